@@ -1,0 +1,76 @@
+import type { SimTime } from '../sim/core/time';
+import type {
+  FaultDescriptor,
+  FaultRequest,
+  LogEvent,
+  RunReport,
+  TopologyView,
+} from '../sim/api';
+
+/** The one protocol between the UI and the simulation worker. Every message is plain data. */
+
+/** Wall-clock pacing: simulated seconds per wall second, or as fast as possible. */
+export type Speed = number | 'max';
+export const MIN_SPEED = 0.1;
+export const MAX_SPEED = 100;
+
+export interface ScenarioSummary {
+  id: string;
+  title: string;
+  description: string;
+  seed: number;
+  durationSeconds: number;
+  fixes: { name: string; description: string }[];
+}
+
+export type Command =
+  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[] }
+  | { type: 'play' }
+  | { type: 'pause' }
+  | { type: 'step' }
+  | { type: 'setSpeed'; speed: Speed }
+  | { type: 'reset' }
+  | { type: 'applyFault'; fault: FaultRequest }
+  | { type: 'report' }
+  | { type: 'ping' };
+
+export type Reply =
+  | { type: 'loaded'; scenario: ScenarioSummary; catalog: FaultDescriptor[] }
+  | { type: 'ok' }
+  | { type: 'report'; report: RunReport }
+  | { type: 'pong'; t: SimTime }
+  | { type: 'error'; message: string };
+
+/** Samples appended since the previous frame, row-major: values[i * count + k] is names[i] at sample from+k. */
+export interface SeriesChunk {
+  names: string[];
+  stepSeconds: number;
+  from: number;
+  count: number;
+  values: Float64Array;
+}
+
+export interface Frame {
+  type: 'frame';
+  t: SimTime;
+  durationUs: number;
+  running: boolean;
+  done: boolean;
+  speed: Speed;
+  eventsExecuted: number;
+  /** Present only when the structure changed since the previous frame. */
+  topology?: TopologyView;
+  /** Live connections as triples: client pod index, server pod index, ConnState id. */
+  connections: Int32Array;
+  series: SeriesChunk;
+  events: LogEvent[];
+  drops: Record<string, number>;
+}
+
+export type WorkerMessage = Frame | { type: 'fatal'; message: string };
+
+/** What the worker exposes through comlink. */
+export interface WorkerApi {
+  send(cmd: Command): Promise<Reply>;
+  subscribe(listener: (message: WorkerMessage) => void): void;
+}
