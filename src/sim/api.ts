@@ -100,6 +100,19 @@ export interface ExpectResult {
   held: boolean;
 }
 
+export interface TraceHop {
+  t: SimTime;
+  where: string;
+  what: string;
+}
+
+/** The hop-by-hop story of one sampled packet. */
+export interface PacketTrace {
+  id: number;
+  summary: string;
+  hops: TraceHop[];
+}
+
 /** The run report contract: later issues add keys, never remove these. */
 export interface RunReport {
   scenario: string;
@@ -113,6 +126,10 @@ export interface RunReport {
   series: Record<string, SeriesReport>;
   expect: ExpectResult[];
   digest: string;
+  /** Every packet sent is delivered, dropped with a reason, or still in flight when the run stops. */
+  packets: { sent: number; delivered: number; dropped: number; inFlight: number };
+  /** Sampled packet traces (not part of the digest). */
+  traces: PacketTrace[];
 }
 
 /** Samples recorded since a given sample index, row-major by series name. */

@@ -1,0 +1,207 @@
+import type { Counter, Histogram } from '../core/metrics';
+import type { HandlerId } from '../core/scheduler';
+import type { RngStream } from '../core/rng';
+import { millis, toMillis, type Duration, type SimTime } from '../core/time';
+import type { SimContext } from '../context';
+import type { Pod, PodApp } from '../infra/pod';
+import type { Service } from '../k8s/service';
+import { Payload, type PayloadId } from '../net/packet';
+import { TcpState, type CloseCause, type Socket, type SocketOwner, type Tcp } from '../net/tcp';
+
+export type FailureReason = 'timeout' | 'no_connection' | 'connection_closed';
+const FAILURE_REASONS: FailureReason[] = ['timeout', 'no_connection', 'connection_closed'];
+
+interface Pending {
+  sentAt: SimTime;
+  socket: Socket;
+  timer: number;
+}
+
+// Latency buckets in ms: sub-millisecond fabric hops up to multi-second timeouts.
+const LATENCY_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+
+/** Shared timers and instruments of every HTTP client instance. */
+export class HttpClients {
+  readonly tick: HandlerId;
+  readonly reconnect: HandlerId;
+  readonly connectTimeout: HandlerId;
+  readonly requestTimeout: HandlerId;
+  readonly sent: Counter;
+  readonly ok: Counter;
+  readonly failed: Counter;
+  readonly failedBy: Record<FailureReason, Counter>;
+  readonly reconnects: Counter;
+  readonly latency: Histogram;
+  private readonly clients: (HttpClient | undefined)[] = [];
+
+  constructor(
+    readonly ctx: SimContext,
+    readonly tcp: Tcp,
+  ) {
+    const m = ctx.metrics;
+    this.sent = m.counter('requests.sent');
+    this.ok = m.counter('requests.ok');
+    this.failed = m.counter('requests.failed');
+    this.failedBy = Object.fromEntries(
+      FAILURE_REASONS.map((reason) => [reason, m.counter('requests.failed', { reason })]),
+    ) as Record<FailureReason, Counter>;
+    this.reconnects = m.counter('client.reconnects');
+    this.latency = m.histogram('requests.latency_ms', LATENCY_BUCKETS);
+    const s = ctx.sched;
+    this.tick = s.register('http-client.tick', (pod) => this.clients[pod]?.onTick());
+    this.reconnect = s.register('http-client.reconnect', (pod, slot) => this.clients[pod]?.onReconnect(slot));
+    this.connectTimeout = s.register('http-client.connect-timeout', (socketId) => this.onConnectTimeout(socketId));
+    this.requestTimeout = s.register('http-client.request-timeout', (pod, message) =>
+      this.clients[pod]?.onRequestTimeout(message),
+    );
+  }
+
+  create(pod: Pod, target: Service): HttpClient {
+    const client = new HttpClient(this, pod, target, this.ctx.rng.stream(`http-client/${pod.name}`));
+    this.clients[pod.index] = client;
+    return client;
+  }
+
+  private onConnectTimeout(socketId: number): void {
+    const socket = this.tcp.sockets.get(socketId);
+    if (socket && socket.state === TcpState.synSent) socket.stack.close(socket);
+  }
+}
+
+/**
+ * Sends requests at a Poisson rate over a fixed number of keep-alive connections to a Service, and reconnects a
+ * connection `reconnectMs` after it fails or closes.
+ */
+export class HttpClient implements PodApp, SocketOwner {
+  private readonly slots: (Socket | null)[];
+  private readonly pending = new Map<number, Pending>();
+  private nextMessage = 1;
+  private roundRobin = 0;
+  private running = false;
+  private tickTimer = -1;
+
+  constructor(
+    private readonly shared: HttpClients,
+    private readonly pod: Pod,
+    private readonly target: Service,
+    private readonly rng: RngStream,
+  ) {
+    this.slots = new Array<Socket | null>(shared.ctx.params.client.connectionsPerPod).fill(null);
+  }
+
+  private get params() {
+    return this.shared.ctx.params.client;
+  }
+
+  start(): void {
+    this.running = true;
+    for (let slot = 0; slot < this.slots.length; slot++) this.connect(slot);
+    this.scheduleTick();
+  }
+
+  terminate(exit: () => void): void {
+    this.running = false;
+    if (this.tickTimer >= 0) this.shared.ctx.sched.cancel(this.tickTimer);
+    for (const socket of this.slots) if (socket) this.pod.tcp.close(socket);
+    this.slots.fill(null);
+    exit();
+  }
+
+  onConnected(_socket: Socket): void {}
+
+  onData(socket: Socket, payload: PayloadId, message: number): void {
+    if (payload !== Payload.response) return;
+    const request = this.pending.get(message);
+    if (!request || request.socket !== socket) return;
+    this.pending.delete(message);
+    this.shared.ctx.sched.cancel(request.timer);
+    this.shared.ok.inc();
+    this.shared.latency.observe(toMillis((this.shared.ctx.sched.now - request.sentAt) as Duration));
+  }
+
+  onClosed(socket: Socket, cause: CloseCause): void {
+    for (const [message, request] of this.pending) {
+      if (request.socket !== socket) continue;
+      this.shared.ctx.sched.cancel(request.timer);
+      this.pending.delete(message);
+      this.fail('connection_closed');
+    }
+    const slot = this.slots.indexOf(socket);
+    if (slot < 0) return;
+    this.slots[slot] = null;
+    if (cause === 'reset' || cause === 'syn_timeout') {
+      this.shared.ctx.note('info', this.pod.entity, 'client.connection-lost', `connection to ${this.target.name} ${cause === 'reset' ? 'was reset' : 'timed out'}`);
+    }
+    if (this.running) {
+      this.shared.ctx.sched.after(millis(this.params.reconnectMs), this.shared.reconnect, this.pod.index, slot);
+    }
+  }
+
+  onReconnect(slot: number): void {
+    if (!this.running || this.slots[slot]) return;
+    this.shared.reconnects.inc();
+    this.connect(slot);
+  }
+
+  onTick(): void {
+    this.tickTimer = -1;
+    if (!this.running) return;
+    this.sendRequest();
+    this.scheduleTick();
+  }
+
+  onRequestTimeout(message: number): void {
+    const request = this.pending.get(message);
+    if (!request) return;
+    this.pending.delete(message);
+    this.fail('timeout');
+    // A request that timed out leaves the connection in an unknown state; clients drop it and dial again.
+    this.pod.tcp.abort(request.socket);
+  }
+
+  private connect(slot: number): void {
+    const socket = this.pod.tcp.connect(this.target.clusterIp, this.target.port, this);
+    this.slots[slot] = socket;
+    this.shared.ctx.sched.after(millis(this.params.connectTimeoutMs), this.shared.connectTimeout, socket.id);
+  }
+
+  private scheduleTick(): void {
+    const gapMs = this.rng.exponential(1000 / this.params.requestsPerSecond);
+    this.tickTimer = this.shared.ctx.sched.after(millis(gapMs), this.shared.tick, this.pod.index);
+  }
+
+  private sendRequest(): void {
+    this.shared.sent.inc();
+    const socket = this.pickConnection();
+    if (!socket) {
+      this.fail('no_connection');
+      return;
+    }
+    const message = this.nextMessage++;
+    const timer = this.shared.ctx.sched.after(
+      millis(this.params.requestTimeoutMs),
+      this.shared.requestTimeout,
+      this.pod.index,
+      message,
+    );
+    this.pending.set(message, { sentAt: this.shared.ctx.sched.now, socket, timer });
+    this.pod.tcp.send(socket, Payload.request, message);
+  }
+
+  private pickConnection(): Socket | null {
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = (this.roundRobin + i) % this.slots.length;
+      const socket = this.slots[slot];
+      if (socket && socket.state === TcpState.established) {
+        this.roundRobin = slot + 1;
+        return socket;
+      }
+    }
+    return null;
+  }
+
+  private fail(reason: FailureReason): void {
+    this.shared.failed.inc();
+    this.shared.failedBy[reason].inc();
+  }
+}

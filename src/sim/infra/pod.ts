@@ -1,0 +1,38 @@
+import type { PodPhase } from '../api';
+import type { Ipv4 } from '../net/ipv4';
+import type { TcpStack } from '../net/tcp';
+import type { Host } from './host';
+
+/** The behaviour running in a pod's main container. */
+export interface PodApp {
+  /** The container is running. */
+  start(): void;
+  /** SIGTERM: begin a graceful shutdown and call `exit` when done. */
+  terminate(exit: () => void): void;
+}
+
+export class Pod {
+  phase: PodPhase = 'pending';
+  ready = false;
+  app: PodApp | null = null;
+  /** Index of the pod this one replaced, for the "why" chain. */
+  replaced = -1;
+
+  constructor(
+    readonly index: number,
+    readonly name: string,
+    readonly deployment: string,
+    readonly host: Host,
+    readonly ip: Ipv4,
+    readonly tcp: TcpStack,
+  ) {}
+
+  get entity(): string {
+    return `pod/${this.name}`;
+  }
+
+  /** Still counted by its ReplicaSet: neither terminating nor gone. */
+  get active(): boolean {
+    return this.phase === 'pending' || this.phase === 'running';
+  }
+}

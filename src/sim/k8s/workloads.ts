@@ -1,0 +1,227 @@
+import type { HandlerId } from '../core/scheduler';
+import { millis, seconds } from '../core/time';
+import type { SimContext } from '../context';
+import type { Host } from '../infra/host';
+import { Pod, type PodApp } from '../infra/pod';
+import { formatIpv4, type Ipv4 } from '../net/ipv4';
+import { TcpStack, type Tcp } from '../net/tcp';
+import type { Endpoint, Service } from './service';
+
+export interface DeploymentSpec {
+  name: string;
+  replicas: number;
+  port: number;
+}
+
+/** Builds the app that runs in a new pod of a deployment. */
+export type AppFactory = (pod: Pod) => PodApp;
+
+interface Deployment {
+  index: number;
+  spec: DeploymentSpec;
+  pods: Pod[];
+  nextOrdinal: number;
+  makeApp: AppFactory;
+}
+
+/**
+ * Deployments, their ReplicaSets and pod lifecycles, and the endpoints of the Services that select them.
+ * A pod runs its app once started; deletion sends SIGTERM, takes it out of endpoints at once and SIGKILLs it
+ * after the grace period; the ReplicaSet replaces it as soon as it is terminating.
+ */
+export class Workloads {
+  readonly pods: Pod[] = [];
+  private readonly deployments: Deployment[] = [];
+  private readonly byName = new Map<string, Deployment>();
+  private readonly services: Service[] = [];
+  private readonly usedNames = new Set<string>();
+  private readonly pendingEndpoints = new Map<number, Endpoint[]>();
+  private endpointSeq = 0;
+  private readonly startPod: HandlerId;
+  private readonly killPod: HandlerId;
+  private readonly createReplacement: HandlerId;
+  private readonly applyEndpoints: HandlerId;
+
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly hosts: readonly Host[],
+    private readonly tcp: Tcp,
+  ) {
+    const s = ctx.sched;
+    this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
+    this.killPod = s.register('pod.kill', (pod) => this.onKill(this.pods[pod]!));
+    this.createReplacement = s.register('replicaset.create', (dep, replaced) =>
+      this.reconcile(this.deployments[dep]!, replaced),
+    );
+    this.applyEndpoints = s.register('endpoints.apply', (svc, seq) => this.onApplyEndpoints(svc, seq));
+  }
+
+  reserveNames(names: Iterable<string>): void {
+    for (const name of names) this.usedNames.add(name);
+  }
+
+  addDeployment(spec: DeploymentSpec, makeApp: AppFactory): void {
+    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp };
+    this.deployments.push(d);
+    this.byName.set(spec.name, d);
+  }
+
+  addService(service: Service): void {
+    this.services.push(service);
+  }
+
+  deploymentPort(name: string): number {
+    return this.deployment(name).spec.port;
+  }
+
+  /** Creates a pod now; it starts after `kube.podStartSeconds`. */
+  createPod(deploymentName: string, host: Host, name?: string, ip?: Ipv4): Pod {
+    const d = this.deployment(deploymentName);
+    const podName = name ?? this.nextName(d);
+    this.usedNames.add(podName);
+    let address: Ipv4;
+    if (ip === undefined) address = host.allocate();
+    else {
+      host.reserve(ip);
+      address = ip;
+    }
+    const index = this.pods.length;
+    const pod = new Pod(index, podName, d.spec.name, host, address, new TcpStack(this.tcp, address, index));
+    this.pods.push(pod);
+    d.pods.push(pod);
+    host.pods.set(address, pod);
+    pod.app = d.makeApp(pod);
+    this.ctx.sched.after(seconds(this.ctx.params.kube.podStartSeconds), this.startPod, index);
+    this.ctx.note('info', pod.entity, 'pod.created', `created on ${host.name} with address ${formatIpv4(address)}`);
+    this.ctx.touchTopology();
+    return pod;
+  }
+
+  /**
+   * Brings the scenario's starting state up at time zero: every deployment filled to its replica count, every pod
+   * running and ready, every Service's endpoints already programmed. Only pods created later go through start-up.
+   */
+  startSteadyState(): void {
+    for (const d of this.deployments) this.reconcile(d, -1);
+    for (const pod of this.pods) {
+      pod.phase = 'running';
+      pod.ready = true;
+    }
+    for (const service of this.services) service.endpoints = this.readyEndpoints(service);
+    for (const pod of this.pods) pod.app?.start();
+  }
+
+  deletePod(pod: Pod, gracePeriodSeconds: number, cause: string): void {
+    if (!pod.active) return;
+    const wasReady = pod.ready;
+    pod.phase = 'terminating';
+    pod.ready = false;
+    const how = gracePeriodSeconds === 0 ? 'with no grace period' : `SIGTERM with a ${gracePeriodSeconds} s grace period`;
+    this.ctx.note('warn', pod.entity, 'pod.terminating', `deleted; ${how}`, { cause });
+    this.ctx.touchTopology();
+    if (wasReady) this.endpointsChanged(pod.deployment);
+    const d = this.deployment(pod.deployment);
+    this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, pod.index);
+    if (gracePeriodSeconds === 0) {
+      this.onKill(pod);
+      return;
+    }
+    this.ctx.sched.after(seconds(gracePeriodSeconds), this.killPod, pod.index);
+    pod.app?.terminate(() => this.tearDown(pod, 'exited'));
+  }
+
+  findPod(name: string): Pod | undefined {
+    return this.pods.find((p) => p.name === name && p.phase !== 'gone');
+  }
+
+  private deployment(name: string): Deployment {
+    const d = this.byName.get(name);
+    if (!d) throw new Error(`no deployment named "${name}"`);
+    return d;
+  }
+
+  private reconcile(d: Deployment, replaced: number): void {
+    let active = d.pods.filter((p) => p.active).length;
+    while (active < d.spec.replicas) {
+      const pod = this.createPod(d.spec.name, this.leastLoadedHost());
+      if (replaced >= 0) pod.replaced = replaced;
+      active++;
+    }
+  }
+
+  private leastLoadedHost(): Host {
+    let best = this.hosts[0]!;
+    let bestLoad = Infinity;
+    for (const host of this.hosts) {
+      let load = 0;
+      for (const pod of host.pods.values()) if (pod.active) load++;
+      if (load < bestLoad) {
+        best = host;
+        bestLoad = load;
+      }
+    }
+    return best;
+  }
+
+  private nextName(d: Deployment): string {
+    let name: string;
+    do name = `${d.spec.name}-${d.nextOrdinal++}`;
+    while (this.usedNames.has(name));
+    return name;
+  }
+
+  private onStart(pod: Pod): void {
+    if (pod.phase !== 'pending') return;
+    pod.phase = 'running';
+    pod.ready = true;
+    pod.app?.start();
+    this.ctx.note('info', pod.entity, 'pod.ready', 'running and ready');
+    this.ctx.touchTopology();
+    this.endpointsChanged(pod.deployment);
+  }
+
+  private onKill(pod: Pod): void {
+    if (pod.phase !== 'terminating') return;
+    this.ctx.note('warn', pod.entity, 'pod.killed', 'SIGKILL');
+    this.tearDown(pod, 'killed');
+  }
+
+  /** The process is gone: its sockets are reset by the kernel and its network namespace and address go with it. */
+  private tearDown(pod: Pod, how: 'exited' | 'killed'): void {
+    if (pod.phase === 'gone') return;
+    pod.phase = 'gone';
+    pod.ready = false;
+    pod.tcp.killAll();
+    if (pod.host.pods.get(pod.ip) === pod) pod.host.pods.delete(pod.ip);
+    pod.host.release(pod.ip);
+    this.ctx.note('info', pod.entity, 'pod.gone', how === 'exited' ? 'exited after a graceful shutdown' : 'removed after SIGKILL');
+    this.ctx.touchTopology();
+  }
+
+  /** The endpoints controller sees the change now; kube-proxy on the nodes programs it after the propagation delay. */
+  private endpointsChanged(deployment: string): void {
+    this.services.forEach((service, index) => {
+      if (service.selector !== deployment) return;
+      const endpoints = this.readyEndpoints(service);
+      const seq = this.endpointSeq++;
+      this.pendingEndpoints.set(seq, endpoints);
+      this.ctx.sched.after(millis(this.ctx.params.kube.endpointPropagationMs), this.applyEndpoints, index, seq);
+    });
+  }
+
+  private readyEndpoints(service: Service): Endpoint[] {
+    return this.deployment(service.selector)
+      .pods.filter((p) => p.ready)
+      .map((p) => ({ ip: p.ip, port: service.targetPort, pod: p.index }));
+  }
+
+  private onApplyEndpoints(serviceIndex: number, seq: number): void {
+    const endpoints = this.pendingEndpoints.get(seq);
+    this.pendingEndpoints.delete(seq);
+    const service = this.services[serviceIndex];
+    if (!endpoints || !service) return;
+    service.endpoints = endpoints;
+    this.ctx.note('debug', service.entity, 'endpoints.updated', `kube-proxy now has ${endpoints.length} endpoint(s)`);
+    this.ctx.touchTopology();
+  }
+}

@@ -1,0 +1,327 @@
+import type { Counter, Gauge } from '../core/metrics';
+import type { HandlerId } from '../core/scheduler';
+import { millis, type Duration } from '../core/time';
+import type { SimContext } from '../context';
+import { Payload, TcpFlag, type PayloadId } from './packet';
+
+export const TcpState = { synSent: 0, synReceived: 1, established: 2, finWait: 3, closed: 4 } as const;
+export type TcpStateId = (typeof TcpState)[keyof typeof TcpState];
+
+/** Why a connection ended, as the application learns it. */
+export type CloseCause = 'reset' | 'peer_closed' | 'syn_timeout' | 'aborted' | 'closed';
+
+export interface SocketOwner {
+  onConnected(socket: Socket): void;
+  onData(socket: Socket, payload: PayloadId, message: number): void;
+  onClosed(socket: Socket, cause: CloseCause): void;
+}
+
+export interface Listener {
+  accepting: boolean;
+  /** Called when a handshake completes; returns the owner of the new connection. */
+  accept(socket: Socket): SocketOwner;
+}
+
+/** Sends a packet out of a pod; the network layer decides where it goes. */
+export type TcpWire = (
+  stack: TcpStack,
+  srcPort: number,
+  dstIp: number,
+  dstPort: number,
+  flags: number,
+  payload: PayloadId,
+  message: number,
+) => void;
+
+// Linux ip_local_port_range default 32768-60999 (Documentation/networking/ip-sysctl.rst).
+const EPHEMERAL_FIRST = 32768;
+const EPHEMERAL_LAST = 60999;
+
+const remoteKey = (ip: number, port: number): number => ip * 65536 + port;
+
+export class Socket {
+  state: TcpStateId;
+  owner: SocketOwner | null;
+  rtoTimer = -1;
+  rto: Duration;
+  synSends = 0;
+  /** Pod index of the backend a Service translated this connection to, for views; -1 when unknown. */
+  backendPod = -1;
+
+  constructor(
+    readonly id: number,
+    readonly stack: TcpStack,
+    readonly localPort: number,
+    readonly remoteIp: number,
+    readonly remotePort: number,
+    state: TcpStateId,
+    owner: SocketOwner | null,
+    rto: Duration,
+  ) {
+    this.state = state;
+    this.owner = owner;
+    this.rto = rto;
+  }
+
+  get open(): boolean {
+    return this.state !== TcpState.closed;
+  }
+}
+
+/** The TCP machinery shared by every pod: socket ids, retransmission timers and counters. */
+export class Tcp {
+  /** Open sockets by id; ids are never reused, so a timer that outlives its socket finds nothing. */
+  readonly sockets = new Map<number, Socket>();
+  private nextId = 0;
+  private readonly rtoHandler: HandlerId;
+  readonly synSent: Counter;
+  readonly synRetransmits: Counter;
+  readonly rstSent: Counter;
+  readonly rstReceived: Counter;
+  readonly connectOk: Counter;
+  readonly connectFailed: Counter;
+  readonly established: Gauge;
+  wire: TcpWire = () => {
+    throw new Error('tcp wire used before the network was attached');
+  };
+
+  constructor(readonly ctx: SimContext) {
+    const m = ctx.metrics;
+    this.synSent = m.counter('tcp.syn.sent');
+    this.synRetransmits = m.counter('tcp.syn.retransmits');
+    this.rstSent = m.counter('tcp.rst.sent');
+    this.rstReceived = m.counter('tcp.rst.received');
+    this.connectOk = m.counter('tcp.connect.ok');
+    this.connectFailed = m.counter('tcp.connect.failed');
+    this.established = m.gauge('tcp.connections.established');
+    this.rtoHandler = ctx.sched.register('tcp.syn-rto', (id) => this.onSynTimeout(id));
+  }
+
+  get initialRto(): Duration {
+    return millis(this.ctx.params.tcp.initialRtoMs);
+  }
+
+  register(make: (id: number) => Socket): Socket {
+    const socket = make(this.nextId++);
+    this.sockets.set(socket.id, socket);
+    return socket;
+  }
+
+  unregister(socket: Socket): void {
+    if (socket.rtoTimer >= 0) this.ctx.sched.cancel(socket.rtoTimer);
+    socket.rtoTimer = -1;
+    if (socket.state === TcpState.established || socket.state === TcpState.finWait) this.established.add(-1);
+    socket.state = TcpState.closed;
+    this.sockets.delete(socket.id);
+  }
+
+  sendSyn(socket: Socket): void {
+    socket.synSends++;
+    this.synSent.inc();
+    if (socket.synSends > 1) this.synRetransmits.inc();
+    this.wire(socket.stack, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.SYN, Payload.none, 0);
+    socket.rtoTimer = this.ctx.sched.after(socket.rto, this.rtoHandler, socket.id);
+  }
+
+  private onSynTimeout(id: number): void {
+    const socket = this.sockets.get(id);
+    if (!socket || socket.state !== TcpState.synSent) return;
+    socket.rtoTimer = -1;
+    // tcp_syn_retries counts retransmissions after the first SYN.
+    if (socket.synSends > this.ctx.params.tcp.synRetries) {
+      socket.stack.drop(socket, 'syn_timeout');
+      return;
+    }
+    // Exponential backoff of the retransmission timer (RFC 6298 section 5.5).
+    socket.rto = (socket.rto * 2) as Duration;
+    this.sendSyn(socket);
+  }
+}
+
+/** One pod's sockets and listeners. */
+export class TcpStack {
+  private readonly byPort = new Map<number, Map<number, Socket>>();
+  private readonly listeners = new Map<number, Listener>();
+  private nextPort = EPHEMERAL_FIRST;
+
+  constructor(
+    readonly tcp: Tcp,
+    readonly ip: number,
+    readonly podIndex: number,
+  ) {}
+
+  listen(port: number, listener: Listener): void {
+    this.listeners.set(port, listener);
+  }
+
+  connect(remoteIp: number, remotePort: number, owner: SocketOwner): Socket {
+    const port = this.allocatePort(remoteIp, remotePort);
+    const socket = this.tcp.register(
+      (id) => new Socket(id, this, port, remoteIp, remotePort, TcpState.synSent, owner, this.tcp.initialRto),
+    );
+    this.insert(socket);
+    this.tcp.sendSyn(socket);
+    return socket;
+  }
+
+  send(socket: Socket, payload: PayloadId, message: number): void {
+    this.tcp.wire(this, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.ACK | TcpFlag.PSH, payload, message);
+  }
+
+  /** Orderly close: FIN now, the socket goes once the peer's FIN arrives (TIME_WAIT is not modelled). */
+  close(socket: Socket): void {
+    if (socket.state === TcpState.synSent) {
+      this.drop(socket, 'closed');
+      return;
+    }
+    if (socket.state !== TcpState.established) return;
+    socket.state = TcpState.finWait;
+    socket.owner = null;
+    this.tcp.wire(this, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.FIN | TcpFlag.ACK, Payload.none, 0);
+  }
+
+  /** Abortive close: RST to the peer for a synchronized connection; an unanswered SYN is simply forgotten. */
+  abort(socket: Socket, cause: CloseCause = 'aborted'): void {
+    if (!socket.open) return;
+    if (socket.state !== TcpState.synSent) this.sendRst(socket.localPort, socket.remoteIp, socket.remotePort);
+    this.drop(socket, cause);
+  }
+
+  /** Removes the socket without sending anything and tells its owner why. */
+  drop(socket: Socket, cause: CloseCause): void {
+    if (!socket.open) return;
+    if (socket.state === TcpState.synSent) this.tcp.connectFailed.inc();
+    const owner = socket.owner;
+    this.remove(socket);
+    owner?.onClosed(socket, cause);
+  }
+
+  /**
+   * The process died: the kernel resets its open connections. Sockets that already sent their FIN are orphans and go
+   * quietly with the network namespace.
+   */
+  killAll(): void {
+    this.listeners.clear();
+    for (const socket of this.sockets()) {
+      if (socket.state === TcpState.finWait) this.remove(socket);
+      else this.abort(socket, 'aborted');
+    }
+  }
+
+  /** The connection this pod opened from a local ephemeral port, if any. */
+  clientSocket(localPort: number): Socket | undefined {
+    const peers = this.byPort.get(localPort);
+    if (!peers || this.listeners.has(localPort)) return undefined;
+    for (const socket of peers.values()) return socket;
+    return undefined;
+  }
+
+  sockets(): Socket[] {
+    const out: Socket[] = [];
+    for (const peers of this.byPort.values()) for (const s of peers.values()) out.push(s);
+    return out;
+  }
+
+  /** Handles a packet addressed to this pod. */
+  receive(srcIp: number, srcPort: number, dstPort: number, flags: number, payload: PayloadId, message: number): void {
+    const socket = this.byPort.get(dstPort)?.get(remoteKey(srcIp, srcPort));
+    if (socket === undefined) {
+      this.receiveWithoutSocket(srcIp, srcPort, dstPort, flags);
+      return;
+    }
+    if (flags & TcpFlag.RST) {
+      this.tcp.rstReceived.inc();
+      this.drop(socket, socket.state === TcpState.finWait ? 'closed' : 'reset');
+      return;
+    }
+    switch (socket.state) {
+      case TcpState.synSent:
+        if ((flags & (TcpFlag.SYN | TcpFlag.ACK)) === (TcpFlag.SYN | TcpFlag.ACK)) {
+          this.establish(socket);
+          this.tcp.wire(this, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.ACK, Payload.none, 0);
+          this.tcp.connectOk.inc();
+          socket.owner?.onConnected(socket);
+        }
+        return;
+      case TcpState.synReceived:
+        if (flags & TcpFlag.SYN) {
+          this.tcp.wire(this, dstPort, srcIp, srcPort, TcpFlag.SYN | TcpFlag.ACK, Payload.none, 0);
+          return;
+        }
+        if (flags & TcpFlag.ACK) {
+          const listener = this.listeners.get(dstPort);
+          if (!listener) {
+            this.abort(socket);
+            return;
+          }
+          this.establish(socket);
+          socket.owner = listener.accept(socket);
+          socket.owner.onConnected(socket);
+          if (payload !== Payload.none) socket.owner.onData(socket, payload, message);
+        }
+        return;
+      case TcpState.established:
+        if (payload !== Payload.none) socket.owner?.onData(socket, payload, message);
+        if (flags & TcpFlag.FIN) {
+          const owner = socket.owner;
+          this.tcp.wire(this, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.FIN | TcpFlag.ACK, Payload.none, 0);
+          this.remove(socket);
+          owner?.onClosed(socket, 'peer_closed');
+        }
+        return;
+      case TcpState.finWait:
+        if (flags & TcpFlag.FIN) this.remove(socket);
+        return;
+    }
+  }
+
+  private receiveWithoutSocket(srcIp: number, srcPort: number, dstPort: number, flags: number): void {
+    if (flags & TcpFlag.RST) return;
+    const listener = this.listeners.get(dstPort);
+    if ((flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && listener?.accepting) {
+      const socket = this.tcp.register(
+        (id) => new Socket(id, this, dstPort, srcIp, srcPort, TcpState.synReceived, null, this.tcp.initialRto),
+      );
+      this.insert(socket);
+      this.tcp.wire(this, dstPort, srcIp, srcPort, TcpFlag.SYN | TcpFlag.ACK, Payload.none, 0);
+      return;
+    }
+    // No socket and no listener taking connections: the kernel answers with a reset (RFC 9293 section 3.10.7.1).
+    this.sendRst(dstPort, srcIp, srcPort);
+  }
+
+  private sendRst(srcPort: number, dstIp: number, dstPort: number): void {
+    this.tcp.rstSent.inc();
+    this.tcp.wire(this, srcPort, dstIp, dstPort, TcpFlag.RST | TcpFlag.ACK, Payload.none, 0);
+  }
+
+  private establish(socket: Socket): void {
+    if (socket.rtoTimer >= 0) this.tcp.ctx.sched.cancel(socket.rtoTimer);
+    socket.rtoTimer = -1;
+    socket.state = TcpState.established;
+    this.tcp.established.add(1);
+  }
+
+  private insert(socket: Socket): void {
+    let peers = this.byPort.get(socket.localPort);
+    if (!peers) this.byPort.set(socket.localPort, (peers = new Map()));
+    peers.set(remoteKey(socket.remoteIp, socket.remotePort), socket);
+  }
+
+  private remove(socket: Socket): void {
+    const peers = this.byPort.get(socket.localPort);
+    peers?.delete(remoteKey(socket.remoteIp, socket.remotePort));
+    if (peers && peers.size === 0) this.byPort.delete(socket.localPort);
+    this.tcp.unregister(socket);
+  }
+
+  private allocatePort(remoteIp: number, remotePort: number): number {
+    const span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
+    for (let tries = 0; tries < span; tries++) {
+      const port = this.nextPort;
+      this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
+      if (!this.byPort.get(port)?.has(remoteKey(remoteIp, remotePort)) && !this.byPort.has(port)) return port;
+    }
+    throw new Error(`pod ${this.podIndex} has run out of ephemeral ports`);
+  }
+}

@@ -1,0 +1,163 @@
+import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import type { ScenarioIssue } from './issues';
+import { formatPath, parsePath, type PathSegment } from './path';
+import type { Scenario } from './schema';
+import { didYouMean } from './suggest';
+
+/** Checks that span fields: names, references between objects, addresses and times. Structure is already valid. */
+export function checkScenario(scenario: Scenario): ScenarioIssue[] {
+  const issues: ScenarioIssue[] = [];
+  const report = (path: PathSegment[], message: string) => issues.push({ path, message });
+  checkNames(scenario, report);
+  checkAddresses(scenario, report);
+  checkReferences(scenario, report);
+  checkTimes(scenario, report);
+  checkFixes(scenario, report);
+  return issues;
+}
+
+type Report = (path: PathSegment[], message: string) => void;
+
+function checkNames(scenario: Scenario, report: Report): void {
+  const nodeNames = new Map<string, PathSegment[]>();
+  const podNames = new Map<string, PathSegment[]>();
+  scenario.topology.nodes.forEach((node, n) => {
+    const nodePath = ['topology', 'nodes', n, 'name'];
+    const seenNode = nodeNames.get(node.name);
+    if (seenNode) report(nodePath, `duplicate node name "${node.name}" (also at ${formatPath(seenNode)})`);
+    else nodeNames.set(node.name, nodePath);
+    node.pods.forEach((pod, p) => {
+      const podPath = ['topology', 'nodes', n, 'pods', p, 'name'];
+      const seenPod = podNames.get(pod.name);
+      if (seenPod) report(podPath, `duplicate pod name "${pod.name}" (also at ${formatPath(seenPod)})`);
+      else podNames.set(pod.name, podPath);
+    });
+  });
+}
+
+function checkAddresses(scenario: Scenario, report: Report): void {
+  const owners = new Map<number, string>();
+  const claim = (path: PathSegment[], text: string | undefined, owner: string) => {
+    if (text === undefined) return;
+    const ip = parseIpv4(text);
+    if (ip === null) return;
+    const previous = owners.get(ip);
+    if (previous !== undefined) report(path, `${text} is already used by ${previous}`);
+    else owners.set(ip, owner);
+  };
+  scenario.topology.nodes.forEach((node, n) => {
+    claim(['topology', 'nodes', n, 'ip'], node.ip, `node ${node.name}`);
+    const cidr = parseCidr(node.podCidr);
+    if (cidr === null) report(['topology', 'nodes', n, 'podCidr'], hostBitsProblem(node.podCidr));
+    node.pods.forEach((pod, p) => {
+      const path = ['topology', 'nodes', n, 'pods', p, 'ip'];
+      const ip = pod.ip === undefined ? null : parseIpv4(pod.ip);
+      if (cidr && ip !== null && !cidrContains(cidr, ip)) {
+        report(path, `${pod.ip} is outside node ${node.name}'s podCidr ${node.podCidr}`);
+      }
+      claim(path, pod.ip, `pod ${pod.name}`);
+    });
+  });
+  for (const [name, service] of Object.entries(scenario.topology.services)) {
+    claim(['topology', 'services', name, 'clusterIp'], service.clusterIp, `service ${name}`);
+  }
+}
+
+/** The schema has already accepted the text as a CIDR, so the only way parseCidr refuses it is set host bits. */
+function hostBitsProblem(text: string): string {
+  const [address = '', bits = '0'] = text.split('/');
+  const prefix = Number(bits);
+  const network = ((parseIpv4(address) ?? 0) & maskOf(prefix)) >>> 0;
+  return `host bits are set; the block is ${formatIpv4(network)}/${prefix}`;
+}
+
+function checkReferences(scenario: Scenario, report: Report): void {
+  const { deployments, services, nodes } = scenario.topology;
+  const deploymentNames = Object.keys(deployments);
+  const serviceNames = Object.keys(services);
+  if (deploymentNames.length === 0) report(['topology', 'deployments'], 'needs at least one deployment');
+
+  const explicitPods = new Map<string, number>();
+  nodes.forEach((node, n) => {
+    node.pods.forEach((pod, p) => {
+      if (deployments[pod.deployment] === undefined) {
+        report(
+          ['topology', 'nodes', n, 'pods', p, 'deployment'],
+          `unknown deployment "${pod.deployment}"${didYouMean(pod.deployment, deploymentNames)}`,
+        );
+      } else {
+        explicitPods.set(pod.deployment, (explicitPods.get(pod.deployment) ?? 0) + 1);
+      }
+    });
+  });
+
+  for (const [name, deployment] of Object.entries(deployments)) {
+    const placed = explicitPods.get(name) ?? 0;
+    if (placed > deployment.replicas) {
+      report(
+        ['topology', 'deployments', name, 'replicas'],
+        `${placed} pods are placed explicitly but replicas is ${deployment.replicas}`,
+      );
+    }
+    const targetPath = ['topology', 'deployments', name, 'target'];
+    if (deployment.app === 'http-client') {
+      if (deployment.target === undefined) report(targetPath, 'required for an http-client deployment (name a service)');
+      else if (services[deployment.target] === undefined) {
+        report(targetPath, `unknown service "${deployment.target}"${didYouMean(deployment.target, serviceNames)}`);
+      }
+    } else if (deployment.target !== undefined) {
+      report(targetPath, `only http-client deployments have a target`);
+    }
+  }
+
+  for (const [name, service] of Object.entries(services)) {
+    const path = ['topology', 'services', name, 'selector'];
+    const selected = deployments[service.selector];
+    if (selected === undefined) {
+      report(path, `unknown deployment "${service.selector}"${didYouMean(service.selector, deploymentNames)}`);
+    } else if (selected.app !== 'http-server') {
+      report(path, `deployment "${service.selector}" runs ${selected.app}; a service must select an http-server`);
+    }
+  }
+}
+
+function checkTimes(scenario: Scenario, report: Report): void {
+  const { duration, topology } = scenario;
+  const known: Record<string, string[]> = {
+    node: topology.nodes.map((node) => node.name),
+    deployment: Object.keys(topology.deployments),
+    service: Object.keys(topology.services),
+  };
+  scenario.timeline.forEach((entry, i) => {
+    if (entry.at > duration) report(['timeline', i, 'at'], `${entry.at} s is after the end of the run (duration ${duration} s)`);
+    const [kind = '', name = ''] = entry.target.split('/');
+    // Pods beyond the explicit placements are named by the simulation, so only other kinds can be checked here.
+    const names = known[kind];
+    if (names !== undefined && !names.includes(name)) {
+      report(['timeline', i, 'target'], `unknown ${kind} "${name}"${didYouMean(name, names)}`);
+    }
+  });
+  scenario.expect.forEach((expectation, i) => {
+    if (expectation.window === undefined) return;
+    const [from, to] = expectation.window;
+    const path = ['expect', i, 'window'];
+    if (from >= to) report(path, `window start ${from} must be before its end ${to}`);
+    else if (to > duration) report(path, `window ends at ${to} s, after the end of the run (duration ${duration} s)`);
+  });
+}
+
+function checkFixes(scenario: Scenario, report: Report): void {
+  for (const [name, fix] of Object.entries(scenario.fixes)) {
+    const entries = Object.keys(fix.set);
+    if (entries.length === 0) report(['fixes', name, 'set'], 'must set at least one value');
+    for (const key of entries) {
+      const path = ['fixes', name, 'set', key];
+      try {
+        const target = parsePath(key);
+        if (target[0] === 'fixes') report(path, 'a fix cannot change fixes');
+      } catch (error) {
+        report(path, `bad path: ${(error as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import { issuesFromZod, formatIssue, type ScenarioIssue } from './issues';
+import { parseSet, setPath } from './overrides';
+import { parseScenarioText } from './parse-text';
+import { formatPath, isPrefix, parsePath, samePath, type PathSegment } from './path';
+import { scenarioSchema, type Scenario } from './schema';
+import { didYouMean } from './suggest';
+
+export interface LoadOptions {
+  /** Replaces the scenario's seed (uint32). */
+  seed?: number;
+  /** Names of the scenario's fixes to apply, in order. */
+  fixes?: string[];
+  /** `path=value` overrides, applied after the fixes. */
+  sets?: string[];
+  /** Known fault ids; when given, timeline faults outside this list are errors. */
+  faultIds?: string[];
+}
+
+export type LoadResult = { ok: true; scenario: Scenario; appliedFixes: string[] } | { ok: false; errors: string[] };
+
+/** An assignment made on top of the file, so errors at its path can name where it came from. */
+interface Assignment {
+  label: string;
+  path: PathSegment[];
+}
+
+type Validated = { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] };
+
+/**
+ * Parses, validates, applies fixes then `--set` overrides, validates again and applies the seed override.
+ * Never throws: every problem comes back as a `path: problem` string.
+ */
+export function loadScenario(text: string, fileName: string, options: LoadOptions = {}): LoadResult {
+  try {
+    return load(text, fileName, options);
+  } catch (error) {
+    return fail([`(root): internal error while loading: ${(error as Error).message}`]);
+  }
+}
+
+function load(text: string, fileName: string, options: LoadOptions): LoadResult {
+  const parsed = parseScenarioText(text, fileName);
+  if (!parsed.ok) return parsed;
+  const base = validate(parsed.value, options.faultIds);
+  if (!base.ok) return fail(base.issues.map(formatIssue));
+  const fixErrors = checkFixes(base.scenario, options.faultIds);
+  if (fixErrors.length > 0) return fail(fixErrors);
+
+  const errors: string[] = [];
+  const assignments: Assignment[] = [];
+  let doc: unknown = base.scenario;
+  const appliedFixes = [...new Set(options.fixes ?? [])];
+  for (const name of appliedFixes) {
+    const fix = base.scenario.fixes[name];
+    if (fix === undefined) {
+      errors.push(`fixes: ${unknownFix(name, Object.keys(base.scenario.fixes))}`);
+      continue;
+    }
+    for (const [key, value] of Object.entries(fix.set)) {
+      const path = parsePath(key);
+      doc = setPath(doc, path, value);
+      assignments.push({ label: formatPath(['fixes', name, 'set', key]), path });
+    }
+  }
+  for (const arg of options.sets ?? []) {
+    try {
+      const { path, value } = parseSet(arg);
+      doc = setPath(doc, path, value);
+      assignments.push({ label: `--set ${arg}`, path });
+    } catch (error) {
+      errors.push(`--set ${arg}: ${(error as Error).message}`);
+    }
+  }
+  if (errors.length > 0) return fail(errors);
+
+  let scenario = base.scenario;
+  if (assignments.length > 0) {
+    const again = validate(doc, options.faultIds);
+    if (!again.ok) return fail(attribute(again.issues, assignments));
+    scenario = again.scenario;
+  }
+  if (options.seed !== undefined) {
+    const seed = options.seed;
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+      return fail([`seed: override ${String(seed)} must be an integer from 0 to 4294967295`]);
+    }
+    scenario = { ...scenario, seed };
+  }
+  return { ok: true, scenario, appliedFixes };
+}
+
+function fail(errors: string[]): LoadResult {
+  return { ok: false, errors };
+}
+
+function validate(value: unknown, faultIds: readonly string[] | undefined): Validated {
+  const result = scenarioSchema.safeParse(value, { reportInput: true });
+  // Unknown faults are reported even beside structural errors, so one round of edits can fix both.
+  const faultIssues = faultIds ? checkFaults(value, faultIds) : [];
+  if (!result.success) {
+    const issues = issuesFromZod(result.error.issues, scenarioSchema);
+    const fresh = faultIssues.filter((f) => !issues.some((issue) => samePath(issue.path, f.path)));
+    return { ok: false, issues: [...issues, ...fresh] };
+  }
+  return faultIssues.length > 0 ? { ok: false, issues: faultIssues } : { ok: true, scenario: result.data };
+}
+
+function checkFaults(value: unknown, faultIds: readonly string[]): ScenarioIssue[] {
+  const timeline = isRecord(value) ? value['timeline'] : undefined;
+  if (!Array.isArray(timeline)) return [];
+  const issues: ScenarioIssue[] = [];
+  timeline.forEach((entry: unknown, i) => {
+    const fault = isRecord(entry) ? entry['fault'] : undefined;
+    if (typeof fault === 'string' && !faultIds.includes(fault)) {
+      issues.push({ path: ['timeline', i, 'fault'], message: `unknown fault "${fault}"${didYouMean(fault, faultIds)}` });
+    }
+  });
+  return issues;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Each fix must leave a valid scenario when applied alone to the file. */
+function checkFixes(scenario: Scenario, faultIds: readonly string[] | undefined): string[] {
+  const errors: string[] = [];
+  for (const [name, fix] of Object.entries(scenario.fixes)) {
+    let doc: unknown = scenario;
+    const assignments: Assignment[] = [];
+    let broken = false;
+    for (const [key, value] of Object.entries(fix.set)) {
+      const label = formatPath(['fixes', name, 'set', key]);
+      try {
+        const path = parsePath(key);
+        doc = setPath(doc, path, value);
+        assignments.push({ label, path });
+      } catch (error) {
+        errors.push(`${label}: ${(error as Error).message}`);
+        broken = true;
+      }
+    }
+    if (broken) continue;
+    const result = validate(doc, faultIds);
+    if (!result.ok) errors.push(...attribute(result.issues, assignments, formatPath(['fixes', name])));
+  }
+  return errors;
+}
+
+/**
+ * Names the assignment behind each issue: `label: problem` at its exact path, `label: path: problem` above or
+ * below it. Issues unrelated to any assignment keep their path, prefixed by `context` when given.
+ */
+function attribute(issues: readonly ScenarioIssue[], assignments: readonly Assignment[], context?: string): string[] {
+  return issues.map((issue) => {
+    const source = [...assignments]
+      .reverse()
+      .find((a) => issue.path.length > 0 && (isPrefix(a.path, issue.path) || isPrefix(issue.path, a.path)));
+    if (source === undefined) return context ? `${context}: ${formatIssue(issue)}` : formatIssue(issue);
+    if (samePath(source.path, issue.path)) return `${source.label}: ${issue.message}`;
+    return `${source.label}: ${formatIssue(issue)}`;
+  });
+}
+
+function unknownFix(name: string, available: readonly string[]): string {
+  const list = available.length > 0 ? `available: ${available.join(', ')}` : 'this scenario has no fixes';
+  return `unknown fix "${name}"${didYouMean(name, available)}; ${list}`;
+}

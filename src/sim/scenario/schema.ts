@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { checkScenario } from './cross-checks';
+import { paramsSchema } from './params';
+import { topologySchema } from './topology';
+
+export const SCENARIO_VERSION = 1;
+
+const ID = /^[a-z0-9-]+$/;
+const TARGET = /^(node|pod|deployment|service)\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+// Dotted lower-case metric name with optional labels: `lb.requests.failed`, `drops{reason=rp_filter_martian}`.
+const METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\{[A-Za-z0-9_]+=[A-Za-z0-9_./-]+(,[A-Za-z0-9_]+=[A-Za-z0-9_./-]+)*\})?$/;
+
+const id = z.string().regex(ID, { error: 'must be lower-case letters, digits and "-"' });
+
+const timelineEntry = z.strictObject({
+  at: z.number().min(0),
+  fault: id,
+  target: z.string().regex(TARGET, {
+    error: 'must be kind/name with kind node, pod, deployment or service (like pod/web-0)',
+  }),
+  params: z.record(z.string(), z.union([z.number(), z.boolean()])).default({}),
+  note: z.string().optional(),
+});
+
+const fix = z.strictObject({
+  description: z.string(),
+  set: z.record(z.string(), z.union([z.number(), z.boolean(), z.string()])),
+});
+
+const expectation = z.strictObject({
+  description: z.string().optional(),
+  metric: z.string().regex(METRIC, {
+    error: 'must be a dotted lower-case metric name, optionally with labels like name{key=value}',
+  }),
+  agg: z.enum(['total', 'peak', 'mean', 'min', 'last']),
+  window: z.tuple([z.number().min(0), z.number().min(0)]).optional(),
+  op: z.enum(['<', '<=', '>', '>=', '==', '!=']),
+  value: z.number(),
+});
+
+const scenarioObject = z.strictObject({
+  version: z.literal(SCENARIO_VERSION),
+  id,
+  title: z.string().min(1),
+  description: z.string(),
+  seed: z.number().int().min(0).max(0xffffffff),
+  duration: z.number().gt(0).max(3600),
+  topology: topologySchema,
+  params: paramsSchema,
+  timeline: z.array(timelineEntry).default([]),
+  fixes: z.record(id, fix).default({}),
+  expect: z.array(expectation).default([]),
+});
+
+/** The scenario format, version 1: structure with defaults, then the checks that span fields. */
+export const scenarioSchema = scenarioObject.superRefine(
+  (scenario, ctx) => {
+    for (const issue of checkScenario(scenario)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  },
+  // Cross-field checks assume every field already has a valid value.
+  { when: (payload) => payload.issues.length === 0 },
+);
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type ScenarioNode = Scenario['topology']['nodes'][number];
+export type ScenarioPod = ScenarioNode['pods'][number];
+export type ScenarioDeployment = Scenario['topology']['deployments'][string];
+export type ScenarioService = Scenario['topology']['services'][string];
+export type TimelineEntry = Scenario['timeline'][number];
+export type ScenarioFix = Scenario['fixes'][string];
+export type Expectation = Scenario['expect'][number];

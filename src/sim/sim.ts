@@ -1,0 +1,133 @@
+import type { FaultDescriptor, FaultRequest, LogEvent, RunReport, SeriesSlice, Sim } from './api';
+import { digest } from './core/digest';
+import { EventLog } from './core/event-log';
+import { Metrics } from './core/metrics';
+import { Rng } from './core/rng';
+import { Scheduler } from './core/scheduler';
+import { atSeconds, seconds, toSeconds, type SimTime } from './core/time';
+import type { SimContext } from './context';
+import { faultCatalog, findFault, FAULT_IDS } from './faults/catalog';
+import { parseTarget, resolveParams } from './faults/fault';
+import { DropLedger } from './report/drop-ledger';
+import { evaluateExpectations } from './report/expect';
+import { PacketTracer } from './report/packet-trace';
+import type { Scenario } from './scenario/schema';
+import { World } from './world';
+
+export { faultCatalog, FAULT_IDS };
+
+// One packet in a thousand keeps its hop-by-hop story; enough to explain a drop without slowing the hot path.
+const TRACE_SAMPLE_RATE = 0.001;
+const TRACE_CAPACITY = 50;
+
+export interface SimOptions {
+  /** Fix names applied when the scenario was loaded, recorded in the report. */
+  fixes?: readonly string[];
+}
+
+/** The composition root: builds the core services and the world for a validated scenario. */
+export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
+  const sched = new Scheduler();
+  const rng = new Rng(scenario.seed);
+  const metrics = new Metrics({ stepUs: seconds(1) });
+  const log = new EventLog();
+  let world: World | undefined;
+  const ctx: SimContext = {
+    sched,
+    rng,
+    metrics,
+    log,
+    drops: new DropLedger(metrics),
+    tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
+    params: scenario.params,
+    note: (severity, entity, kind, message, extra) =>
+      log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
+    touchTopology: () => world?.touch(),
+  };
+  world = new World(ctx, scenario);
+  const w = world;
+  const durationUs = atSeconds(scenario.duration);
+
+  const inFlight = metrics.gauge('packets.in_flight');
+  const sampleHandler = sched.register('metrics.sample', () => {
+    inFlight.set(w.network.inFlight);
+    metrics.sample();
+    if (sched.now + seconds(1) <= durationUs) sched.after(seconds(1), sampleHandler);
+  });
+  sched.after(seconds(1), sampleHandler);
+
+  const applyFault = (request: FaultRequest, cause: string): void => {
+    const fault = findFault(request.fault);
+    if (!fault) throw new Error(`fault: unknown fault "${request.fault}" (known: ${FAULT_IDS.join(', ')})`);
+    const { kind, name } = parseTarget(fault, request.target);
+    const params = resolveParams(fault, request.params);
+    ctx.note('warn', request.target, 'fault.applied', `${fault.label} (${cause})`, { cause });
+    fault.apply(w, kind, name, params, cause);
+  };
+
+  const timelineHandler = sched.register('fault.timeline', (index) => {
+    const entry = scenario.timeline[index]!;
+    try {
+      applyFault({ fault: entry.fault, target: entry.target, params: entry.params }, `timeline[${index}]`);
+    } catch (error) {
+      ctx.note('error', entry.target, 'fault.failed', `timeline[${index}] ${entry.fault}: ${(error as Error).message}`);
+    }
+  });
+  scenario.timeline.forEach((entry, index) => sched.at(atSeconds(entry.at), timelineHandler, index));
+
+  const report = (wallMs: number): RunReport => {
+    const totals = metrics.totals();
+    const series = metrics.series();
+    const drops = ctx.drops.totals();
+    const core = {
+      scenario: scenario.id,
+      seed: scenario.seed,
+      fixes: [...(options.fixes ?? [])],
+      simulatedSeconds: toSeconds(sched.now),
+      events: sched.executed,
+      drops,
+      totals,
+      series,
+    };
+    return {
+      ...core,
+      wallMs,
+      expect: evaluateExpectations(scenario.expect, totals, series, metrics.sampleCount()),
+      digest: digest({ ...core, eventCounts: log.countsByKind() }),
+      packets: {
+        sent: totals['packets.sent'] ?? 0,
+        delivered: totals['packets.delivered'] ?? 0,
+        dropped: ctx.drops.total,
+        inFlight: w.network.inFlight,
+      },
+      traces: ctx.tracer.recent(),
+    };
+  };
+
+  return {
+    scenarioId: scenario.id,
+    seed: scenario.seed,
+    fixes: options.fixes ?? [],
+    durationUs,
+    now: () => sched.now,
+    step: () => {
+      const next = sched.nextTime();
+      if (next === undefined || next > durationUs) return false;
+      return sched.step();
+    },
+    runUntil: (t: SimTime) => {
+      sched.runUntil(Math.min(t, durationUs) as SimTime);
+    },
+    done: () => sched.now >= durationUs,
+    eventsExecuted: () => sched.executed,
+    applyFault: (request) => applyFault(request, 'user'),
+    faultCatalog: (): FaultDescriptor[] => faultCatalog(),
+    topology: () => w.topology(),
+    connections: () => w.connections(),
+    sampleCount: () => metrics.sampleCount(),
+    seriesSince: (from: number): SeriesSlice => metrics.seriesSince(from),
+    eventsSince: (seq: number): LogEvent[] => log.since(seq),
+    drops: () => ctx.drops.totals(),
+    report,
+  };
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { ConnState, type RunReport } from '../../src/sim/api';
+import { atSeconds } from '../../src/sim/core/time';
+import { loadScenario } from '../../src/sim/scenario/load';
+import { createSim, FAULT_IDS } from '../../src/sim/sim';
+
+const BASE = `
+version: 1
+id: pod-deletion
+title: Pod deletion
+description: two clients, a Service, servers
+seed: 3
+duration: 40
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
+    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
+  deployments:
+    web: { app: http-server, replicas: 2, port: 8080 }
+    client: { app: http-client, replicas: 2, target: web }
+  services:
+    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
+params:
+  client: { requestsPerSecond: 50, connectionsPerPod: 4 }
+timeline:
+  - { at: 10, fault: delete-pod, target: pod/web-0, params: { gracePeriodSeconds: GRACE } }
+`;
+
+function run(grace: number, sets: string[] = []): RunReport {
+  const loaded = loadScenario(BASE.replace('GRACE', String(grace)), 'pod-deletion.yaml', { faultIds: FAULT_IDS, sets });
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const sim = createSim(loaded.scenario);
+  sim.runUntil(sim.durationUs);
+  return sim.report(0);
+}
+
+const windowSum = (r: RunReport, metric: string, from: number, to: number) =>
+  r.series[metric]!.values.slice(from, to).reduce((a, b) => a + b, 0);
+
+describe('deleting a pod behind a Service', () => {
+  it('serves every request while nothing is wrong', () => {
+    const r = run(0);
+    expect(windowSum(r, 'requests.ok', 0, 10)).toBeGreaterThan(900);
+    expect(windowSum(r, 'requests.failed', 0, 10)).toBe(0);
+  });
+
+  it('without a grace period the kernel resets the connections and clients redial elsewhere', () => {
+    const loaded = loadScenario(BASE.replace('GRACE', '0'), 'x.yaml', { faultIds: FAULT_IDS });
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const sim = createSim(loaded.scenario);
+    sim.runUntil(atSeconds(9.9));
+    const web0 = sim.topology().pods.find((p) => p.name === 'web-0')!.index;
+    const before = sim.connections();
+    expect(before.length / 3).toBe(8);
+    expect([...before].filter((_, i) => i % 3 === 1)).toContain(web0);
+    sim.runUntil(atSeconds(40));
+    const r = sim.report(0);
+    expect(r.totals['tcp.rst.received']).toBeGreaterThan(0);
+    expect(r.totals['client.reconnects']).toBeGreaterThan(0);
+    const after = sim.connections();
+    expect(after.length / 3).toBe(8);
+    for (let i = 0; i < after.length; i += 3) {
+      expect(after[i + 1]).not.toBe(web0);
+      expect(after[i + 2]).toBe(ConnState.established);
+    }
+  });
+
+  it('a client that redials before kube-proxy drops the endpoint sends SYNs to the dead address', () => {
+    const stale = run(0, ['params.kube.endpointPropagationMs=3000', 'params.client.reconnectMs=100']);
+    expect(stale.drops.no_local_pod).toBeGreaterThan(0);
+    expect(stale.totals['tcp.syn.retransmits']).toBeGreaterThan(0);
+    const instant = run(0, ['params.kube.endpointPropagationMs=0', 'params.client.reconnectMs=100']);
+    expect(instant.drops.no_local_pod ?? 0).toBe(0);
+  });
+
+  it('with a grace period the server closes its connections with FIN instead of being reset', () => {
+    const sets = ['params.kube.endpointPropagationMs=0'];
+    expect(run(0, sets).totals['tcp.rst.received']).toBeGreaterThan(0);
+    const graceful = run(30, sets);
+    expect(graceful.totals['tcp.rst.received'] ?? 0).toBe(0);
+    expect(graceful.totals['client.reconnects']).toBeGreaterThan(0);
+    expect(graceful.totals['requests.failed'] ?? 0).toBe(0);
+  });
+
+  it('replaces the deleted pod and puts it back into the endpoints', () => {
+    const loaded = loadScenario(BASE.replace('GRACE', '0'), 'x.yaml', { faultIds: FAULT_IDS });
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const sim = createSim(loaded.scenario);
+    sim.runUntil(atSeconds(5));
+    expect(sim.topology().services[0]!.endpoints).toEqual(['web-0', 'web-1']);
+    sim.runUntil(atSeconds(10.1));
+    expect(sim.topology().pods.map((p) => p.name)).not.toContain('web-0');
+    // Replacement created 200 ms after the deletion, Ready 2 s later, programmed 500 ms after that.
+    sim.runUntil(atSeconds(12.6));
+    expect(sim.topology().services[0]!.endpoints).toEqual(['web-1']);
+    sim.runUntil(atSeconds(12.8));
+    const view = sim.topology();
+    expect(view.services[0]!.endpoints).toEqual(['web-1', 'web-2']);
+    expect(view.pods.filter((p) => p.deployment === 'web' && p.ready).map((p) => p.name)).toEqual(['web-1', 'web-2']);
+  });
+
+  it('rejects connections at once while a Service has no endpoints', () => {
+    const r = run(0, ['topology.deployments.web.replicas=1', 'params.kube.podStartSeconds=10']);
+    expect(r.drops.service_no_endpoints).toBeGreaterThan(0);
+    expect(r.totals['tcp.rst.received']).toBeGreaterThan(0);
+    expect(windowSum(r, 'requests.failed', 11, 20)).toBeGreaterThan(0);
+    expect(windowSum(r, 'requests.failed', 25, 40)).toBe(0);
+  });
+
+  it('a shorter connect timeout frees clients stuck on the dead address sooner', () => {
+    const sets = ['params.kube.endpointPropagationMs=3000', 'params.client.reconnectMs=100', 'params.client.connectionsPerPod=1', 'topology.deployments.client.replicas=6'];
+    // Which redial lands on the dead address is a draw, so compare totals over several seeds.
+    const failures = (timeoutMs: number) =>
+      [1, 2, 3, 4, 5, 6]
+        .map((seed) => run(0, [...sets, `seed=${seed}`, `params.client.connectTimeoutMs=${timeoutMs}`]))
+        .reduce((sum, r) => sum + (r.totals['requests.failed'] ?? 0), 0);
+    const slow = failures(5000);
+    const fast = failures(1000);
+    expect(fast).toBeLessThan(slow);
+  });
+});
