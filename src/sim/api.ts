@@ -158,6 +158,8 @@ export interface Sim {
   applyFault(request: FaultRequest): void;
   faultCatalog(): FaultDescriptor[];
   topology(): TopologyView;
+  /** The version `topology()` would report, without building the view. */
+  topologyVersion(): number;
   /** Live connections as triples: client pod index, server pod index, ConnState id. */
   connections(): Int32Array;
   /** Number of samples recorded so far in every series. */

@@ -123,6 +123,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
     applyFault: (request) => applyFault(request, 'user'),
     faultCatalog: (): FaultDescriptor[] => faultCatalog(),
     topology: () => w.topology(),
+    topologyVersion: () => w.version,
     connections: () => w.connections(),
     sampleCount: () => metrics.sampleCount(),
     seriesSince: (from: number): SeriesSlice => metrics.seriesSince(from),

@@ -58,6 +58,10 @@ export class World {
     this.workloads.startSteadyState();
   }
 
+  get version(): number {
+    return this.topologyVersion;
+  }
+
   touch(): void {
     this.topologyVersion++;
   }
@@ -67,7 +71,7 @@ export class World {
       version: this.topologyVersion,
       nodes: this.hosts.map((h) => ({ index: h.index, name: h.name, ip: formatIpv4(h.ip), podCidr: formatCidr(h.podCidr) })),
       pods: this.workloads.pods
-        .filter((p) => p.phase !== 'gone')
+        .filter((p) => p.shown)
         .map((p) => ({
           index: p.index,
           name: p.name,

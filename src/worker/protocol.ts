@@ -52,6 +52,8 @@ export interface SeriesChunk {
 
 export interface Frame {
   type: 'frame';
+  /** Increments with every load or reset, so the UI knows when to forget the previous run's history. */
+  run: number;
   t: SimTime;
   durationUs: number;
   running: boolean;

@@ -89,7 +89,7 @@ describe('deleting a pod behind a Service', () => {
     sim.runUntil(atSeconds(5));
     expect(sim.topology().services[0]!.endpoints).toEqual(['web-0', 'web-1']);
     sim.runUntil(atSeconds(10.1));
-    expect(sim.topology().pods.map((p) => p.name)).not.toContain('web-0');
+    expect(sim.topology().pods.find((p) => p.name === 'web-0')?.phase).toBe('gone');
     // Replacement created 200 ms after the deletion, Ready 2 s later, programmed 500 ms after that.
     sim.runUntil(atSeconds(12.6));
     expect(sim.topology().services[0]!.endpoints).toEqual(['web-1']);
@@ -97,6 +97,8 @@ describe('deleting a pod behind a Service', () => {
     const view = sim.topology();
     expect(view.services[0]!.endpoints).toEqual(['web-1', 'web-2']);
     expect(view.pods.filter((p) => p.deployment === 'web' && p.ready).map((p) => p.name)).toEqual(['web-1', 'web-2']);
+    sim.runUntil(atSeconds(20.1));
+    expect(sim.topology().pods.map((p) => p.name)).not.toContain('web-0');
   });
 
   it('rejects connections at once while a Service has no endpoints', () => {

@@ -17,6 +17,8 @@ export class Pod {
   app: PodApp | null = null;
   /** Index of the pod this one replaced, for the "why" chain. */
   replaced = -1;
+  /** A gone pod stays in the topology view for a while, so traffic still aimed at it can be seen. */
+  shown = true;
 
   constructor(
     readonly index: number,

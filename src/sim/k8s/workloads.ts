@@ -7,6 +7,9 @@ import { formatIpv4, type Ipv4 } from '../net/ipv4';
 import { TcpStack, type Tcp } from '../net/tcp';
 import type { Endpoint, Service } from './service';
 
+// How long the view keeps a gone pod, so connections still aimed at its address stay visible.
+const GONE_SHOWN_FOR = seconds(10);
+
 export interface DeploymentSpec {
   name: string;
   replicas: number;
@@ -41,6 +44,7 @@ export class Workloads {
   private readonly killPod: HandlerId;
   private readonly createReplacement: HandlerId;
   private readonly applyEndpoints: HandlerId;
+  private readonly forgetPod: HandlerId;
 
   constructor(
     private readonly ctx: SimContext,
@@ -54,6 +58,10 @@ export class Workloads {
       this.reconcile(this.deployments[dep]!, replaced),
     );
     this.applyEndpoints = s.register('endpoints.apply', (svc, seq) => this.onApplyEndpoints(svc, seq));
+    this.forgetPod = s.register('pod.forget', (pod) => {
+      this.pods[pod]!.shown = false;
+      this.ctx.touchTopology();
+    });
   }
 
   reserveNames(names: Iterable<string>): void {
@@ -196,6 +204,7 @@ export class Workloads {
     pod.host.release(pod.ip);
     this.ctx.note('info', pod.entity, 'pod.gone', how === 'exited' ? 'exited after a graceful shutdown' : 'removed after SIGKILL');
     this.ctx.touchTopology();
+    this.ctx.sched.after(GONE_SHOWN_FOR, this.forgetPod, pod.index);
   }
 
   /** The endpoints controller sees the change now; kube-proxy on the nodes programs it after the propagation delay. */

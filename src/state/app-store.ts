@@ -1,0 +1,64 @@
+import { createStore } from 'zustand/vanilla';
+import { useStore } from 'zustand';
+import type { FaultDescriptor, RunReport } from '../sim/api';
+import type { ScenarioSummary, Speed } from '../worker/protocol';
+import type { ScenarioEntry } from './scenario-index';
+import { DEFAULT_SPEED } from './speed';
+
+export type RunStatus = 'running' | 'paused' | 'done';
+
+export interface AppError {
+  /** Shown as-is; one problem per line. */
+  message: string;
+  title: string;
+  /** True when the worker died or hung, so the banner offers a restart. */
+  restartable: boolean;
+  /** Identifies the hang warning so a late pong can clear exactly it. */
+  kind: 'input' | 'worker-crash' | 'worker-hang';
+}
+
+export type ThemeChoice = 'system' | 'light' | 'dark';
+
+export interface AppState {
+  scenarios: ScenarioEntry[];
+  /** Value of the scenario picker: a shipped file name, or '' for a file opened from disk. */
+  selectedFile: string;
+  /** Name of the file currently loaded (shipped or opened). */
+  loadedFile: string | null;
+  summary: ScenarioSummary | null;
+  catalog: FaultDescriptor[];
+  seed: number | null;
+  speed: Speed;
+  status: RunStatus;
+  busy: boolean;
+  report: RunReport | null;
+  error: AppError | null;
+  theme: ThemeChoice;
+}
+
+export const appStore = createStore<AppState>(() => ({
+  scenarios: [],
+  selectedFile: '',
+  loadedFile: null,
+  summary: null,
+  catalog: [],
+  seed: null,
+  speed: DEFAULT_SPEED,
+  status: 'paused',
+  busy: false,
+  report: null,
+  error: null,
+  theme: 'system',
+}));
+
+export function useApp<T>(selector: (s: AppState) => T): T {
+  return useStore(appStore, selector);
+}
+
+export function showError(error: AppError): void {
+  appStore.setState({ error });
+}
+
+export function dismissError(): void {
+  appStore.setState({ error: null });
+}

@@ -1,0 +1,77 @@
+import { createStore } from 'zustand/vanilla';
+import { useStore } from 'zustand';
+import type { LogEvent, TopologyView } from '../sim/api';
+import type { Frame } from '../worker/protocol';
+import { SeriesBuffer } from './series-buffer';
+
+/** Newest events kept for the log panel. */
+export const EVENT_LOG_LIMIT = 300;
+
+/** The latest simulation state as streamed by the worker. Hot parts (series, connections) are read by d3 via subscribe. */
+export interface FrameState {
+  /** The worker's run id of the frames held here; -1 before the first frame. */
+  run: number;
+  t: number;
+  durationUs: number;
+  eventsExecuted: number;
+  topology: TopologyView | null;
+  connections: Int32Array;
+  /** Mutated in place; `seriesVersion` changes whenever it does. */
+  series: SeriesBuffer;
+  seriesVersion: number;
+  /** Newest first. */
+  events: LogEvent[];
+  eventsSeen: number;
+  drops: Record<string, number>;
+}
+
+const initial = (): FrameState => ({
+  run: -1,
+  t: 0,
+  durationUs: 0,
+  eventsExecuted: 0,
+  topology: null,
+  connections: new Int32Array(0),
+  series: new SeriesBuffer(),
+  seriesVersion: 0,
+  events: [],
+  eventsSeen: 0,
+  drops: {},
+});
+
+export const frameStore = createStore<FrameState>(initial);
+
+export function useFrame<T>(selector: (s: FrameState) => T): T {
+  return useStore(frameStore, selector);
+}
+
+/** Forgets everything from the previous run (a new scenario, a reset or a restarted worker). */
+export function clearFrames(): void {
+  frameStore.setState(initial(), true);
+}
+
+/** Folds one worker frame into the store. */
+export function ingestFrame(frame: Frame): void {
+  if (frame.run !== frameStore.getState().run) clearFrames();
+  const s = frameStore.getState();
+  const next: Partial<FrameState> = {
+    run: frame.run,
+    t: frame.t,
+    durationUs: frame.durationUs,
+    eventsExecuted: frame.eventsExecuted,
+    connections: frame.connections,
+    drops: frame.drops,
+  };
+  if (frame.topology) next.topology = frame.topology;
+  if (frame.series.count > 0) {
+    s.series.append(frame.series);
+    next.seriesVersion = s.seriesVersion + 1;
+  }
+  if (frame.events.length > 0) {
+    const newestFirst = frame.events.slice(-EVENT_LOG_LIMIT).reverse();
+    next.events = newestFirst.concat(s.events).slice(0, EVENT_LOG_LIMIT);
+    next.eventsSeen = (frame.events.at(-1)?.seq ?? 0) + 1;
+  }
+  frameStore.setState(next);
+}
+

@@ -1,0 +1,39 @@
+import { useEffect } from 'react';
+import { ChartPanel } from './chart/chart-panel';
+import { DropsPanel } from './drops-panel';
+import { ErrorBanner } from './error-banner';
+import { EventLog } from './event-log';
+import { Header } from './header';
+import { useKeyboardShortcuts } from './keyboard';
+import { ReportLine } from './report-line';
+import { ScenarioInfo } from './scenario-info';
+import { startApp } from './startup';
+import { useThemeClass } from './theme';
+import { TopologyPanel } from './topology/topology-panel';
+
+export function App() {
+  const theme = useThemeClass();
+  useKeyboardShortcuts();
+  useEffect(() => {
+    void startApp();
+  }, []);
+
+  return (
+    <div className="flex h-full min-h-[640px] flex-col">
+      <Header theme={theme} />
+      <ErrorBanner />
+      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
+        <TopologyPanel />
+        <div className="row-span-2 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
+          <ScenarioInfo />
+          <DropsPanel />
+        </div>
+        <div className="grid min-h-0 grid-cols-[minmax(0,1fr)_minmax(0,1.2fr)] gap-3">
+          <ChartPanel />
+          <EventLog />
+        </div>
+      </main>
+      <ReportLine />
+    </div>
+  );
+}

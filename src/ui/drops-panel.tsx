@@ -1,0 +1,38 @@
+import { DROP_REASONS } from '../sim/report/drop-reasons';
+import { useFrame } from '../state/frame-store';
+import { formatCount } from './format';
+import { panel, panelTitle } from './styles';
+
+const explanations: Record<string, string> = DROP_REASONS;
+
+/** Packets dropped so far, by reason id, with the sim's one-sentence explanation of each. */
+export function DropsPanel() {
+  const drops = useFrame((s) => s.drops);
+  const rows = Object.entries(drops)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const total = rows.reduce((sum, [, n]) => sum + n, 0);
+
+  return (
+    <section className={panel} aria-label="Dropped packets">
+      <div className={panelTitle}>
+        <h2>Dropped packets</h2>
+        <span className="font-mono text-sm font-semibold normal-case tracking-normal text-slate-700 tabular-nums dark:text-slate-200">
+          {formatCount(total)}
+        </span>
+      </div>
+      <ul data-testid="drops" className="min-h-0 flex-1 overflow-y-auto">
+        {rows.map(([reason, count]) => (
+          <li key={reason} className="border-b border-slate-100 px-3 py-2 last:border-0 dark:border-slate-800/70" title={explanations[reason]}>
+            <div className="flex items-baseline justify-between gap-2">
+              <code className="truncate text-sm font-semibold text-red-700 dark:text-red-300">{reason}</code>
+              <span className="font-mono text-sm tabular-nums text-slate-700 dark:text-slate-200">{formatCount(count)}</span>
+            </div>
+            {explanations[reason] && <p className="mt-0.5 text-xs leading-snug text-slate-500 dark:text-slate-400">{explanations[reason]}</p>}
+          </li>
+        ))}
+        {rows.length === 0 && <li className="px-3 py-4 text-sm text-slate-500 dark:text-slate-400">No packets dropped.</li>}
+      </ul>
+    </section>
+  );
+}

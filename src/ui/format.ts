@@ -1,0 +1,28 @@
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+/** `mm:ss.s`, truncated so the display never runs ahead of the simulation. */
+export function formatClock(us: number): string {
+  const tenths = Math.floor(Math.max(0, us) / 100_000);
+  const minutes = Math.floor(tenths / 600);
+  const rest = tenths - minutes * 600;
+  return `${pad(minutes, 2)}:${pad(Math.floor(rest / 10), 2)}.${rest % 10}`;
+}
+
+/** `mm:ss.mmm` for log entries, where events a millisecond apart must stay distinguishable. */
+export function formatEventTime(us: number): string {
+  const ms = Math.floor(Math.max(0, us) / 1_000);
+  const minutes = Math.floor(ms / 60_000);
+  const rest = ms - minutes * 60_000;
+  return `${pad(minutes, 2)}:${pad(Math.floor(rest / 1000), 2)}.${pad(rest % 1000, 3)}`;
+}
+
+const integer = new Intl.NumberFormat('en-US');
+export const formatCount = (n: number): string => integer.format(n);
+
+/** A rate with sensible precision: 1234/s, 12.3/s, 0.25/s. */
+export function formatRate(perSecond: number): string {
+  if (!Number.isFinite(perSecond)) return '—';
+  const abs = Math.abs(perSecond);
+  const digits = abs >= 100 || perSecond === Math.round(perSecond) ? 0 : abs >= 10 ? 1 : 2;
+  return perSecond.toFixed(digits);
+}

@@ -1,0 +1,43 @@
+import { MoonIcon, SunIcon } from './icons';
+import { PlaybackControls } from './playback-controls';
+import { RunClock } from './run-clock';
+import { ScenarioPicker } from './scenario-picker';
+import { iconButton } from './styles';
+import { toggleTheme } from './theme';
+
+function Logo() {
+  return (
+    <div className="flex items-center gap-2.5">
+      <svg viewBox="0 0 32 32" className="size-8" aria-hidden="true">
+        <rect width="32" height="32" rx="7" className="fill-indigo-600 dark:fill-indigo-500" />
+        <path d="M9 23V9l14 14V9" stroke="white" strokeWidth="3.2" fill="none" strokeLinecap="round" strokeLinejoin="round" />
+      </svg>
+      <div className="leading-tight">
+        <div className="text-lg font-bold tracking-tight text-slate-900 dark:text-white">Netmortem</div>
+        <div className="hidden text-xs text-slate-500 2xl:block dark:text-slate-400">Kubernetes networking, failing on purpose</div>
+      </div>
+    </div>
+  );
+}
+
+export function Header({ theme }: { theme: 'light' | 'dark' }) {
+  return (
+    <header className="flex flex-wrap items-center gap-x-5 gap-y-2 border-b border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
+      <Logo />
+      <ScenarioPicker />
+      <div className="mx-auto flex items-center gap-5">
+        <PlaybackControls />
+        <RunClock />
+      </div>
+      <button
+        type="button"
+        className={iconButton}
+        onClick={toggleTheme}
+        aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+        title="Toggle light/dark theme"
+      >
+        {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,51 @@
+import { useEffect } from 'react';
+import { changeSpeed, step, togglePlay } from './sim-client';
+
+/** Text fields and selects keep their own keys; everywhere else the shortcuts apply. */
+function typingInto(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return true;
+  return target instanceof HTMLInputElement && target.type !== 'button' && target.type !== 'checkbox' && target.type !== 'file';
+}
+
+/** Space = play/pause, ArrowRight = step, + or = faster, - slower. */
+export function useKeyboardShortcuts(): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typingInto(event.target)) return;
+      switch (event.key) {
+        case ' ':
+          // Also stops a focused button from treating the same Space as a click.
+          event.preventDefault();
+          if (!event.repeat) togglePlay();
+          break;
+        case 'ArrowRight':
+          event.preventDefault();
+          step();
+          break;
+        case '+':
+        case '=':
+          event.preventDefault();
+          changeSpeed(1);
+          break;
+        case '-':
+        case '_':
+          event.preventDefault();
+          changeSpeed(-1);
+          break;
+        default:
+      }
+    };
+    // A focused button would turn Space into a click on keyup; swallowing that keeps one toggle per press.
+    const onKeyUp = (event: KeyboardEvent): void => {
+      if (event.key === ' ' && !typingInto(event.target)) event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    window.addEventListener('keyup', onKeyUp);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('keyup', onKeyUp);
+    };
+  }, []);
+}

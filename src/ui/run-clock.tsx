@@ -1,0 +1,57 @@
+import { useApp } from '../state/app-store';
+import { useFrame } from '../state/frame-store';
+import { formatClock } from './format';
+
+const statusStyle = {
+  running: 'bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200',
+  paused: 'bg-slate-200 text-slate-700 dark:bg-slate-800 dark:text-slate-300',
+  done: 'bg-indigo-100 text-indigo-800 dark:bg-indigo-900/60 dark:text-indigo-200',
+} as const;
+
+const dotStyle = {
+  running: 'bg-emerald-500 animate-pulse',
+  paused: 'bg-slate-400',
+  done: 'bg-indigo-500',
+} as const;
+
+/** Simulated clock with progress, the seed and the run status. */
+export function RunClock() {
+  const t = useFrame((s) => s.t);
+  const duration = useFrame((s) => s.durationUs);
+  const seed = useApp((s) => s.seed);
+  const status = useApp((s) => s.status);
+  const progress = duration > 0 ? Math.min(1, t / duration) : 0;
+
+  return (
+    <div className="flex items-center gap-4">
+      <div className="flex flex-col gap-1">
+        <div className="flex items-baseline gap-1.5 font-mono tabular-nums">
+          <span data-testid="sim-clock" data-us={Math.round(t)} className="text-xl font-semibold text-slate-900 dark:text-white" aria-label="Simulated time">
+            {formatClock(t)}
+          </span>
+          <span className="text-sm text-slate-500 dark:text-slate-400">/ {formatClock(duration)}</span>
+        </div>
+        <div
+          className="h-1 w-full overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800"
+          role="progressbar"
+          aria-label="Run progress"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(progress * 100)}
+        >
+          <div className="h-full rounded-full bg-indigo-500" style={{ width: `${progress * 100}%` }} />
+        </div>
+      </div>
+      <div className="flex flex-col text-xs leading-tight text-slate-500 dark:text-slate-400">
+        <span>seed</span>
+        <span data-testid="seed-display" className="font-mono text-sm font-semibold text-slate-800 dark:text-slate-100">
+          {seed ?? '—'}
+        </span>
+      </div>
+      <span className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 text-sm font-semibold ${statusStyle[status]}`}>
+        <span className={`size-2 rounded-full ${dotStyle[status]}`} aria-hidden="true" />
+        <span data-testid="run-status">{status}</span>
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,210 @@
+import * as Comlink from 'comlink';
+import { appStore, showError } from '../state/app-store';
+import { clearFrames, ingestFrame } from '../state/frame-store';
+import { nextSpeed } from '../state/speed';
+import type { Command, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
+
+/** The only module that talks to the simulation worker. Components call these functions; results land in the stores. */
+
+export interface LoadRequest {
+  text: string;
+  fileName: string;
+  seed?: number;
+  /** Shipped file name for the picker, or '' for a file opened from disk. */
+  pickerValue: string;
+}
+
+/** A running worker gets this long to answer a ping before it is declared hung. */
+const HANG_MS = 3_000;
+const PING_EVERY_MS = 1_000;
+
+let worker: Worker | undefined;
+let api: Comlink.Remote<WorkerApi> | undefined;
+// Bumped per worker so late messages from a terminated one are ignored.
+let generation = 0;
+let lastGood: LoadRequest | undefined;
+let reportRequested = false;
+let pingSentAt: number | undefined;
+let watchdog: ReturnType<typeof setInterval> | undefined;
+// Whether the run was playing when the worker died, so a restart picks up where the user left it.
+let resumeAfterRestart = false;
+
+function onMessage(gen: number, message: WorkerMessage): void {
+  if (gen !== generation) return;
+  if (message.type === 'fatal') {
+    crashed(`The simulation worker failed: ${message.message}`);
+    return;
+  }
+  ingestFrame(message);
+  // Speed is not taken from frames: the UI owns it, and a frame sent before a setSpeed arrived would undo a key press.
+  const status = message.done ? 'done' : message.running ? 'running' : 'paused';
+  appStore.setState({ status });
+  if (message.done && !reportRequested) {
+    reportRequested = true;
+    void fetchReport();
+  }
+}
+
+function crashed(message: string): void {
+  // The worker's own report comes first and says more than the Worker error event that may follow it.
+  if (appStore.getState().error?.kind === 'worker-crash') return;
+  resumeAfterRestart ||= appStore.getState().status === 'running';
+  appStore.setState({ status: 'paused' });
+  showError({ title: 'Simulation stopped', message, restartable: true, kind: 'worker-crash' });
+}
+
+function spawn(): void {
+  const gen = ++generation;
+  worker = new Worker(new URL('../worker/sim.worker.ts', import.meta.url), { type: 'module' });
+  worker.addEventListener('error', (event) => {
+    if (gen !== generation) return;
+    event.preventDefault();
+    crashed(`The simulation worker crashed: ${event.message || 'the worker script failed to run'}`);
+  });
+  worker.addEventListener('messageerror', () => {
+    if (gen === generation) crashed('The simulation worker sent a message that could not be read.');
+  });
+  api = Comlink.wrap<WorkerApi>(worker);
+  void api.subscribe(Comlink.proxy((message: WorkerMessage) => onMessage(gen, message)));
+  pingSentAt = undefined;
+  watchdog ??= setInterval(checkAlive, PING_EVERY_MS);
+}
+
+function checkAlive(): void {
+  const remote = api;
+  if (!remote) return;
+  if (pingSentAt !== undefined) {
+    const { error } = appStore.getState();
+    if (performance.now() - pingSentAt > HANG_MS && error?.kind !== 'worker-hang' && error?.kind !== 'worker-crash') {
+      showError({
+        title: 'Simulation not responding',
+        message: `The simulation worker has not answered for more than ${HANG_MS / 1000} s.`,
+        restartable: true,
+        kind: 'worker-hang',
+      });
+    }
+    return;
+  }
+  if (appStore.getState().status !== 'running') return;
+  const gen = generation;
+  pingSentAt = performance.now();
+  void remote.send({ type: 'ping' }).then(() => {
+    if (gen !== generation) return;
+    pingSentAt = undefined;
+    // A worker that was only slow recovers on its own: withdraw the warning.
+    if (appStore.getState().error?.kind === 'worker-hang') appStore.setState({ error: null });
+  });
+}
+
+async function send(cmd: Command): Promise<Reply> {
+  if (!api) spawn();
+  const reply = await api!.send(cmd);
+  if (reply.type === 'error' && cmd.type !== 'load') {
+    showError({ title: `Could not ${cmd.type}`, message: reply.message, restartable: false, kind: 'input' });
+  }
+  return reply;
+}
+
+/** Loads a scenario; on failure the banner lists each `path: problem` and the current run carries on untouched. */
+export async function loadScenario(request: LoadRequest): Promise<boolean> {
+  appStore.setState({ busy: true });
+  try {
+    const cmd: Command = { type: 'load', text: request.text, fileName: request.fileName };
+    if (request.seed !== undefined) cmd.seed = request.seed;
+    const reply = await send(cmd);
+    if (reply.type !== 'loaded') {
+      const message = reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`;
+      showError({ title: `Could not load ${request.fileName}`, message, restartable: false, kind: 'input' });
+      return false;
+    }
+    lastGood = request;
+    reportRequested = false;
+    appStore.setState({
+      summary: reply.scenario,
+      catalog: reply.catalog,
+      seed: reply.scenario.seed,
+      loadedFile: request.fileName,
+      selectedFile: request.pickerValue,
+      report: null,
+      status: 'paused',
+    });
+    return true;
+  } finally {
+    appStore.setState({ busy: false });
+  }
+}
+
+/** Playback commands before the first scenario is in are ignored rather than reported as errors. */
+const loaded = (): boolean => appStore.getState().summary !== null;
+
+export function play(): void {
+  if (!loaded()) return;
+  const { status } = appStore.getState();
+  if (status === 'done') {
+    void reset().then(() => send({ type: 'play' }));
+    return;
+  }
+  appStore.setState({ status: 'running' });
+  void send({ type: 'play' });
+}
+
+export function pause(): void {
+  appStore.setState({ status: 'paused' });
+  void send({ type: 'pause' });
+}
+
+export function togglePlay(): void {
+  if (appStore.getState().status === 'running') pause();
+  else play();
+}
+
+export function step(): void {
+  if (!loaded()) return;
+  void send({ type: 'step' });
+}
+
+export function setSpeed(speed: Speed): void {
+  appStore.setState({ speed });
+  void send({ type: 'setSpeed', speed });
+}
+
+export function changeSpeed(direction: 1 | -1): void {
+  setSpeed(nextSpeed(appStore.getState().speed, direction));
+}
+
+export async function reset(): Promise<void> {
+  reportRequested = false;
+  clearFrames();
+  appStore.setState({ report: null, status: 'paused' });
+  await send({ type: 'reset' });
+}
+
+async function fetchReport(): Promise<void> {
+  const reply = await send({ type: 'report' });
+  // A load or reset may have started a new run meanwhile; a report then belongs to nothing on screen.
+  if (reply.type === 'report' && appStore.getState().status === 'done') appStore.setState({ report: reply.report });
+}
+
+/** Replaces a dead or hung worker and reloads the last good scenario with the same seed and speed. */
+export async function restartWorker(): Promise<void> {
+  const wasRunning = resumeAfterRestart || appStore.getState().status === 'running';
+  resumeAfterRestart = false;
+  worker?.terminate();
+  worker = undefined;
+  api = undefined;
+  appStore.setState({ error: null, status: 'paused', report: null });
+  clearFrames();
+  spawn();
+  const { speed } = appStore.getState();
+  await send({ type: 'setSpeed', speed });
+  if (!lastGood) return;
+  const request = lastGood;
+  const seed = appStore.getState().seed ?? request.seed;
+  const ok = await loadScenario(seed === undefined ? request : { ...request, seed });
+  if (ok && wasRunning) play();
+}
+
+/** Starts the worker ahead of the first command so its module is parsed while the scenario list downloads. */
+export function startWorker(): void {
+  if (!api) spawn();
+}

@@ -1,0 +1,67 @@
+import { appStore, showError } from '../state/app-store';
+import { parseScenarioIndex, type ScenarioEntry } from '../state/scenario-index';
+import { parseUrlParams } from '../state/url-params';
+import { loadScenario, play, setSpeed, startWorker } from './sim-client';
+import { storedTheme } from './theme';
+
+/** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
+export async function loadShipped(file: string, seed?: number): Promise<boolean> {
+  let text: string;
+  try {
+    const response = await fetch(`scenarios/${encodeURIComponent(file)}`);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    text = await response.text();
+  } catch (error) {
+    showError({
+      title: `Could not fetch ${file}`,
+      message: `scenarios/${file}: ${(error as Error).message}`,
+      restartable: false,
+      kind: 'input',
+    });
+    return false;
+  }
+  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }) });
+}
+
+async function fetchIndex(): Promise<ScenarioEntry[]> {
+  const response = await fetch('scenarios/index.json');
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return parseScenarioIndex(await response.json());
+}
+
+let started = false;
+
+/** Reads the URL, lists the shipped scenarios and loads the chosen one, ready to play. Runs once per page. */
+export async function startApp(): Promise<void> {
+  if (started) return;
+  started = true;
+  appStore.setState({ theme: storedTheme() });
+  startWorker();
+
+  const params = parseUrlParams(window.location.search);
+  const problems = [...params.errors];
+  if (params.speed !== undefined) setSpeed(params.speed);
+
+  let scenarios: ScenarioEntry[] = [];
+  try {
+    scenarios = await fetchIndex();
+  } catch (error) {
+    problems.push(`scenarios/index.json: ${(error as Error).message}`);
+  }
+  appStore.setState({ scenarios });
+
+  let file = scenarios[0]?.file;
+  if (params.scenario !== undefined) {
+    if (scenarios.some((s) => s.file === params.scenario)) file = params.scenario;
+    else if (scenarios.length > 0) {
+      problems.push(`scenario: no shipped scenario "${params.scenario}" (available: ${scenarios.map((s) => s.file).join(', ')})`);
+    }
+  }
+
+  if (problems.length > 0) {
+    showError({ title: 'Some settings could not be used', message: problems.join('\n'), restartable: false, kind: 'input' });
+  }
+  if (file === undefined) return;
+  const ok = await loadShipped(file, params.seed);
+  if (ok && params.autoplay) play();
+}

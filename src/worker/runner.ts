@@ -1,0 +1,243 @@
+import type { Sim } from '../sim/api';
+import type { SimTime } from '../sim/core/time';
+import type { Frame, Speed, WorkerMessage } from './protocol';
+
+/** Paces a Sim against wall time and turns its state into Frames. Knows nothing about Workers or comlink. */
+
+export interface WallClock {
+  /** Wall time in milliseconds (any origin). */
+  now(): number;
+}
+
+export interface TickTimer {
+  /** Calls `callback` once after about `delayMs`; returns a function that cancels it. */
+  schedule(callback: () => void, delayMs: number): () => void;
+}
+
+export interface RunnerOptions {
+  clock: WallClock;
+  timer: TickTimer;
+  /** Delivers a message; a returned promise means "in flight" and holds back the next frame until it settles. */
+  post(message: WorkerMessage, transfer: ArrayBuffer[]): void | Promise<unknown>;
+  /** Called when the sim throws while running; the runner has already paused. */
+  onError(error: unknown): void;
+  /** Wall milliseconds between ticks: one display frame. */
+  tickMs?: number;
+  /** Wall milliseconds of simulation work allowed per tick, so commands are still answered promptly. */
+  budgetMs?: number;
+  /** Longest wall gap counted as elapsed (a throttled tab would otherwise ask for minutes of sim at once). */
+  maxElapsedMs?: number;
+  /** Newest events kept per frame; the UI shows fewer than this. */
+  maxEventsPerFrame?: number;
+  /** Simulated microseconds advanced by one `step()`: the clock display's resolution (0.1 s). */
+  stepUs?: number;
+}
+
+export interface Runner {
+  /** Replaces the current sim (paused) and publishes a full first frame. */
+  load(sim: Sim): void;
+  current(): Sim | undefined;
+  play(): void;
+  pause(): void;
+  step(): void;
+  setSpeed(speed: Speed): void;
+  speed(): Speed;
+  running(): boolean;
+  /** Wall milliseconds spent inside the sim since load, for the run report. */
+  wallMs(): number;
+  /** Posts a frame now (or as soon as the previous one is acknowledged). */
+  publish(): void;
+  dispose(): void;
+}
+
+const MIN_CHUNK_US = 1_000;
+const MAX_CHUNK_US = 60_000_000;
+
+export function createRunner(options: RunnerOptions): Runner {
+  const { clock, timer, post, onError } = options;
+  const tickMs = options.tickMs ?? 16;
+  const budgetMs = options.budgetMs ?? 12;
+  const maxElapsedMs = options.maxElapsedMs ?? 250;
+  const maxEvents = options.maxEventsPerFrame ?? 500;
+  const stepUs = options.stepUs ?? 100_000;
+
+  let sim: Sim | undefined;
+  let isRunning = false;
+  let speed: Speed = 1;
+  let cancelTick: (() => void) | undefined;
+  let lastWall = 0;
+  let spentMs = 0;
+  // Simulated span run between wall-clock checks; adapted so one chunk costs a fraction of the budget.
+  let chunkUs = 10_000;
+
+  let seriesCursor = 0;
+  let nextSeq = 0;
+  let topologyVersion = -1;
+  let run = 0;
+  let inFlight = false;
+  let publishPending = false;
+
+  function schedule(delayMs: number): void {
+    cancelTick?.();
+    cancelTick = timer.schedule(tick, Math.max(0, delayMs));
+  }
+
+  function stopTicking(): void {
+    cancelTick?.();
+    cancelTick = undefined;
+  }
+
+  /** Runs the sim towards `target` in adaptive chunks until reached, done, or the wall budget is spent. */
+  function advance(s: Sim, target: number, startedAt: number): void {
+    while (s.now() < target && !s.done()) {
+      const to = Math.min(target, s.now() + chunkUs);
+      const t0 = clock.now();
+      s.runUntil(to as SimTime);
+      const t1 = clock.now();
+      const cost = t1 - t0;
+      if (cost < budgetMs / 8) chunkUs = Math.min(MAX_CHUNK_US, chunkUs * 2);
+      else if (cost > budgetMs / 2) chunkUs = Math.max(MIN_CHUNK_US, Math.floor(chunkUs / 2));
+      if (t1 - startedAt >= budgetMs) return;
+    }
+  }
+
+  function tick(): void {
+    cancelTick = undefined;
+    const s = sim;
+    if (!s || !isRunning) return;
+    const startedAt = clock.now();
+    const elapsed = Math.min(Math.max(0, startedAt - lastWall), maxElapsedMs);
+    lastWall = startedAt;
+    try {
+      const target =
+        speed === 'max' ? s.durationUs : Math.min(s.durationUs, s.now() + Math.round(elapsed * 1000 * speed));
+      advance(s, target, startedAt);
+    } catch (error) {
+      isRunning = false;
+      spentMs += clock.now() - startedAt;
+      publish();
+      onError(error);
+      return;
+    }
+    const finishedAt = clock.now();
+    spentMs += finishedAt - startedAt;
+    if (s.done()) isRunning = false;
+    publish();
+    if (isRunning) schedule(speed === 'max' ? tickMs - (finishedAt - startedAt) : tickMs);
+  }
+
+  function buildFrame(s: Sim): { frame: Frame; transfer: ArrayBuffer[] } {
+    const slice = s.seriesSince(seriesCursor);
+    seriesCursor = slice.from + slice.count;
+    // Copies: the sim may hand out views of its own buffers, which must never be detached by a transfer.
+    const values = new Float64Array(slice.values);
+    const connections = new Int32Array(s.connections());
+
+    const fresh = s.eventsSince(nextSeq).filter((e) => e.seq >= nextSeq);
+    const last = fresh[fresh.length - 1];
+    if (last) nextSeq = last.seq + 1;
+    const events = fresh.length > maxEvents ? fresh.slice(fresh.length - maxEvents) : fresh;
+
+    const frame: Frame = {
+      type: 'frame',
+      run,
+      t: s.now(),
+      durationUs: s.durationUs,
+      running: isRunning,
+      done: s.done(),
+      speed,
+      eventsExecuted: s.eventsExecuted(),
+      connections,
+      series: { names: slice.names, stepSeconds: slice.stepSeconds, from: slice.from, count: slice.count, values },
+      events,
+      drops: s.drops(),
+    };
+    if (s.topologyVersion() !== topologyVersion) {
+      const topology = s.topology();
+      topologyVersion = topology.version;
+      frame.topology = topology;
+    }
+    return { frame, transfer: [values.buffer, connections.buffer] };
+  }
+
+  function publish(): void {
+    const s = sim;
+    if (!s) return;
+    if (inFlight) {
+      publishPending = true;
+      return;
+    }
+    publishPending = false;
+    const { frame, transfer } = buildFrame(s);
+    const ack = post(frame, transfer);
+    if (!ack) return;
+    inFlight = true;
+    const settle = (): void => {
+      inFlight = false;
+      if (publishPending) publish();
+    };
+    ack.then(settle, settle);
+  }
+
+  return {
+    load(next) {
+      stopTicking();
+      sim = next;
+      run++;
+      isRunning = false;
+      spentMs = 0;
+      chunkUs = 10_000;
+      seriesCursor = 0;
+      nextSeq = 0;
+      topologyVersion = -1;
+      publishPending = false;
+      // The first frame of a new run goes out even if an old frame is unacknowledged, so the UI resets promptly.
+      inFlight = false;
+      publish();
+    },
+    current: () => sim,
+    play() {
+      if (!sim || isRunning || sim.done()) return;
+      isRunning = true;
+      lastWall = clock.now();
+      publish();
+      schedule(tickMs);
+    },
+    pause() {
+      if (!isRunning) return;
+      isRunning = false;
+      stopTicking();
+      publish();
+    },
+    step() {
+      const s = sim;
+      if (!s) return;
+      isRunning = false;
+      stopTicking();
+      if (!s.done()) {
+        const startedAt = clock.now();
+        try {
+          s.runUntil(Math.min(s.durationUs, s.now() + stepUs) as SimTime);
+        } finally {
+          spentMs += clock.now() - startedAt;
+        }
+      }
+      publish();
+    },
+    setSpeed(next) {
+      speed = next;
+      lastWall = clock.now();
+      if (isRunning) schedule(0);
+      publish();
+    },
+    speed: () => speed,
+    running: () => isRunning,
+    wallMs: () => spentMs,
+    publish,
+    dispose() {
+      stopTicking();
+      isRunning = false;
+      sim = undefined;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import * as Comlink from 'comlink';
+import type { Sim } from '../sim/api';
+import { simTime } from '../sim/core/time';
+import { loadScenario } from '../sim/scenario/load';
+import type { Scenario } from '../sim/scenario/schema';
+import { createSim, FAULT_IDS } from '../sim/sim';
+import { MAX_SPEED, MIN_SPEED } from './protocol';
+import type { Command, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
+import { createRunner } from './runner';
+
+let listener: ((message: WorkerMessage) => unknown) | undefined;
+let loaded: { scenario: Scenario; fixes: string[] } | undefined;
+
+function deliver(message: WorkerMessage, transfer: ArrayBuffer[] = []): Promise<unknown> | undefined {
+  if (!listener) return undefined;
+  // The UI may be gone or reloading; a failed delivery must not become an unhandled rejection here.
+  return Promise.resolve(listener(Comlink.transfer(message, transfer))).catch(() => undefined);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function fatal(error: unknown): void {
+  runner.pause();
+  void deliver({ type: 'fatal', message: messageOf(error) });
+}
+
+const runner = createRunner({
+  clock: { now: () => performance.now() },
+  timer: {
+    schedule(callback, delayMs) {
+      const id = setTimeout(callback, delayMs);
+      return () => clearTimeout(id);
+    },
+  },
+  post: deliver,
+  onError: fatal,
+});
+
+function summarize(s: Scenario): ScenarioSummary {
+  return {
+    id: s.id,
+    title: s.title,
+    description: s.description,
+    seed: s.seed,
+    durationSeconds: s.duration,
+    fixes: Object.entries(s.fixes).map(([name, fix]) => ({ name, description: fix.description })),
+  };
+}
+
+function requireSim(): Sim {
+  const sim = runner.current();
+  if (!sim) throw new Error('no scenario is loaded');
+  return sim;
+}
+
+function validSpeed(speed: unknown): boolean {
+  return speed === 'max' || (typeof speed === 'number' && speed >= MIN_SPEED && speed <= MAX_SPEED);
+}
+
+function handle(cmd: Command): Reply {
+  switch (cmd.type) {
+    case 'load': {
+      const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS });
+      // On failure the current sim stays loaded and keeps its state.
+      if (!result.ok) return { type: 'error', message: result.errors.join('\n') };
+      const sim = createSim(result.scenario, { fixes: result.appliedFixes });
+      loaded = { scenario: result.scenario, fixes: result.appliedFixes };
+      runner.load(sim);
+      return { type: 'loaded', scenario: summarize(result.scenario), catalog: sim.faultCatalog() };
+    }
+    case 'play':
+      requireSim();
+      runner.play();
+      return { type: 'ok' };
+    case 'pause':
+      runner.pause();
+      return { type: 'ok' };
+    case 'step':
+      requireSim();
+      runner.step();
+      return { type: 'ok' };
+    case 'setSpeed':
+      if (!validSpeed(cmd.speed)) {
+        return { type: 'error', message: `speed: expected a number ${MIN_SPEED}–${MAX_SPEED} or "max"` };
+      }
+      runner.setSpeed(cmd.speed);
+      return { type: 'ok' };
+    case 'reset':
+      if (!loaded) throw new Error('no scenario is loaded');
+      runner.load(createSim(loaded.scenario, { fixes: loaded.fixes }));
+      return { type: 'ok' };
+    case 'applyFault':
+      requireSim().applyFault(cmd.fault);
+      runner.publish();
+      return { type: 'ok' };
+    case 'report':
+      return { type: 'report', report: requireSim().report(runner.wallMs()) };
+    case 'ping':
+      return { type: 'pong', t: runner.current()?.now() ?? simTime(0) };
+    default: {
+      const unknown: never = cmd;
+      return { type: 'error', message: `unknown command ${JSON.stringify(unknown)}` };
+    }
+  }
+}
+
+const api: WorkerApi = {
+  async send(cmd) {
+    try {
+      return handle(cmd);
+    } catch (error) {
+      return { type: 'error', message: messageOf(error) };
+    }
+  },
+  subscribe(next) {
+    listener = next;
+  },
+};
+
+globalThis.addEventListener('error', (event) => fatal((event as ErrorEvent).error ?? (event as ErrorEvent).message));
+globalThis.addEventListener('unhandledrejection', (event) => fatal((event as PromiseRejectionEvent).reason));
+
+Comlink.expose(api);

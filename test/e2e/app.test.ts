@@ -1,0 +1,219 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { parseDocument } from 'yaml';
+import { createSim } from '../../src/sim/sim';
+import { loadScenario } from '../../src/sim/scenario/load';
+import { FAULT_IDS } from '../../src/sim/faults/catalog';
+import { launchBrowser, openPage, screenshotOnFailure, type AppPage } from './browser';
+import { serveDist, type StaticServer } from './server';
+
+const DEMO = 'demo.yaml';
+const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
+
+let browser: Browser;
+let server: StaticServer;
+
+beforeAll(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the app with a query string, runs `body`, screenshots into test-results/ if it fails. */
+async function withApp(name: string, query: string, body: (app: AppPage) => Promise<void>): Promise<void> {
+  const app = await openPage(browser, server.url + query);
+  try {
+    await screenshotOnFailure(app.page, name, () => body(app));
+  } finally {
+    await app.close();
+  }
+}
+
+const byTestId = (page: Page, id: string) => page.getByTestId(id);
+// Short timeout: callers poll, and a missing element should retry rather than block the poll.
+const text = async (page: Page, id: string) => ((await byTestId(page, id).textContent({ timeout: 2_000 })) ?? '').trim();
+
+async function clockUs(page: Page): Promise<number> {
+  const raw = await byTestId(page, 'sim-clock').getAttribute('data-us');
+  const us = Number(raw);
+  if (raw === null || !Number.isInteger(us)) throw new Error(`sim-clock data-us is not an integer: ${String(raw)}`);
+  return us;
+}
+
+/** Waits until the demo is loaded into the worker and idle. */
+async function waitUntilReady(page: Page): Promise<void> {
+  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 10_000 }).toBe(DEMO);
+  await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
+}
+
+/** Moves focus off any control so keys reach the global shortcuts. */
+async function blurControls(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const active = document.activeElement;
+    if (active instanceof HTMLElement) active.blur();
+  });
+}
+
+async function drawnShapes(page: Page, id: string): Promise<number> {
+  return byTestId(page, id).locator('circle, rect, path, line, polyline, polygon, ellipse').count();
+}
+
+function expectClean(app: AppPage): void {
+  expect(app.problems.pageErrors, 'page errors').toEqual([]);
+  expect(app.problems.consoleErrors, 'console errors').toEqual([]);
+  expect(app.problems.outsideRequests, 'requests to hosts other than 127.0.0.1').toEqual([]);
+}
+
+describe('Netmortem in a browser', () => {
+  it('loads from a static sub-path offline, with the demo selected and no errors', async () => {
+    await withApp('loads', '', async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      const options = await byTestId(page, 'scenario-picker').locator('option').evaluateAll((els) =>
+        els.map((el) => (el as HTMLOptionElement).value),
+      );
+      expect(options).toContain(DEMO);
+      expect(await text(page, 'seed-display')).toMatch(/^\d+$/);
+      expect(await text(page, 'speed-display')).toBe('1×');
+      expect(await clockUs(page)).toBe(0);
+      expect(await byTestId(page, 'play-button').getAttribute('aria-label')).toBe('Play');
+      expect(await byTestId(page, 'play-button').getAttribute('aria-pressed')).toBe('false');
+      await expect.poll(() => drawnShapes(page, 'topology')).toBeGreaterThan(0);
+      expectClean(app);
+      expect(server.misses, 'URLs the app asked for that the static folder lacks').toEqual([]);
+    });
+  });
+
+  it('plays, draws, and pauses', async () => {
+    await withApp('play-pause', '', async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      const play = byTestId(page, 'play-button');
+      await play.click();
+      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      expect(await play.getAttribute('aria-pressed')).toBe('true');
+      expect(await play.getAttribute('aria-label')).toBe('Pause');
+      await expect.poll(() => clockUs(page), { timeout: 5_000 }).toBeGreaterThan(500_000);
+      await expect.poll(() => drawnShapes(page, 'topology')).toBeGreaterThan(0);
+      await expect.poll(() => drawnShapes(page, 'chart'), { timeout: 5_000 }).toBeGreaterThan(0);
+      await expect.poll(() => byTestId(page, 'event-log-entry').count(), { timeout: 5_000 }).toBeGreaterThan(0);
+
+      await play.click();
+      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      expect(await play.getAttribute('aria-pressed')).toBe('false');
+      expect(await play.getAttribute('aria-label')).toBe('Play');
+      // A frame already in flight when pause was sent may still land; give it a moment to settle.
+      await page.waitForTimeout(250);
+      const paused = await clockUs(page);
+      await page.waitForTimeout(1_000);
+      expect(await clockUs(page)).toBe(paused);
+      expectClean(app);
+    });
+  });
+
+  it('answers the keyboard: Space, ArrowRight, + and -', async () => {
+    await withApp('keyboard', '', async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await blurControls(page);
+
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => clockUs(page)).toBeGreaterThan(0);
+      expect(await text(page, 'run-status')).toBe('paused');
+      const afterOneStep = await clockUs(page);
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => clockUs(page)).toBeGreaterThan(afterOneStep);
+
+      await page.keyboard.press('Space');
+      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await page.keyboard.press('Space');
+      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+
+      await page.keyboard.press('+');
+      await expect.poll(() => text(page, 'speed-display')).toBe('2×');
+      await page.keyboard.press('=');
+      await expect.poll(() => text(page, 'speed-display')).toBe('5×');
+      await page.keyboard.press('-');
+      await page.keyboard.press('-');
+      await page.keyboard.press('-');
+      await expect.poll(() => text(page, 'speed-display')).toBe('0.5×');
+
+      // What a person does: click Play, then press Space; the focused button must not toggle twice.
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await page.keyboard.press('Space');
+      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await page.waitForTimeout(300);
+      expect(await text(page, 'run-status')).toBe('paused');
+      expectClean(app);
+    });
+  });
+
+  it('rejects an invalid scenario file with the field path and keeps the previous scenario', async () => {
+    const doc = parseDocument(await readFile(demoPath, 'utf8'));
+    doc.setIn(['topology', 'nodes', 0, 'ip'], 'not-an-ip');
+    const broken = Buffer.from(doc.toString(), 'utf8');
+
+    await withApp('invalid-file', '', async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await blurControls(page);
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => clockUs(page)).toBeGreaterThan(0);
+      const before = await clockUs(page);
+
+      await byTestId(page, 'open-file').setInputFiles({ name: 'broken.yaml', mimeType: 'application/yaml', buffer: broken });
+      const banner = byTestId(page, 'error-banner');
+      await banner.waitFor({ state: 'visible' });
+      expect(await banner.textContent()).toMatch(/topology\.nodes(\.0|\[0\])\.ip/);
+
+      expect(await byTestId(page, 'scenario-picker').inputValue()).toBe(DEMO);
+      expect(await clockUs(page)).toBe(before);
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await expect.poll(() => clockUs(page), { timeout: 5_000 }).toBeGreaterThan(before + 500_000);
+
+      await byTestId(page, 'dismiss-error').click();
+      await banner.waitFor({ state: 'hidden' });
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.outsideRequests).toEqual([]);
+    });
+  });
+
+  it('names a bad URL parameter and falls back to the default speed', async () => {
+    await withApp('bad-url-param', '?speed=fast', async (app) => {
+      const { page } = app;
+      const banner = byTestId(page, 'error-banner');
+      await banner.waitFor({ state: 'visible' });
+      expect(await banner.textContent()).toMatch(/\bspeed\b/);
+      await waitUntilReady(page);
+      expect(await text(page, 'speed-display')).toBe('1×');
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  });
+
+  it('runs the demo at max speed to the same digest as Node', async () => {
+    const demoText = await readFile(demoPath, 'utf8');
+    await withApp('max-speed-digest', `?scenario=${DEMO}&speed=max&autoplay=1`, async (app) => {
+      const { page } = app;
+      await expect.poll(() => text(page, 'run-status'), { timeout: 40_000, interval: 250 }).toBe('done');
+      await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
+      const browserDigest = await text(page, 'digest');
+      expect(await text(page, 'speed-display')).toBe('max');
+
+      const loaded = loadScenario(demoText, DEMO, { faultIds: FAULT_IDS });
+      if (!loaded.ok) throw new Error(`demo scenario does not load in Node:\n${loaded.errors.join('\n')}`);
+      const sim = createSim(loaded.scenario);
+      sim.runUntil(sim.durationUs);
+      expect(sim.done()).toBe(true);
+      expect(browserDigest).toBe(sim.report(0).digest);
+      expectClean(app);
+    });
+  }, 60_000);
+});

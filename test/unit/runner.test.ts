@@ -1,0 +1,381 @@
+import { describe, expect, it } from 'vitest';
+import type { LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
+import { simTime, type SimTime } from '../../src/sim/core/time';
+import type { Frame, WorkerMessage } from '../../src/worker/protocol';
+import { createRunner, type RunnerOptions } from '../../src/worker/runner';
+
+/** A sim with one event per `eventUs`, a sample per second, a log event per 100 ms and a topology change at 1 s. */
+class FakeSim implements Sim {
+  readonly scenarioId = 'fake';
+  readonly seed = 7;
+  readonly fixes: readonly string[] = [];
+  readonly durationUs: SimTime;
+  private t = 0;
+  private executed = 0;
+  private samples: number[] = [];
+  private log: LogEvent[] = [];
+  private version = 1;
+  /** How often a full topology view was built; frames should only build one when the version moved. */
+  topologyViews = 0;
+  readonly ownConnections = new Int32Array([0, 1, 1]);
+  throwAt: number | undefined;
+
+  constructor(
+    durationUs: number,
+    private readonly eventUs: number,
+    private readonly clock: FakeClock,
+    private readonly costMsPerEvent = 0,
+  ) {
+    this.durationUs = simTime(durationUs);
+  }
+
+  now(): SimTime {
+    return simTime(this.t);
+  }
+  step(): boolean {
+    if (this.t >= this.durationUs) return false;
+    this.runUntil(simTime(Math.floor(this.t / this.eventUs + 1) * this.eventUs));
+    return true;
+  }
+  runUntil(target: SimTime): void {
+    const end = Math.min(target, this.durationUs);
+    let next = Math.floor(this.t / this.eventUs + 1) * this.eventUs;
+    while (next <= end) {
+      if (this.throwAt !== undefined && next >= this.throwAt) throw new Error('boom in handler');
+      this.t = next;
+      this.executed++;
+      this.clock.ms += this.costMsPerEvent;
+      if (next % 1_000_000 === 0) this.samples.push(next / 1_000_000);
+      if (next % 100_000 === 0) {
+        this.log.push({ seq: this.log.length, t: simTime(next), severity: 'info', entity: 'pod/a', kind: 'tick', message: `at ${next}` });
+      }
+      if (next === 1_000_000) this.version++;
+      next += this.eventUs;
+    }
+    this.t = Math.max(this.t, end);
+  }
+  done(): boolean {
+    return this.t >= this.durationUs;
+  }
+  eventsExecuted(): number {
+    return this.executed;
+  }
+  applyFault(): void {}
+  faultCatalog() {
+    return [];
+  }
+  topology(): TopologyView {
+    this.topologyViews++;
+    return { version: this.version, nodes: [], pods: [], services: [] };
+  }
+  topologyVersion(): number {
+    return this.version;
+  }
+  connections(): Int32Array {
+    return this.ownConnections;
+  }
+  sampleCount(): number {
+    return this.samples.length;
+  }
+  seriesSince(from: number): SeriesSlice {
+    const values = Float64Array.from(this.samples.slice(from));
+    return { names: ['requests.ok'], stepSeconds: 1, from, count: values.length, values };
+  }
+  eventsSince(seq: number): LogEvent[] {
+    return this.log.filter((e) => e.seq >= seq);
+  }
+  drops(): Record<string, number> {
+    return { no_route: this.executed };
+  }
+  report(wallMs: number): RunReport {
+    return {
+      scenario: 'fake', seed: 7, fixes: [], simulatedSeconds: this.t / 1e6, events: this.executed, wallMs,
+      drops: {}, totals: {}, series: {}, expect: [], digest: '0000000000000000',
+      packets: { sent: 0, delivered: 0, dropped: 0, inFlight: 0 }, traces: [],
+    };
+  }
+}
+
+class FakeClock {
+  ms = 1_000;
+  now(): number {
+    return this.ms;
+  }
+}
+
+class FakeTimer {
+  private queue: { callback: () => void; delayMs: number; cancelled: boolean }[] = [];
+  schedule(callback: () => void, delayMs: number): () => void {
+    const entry = { callback, delayMs, cancelled: false };
+    this.queue.push(entry);
+    return () => {
+      entry.cancelled = true;
+    };
+  }
+  pending(): number {
+    return this.queue.filter((e) => !e.cancelled).length;
+  }
+  lastDelay(): number | undefined {
+    return this.queue.filter((e) => !e.cancelled).at(-1)?.delayMs;
+  }
+  /** Runs every live callback queued so far, as the event loop would. */
+  fire(): void {
+    const due = this.queue.filter((e) => !e.cancelled);
+    this.queue = [];
+    for (const e of due) e.callback();
+  }
+}
+
+function setup(opts: { durationUs?: number; eventUs?: number; costMs?: number; post?: RunnerOptions['post'] } = {}) {
+  const clock = new FakeClock();
+  const timer = new FakeTimer();
+  const frames: Frame[] = [];
+  const transfers: ArrayBuffer[][] = [];
+  const errors: unknown[] = [];
+  const sim = new FakeSim(opts.durationUs ?? 10_000_000, opts.eventUs ?? 1_000, clock, opts.costMs ?? 0);
+  const runner = createRunner({
+    clock,
+    timer,
+    post:
+      opts.post ??
+      ((message: WorkerMessage, transfer: ArrayBuffer[]) => {
+        if (message.type === 'frame') frames.push(message);
+        transfers.push(transfer);
+      }),
+    onError: (e) => errors.push(e),
+  });
+  runner.load(sim);
+  const tick = (wallMs: number) => {
+    clock.ms += wallMs;
+    timer.fire();
+  };
+  const last = (): Frame => {
+    const f = frames.at(-1);
+    if (!f) throw new Error('no frame posted');
+    return f;
+  };
+  return { clock, timer, frames, transfers, errors, sim, runner, tick, last };
+}
+
+describe('runner pacing', () => {
+  it('publishes a full paused frame on load', () => {
+    const { frames, last } = setup();
+    expect(frames).toHaveLength(1);
+    expect(last()).toMatchObject({ t: 0, running: false, done: false, speed: 1, durationUs: 10_000_000 });
+    expect(last().topology?.version).toBe(1);
+  });
+
+  it('advances simulated time by wall time × speed', () => {
+    const { runner, sim, tick, last } = setup();
+    runner.play();
+    expect(last().running).toBe(true);
+    tick(16);
+    expect(sim.now()).toBe(16_000);
+    runner.setSpeed(10);
+    tick(20);
+    // setSpeed restarts the wall reference, so only the 20 ms after it count, at 10×.
+    expect(sim.now()).toBe(16_000 + 200_000);
+    runner.setSpeed(0.25);
+    tick(40);
+    expect(sim.now()).toBe(216_000 + 10_000);
+    expect(last()).toMatchObject({ t: 226_000, speed: 0.25, running: true });
+  });
+
+  it('counts at most maxElapsedMs of a long wall gap', () => {
+    const { runner, sim, tick } = setup();
+    runner.play();
+    tick(10_000);
+    expect(sim.now()).toBe(250_000);
+  });
+
+  it('runs max speed in budget-sized slices and stops at the end of the run', () => {
+    const { runner, sim, tick, timer, last, frames } = setup({ durationUs: 2_000_000, eventUs: 1_000, costMs: 0.1 });
+    runner.setSpeed('max');
+    runner.play();
+    tick(16);
+    // 12 ms of budget at 0.1 ms per event: the tick stops near 120 events, well short of the 2000 in the run.
+    expect(sim.eventsExecuted()).toBeGreaterThan(60);
+    expect(sim.eventsExecuted()).toBeLessThan(400);
+    expect(timer.pending()).toBe(1);
+    expect(timer.lastDelay()).toBeLessThanOrEqual(16);
+    let ticks = 1;
+    while (timer.pending() > 0 && ticks < 1_000) {
+      tick(0);
+      ticks++;
+    }
+    expect(sim.done()).toBe(true);
+    expect(ticks).toBeGreaterThan(5);
+    expect(last()).toMatchObject({ done: true, running: false, t: 2_000_000 });
+    expect(runner.running()).toBe(false);
+    expect(timer.pending()).toBe(0);
+    const before = frames.length;
+    runner.play();
+    expect(frames.length).toBe(before);
+  });
+
+  it('does nothing while paused and resumes from the pause point', () => {
+    const { runner, sim, tick, timer, last } = setup();
+    runner.play();
+    tick(100);
+    runner.pause();
+    expect(last().running).toBe(false);
+    expect(timer.pending()).toBe(0);
+    tick(5_000);
+    expect(sim.now()).toBe(100_000);
+    runner.play();
+    tick(50);
+    expect(sim.now()).toBe(150_000);
+  });
+
+  it('steps 100 ms of simulated time, pausing a running sim, and never past the end', () => {
+    const { runner, sim, tick, timer, last } = setup({ durationUs: 250_000 });
+    runner.play();
+    tick(30);
+    runner.step();
+    expect(sim.now()).toBe(130_000);
+    expect(runner.running()).toBe(false);
+    expect(timer.pending()).toBe(0);
+    expect(last()).toMatchObject({ t: 130_000, running: false });
+    runner.step();
+    runner.step();
+    expect(sim.now()).toBe(250_000);
+    expect(last().done).toBe(true);
+    runner.step();
+    expect(sim.now()).toBe(250_000);
+  });
+
+  it('reports wall time spent in the sim', () => {
+    const { runner, tick } = setup({ eventUs: 10_000, costMs: 1 });
+    runner.play();
+    tick(16);
+    expect(runner.wallMs()).toBe(1);
+  });
+});
+
+describe('runner frames', () => {
+  it('sends contiguous series and event deltas and topology only when its version changes', () => {
+    const { runner, sim, tick, frames } = setup({ eventUs: 50_000 });
+    runner.setSpeed(100);
+    runner.play();
+    for (let i = 0; i < 40; i++) tick(16);
+    let cursor = 0;
+    let seq = 0;
+    const samples: number[] = [];
+    for (const f of frames) {
+      expect(f.series.from).toBe(cursor);
+      expect(f.series.values.length).toBe(f.series.count * f.series.names.length);
+      cursor += f.series.count;
+      samples.push(...f.series.values);
+      for (const e of f.events) expect(e.seq).toBe(seq++);
+    }
+    expect(cursor).toBeGreaterThanOrEqual(6);
+    expect(samples).toEqual(samples.map((_, i) => i + 1));
+    expect(seq).toBe(Math.floor(frames.at(-1)!.t / 100_000));
+    expect(frames.filter((f) => f.topology).map((f) => f.topology!.version)).toEqual([1, 2]);
+    expect(sim.topologyViews).toBe(2);
+  });
+
+  it('keeps only the newest events of a long frame', () => {
+    const clock = new FakeClock();
+    const timer = new FakeTimer();
+    const frames: Frame[] = [];
+    const runner = createRunner({
+      clock, timer, maxEventsPerFrame: 3,
+      post: (m) => { if (m.type === 'frame') frames.push(m); },
+      onError: () => {},
+    });
+    const sim = new FakeSim(5_000_000, 100_000, clock);
+    runner.load(sim);
+    sim.runUntil(simTime(1_000_000));
+    runner.publish();
+    expect(frames.at(-1)!.events.map((e) => e.seq)).toEqual([7, 8, 9]);
+    sim.runUntil(simTime(1_200_000));
+    runner.publish();
+    expect(frames.at(-1)!.events.map((e) => e.seq)).toEqual([10, 11]);
+  });
+
+  it('transfers copies, never the sim’s own buffers', () => {
+    const { sim, runner, transfers, last } = setup();
+    runner.publish();
+    const frame = last();
+    expect(frame.connections).toEqual(new Int32Array([0, 1, 1]));
+    expect(frame.connections.buffer).not.toBe(sim.ownConnections.buffer);
+    expect(transfers.at(-1)).toEqual([frame.series.values.buffer, frame.connections.buffer]);
+  });
+
+  it('holds frames while one is in flight and then sends the accumulated delta', async () => {
+    const frames: Frame[] = [];
+    let release: (() => void) | undefined;
+    const { runner, tick } = setup({
+      eventUs: 100_000,
+      post: (m) => {
+        if (m.type === 'frame') frames.push(m);
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    expect(frames).toHaveLength(1);
+    runner.setSpeed(100);
+    runner.play();
+    tick(16);
+    tick(16);
+    tick(16);
+    expect(frames).toHaveLength(1);
+    release?.();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(frames).toHaveLength(2);
+    expect(frames[1]).toMatchObject({ t: 4_800_000, running: true });
+    expect(frames[1]!.series).toMatchObject({ from: 0, count: 4 });
+    expect(frames[1]!.events).toHaveLength(48);
+  });
+
+  it('sends the first frame of a newly loaded sim even while an old frame is unacknowledged', () => {
+    const frames: Frame[] = [];
+    const { runner, tick, clock } = setup({
+      eventUs: 100_000,
+      post: (m) => {
+        if (m.type === 'frame') frames.push(m);
+        return new Promise<void>(() => {});
+      },
+    });
+    runner.play();
+    tick(16);
+    expect(frames).toHaveLength(1);
+    runner.load(new FakeSim(1_000_000, 1_000, clock));
+    expect(frames).toHaveLength(2);
+    expect(frames[1]).toMatchObject({ t: 0, running: false, run: frames[0]!.run + 1 });
+    expect(frames[1]!.topology).toBeDefined();
+  });
+});
+
+describe('runner errors', () => {
+  it('pauses and reports when the sim throws during a tick', () => {
+    const { runner, sim, tick, errors, timer, last } = setup();
+    sim.throwAt = 20_000;
+    runner.play();
+    tick(16);
+    expect(errors).toHaveLength(0);
+    tick(16);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toBe('boom in handler');
+    expect(runner.running()).toBe(false);
+    expect(timer.pending()).toBe(0);
+    expect(last().running).toBe(false);
+  });
+
+  it('starts a newly loaded sim paused with fresh cursors', () => {
+    const { runner, tick, clock, frames } = setup({ eventUs: 100_000 });
+    runner.setSpeed(100);
+    runner.play();
+    tick(30);
+    const fresh = new FakeSim(1_000_000, 1_000, clock);
+    runner.load(fresh);
+    expect(runner.running()).toBe(false);
+    const f = frames.at(-1)!;
+    expect(f).toMatchObject({ t: 0, running: false });
+    expect(f.series.from).toBe(0);
+    expect(f.topology?.version).toBe(1);
+  });
+});
