@@ -28,6 +28,8 @@ export interface AppState {
   summary: ScenarioSummary | null;
   catalog: FaultDescriptor[];
   seed: number | null;
+  /** Fixes applied to the loaded run, in the order the scenario lists them. */
+  fixes: string[];
   speed: Speed;
   status: RunStatus;
   busy: boolean;
@@ -43,6 +45,7 @@ export const appStore = createStore<AppState>(() => ({
   summary: null,
   catalog: [],
   seed: null,
+  fixes: [],
   speed: DEFAULT_SPEED,
   status: 'paused',
   busy: false,

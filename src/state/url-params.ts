@@ -6,14 +6,16 @@ export interface UrlParams {
   speed?: Speed;
   seed?: number;
   autoplay: boolean;
+  /** Fix names from repeated `fix=` parameters, deduplicated; whether the scenario has them is checked once it is loaded. */
+  fixes: string[];
   /** One `param: problem` line per invalid value; the app falls back to defaults for those. */
   errors: string[];
 }
 
-/** Reads `?scenario=demo.yaml&speed=max&autoplay=1&seed=42`. Whether the scenario exists is checked once the index is in. */
+/** Reads `?scenario=demo.yaml&speed=max&autoplay=1&seed=42&fix=a&fix=b`. Whether the scenario exists is checked once the index is in. */
 export function parseUrlParams(search: string): UrlParams {
   const q = new URLSearchParams(search);
-  const out: UrlParams = { autoplay: false, errors: [] };
+  const out: UrlParams = { autoplay: false, fixes: [], errors: [] };
 
   const scenario = q.get('scenario');
   if (scenario !== null) {
@@ -39,6 +41,12 @@ export function parseUrlParams(search: string): UrlParams {
   if (autoplay !== null) {
     if (autoplay === '1' || autoplay === 'true' || autoplay === '') out.autoplay = true;
     else if (autoplay !== '0' && autoplay !== 'false') out.errors.push('autoplay: expected 1 or 0');
+  }
+
+  for (const fix of q.getAll('fix')) {
+    const name = fix.trim();
+    if (name === '') out.errors.push('fix: expected a fix name, got an empty value');
+    else if (!out.fixes.includes(name)) out.fixes.push(name);
   }
   return out;
 }

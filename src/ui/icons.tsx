@@ -83,3 +83,18 @@ export const CloseIcon = () => (
     <path d="M6 6l12 12M18 6 6 18" />
   </Icon>
 );
+export const CheckIcon = () => (
+  <Icon className="size-3.5 shrink-0">
+    <path d="M5 12.5 10 17 19 7" />
+  </Icon>
+);
+export const CrossIcon = () => (
+  <Icon className="size-3.5 shrink-0">
+    <path d="M7 7l10 10M17 7 7 17" />
+  </Icon>
+);
+export const ChevronUpIcon = ({ className = 'size-4' }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="M6 15l6-6 6 6" />
+  </Icon>
+);

@@ -9,6 +9,11 @@ function typingInto(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && target.type !== 'button' && target.type !== 'checkbox' && target.type !== 'file';
 }
 
+/** Space is how a keyboard ticks a checkbox (Enter does not), so a focused checkbox keeps it. */
+function ownsSpace(target: EventTarget | null): boolean {
+  return target instanceof HTMLInputElement && target.type === 'checkbox';
+}
+
 /** Space = play/pause, ArrowRight = step, + or = faster, - slower. */
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
@@ -16,6 +21,7 @@ export function useKeyboardShortcuts(): void {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typingInto(event.target)) return;
       switch (event.key) {
         case ' ':
+          if (ownsSpace(event.target)) return;
           // Also stops a focused button from treating the same Space as a click.
           event.preventDefault();
           if (!event.repeat) togglePlay();
@@ -39,7 +45,7 @@ export function useKeyboardShortcuts(): void {
     };
     // A focused button would turn Space into a click on keyup; swallowing that keeps one toggle per press.
     const onKeyUp = (event: KeyboardEvent): void => {
-      if (event.key === ' ' && !typingInto(event.target)) event.preventDefault();
+      if (event.key === ' ' && !typingInto(event.target) && !ownsSpace(event.target)) event.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     window.addEventListener('keyup', onKeyUp);

@@ -1,5 +1,6 @@
 import { useApp } from '../state/app-store';
 import { useFrame } from '../state/frame-store';
+import { ExpectationResults } from './expectation-results';
 import { formatCount } from './format';
 
 /** The run's outcome once it is done: expectations and the digest that reproduces it on the command line. */
@@ -18,8 +19,6 @@ export function ReportLine() {
       </footer>
     );
   }
-  const held = report.expect.filter((e) => e.held).length;
-  const allHeld = held === report.expect.length;
   return (
     <footer className="flex flex-wrap items-center gap-x-5 gap-y-1 border-t border-slate-200 bg-white px-4 py-2 text-sm text-slate-600 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300">
       <span className="font-semibold text-slate-800 dark:text-slate-100">Run report</span>
@@ -27,14 +26,7 @@ export function ReportLine() {
         {report.simulatedSeconds} s simulated · {formatCount(report.events)} events · seed {report.seed}
         {report.fixes.length > 0 && ` · fixes ${report.fixes.join(', ')}`}
       </span>
-      {report.expect.length > 0 && (
-        <span
-          className={allHeld ? 'text-emerald-700 dark:text-emerald-300' : 'text-amber-700 dark:text-amber-300'}
-          title={report.expect.map((e) => `${e.held ? '✓' : '✗'} ${e.description || `${e.agg}(${e.metric}) ${e.op} ${e.value}`} (actual ${e.actual ?? 'n/a'})`).join('\n')}
-        >
-          {held}/{report.expect.length} expectations held
-        </span>
-      )}
+      {report.expect.length > 0 && <ExpectationResults results={report.expect} />}
       <span className="ml-auto flex items-center gap-2">
         <span className="text-slate-500 dark:text-slate-400">digest</span>
         <code data-testid="digest" className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-sm font-semibold text-slate-800 select-all dark:bg-slate-800 dark:text-slate-100">

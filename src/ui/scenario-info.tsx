@@ -1,4 +1,5 @@
 import { useApp } from '../state/app-store';
+import { FixToggles } from './fix-toggles';
 import { panel, panelTitle } from './styles';
 
 /** Scenario descriptions are wrapped YAML text: blank lines separate paragraphs, single newlines are just wrapping. */
@@ -9,7 +10,7 @@ function paragraphs(text: string): string[] {
     .filter((p) => p !== '');
 }
 
-/** What the loaded scenario is about, and the fixes it offers. */
+/** What the loaded scenario is about, and toggles for the fixes it offers. */
 export function ScenarioInfo() {
   const summary = useApp((s) => s.summary);
   const file = useApp((s) => s.loadedFile);
@@ -39,19 +40,13 @@ export function ScenarioInfo() {
         <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
           {summary.durationSeconds} s simulated · id <code>{summary.id}</code>
         </p>
-        {summary.fixes.length > 0 && (
-          <div className="mt-3">
-            <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Fixes</h4>
-            <ul className="mt-1 space-y-1">
-              {summary.fixes.map((f) => (
-                <li key={f.name} className="text-sm text-slate-700 dark:text-slate-300">
-                  <code className="font-semibold text-indigo-700 dark:text-indigo-300">{f.name}</code> — {f.description}
-                </li>
-              ))}
-            </ul>
-          </div>
-        )}
       </div>
+      {/* Kept out of the scrolling text so the toggles stay in view however long the description is. */}
+      {summary.fixes.length > 0 && (
+        <div className="max-h-[75%] shrink-0 overflow-y-auto border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">
+          <FixToggles available={summary.fixes} />
+        </div>
+      )}
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import { appStore, showError } from '../state/app-store';
+import { orderFixes } from '../state/fix-selection';
 import { clearFrames, ingestFrame } from '../state/frame-store';
 import { nextSpeed } from '../state/speed';
 import type { Command, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
@@ -10,6 +11,8 @@ export interface LoadRequest {
   text: string;
   fileName: string;
   seed?: number;
+  /** Names of the scenario's fixes to apply, in the order the scenario lists them. */
+  fixes?: string[];
   /** Shipped file name for the picker, or '' for a file opened from disk. */
   pickerValue: string;
 }
@@ -111,6 +114,7 @@ export async function loadScenario(request: LoadRequest): Promise<boolean> {
   try {
     const cmd: Command = { type: 'load', text: request.text, fileName: request.fileName };
     if (request.seed !== undefined) cmd.seed = request.seed;
+    if (request.fixes !== undefined && request.fixes.length > 0) cmd.fixes = request.fixes;
     const reply = await send(cmd);
     if (reply.type !== 'loaded') {
       const message = reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`;
@@ -123,6 +127,7 @@ export async function loadScenario(request: LoadRequest): Promise<boolean> {
       summary: reply.scenario,
       catalog: reply.catalog,
       seed: reply.scenario.seed,
+      fixes: request.fixes ?? [],
       loadedFile: request.fileName,
       selectedFile: request.pickerValue,
       report: null,
@@ -132,6 +137,26 @@ export async function loadScenario(request: LoadRequest): Promise<boolean> {
   } finally {
     appStore.setState({ busy: false });
   }
+}
+
+/**
+ * Reloads the current scenario (same text, file name and seed) with `fixes` applied in the scenario's order.
+ * The run starts again from 0, playing if it was playing. The selection shows at once and reverts if the load fails.
+ */
+export async function setFixes(fixes: readonly string[]): Promise<boolean> {
+  const request = lastGood;
+  const { summary, status, seed, fixes: previous } = appStore.getState();
+  if (!request || !summary) return false;
+  const ordered = orderFixes(summary.fixes, fixes);
+  const wasRunning = status === 'running';
+  appStore.setState({ fixes: ordered });
+  const ok = await loadScenario({ ...request, ...(seed === null ? {} : { seed }), fixes: ordered });
+  if (!ok) {
+    if (appStore.getState().fixes === ordered) appStore.setState({ fixes: previous });
+    return false;
+  }
+  if (wasRunning) play();
+  return true;
 }
 
 /** Playback commands before the first scenario is in are ignored rather than reported as errors. */
@@ -185,7 +210,7 @@ async function fetchReport(): Promise<void> {
   if (reply.type === 'report' && appStore.getState().status === 'done') appStore.setState({ report: reply.report });
 }
 
-/** Replaces a dead or hung worker and reloads the last good scenario with the same seed and speed. */
+/** Replaces a dead or hung worker and reloads the last good scenario with the same seed, fixes and speed. */
 export async function restartWorker(): Promise<void> {
   const wasRunning = resumeAfterRestart || appStore.getState().status === 'running';
   resumeAfterRestart = false;

@@ -1,7 +1,8 @@
 import { appStore, showError } from '../state/app-store';
+import { checkFixNames } from '../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../state/scenario-index';
 import { parseUrlParams } from '../state/url-params';
-import { loadScenario, play, setSpeed, startWorker } from './sim-client';
+import { loadScenario, play, setFixes, setSpeed, startWorker } from './sim-client';
 import { storedTheme } from './theme';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
@@ -58,10 +59,22 @@ export async function startApp(): Promise<void> {
     }
   }
 
-  if (problems.length > 0) {
+  const report = (): void => {
+    if (problems.length === 0) return;
     showError({ title: 'Some settings could not be used', message: problems.join('\n'), restartable: false, kind: 'input' });
-  }
+  };
+  report();
   if (file === undefined) return;
-  const ok = await loadShipped(file, params.seed);
+  let ok = await loadShipped(file, params.seed);
+  const summary = appStore.getState().summary;
+  // The scenario's fix names are known only once the worker has loaded it; the known ones are then applied by a reload.
+  if (ok && summary && params.fixes.length > 0) {
+    const checked = checkFixNames(summary, params.fixes);
+    if (checked.problems.length > 0) {
+      problems.push(...checked.problems);
+      report();
+    }
+    if (checked.fixes.length > 0) ok = await setFixes(checked.fixes);
+  }
   if (ok && params.autoplay) play();
 }

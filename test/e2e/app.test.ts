@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { parseDocument } from 'yaml';
+import type { RunReport } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
@@ -62,6 +63,39 @@ async function blurControls(page: Page): Promise<void> {
 
 async function drawnShapes(page: Page, id: string): Promise<number> {
   return byTestId(page, id).locator('circle, rect, path, line, polyline, polygon, ellipse').count();
+}
+
+const fixToggle = (page: Page, name: string) => page.locator(`[data-testid="fix-toggle"][data-fix="${name}"]`);
+
+/** The demo's run report computed in Node the way the worker does it. */
+function nodeReport(demoText: string, fixes: string[] = []): RunReport {
+  const loaded = loadScenario(demoText, DEMO, { faultIds: FAULT_IDS, fixes });
+  if (!loaded.ok) throw new Error(`demo scenario does not load in Node:\n${loaded.errors.join('\n')}`);
+  const sim = createSim(loaded.scenario, { fixes: loaded.appliedFixes });
+  sim.runUntil(sim.durationUs);
+  expect(sim.done()).toBe(true);
+  return sim.report(0);
+}
+
+/** Waits for the run to finish and its report to arrive; returns the digest shown. */
+async function finishedDigest(page: Page): Promise<string> {
+  await expect.poll(() => text(page, 'run-status'), { timeout: 40_000, interval: 250 }).toBe('done');
+  await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
+  return text(page, 'digest');
+}
+
+/** The expectation rows of the report line match the report's `expect` one for one: text, verdict and actual value. */
+async function expectRowsMatch(page: Page, report: RunReport): Promise<void> {
+  const rows = byTestId(page, 'expect-result');
+  expect(await rows.count()).toBe(report.expect.length);
+  for (const [i, e] of report.expect.entries()) {
+    const row = rows.nth(i);
+    expect(await row.getAttribute('data-held')).toBe(String(e.held));
+    expect(await row.textContent()).toContain(e.description);
+    const shown = ((await row.getByTestId('expect-actual').textContent()) ?? '').trim();
+    if (e.actual === null) expect(shown).toBe('n/a');
+    else expect(Number(shown.replace(/,/g, ''))).toBeCloseTo(e.actual, 3);
+  }
 }
 
 function expectClean(app: AppPage): void {
@@ -198,22 +232,61 @@ describe('Netmortem in a browser', () => {
     });
   });
 
-  it('runs the demo at max speed to the same digest as Node', async () => {
+  it('runs the demo at max speed to the same digest and expectations as Node, without and with a fix', async () => {
     const demoText = await readFile(demoPath, 'utf8');
+    const FIX = 'wait-for-propagation';
     await withApp('max-speed-digest', `?scenario=${DEMO}&speed=max&autoplay=1`, async (app) => {
       const { page } = app;
-      await expect.poll(() => text(page, 'run-status'), { timeout: 40_000, interval: 250 }).toBe('done');
-      await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
-      const browserDigest = await text(page, 'digest');
+      const plainDigest = await finishedDigest(page);
       expect(await text(page, 'speed-display')).toBe('max');
+      const plain = nodeReport(demoText);
+      expect(plainDigest).toBe(plain.digest);
+      await expectRowsMatch(page, plain);
+      expect(await text(page, 'active-fixes')).toBe('none applied');
 
-      const loaded = loadScenario(demoText, DEMO, { faultIds: FAULT_IDS });
-      if (!loaded.ok) throw new Error(`demo scenario does not load in Node:\n${loaded.errors.join('\n')}`);
-      const sim = createSim(loaded.scenario);
-      sim.runUntil(sim.durationUs);
-      expect(sim.done()).toBe(true);
-      expect(browserDigest).toBe(sim.report(0).digest);
+      // Ticked from the keyboard: Space on a focused checkbox toggles it instead of play/pause.
+      await fixToggle(page, FIX).focus();
+      await page.keyboard.press('Space');
+      await expect.poll(() => fixToggle(page, FIX).isChecked()).toBe(true);
+      await expect.poll(() => clockUs(page)).toBe(0);
+      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      expect(await byTestId(page, 'digest').count()).toBe(0);
+      expect(await text(page, 'active-fixes')).toBe('1 of 3 applied');
+
+      await byTestId(page, 'play-button').click();
+      const fixedDigest = await finishedDigest(page);
+      expect(fixedDigest).not.toBe(plainDigest);
+      const fixed = nodeReport(demoText, [FIX]);
+      expect(fixed.fixes).toEqual([FIX]);
+      expect(fixedDigest).toBe(fixed.digest);
+      await expectRowsMatch(page, fixed);
+      expect(await page.locator('footer').textContent()).toContain(`fixes ${FIX}`);
       expectClean(app);
     });
   }, 60_000);
+
+  it('names an unknown fix in the URL, applies the known one, and keeps playing when a fix is switched', async () => {
+    await withApp('bad-fix-param', `?scenario=${DEMO}&fix=nope&fix=faster-propagation`, async (app) => {
+      const { page } = app;
+      const banner = byTestId(page, 'error-banner');
+      await banner.waitFor({ state: 'visible' });
+      expect(await banner.textContent()).toContain(
+        'fix: unknown fix "nope" for scenario demo (available: wait-for-propagation, short-connect-timeout, faster-propagation)',
+      );
+      await waitUntilReady(page);
+      await expect.poll(() => fixToggle(page, 'faster-propagation').isChecked()).toBe(true);
+      expect(await fixToggle(page, 'wait-for-propagation').isChecked()).toBe(false);
+      expect(await byTestId(page, 'fix-toggle').count()).toBe(3);
+
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 5_000 }).toBeGreaterThan(1_000_000);
+      await fixToggle(page, 'faster-propagation').click();
+      await expect.poll(() => text(page, 'active-fixes')).toBe('none applied');
+      await expect.poll(() => clockUs(page)).toBeLessThan(1_000_000);
+      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      expect(await fixToggle(page, 'faster-propagation').isChecked()).toBe(false);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  });
 });

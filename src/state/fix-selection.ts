@@ -1,0 +1,27 @@
+import type { ScenarioSummary } from '../worker/protocol';
+
+type FixList = ScenarioSummary['fixes'];
+
+/** The chosen fixes in the order the scenario lists them, which is the order the loader applies them in. */
+export function orderFixes(available: FixList, chosen: Iterable<string>): string[] {
+  const wanted = new Set(chosen);
+  return available.map((f) => f.name).filter((name) => wanted.has(name));
+}
+
+/** The selection after switching one fix on or off. */
+export function toggleFix(available: FixList, current: readonly string[], name: string, on: boolean): string[] {
+  const next = new Set(current);
+  if (on) next.add(name);
+  else next.delete(name);
+  return orderFixes(available, next);
+}
+
+/** Splits fix names asked for in the URL into the scenario's own (in its order) and one `fix: …` line per unknown name. */
+export function checkFixNames(summary: ScenarioSummary, names: readonly string[]): { fixes: string[]; problems: string[] } {
+  const known = new Set(summary.fixes.map((f) => f.name));
+  const available = summary.fixes.length > 0 ? `available: ${[...known].join(', ')}` : 'it has no fixes';
+  const problems = [...new Set(names)]
+    .filter((name) => !known.has(name))
+    .map((name) => `fix: unknown fix "${name}" for scenario ${summary.id} (${available})`);
+  return { fixes: orderFixes(summary.fixes, names), problems };
+}
