@@ -23,6 +23,8 @@ export class Network {
   private readonly arrive;
   private readonly hop: Duration;
   private readonly proxyRng = new Map<number, RngStream>();
+  /** Packets each node handled, one labelled series per node. */
+  private readonly nodePackets: Counter[];
 
   constructor(
     private readonly ctx: SimContext,
@@ -34,6 +36,7 @@ export class Network {
     this.sent = ctx.metrics.counter('packets.sent');
     this.delivered = ctx.metrics.counter('packets.delivered');
     this.hop = micros(ctx.params.network.hopLatencyUs);
+    this.nodePackets = hosts.map((h) => ctx.metrics.counter('node.packets', { node: h.name }));
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
     tcp.wire = (stack, srcPort, dstIp, dstPort, flags, payload, message) =>
       this.sendFromPod(stack, srcPort, dstIp, dstPort, flags, payload, message);
@@ -96,6 +99,7 @@ export class Network {
 
   private atHostFromPod(id: number, host: Host): void {
     const p = this.packets;
+    this.nodePackets[host.index]!.inc();
     this.traceHop(id, host.entity, 'from pod');
     if (this.services.isServiceIp(p.dstIp[id]!) && !this.translateToBackend(id, host)) return;
     const local = host.pods.get(p.dstIp[id]!);
@@ -113,6 +117,7 @@ export class Network {
 
   private atHostFromWire(id: number, host: Host): void {
     const dst = this.packets.dstIp[id]!;
+    this.nodePackets[host.index]!.inc();
     this.traceHop(id, host.entity, 'from wire');
     const local = host.pods.get(dst);
     if (local) this.toLocalPod(id, host, local);
