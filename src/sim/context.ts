@@ -1,9 +1,10 @@
-import type { Scheduler } from './core/scheduler';
-import type { Rng } from './core/rng';
-import type { Metrics } from './core/metrics';
-import type { EventLog } from './core/event-log';
-import type { DropLedger } from './report/drop-ledger';
-import type { PacketTracer } from './report/packet-trace';
+import { Scheduler } from './core/scheduler';
+import { Rng } from './core/rng';
+import { Metrics } from './core/metrics';
+import { EventLog } from './core/event-log';
+import { seconds } from './core/time';
+import { DropLedger } from './report/drop-ledger';
+import { PacketTracer } from './report/packet-trace';
 import type { Scenario } from './scenario/schema';
 import type { LogEvent } from './api';
 
@@ -22,4 +23,27 @@ export interface SimContext {
   note(severity: LogEvent['severity'], entity: string, kind: string, message: string, extra?: { reason?: string; cause?: string }): void;
   /** Marks the topology view as changed so the UI redraws it. */
   touchTopology(): void;
+}
+
+// One packet in a thousand keeps its hop-by-hop story; enough to explain a drop without slowing the hot path.
+const TRACE_SAMPLE_RATE = 0.001;
+const TRACE_CAPACITY = 50;
+
+/** The shared services of one run, with series sampled every simulated second. */
+export function createContext(params: Params, seed: number, onTopologyChange: () => void = () => {}): SimContext {
+  const sched = new Scheduler();
+  const rng = new Rng(seed);
+  const metrics = new Metrics({ stepUs: seconds(1) });
+  const log = new EventLog();
+  return {
+    sched,
+    rng,
+    metrics,
+    log,
+    drops: new DropLedger(metrics),
+    tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
+    params,
+    note: (severity, entity, kind, message, extra) => log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
+    touchTopology: onTopologyChange,
+  };
 }

@@ -1,24 +1,14 @@
 import type { FaultDescriptor, FaultRequest, LogEvent, RunReport, SeriesSlice, Sim } from './api';
 import { digest } from './core/digest';
-import { EventLog } from './core/event-log';
-import { Metrics } from './core/metrics';
-import { Rng } from './core/rng';
-import { Scheduler } from './core/scheduler';
 import { atSeconds, seconds, toSeconds, type SimTime } from './core/time';
-import type { SimContext } from './context';
+import { createContext } from './context';
 import { faultCatalog, findFault, FAULT_IDS } from './faults/catalog';
 import { parseTarget, resolveParams } from './faults/fault';
-import { DropLedger } from './report/drop-ledger';
 import { evaluateExpectations } from './report/expect';
-import { PacketTracer } from './report/packet-trace';
 import type { Scenario } from './scenario/schema';
 import { World } from './world';
 
 export { faultCatalog, FAULT_IDS };
-
-// One packet in a thousand keeps its hop-by-hop story; enough to explain a drop without slowing the hot path.
-const TRACE_SAMPLE_RATE = 0.001;
-const TRACE_CAPACITY = 50;
 
 export interface SimOptions {
   /** Fix names applied when the scenario was loaded, recorded in the report. */
@@ -27,34 +17,20 @@ export interface SimOptions {
 
 /** The composition root: builds the core services and the world for a validated scenario. */
 export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
-  const sched = new Scheduler();
-  const rng = new Rng(scenario.seed);
-  const metrics = new Metrics({ stepUs: seconds(1) });
-  const log = new EventLog();
   let world: World | undefined;
-  const ctx: SimContext = {
-    sched,
-    rng,
-    metrics,
-    log,
-    drops: new DropLedger(metrics),
-    tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
-    params: scenario.params,
-    note: (severity, entity, kind, message, extra) =>
-      log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
-    touchTopology: () => world?.touch(),
-  };
-  world = new World(ctx, scenario);
-  const w = world;
+  const ctx = createContext(scenario.params, scenario.seed, () => world?.touch());
+  const { sched, metrics, log } = ctx;
+  const w = (world = new World(ctx, scenario));
   const durationUs = atSeconds(scenario.duration);
 
   const inFlight = metrics.gauge('packets.in_flight');
   const sampleHandler = sched.register('metrics.sample', () => {
     inFlight.set(w.network.inFlight);
     metrics.sample();
-    if (sched.now + seconds(1) <= durationUs) sched.after(seconds(1), sampleHandler);
+    if (sched.now + step <= durationUs) sched.after(step, sampleHandler);
   });
-  sched.after(seconds(1), sampleHandler);
+  const step = seconds(metrics.stepSeconds);
+  sched.after(step, sampleHandler);
 
   const applyFault = (request: FaultRequest, cause: string): void => {
     const fault = findFault(request.fault);

@@ -1,33 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { SimContext } from '../../src/sim/context';
-import { EventLog } from '../../src/sim/core/event-log';
-import { Metrics } from '../../src/sim/core/metrics';
-import { Rng } from '../../src/sim/core/rng';
-import { Scheduler } from '../../src/sim/core/scheduler';
+import { createContext } from '../../src/sim/context';
 import { seconds, toSeconds, type SimTime } from '../../src/sim/core/time';
 import { TcpFlag } from '../../src/sim/net/packet';
 import { Tcp, TcpStack, TcpState, type CloseCause, type SocketOwner } from '../../src/sim/net/tcp';
-import { DropLedger } from '../../src/sim/report/drop-ledger';
-import { PacketTracer } from '../../src/sim/report/packet-trace';
 import { paramsSchema } from '../../src/sim/scenario/params';
 
 function harness(tcpParams: { initialRtoMs?: number; synRetries?: number } = {}) {
-  const sched = new Scheduler();
-  const metrics = new Metrics();
-  const rng = new Rng(1);
-  const log = new EventLog();
-  const params = paramsSchema.parse({ tcp: tcpParams });
-  const ctx: SimContext = {
-    sched,
-    rng,
-    metrics,
-    log,
-    drops: new DropLedger(metrics),
-    tracer: new PacketTracer(rng.stream('trace'), 0, 1),
-    params,
-    note: (severity, entity, kind, message) => log.add({ t: sched.now, severity, entity, kind, message }),
-    touchTopology: () => {},
-  };
+  const ctx = createContext(paramsSchema.parse({ tcp: tcpParams }), 1);
+  const { sched, metrics } = ctx;
   const tcp = new Tcp(ctx);
   const wire: { t: number; from: number; flags: number; srcPort: number; dstIp: number; dstPort: number }[] = [];
   tcp.wire = (stack, srcPort, dstIp, dstPort, flags) => wire.push({ t: toSeconds(sched.now), from: stack.ip, flags, srcPort, dstIp, dstPort });

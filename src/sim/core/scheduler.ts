@@ -28,6 +28,9 @@ const RECORD_BYTES = 32;
 const FREE = -1;
 const CANCELLED = -2;
 
+/** Heap entries past the end read +Infinity, so a 4-way child choice needs no bounds checks. */
+const HEAP_PAD = 4;
+
 /** Compaction only pays off once cancelled entries are both numerous and the majority. */
 const COMPACT_MIN = 64;
 
@@ -83,9 +86,8 @@ export class Scheduler {
     let n = 1;
     while (n < initialCapacity) n *= 2;
     this.capacity = n;
-    // One spare heap element so sift-down may read heapTime[size] without a bounds branch.
-    this.heapTime = new Float64Array(n + 1);
-    this.heapSlot = new Int32Array(n + 1);
+    this.heapTime = new Float64Array(n + HEAP_PAD).fill(Infinity);
+    this.heapSlot = new Int32Array(n + HEAP_PAD);
     this.fifo = new Int32Array(n);
     const records = new ArrayBuffer(n * RECORD_BYTES);
     this.slotF = new Float64Array(records);
@@ -120,7 +122,7 @@ export class Scheduler {
 
   at(time: SimTime, h: HandlerId, a = 0, b = 0): EventHandle {
     const now = this.t;
-    if (!(time >= now) || Math.floor(time) !== time) throw badTime('schedule at', time, now);
+    if (!(time >= now && time <= Number.MAX_SAFE_INTEGER) || Math.floor(time) !== time) throw badTime('schedule at', time, now);
     if (h >>> 0 !== h || h >= this.handlers.length) throw new RangeError(`unknown handler id ${h}`);
     let slot = this.freeHead;
     if (slot >= 0) {
@@ -246,8 +248,10 @@ export class Scheduler {
         this.dropDead(slot);
         continue;
       }
-      // Any other entry at this time has only equal-time ancestors, so one of them is a child of the root.
-      if ((size > 1 && this.heapTime[1] === time) || (size > 2 && this.heapTime[2] === time)) {
+      // Any other entry at this time has only equal-time ancestors, so one of them is a child of the root
+      // (slots past the end hold +Infinity, so no size checks are needed).
+      const heapTime = this.heapTime;
+      if (heapTime[1] === time || heapTime[2] === time || heapTime[3] === time || heapTime[4] === time) {
         this.popTop();
         this.gatherTies(slot, time);
         continue;
@@ -338,7 +342,7 @@ export class Scheduler {
     const heapSlot = this.heapSlot;
     let pos = this.size++;
     while (pos > 0) {
-      const parent = (pos - 1) >> 1;
+      const parent = (pos - 1) >> 2;
       const pt = heapTime[parent]!;
       if (pt <= time) break;
       heapTime[pos] = pt;
@@ -351,19 +355,28 @@ export class Scheduler {
 
   private popTop(): void {
     const last = --this.size;
-    if (last > 0) this.siftDown(0, this.heapTime[last]!, this.heapSlot[last]!, last);
+    const heapTime = this.heapTime;
+    const time = heapTime[last]!;
+    heapTime[last] = Infinity;
+    if (last > 0) this.siftDown(0, time, this.heapSlot[last]!, last);
   }
 
-  /** Places (time, slot) at pos or below it in a heap of n entries; the child choice is branch-free. */
+  /**
+   * Places (time, slot) at pos or below it in a heap of n entries. The smallest of the four children is
+   * found without branches (the choice is unpredictable); the +Infinity padding past n is never chosen.
+   */
   private siftDown(pos: number, time: number, slot: number, n: number): void {
     const heapTime = this.heapTime;
     const heapSlot = this.heapSlot;
-    const half = n >> 1;
-    while (pos < half) {
-      const left = 2 * pos + 1;
-      const right = left + 1;
-      const child = left + (+(right < n) & +(heapTime[right]! < heapTime[left]!));
-      const ct = heapTime[child]!;
+    for (;;) {
+      const c = 4 * pos + 1;
+      if (c >= n) break;
+      const i01 = c + +(heapTime[c + 1]! < heapTime[c]!);
+      const i23 = c + 2 + +(heapTime[c + 3]! < heapTime[c + 2]!);
+      const t01 = heapTime[i01]!;
+      const t23 = heapTime[i23]!;
+      const child = t23 < t01 ? i23 : i01;
+      const ct = t23 < t01 ? t23 : t01;
       if (ct >= time) break;
       heapTime[pos] = ct;
       heapSlot[pos] = heapSlot[child]!;
@@ -400,9 +413,10 @@ export class Scheduler {
         n++;
       }
     }
+    heapTime.fill(Infinity, n, this.size);
     this.size = n;
     this.dead = 0;
-    for (let i = (n >> 1) - 1; i >= 0; i--) this.siftDown(i, heapTime[i]!, heapSlot[i]!, n);
+    for (let i = (n - 2) >> 2; i >= 0; i--) this.siftDown(i, heapTime[i]!, heapSlot[i]!, n);
   }
 
   private grow(): void {
@@ -414,8 +428,8 @@ export class Scheduler {
     this.fifo = fifo;
     this.fifoHead = 0;
     this.capacity = m;
-    this.heapTime = grown(this.heapTime, new Float64Array(m + 1));
-    this.heapSlot = grown(this.heapSlot, new Int32Array(m + 1));
+    this.heapTime = grown(this.heapTime, new Float64Array(m + HEAP_PAD).fill(Infinity));
+    this.heapSlot = grown(this.heapSlot, new Int32Array(m + HEAP_PAD));
     this.slotF = grown(this.slotF, new Float64Array(new ArrayBuffer(m * RECORD_BYTES)));
     this.slotI = new Int32Array(this.slotF.buffer);
   }

@@ -4,7 +4,7 @@ import { micros, seconds, type Duration } from '../core/time';
 import type { SimContext } from '../context';
 import { formatIpv4 } from '../net/ipv4';
 import { describeFlags, PacketPool, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
-import type { Tcp, TcpStack } from '../net/tcp';
+import type { Tcp, TcpWire } from '../net/tcp';
 import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
 import type { ServiceDirectory } from '../k8s/service';
 import type { Host } from './host';
@@ -38,23 +38,14 @@ export class Network {
     this.hop = micros(ctx.params.network.hopLatencyUs);
     this.nodePackets = hosts.map((h) => ctx.metrics.counter('node.packets', { node: h.name }));
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
-    tcp.wire = (stack, srcPort, dstIp, dstPort, flags, payload, message) =>
-      this.sendFromPod(stack, srcPort, dstIp, dstPort, flags, payload, message);
+    tcp.wire = this.sendFromPod;
   }
 
   get inFlight(): number {
     return this.packets.inFlight;
   }
 
-  private sendFromPod(
-    stack: TcpStack,
-    srcPort: number,
-    dstIp: number,
-    dstPort: number,
-    flags: number,
-    payload: PayloadId,
-    message: number,
-  ): void {
+  private readonly sendFromPod: TcpWire = (stack, srcPort, dstIp, dstPort, flags, payload, message) => {
     const pod = this.pods[stack.podIndex]!;
     const p = this.packets;
     const id = p.alloc();
@@ -74,7 +65,7 @@ export class Network {
       this.ctx.tracer.hop(slot, this.ctx.sched.now, pod.entity, 'sent');
     }
     this.forward(id, Stage.hostFromPod, pod.host.index);
-  }
+  };
 
   private forward(id: number, stage: number, at: number): void {
     this.packets.stage[id] = stage;
