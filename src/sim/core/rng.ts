@@ -1,9 +1,9 @@
 /**
  * Seeded randomness with independent named streams.
  *
- * Each stream is an sfc32 generator (Chris Doty-Humphrey's Small Fast Counting generator, 128-bit
- * state, passes PractRand to multiple terabytes) whose state is derived only from the root seed and
- * the stream's name. Everything is 32-bit integer arithmetic (Math.imul, >>>, ^) plus exact float
+ * Each stream is an sfc32 generator (Chris Doty-Humphrey's Small Fast Counting generator from the
+ * PractRand suite: 128-bit state, and a counter word that guarantees a period of at least 2^32) whose
+ * state is derived only from the root seed and the stream's name, never from creation order. Everything is 32-bit integer arithmetic (Math.imul, >>>, ^) plus exact float
  * operations, so draws are bit-identical in every JavaScript engine.
  */
 export interface RngStream {
@@ -83,8 +83,8 @@ class Sfc32Stream implements RngStream {
     this.a = mix32(h1 ^ seedHi);
     this.b = mix32(h2 ^ seedLo);
     this.c = mix32(h1 + h2 + 0x6a09e667);
-    // Warm-up rounds recommended by the sfc32 author so nearby seeds decorrelate.
-    for (let i = 0; i < 15; i++) this.nextU32();
+    // Discarding 12 outputs after seeding is what PractRand's own sfc32 seeding does.
+    for (let i = 0; i < 12; i++) this.nextU32();
   }
 
   nextU32(): number {

@@ -1,0 +1,15 @@
+import { runDemoBench } from './demo';
+import { runHoldBench } from './hold';
+
+// `npm run bench`: figures only, never pass/fail on timings.
+console.log('Netmortem benchmarks\n');
+console.log('== Event queue: Scheduler vs flatqueue (hold model) ==');
+runHoldBench();
+
+console.log('\n== CLI path on the demo scenario (load, create, run to the end; best of 5 after a warm-up) ==');
+const demo = runDemoBench();
+console.log(
+  `${demo.scenario}: ${demo.simulatedSeconds} simulated s, ${demo.events.toLocaleString('en-US')} events in ${demo.wallMs.toFixed(1)} ms → ` +
+    `${Math.round(demo.simSecondsPerWallSecond).toLocaleString('en-US')} simulated s per wall s, ` +
+    `${Math.round(demo.eventsPerSecond).toLocaleString('en-US')} events/s`,
+);
