@@ -10,6 +10,7 @@ export default defineConfig({
   build: { outDir: 'dist', target: 'es2022' },
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,
   },
 });
