@@ -36,6 +36,8 @@ export interface AppState {
   report: RunReport | null;
   error: AppError | null;
   theme: ThemeChoice;
+  /** Entity the inspector shows, as `kind/name` (the form fault targets and log entries use), or null. */
+  selected: string | null;
 }
 
 export const appStore = createStore<AppState>(() => ({
@@ -52,6 +54,7 @@ export const appStore = createStore<AppState>(() => ({
   report: null,
   error: null,
   theme: 'system',
+  selected: null,
 }));
 
 export function useApp<T>(selector: (s: AppState) => T): T {

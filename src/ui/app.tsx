@@ -1,9 +1,11 @@
 import { useEffect } from 'react';
+import { followTopology, useSelectedPod } from '../state/selection';
 import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
 import { EventLog } from './event-log';
 import { Header } from './header';
+import { Inspector } from './inspector';
 import { useKeyboardShortcuts } from './keyboard';
 import { ReportLine } from './report-line';
 import { ScenarioInfo } from './scenario-info';
@@ -11,12 +13,19 @@ import { startApp } from './startup';
 import { useThemeClass } from './theme';
 import { TopologyPanel } from './topology/topology-panel';
 
+/** Like a properties panel: the selected pod while there is one, the scenario (and its fixes) otherwise. */
+function SelectionOrScenario() {
+  const pod = useSelectedPod();
+  return pod ? <Inspector pod={pod} /> : <ScenarioInfo />;
+}
+
 export function App() {
   const theme = useThemeClass();
   useKeyboardShortcuts();
   useEffect(() => {
     void startApp();
   }, []);
+  useEffect(followTopology, []);
 
   return (
     <div className="flex h-full min-h-[640px] flex-col">
@@ -25,7 +34,7 @@ export function App() {
       <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
         <TopologyPanel />
         <div className="row-span-2 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
-          <ScenarioInfo />
+          <SelectionOrScenario />
           <DropsPanel />
         </div>
         <div className="grid min-h-0 grid-cols-[minmax(0,1fr)_minmax(0,1.2fr)] gap-3">

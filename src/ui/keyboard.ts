@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { clearSelection } from '../state/selection';
 import { changeSpeed, step, togglePlay } from './sim-client';
 
 /** Text fields and selects keep their own keys; everywhere else the shortcuts apply. */
@@ -14,7 +15,7 @@ function ownsSpace(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && target.type === 'checkbox';
 }
 
-/** Space = play/pause, ArrowRight = step, + or = faster, - slower. */
+/** Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection. */
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
@@ -39,6 +40,9 @@ export function useKeyboardShortcuts(): void {
         case '_':
           event.preventDefault();
           changeSpeed(-1);
+          break;
+        case 'Escape':
+          if (clearSelection()) event.preventDefault();
           break;
         default:
       }

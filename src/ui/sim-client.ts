@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
-import { appStore, showError } from '../state/app-store';
+import type { FaultRequest } from '../sim/api';
+import { appStore, dismissError, showError } from '../state/app-store';
 import { orderFixes } from '../state/fix-selection';
 import { clearFrames, ingestFrame } from '../state/frame-store';
 import { nextSpeed } from '../state/speed';
@@ -99,11 +100,11 @@ function checkAlive(): void {
   });
 }
 
-async function send(cmd: Command): Promise<Reply> {
+async function send(cmd: Command, errorTitle = `Could not ${cmd.type}`): Promise<Reply> {
   if (!api) spawn();
   const reply = await api!.send(cmd);
   if (reply.type === 'error' && cmd.type !== 'load') {
-    showError({ title: `Could not ${cmd.type}`, message: reply.message, restartable: false, kind: 'input' });
+    showError({ title: errorTitle, message: reply.message, restartable: false, kind: 'input' });
   }
   return reply;
 }
@@ -186,6 +187,20 @@ export function togglePlay(): void {
 export function step(): void {
   if (!loaded()) return;
   void send({ type: 'step' });
+}
+
+/**
+ * Applies a catalog fault now. The simulation validates it; its message (which names the bad field, e.g.
+ * `params.gracePeriodSeconds: must be at least 0`) goes to the error banner. Success shows in the event log only.
+ */
+export async function applyFault(request: FaultRequest, label: string): Promise<boolean> {
+  if (!loaded()) return false;
+  const title = `Could not apply ${label}`;
+  const reply = await send({ type: 'applyFault', fault: request }, title);
+  if (reply.type !== 'ok') return false;
+  // An earlier rejection of this same fault is no longer true once it has gone through.
+  if (appStore.getState().error?.title === title) dismissError();
+  return true;
 }
 
 export function setSpeed(speed: Speed): void {

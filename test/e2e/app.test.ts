@@ -66,6 +66,15 @@ async function drawnShapes(page: Page, id: string): Promise<number> {
 }
 
 const fixToggle = (page: Page, name: string) => page.locator(`[data-testid="fix-toggle"][data-fix="${name}"]`);
+const podIn = (page: Page, name: string) => page.locator(`[data-testid="pod"][data-pod="${name}"]`);
+const faultButton = (page: Page, id: string) => byTestId(page, 'inspector').locator(`[data-testid="fault-button"][data-fault="${id}"]`);
+const faultParam = (page: Page, name: string) => byTestId(page, 'inspector').locator(`[data-testid="fault-param"][data-param="${name}"]`);
+
+/** Texts of the event log entries about one entity, newest first. */
+async function eventsAbout(page: Page, entity: string): Promise<string[]> {
+  const texts = await byTestId(page, 'event-log-entry').allTextContents();
+  return texts.filter((t) => t.includes(entity));
+}
 
 /** The demo's run report computed in Node the way the worker does it. */
 function nodeReport(demoText: string, fixes: string[] = []): RunReport {
@@ -287,6 +296,103 @@ describe('Netmortem in a browser', () => {
       expect(await fixToggle(page, 'faster-propagation').isChecked()).toBe(false);
       expect(app.problems.pageErrors).toEqual([]);
       expect(app.problems.consoleErrors).toEqual([]);
+    });
+  });
+
+  it('deletes a pod chosen in the topology with a fault from the catalog, then lets go of it once it is gone', async () => {
+    // 5× so the ten simulated seconds a gone pod stays drawn pass in about two wall seconds.
+    await withApp('inspector-delete-pod', `?scenario=${DEMO}&speed=5`, async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      expect(await byTestId(page, 'inspector').count()).toBe(0);
+      const web1 = podIn(page, 'web-1');
+      expect(await web1.getAttribute('data-ready')).toBe('true');
+      expect(await web1.getAttribute('aria-label')).toBe('pod web-1');
+
+      await web1.click();
+      const inspector = byTestId(page, 'inspector');
+      await inspector.waitFor({ state: 'visible' });
+      expect(await web1.getAttribute('data-selected')).toBe('true');
+      expect(await text(page, 'inspector-node')).toBe('node-b');
+      expect(await text(page, 'inspector-ip')).toBe('10.244.2.2');
+      expect(await text(page, 'inspector-phase')).toBe('running');
+      expect(await text(page, 'inspector-ready')).toBe('yes');
+      // The catalog's only pod fault, with its parameter at the catalog default.
+      expect(await inspector.getByTestId('fault-button').count()).toBe(1);
+      const grace = faultParam(page, 'gracePeriodSeconds');
+      expect(await grace.inputValue()).toBe('30');
+      expect(await grace.getAttribute('min')).toBe('0');
+      expect(await grace.getAttribute('max')).toBe('3600');
+
+      await grace.fill('0');
+      await faultButton(page, 'delete-pod').click();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => eventsAbout(page, 'pod/web-1'), { timeout: 5_000 }).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('Delete pod (user)'),
+          expect.stringContaining('deleted; with no grace period'),
+          expect.stringContaining('SIGKILL'),
+        ]),
+      );
+      // No grace period: the pod goes straight from ready to gone, still drawn for a while.
+      expect(await web1.getAttribute('data-ready')).toBe('false');
+      expect(await web1.getAttribute('data-phase')).toBe('gone');
+      expect(await byTestId(page, 'error-banner').count()).toBe(0);
+
+      // The ReplicaSet's replacement comes up, and the forgotten pod takes the selection with it.
+      await expect.poll(() => web1.count(), { timeout: 10_000 }).toBe(0);
+      expect(await inspector.count()).toBe(0);
+      expect(await byTestId(page, 'scenario-picker').inputValue()).toBe(DEMO);
+      await expect.poll(() => page.locator('[data-testid="pod"][data-pod^="web-"][data-ready="true"]').count()).toBe(3);
+      expectClean(app);
+    });
+  });
+
+  it('names a rejected fault parameter in the banner, keeps working, and selects pods from the keyboard', async () => {
+    await withApp('inspector-bad-param', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      const inspector = byTestId(page, 'inspector');
+
+      // Enter on a focused pod opens it; Escape (outside a text field) closes it.
+      await podIn(page, 'web-2').focus();
+      await page.keyboard.press('Enter');
+      await inspector.waitFor({ state: 'visible' });
+      expect(await text(page, 'inspector-node')).toBe('node-c');
+      await page.keyboard.press('Escape');
+      await inspector.waitFor({ state: 'hidden' });
+
+      // Space on a focused pod opens it too, and does not reach the play/pause shortcut.
+      await podIn(page, 'web-2').focus();
+      await page.keyboard.press('Space');
+      await inspector.waitFor({ state: 'visible' });
+      await page.waitForTimeout(200);
+      expect(await text(page, 'run-status')).toBe('paused');
+
+      await faultParam(page, 'gracePeriodSeconds').fill('-5');
+      await faultButton(page, 'delete-pod').click();
+      const banner = byTestId(page, 'error-banner');
+      await banner.waitFor({ state: 'visible' });
+      expect(await banner.textContent()).toContain('params.gracePeriodSeconds: must be at least 0');
+      // Nothing was applied, and the inspector still shows the pod with the rejected value.
+      expect(await podIn(page, 'web-2').getAttribute('data-ready')).toBe('true');
+      expect(await eventsAbout(page, 'pod/web-2')).not.toEqual(expect.arrayContaining([expect.stringContaining('Delete pod')]));
+      expect(await faultParam(page, 'gracePeriodSeconds').inputValue()).toBe('-5');
+
+      await byTestId(page, 'dismiss-error').click();
+      await banner.waitFor({ state: 'hidden' });
+      // A click on the empty picture clears the selection.
+      await byTestId(page, 'topology').click({ position: { x: 6, y: 6 } });
+      await inspector.waitFor({ state: 'hidden' });
+      expect(await podIn(page, 'web-2').getAttribute('data-selected')).toBeNull();
+
+      const before = await clockUs(page);
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 5_000 }).toBeGreaterThan(before + 300_000);
+      await podIn(page, 'client-0').click();
+      await inspector.waitFor({ state: 'visible' });
+      expect(await text(page, 'inspector-ready')).toBe('yes');
+      expectClean(app);
     });
   });
 });

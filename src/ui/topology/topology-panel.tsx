@@ -1,9 +1,38 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { appStore } from '../../state/app-store';
 import { frameStore, useFrame } from '../../state/frame-store';
+import { clearSelection, podEntity, selectEntity, splitEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
 import { button, panel } from '../styles';
 import { createTopologyDrawing } from './topology-view';
 import { useZoom } from './use-zoom';
+import './pod-selection.css';
+
+const podNameOf = (selected: string | null): string | null => {
+  if (selected === null) return null;
+  const { kind, name } = splitEntity(selected);
+  return kind === 'pod' ? name : null;
+};
+
+/** The pod group an event happened in, if any; d3 marks each with its name. */
+const podAt = (target: EventTarget): string | null =>
+  target instanceof Element ? (target.closest<SVGGElement>('[data-testid="pod"]')?.dataset['pod'] ?? null) : null;
+
+/** A click on a pod selects it; anywhere else on the picture clears the selection. A drag's click never arrives (d3-zoom eats it). */
+function onPictureClick(event: MouseEvent<SVGSVGElement>): void {
+  const pod = podAt(event.target);
+  if (pod === null) clearSelection();
+  else selectEntity(podEntity(pod));
+}
+
+/** Enter or Space on a focused pod selects it; handled here so Space does not also reach the play/pause shortcut. */
+function onPictureKey(event: KeyboardEvent<SVGSVGElement>): void {
+  if (event.key !== 'Enter' && event.key !== ' ') return;
+  const pod = podAt(event.target);
+  if (pod === null) return;
+  event.preventDefault();
+  selectEntity(podEntity(pod));
+}
 
 function Swatch({ kind, label }: { kind: string; label: string }) {
   const styles: Record<string, string> = {
@@ -53,12 +82,17 @@ export function TopologyPanel() {
     const initial = frameStore.getState();
     if (initial.topology) zoom.current?.update(drawing.setTopology(initial.topology));
     showCounts(drawing.setConnections(initial.connections));
+    drawing.setSelectedPod(podNameOf(appStore.getState().selected));
     const unsubscribe = frameStore.subscribe((s, prev) => {
       if (s.topology && s.topology !== prev.topology) zoom.current?.update(drawing.setTopology(s.topology));
       if (s.connections !== prev.connections) showCounts(drawing.setConnections(s.connections));
     });
+    const unsubscribeSelection = appStore.subscribe((s, prev) => {
+      if (s.selected !== prev.selected) drawing.setSelectedPod(podNameOf(s.selected));
+    });
     return () => {
       unsubscribe();
+      unsubscribeSelection();
       drawing.destroy();
     };
   }, [zoom]);
@@ -83,8 +117,10 @@ export function TopologyPanel() {
           ref={svgRef}
           data-testid="topology"
           className="absolute inset-0 size-full cursor-grab touch-none select-none active:cursor-grabbing"
-          role="img"
-          aria-label="Cluster topology: nodes, pods, services and live connections"
+          role="group"
+          aria-label="Cluster topology: nodes, pods, services and live connections. Select a pod to inspect it and apply faults."
+          onClick={onPictureClick}
+          onKeyDown={onPictureKey}
         >
           <g ref={contentRef} />
         </svg>

@@ -25,6 +25,8 @@ export interface TopologyDrawing {
   /** Redraws structure; returns the drawing's size for the zoom controller. */
   setTopology(topology: TopologyView): { width: number; height: number };
   setConnections(triples: Int32Array): ConnectionCounts;
+  /** Marks one pod as selected (by name), or none. */
+  setSelectedPod(name: string | null): void;
   destroy(): void;
 }
 
@@ -34,6 +36,15 @@ const clip = (s: string, n = MAX_NAME): string => (s.length > n ? `${s.slice(0, 
 function podTitle(pod: PodView): string {
   const readiness = pod.phase === 'running' ? (pod.ready ? 'ready' : 'not ready') : pod.phase;
   return `pod/${pod.name} · ${pod.ip || 'no IP'} · ${readiness} · deployment ${pod.deployment} · node ${pod.node}`;
+}
+
+/** Outline drawn around a selected or keyboard-focused pod, a few pixels outside its box. */
+function ringPath(b: PodBox): string {
+  const o = b.compact ? 3 : 4;
+  const r = (b.compact ? 4 : 8) + o;
+  const w = b.w + 2 * o;
+  const h = b.h + 2 * o;
+  return `M${-o + r},${-o}h${w - 2 * r}a${r},${r} 0 0 1 ${r},${r}v${h - 2 * r}a${r},${r} 0 0 1 ${-r},${r}h${-(w - 2 * r)}a${r},${r} 0 0 1 ${-r},${-r}v${-(h - 2 * r)}a${r},${r} 0 0 1 ${r},${-r}z`;
 }
 
 const stateName = (state: number): string =>
@@ -49,6 +60,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   const svcLayer = g.append('g').attr('class', 'topo-services');
   let layout: TopologyLayout | undefined;
   let lastTriples: Int32Array = new Int32Array(0);
+  let selectedPod: string | null = null;
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -76,7 +88,14 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .selectAll<SVGGElement, PodBox>('g.topo-pod')
       .data(boxes, (b) => String(b.pod.index))
       .join((enter) => {
-        const p = enter.append('g').attr('class', 'topo-pod');
+        // Focusable buttons: the panel around the drawing turns click, Enter and Space on them into a selection.
+        const p = enter
+          .append('g')
+          .attr('class', 'topo-pod')
+          .attr('data-testid', 'pod')
+          .attr('tabindex', 0)
+          .attr('role', 'button');
+        p.append('path').attr('class', 'topo-pod-ring');
         p.append('rect');
         p.append('text').attr('class', 'name').attr('x', 10).attr('y', 19);
         p.append('text').attr('class', 'sub').attr('x', 10).attr('y', 36);
@@ -86,7 +105,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .attr('transform', (b) => `translate(${b.x},${b.y})`)
       .attr('data-phase', (b) => b.pod.phase)
       .attr('data-ready', (b) => String(b.pod.ready))
+      .attr('data-pod', (b) => b.pod.name)
+      .attr('aria-label', (b) => `pod ${b.pod.name}`)
+      .attr('data-selected', (b) => (b.pod.name === selectedPod ? 'true' : null))
       .call((p) => {
+        p.select('.topo-pod-ring').attr('d', ringPath);
         p.select('rect')
           .attr('width', (b) => b.w)
           .attr('height', (b) => b.h)
@@ -191,6 +214,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     setConnections(triples) {
       lastTriples = triples;
       return drawConnections(triples);
+    },
+    setSelectedPod(name) {
+      selectedPod = name;
+      podLayer
+        .selectAll<SVGGElement, PodBox>('g.topo-pod')
+        .attr('data-selected', (b) => (b.pod.name === name ? 'true' : null));
     },
     destroy() {
       g.selectAll('*').remove();

@@ -1,0 +1,51 @@
+import type { PodView, TopologyView } from '../sim/api';
+import { appStore, useApp } from './app-store';
+import { frameStore, useFrame } from './frame-store';
+
+/** What the inspector shows: one entity of the topology, named `kind/name` like fault targets and log entries. */
+
+export const podEntity = (name: string): string => `pod/${name}`;
+
+export function splitEntity(entity: string): { kind: string; name: string } {
+  const slash = entity.indexOf('/');
+  return slash < 0 ? { kind: entity, name: '' } : { kind: entity.slice(0, slash), name: entity.slice(slash + 1) };
+}
+
+export function selectEntity(entity: string): void {
+  if (appStore.getState().selected !== entity) appStore.setState({ selected: entity });
+}
+
+/** Returns whether there was a selection to clear. */
+export function clearSelection(): boolean {
+  if (appStore.getState().selected === null) return false;
+  appStore.setState({ selected: null });
+  return true;
+}
+
+/** The pod `entity` names, while the topology still draws it (a pod shown as gone counts until it is forgotten). */
+export function findPod(topology: TopologyView | null, entity: string | null): PodView | undefined {
+  if (!topology || entity === null) return undefined;
+  const { kind, name } = splitEntity(entity);
+  return kind === 'pod' ? topology.pods.find((p) => p.name === name) : undefined;
+}
+
+/** The selected pod as the latest topology frame shows it; undefined when no pod is selected or none is drawn yet. */
+export function useSelectedPod(): PodView | undefined {
+  const selected = useApp((s) => s.selected);
+  return useFrame((s) => findPod(s.topology, selected));
+}
+
+/**
+ * Clears the selection when a new topology no longer holds the selected entity. Between runs (no topology yet) the
+ * selection is kept, so a reset or a fix toggle comes back to the same pod. Returns the unsubscribe function.
+ */
+export function followTopology(): () => void {
+  const prune = (topology: TopologyView | null): void => {
+    const { selected } = appStore.getState();
+    if (topology && selected !== null && !findPod(topology, selected)) clearSelection();
+  };
+  prune(frameStore.getState().topology);
+  return frameStore.subscribe((s, prev) => {
+    if (s.topology !== prev.topology) prune(s.topology);
+  });
+}
