@@ -30,6 +30,11 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file }) => {
     expect(c.digest).not.toBe(a.digest);
   });
 
+  it('meets every expectation it ships with, at its own seed', () => {
+    const report = runToEnd(load(file));
+    expect(report.expect.filter((e) => !e.held)).toEqual([]);
+  });
+
   it('accounts for every packet: delivered, dropped with a reason, or in flight', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.double({ min: 0.05, max: 1, noNaN: true }), (seed, fraction) => {
