@@ -172,6 +172,42 @@ describe('Scheduler cancel', () => {
   });
 });
 
+describe('Scheduler handles over long runs and large queues', () => {
+  it('keeps the handles of long-pending events valid while far more events run', () => {
+    const s = new Scheduler();
+    const log: number[] = [];
+    const far = s.register('far', (a) => log.push(a));
+    const first = s.at(T(10 ** 12), far, 1);
+    const second = s.at(T(10 ** 12 + 1), far, 2);
+    const ticks: number[] = [];
+    const tick = s.register('tick', () => {
+      if (s.now < 300_000) ticks.push(s.after(D(1), tick));
+    });
+    ticks.push(s.at(T(0), tick));
+    expect(s.runUntil(T(400_000))).toBe(300_001);
+    expect(s.cancel(ticks[1_000]!)).toBe(false);
+    expect(s.nextTime()).toBe(10 ** 12);
+    expect(s.cancel(first)).toBe(true);
+    expect(s.cancel(first)).toBe(false);
+    expect(s.nextTime()).toBe(10 ** 12 + 1);
+    s.runUntil(T(10 ** 13));
+    expect(log).toEqual([2]);
+    expect(s.cancel(second)).toBe(false);
+  });
+
+  it('skips buckets holding only cancelled events in nextTime and step', () => {
+    const { s, h, log } = recording();
+    const handles: number[] = [];
+    for (let i = 0; i < 20_000; i++) handles.push(s.at(T(1_000 + i * 10), h, i));
+    expect(Reflect.get(s, 'radix')).toBe(true);
+    for (let i = 0; i < 300; i++) expect(s.cancel(handles[i]!)).toBe(true);
+    expect(s.nextTime()).toBe(4_000);
+    expect(s.step()).toBe(true);
+    expect(log).toEqual([[300, 4_000]]);
+    expect(s.pending).toBe(20_000 - 301);
+  });
+});
+
 describe('Scheduler clock and bounds', () => {
   it('runUntil runs events up to and including t, then sets now to t', () => {
     const { s, h, log } = recording();
@@ -244,6 +280,13 @@ describe('Scheduler clock and bounds', () => {
     expect(s.executed).toBe(3);
   });
 
+  it('accepts at most 1024 handlers', () => {
+    const s = new Scheduler();
+    for (let i = 0; i < 1024; i++) s.register(`h${i}`, () => {});
+    expect(() => s.register('one too many', () => {})).toThrow(RangeError);
+    expect(s.handlerName(1023 as HandlerId)).toBe('h1023');
+  });
+
   it('grows far beyond its initial capacity and keeps order', () => {
     const { s, h, log } = recording(2);
     const n = 5000;
@@ -301,12 +344,29 @@ class ReferenceQueue {
     }
     this.now = t;
   }
+
+  step(): boolean {
+    for (let first = this.sorted.shift(); first; first = this.sorted.shift()) {
+      if (!first.live) continue;
+      first.live = false;
+      this.now = first.time;
+      this.onRun(first.id);
+      return true;
+    }
+    return false;
+  }
+
+  nextTime(): number | undefined {
+    return this.sorted.find((e) => e.live)?.time;
+  }
 }
 
 interface Engine {
   at(time: number, id: number): number;
   cancel(handle: number): boolean;
   runUntil(t: number): void;
+  step(): boolean;
+  nextTime(): number | undefined;
   readonly now: number;
 }
 
@@ -360,10 +420,74 @@ function ours(onRun: (id: number) => void): Engine {
     runUntil: (t) => {
       s.runUntil(T(t));
     },
+    step: () => s.step(),
+    nextTime: () => s.nextTime(),
     get now() {
       return s.now;
     },
   };
+}
+
+/**
+ * A program for queues large enough to use radix buckets: bulk loads that cross the switch both ways,
+ * times around 2^32 and up to 2^53 - 1, ties, delays from 0 to 2^52, cancellation of most of the
+ * queue, and runUntil, step and nextTime interleaved. Returns the trace of runs and answers.
+ */
+function runLarge(seed: number, makeEngine: (onRun: (id: number) => void) => Engine): string[] {
+  const trace: string[] = [];
+  const handles: number[] = [];
+  let rnd = mix32(seed);
+  const draw = (n: number) => {
+    rnd = mix32(rnd + 0x9e3779b9);
+    return rnd % n;
+  };
+  const delay = () => Math.min(anyDelay(), Number.MAX_SAFE_INTEGER - engine.now);
+  const anyDelay = () => {
+    switch (draw(8)) {
+      case 0:
+        return 0;
+      case 1:
+        return draw(4);
+      case 2:
+        return draw(300);
+      case 3:
+        return draw(70_000);
+      case 4:
+        return draw(1 << 24);
+      case 5:
+        return draw(1 << 20) * 2 ** 20 + draw(1 << 20);
+      case 6:
+        return draw(1 << 26) * 2 ** 26;
+      default:
+        return draw(5_000);
+    }
+  };
+  const schedule = (time: number) => {
+    const id = handles.length;
+    handles.push(engine.at(time, id));
+  };
+  const engine = makeEngine((id) => {
+    trace.push(`${id}@${engine.now}`);
+    if (draw(3) === 0) schedule(engine.now + delay());
+    if (draw(6) === 0) trace.push(`cancel ${engine.cancel(handles[draw(handles.length)]!)}`);
+  });
+  engine.runUntil(2 ** 32 - 20_000);
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 18_000; i++) schedule(engine.now + delay());
+    if (round === 1) {
+      // Most of the queue goes, which compacts the buckets.
+      for (let i = 0; i < handles.length; i++) if (draw(10) !== 0) engine.cancel(handles[i]!);
+    }
+    for (let k = 0; k < 60; k++) {
+      const pick = draw(4);
+      if (pick === 0) for (let i = draw(50); i >= 0; i--) trace.push(`step ${engine.step()}`);
+      else if (pick === 1) trace.push(`next ${engine.nextTime()}`);
+      else engine.runUntil(engine.now + [draw(40), draw(3_000), draw(1 << 22)][draw(3)]!);
+    }
+  }
+  engine.runUntil(Number.MAX_SAFE_INTEGER);
+  trace.push(`next ${engine.nextTime()} now ${engine.now}`);
+  return trace;
 }
 
 describe('Scheduler against a reference queue', () => {
@@ -372,6 +496,14 @@ describe('Scheduler against a reference queue', () => {
       const trace = runProgram(seed, ours);
       expect(trace.length).toBeGreaterThan(500);
       expect(trace).toEqual(runProgram(seed, (onRun) => new ReferenceQueue(onRun)));
+    }
+  });
+
+  it('also with over 8192 pending, in radix buckets, and across switches back to the heap', () => {
+    for (let seed = 1; seed <= 2; seed++) {
+      const trace = runLarge(seed, ours);
+      expect(trace.length).toBeGreaterThan(30_000);
+      expect(trace).toEqual(runLarge(seed, (onRun) => new ReferenceQueue(onRun)));
     }
   });
 
