@@ -150,11 +150,11 @@ export class Metrics {
 
   /** Every held sample of every series, keys sorted. */
   series(): Record<string, SeriesReport> {
-    const window = this.seriesSince(0);
+    const held = this.seriesSince(0);
     const out: Record<string, SeriesReport> = {};
-    for (let i = 0; i < window.names.length; i++) {
-      const row = window.values.subarray(i * window.count, (i + 1) * window.count);
-      out[window.names[i]!] = { stepSeconds: this.stepSeconds, values: Array.from(row) };
+    for (let i = 0; i < held.names.length; i++) {
+      const row = held.values.subarray(i * held.count, (i + 1) * held.count);
+      out[held.names[i]!] = { stepSeconds: this.stepSeconds, values: Array.from(row) };
     }
     return out;
   }
