@@ -12,7 +12,7 @@ const SCENARIO = 'demo.yaml';
 const SPEED = 10;
 const AT_SECONDS = 25;
 
-const docsDir = fileURLToPath(new URL('../../docs/', import.meta.url));
+const screenshotDir = fileURLToPath(new URL('../../public/screenshots/', import.meta.url));
 
 async function clockUs(page: Page): Promise<number> {
   return Number(await page.getByTestId('sim-clock').getAttribute('data-us'));
@@ -67,10 +67,10 @@ async function main(): Promise<void> {
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
-    await mkdir(docsDir, { recursive: true });
+    await mkdir(screenshotDir, { recursive: true });
     const url = `${server.url}?scenario=${SCENARIO}&speed=${SPEED}&autoplay=1`;
-    const light = join(docsDir, 'screenshot.png');
-    const dark = join(docsDir, 'screenshot-dark.png');
+    const light = join(screenshotDir, 'light.png');
+    const dark = join(screenshotDir, 'dark.png');
     await capture(browser, url, 'light', light);
     await capture(browser, url, 'dark', dark);
     console.log(`Wrote ${light}`);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { scenarioJsonSchemaText } from '../src/sim/scenario/json-schema';
+import { scenarioJsonSchemaText } from '../sim/scenario/json-schema';
 
 // Editors use this file to validate and complete scenario YAML; test/unit/scenario-index.test.ts keeps it current.
-const target = fileURLToPath(new URL('../public/scenario.schema.json', import.meta.url));
+const target = fileURLToPath(new URL('../../public/scenario.schema.json', import.meta.url));
 writeFileSync(target, scenarioJsonSchemaText());
 console.log(`wrote ${target}`);
