@@ -1,0 +1,48 @@
+import type { Route } from './route-table';
+
+/** net.ipv4.conf.*.rp_filter: 0 off, 1 strict, 2 loose (RFC 3704; kernel Documentation/networking/ip-sysctl.rst). */
+export type RpFilterMode = 0 | 1 | 2;
+
+/** The kernel uses the larger of conf/all and conf/<dev> (IN_DEV_MAXCONF, REFERENCE D.1). */
+export function effectiveRpFilter(all: RpFilterMode, dev: RpFilterMode): RpFilterMode {
+  return Math.max(all, dev) as RpFilterMode;
+}
+
+export interface SourceCheck {
+  /** The packet's source address. */
+  src: number;
+  /** Interface the packet arrived on. */
+  dev: string;
+  /** Whether that interface has any IPv4 address. */
+  devHasAddress: boolean;
+  mode: RpFilterMode;
+  /** The route back to the source, as the reverse FIB lookup finds it; undefined when there is none. */
+  reverse: Route | undefined;
+  /** Whether the source is one of this host's own addresses. */
+  srcIsLocal: boolean;
+  /** net.ipv4.conf.*.accept_local. */
+  acceptLocal?: boolean;
+}
+
+/** accept, or why the kernel refuses: `martian` is -EXDEV (counted and logged as a martian), `invalid` is -EINVAL. */
+export type SourceVerdict = 'accept' | 'martian' | 'invalid';
+
+/**
+ * Linux's source validation for a received packet (`__fib_validate_source()` in net/ipv4/fib_frontend.c, REFERENCE D.2).
+ * On an interface with no IPv4 address, a reverse route that leaves by another interface falls through to the last
+ * resort, which drops whenever filtering is on — even in loose mode.
+ */
+export function validateSource(check: SourceCheck): SourceVerdict {
+  const { mode, reverse } = check;
+  if (mode === 0) return check.srcIsLocal && !check.acceptLocal ? 'invalid' : 'accept';
+  if (!reverse) return lastResort(mode);
+  if (reverse.type === 'local' ? !check.acceptLocal : reverse.type !== 'unicast') return 'invalid';
+  if (reverse.dev === check.dev) return 'accept';
+  if (!check.devHasAddress) return lastResort(mode);
+  if (mode === 1) return 'martian';
+  return 'accept';
+}
+
+function lastResort(mode: RpFilterMode): SourceVerdict {
+  return mode !== 0 ? 'martian' : 'accept';
+}
