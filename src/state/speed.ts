@@ -1,4 +1,4 @@
-import { MAX_SPEED, MIN_SPEED, type Speed } from '../worker/protocol';
+import { isSpeed, type Speed } from '../worker/protocol';
 
 /** The speed ladder the −/+ buttons and keys walk through. */
 export const SPEEDS: readonly Speed[] = [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 'max'];
@@ -17,12 +17,10 @@ export function formatSpeed(speed: Speed): string {
   return speed === 'max' ? 'max' : `${speed}×`;
 }
 
-export const SPEED_PARAM_ERROR = `speed: expected a number ${MIN_SPEED}–${MAX_SPEED} or "max"`;
-
 /** Parses `max` or a number in range; undefined when invalid. */
 export function parseSpeed(text: string): Speed | undefined {
   if (text === 'max') return 'max';
   if (!/^\d+(\.\d+)?$|^\.\d+$/.test(text)) return undefined;
   const n = Number(text);
-  return n >= MIN_SPEED && n <= MAX_SPEED ? n : undefined;
+  return isSpeed(n) ? n : undefined;
 }

@@ -1,5 +1,5 @@
-import type { Speed } from '../worker/protocol';
-import { parseSpeed, SPEED_PARAM_ERROR } from './speed';
+import { SPEED_ERROR, type Speed } from '../worker/protocol';
+import { parseSpeed } from './speed';
 
 export interface UrlParams {
   scenario?: string;
@@ -26,7 +26,7 @@ export function parseUrlParams(search: string): UrlParams {
   const speed = q.get('speed');
   if (speed !== null) {
     const parsed = parseSpeed(speed);
-    if (parsed === undefined) out.errors.push(SPEED_PARAM_ERROR);
+    if (parsed === undefined) out.errors.push(SPEED_ERROR);
     else out.speed = parsed;
   }
 

@@ -13,6 +13,12 @@ import type {
 export type Speed = number | 'max';
 export const MIN_SPEED = 0.1;
 export const MAX_SPEED = 100;
+export const SPEED_ERROR = `speed: expected a number ${MIN_SPEED}–${MAX_SPEED} or "max"`;
+
+/** The one range check for speeds, shared by the worker and the URL parser. */
+export function isSpeed(value: unknown): value is Speed {
+  return value === 'max' || (typeof value === 'number' && value >= MIN_SPEED && value <= MAX_SPEED);
+}
 
 export interface ScenarioSummary {
   id: string;

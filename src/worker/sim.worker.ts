@@ -4,7 +4,7 @@ import { simTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import type { Scenario } from '../sim/scenario/schema';
 import { createSim, FAULT_IDS } from '../sim/sim';
-import { MAX_SPEED, MIN_SPEED } from './protocol';
+import { isSpeed, SPEED_ERROR } from './protocol';
 import type { Command, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { createRunner } from './runner';
 
@@ -55,10 +55,6 @@ function requireSim(): Sim {
   return sim;
 }
 
-function validSpeed(speed: unknown): boolean {
-  return speed === 'max' || (typeof speed === 'number' && speed >= MIN_SPEED && speed <= MAX_SPEED);
-}
-
 function handle(cmd: Command): Reply {
   switch (cmd.type) {
     case 'load': {
@@ -82,9 +78,7 @@ function handle(cmd: Command): Reply {
       runner.step();
       return { type: 'ok' };
     case 'setSpeed':
-      if (!validSpeed(cmd.speed)) {
-        return { type: 'error', message: `speed: expected a number ${MIN_SPEED}–${MAX_SPEED} or "max"` };
-      }
+      if (!isSpeed(cmd.speed)) return { type: 'error', message: SPEED_ERROR };
       runner.setSpeed(cmd.speed);
       return { type: 'ok' };
     case 'reset':
