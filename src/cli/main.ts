@@ -63,7 +63,7 @@ function run(args: CliArgs): number {
   if (args.out) writeFileSync(args.out, json);
   else process.stdout.write(json);
   const failed = report.expect.filter((e) => !e.held);
-  for (const f of failed) process.stderr.write(`expectation failed: ${f.description} (actual ${f.actual ?? 'no data'})\n`);
+  for (const f of failed) process.stderr.write(`expectation failed: ${f.description} (${f.actual === null ? f.missing ?? 'no data' : `actual ${f.actual}`})\n`);
   return failed.length > 0 ? 1 : 0;
 }
 

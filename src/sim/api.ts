@@ -98,6 +98,8 @@ export interface ExpectResult {
   value: number;
   actual: number | null;
   held: boolean;
+  /** Why there is no actual value, when there is none. */
+  missing?: string;
 }
 
 export interface TraceHop {

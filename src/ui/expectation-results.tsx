@@ -67,7 +67,7 @@ export function ExpectationResults({ results }: { results: ExpectResult[] }) {
                 <div className="text-xs text-slate-500 dark:text-slate-400">actual</div>
                 <div
                   data-testid="expect-actual"
-                  title={e.actual === null ? 'nothing was measured for this check' : String(e.actual)}
+                  title={e.actual === null ? (e.missing ?? 'nothing was measured for this check') : String(e.actual)}
                   className="font-mono text-sm font-semibold tabular-nums text-slate-800 dark:text-slate-100"
                 >
                   {formatActual(e.actual)}

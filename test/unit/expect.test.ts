@@ -39,5 +39,17 @@ describe('expectations on a run report', () => {
     const [r] = evaluateExpectations([{ metric: 'nope', agg: 'peak', op: '>', value: 0 }], totals, series, 6);
     expect(r!.actual).toBeNull();
     expect(r!.held).toBe(false);
+    expect(r!.missing).toBe('no metric named nope');
+  });
+
+  it('says so when the run stopped before a window ends', () => {
+    const [r] = evaluateExpectations(
+      [{ metric: 'requests.failed', agg: 'total', window: [4, 10], op: '==', value: 0 }],
+      totals,
+      series,
+      6,
+    );
+    expect(r!.held).toBe(false);
+    expect(r!.missing).toBe('the run stopped at 6 s, before the window ends at 10 s');
   });
 });

@@ -54,8 +54,12 @@ export function evaluateExpectations(
   return assertions.map((a) => {
     const s = series[a.metric];
     let actual: number | null = null;
+    let missing: string | undefined;
     if (a.agg === 'total' && !a.window && a.metric in totals) actual = totals[a.metric]!;
-    else if (s) actual = aggregate(windowValues(s, sampleCount - s.values.length, a.window), a.agg);
+    else if (!s) missing = `no metric named ${a.metric}`;
+    else if (a.window && a.window[1] > sampleCount * s.stepSeconds + 1e-9) {
+      missing = `the run stopped at ${sampleCount * s.stepSeconds} s, before the window ends at ${a.window[1]} s`;
+    } else actual = aggregate(windowValues(s, sampleCount - s.values.length, a.window), a.agg);
     const windowText = a.window ? ` over ${a.window[0]}–${a.window[1]} s` : '';
     return {
       description: a.description ?? `${a.agg} of ${a.metric}${windowText} ${a.op} ${a.value}`,
@@ -65,6 +69,7 @@ export function evaluateExpectations(
       value: a.value,
       actual,
       held: actual !== null && OPS[a.op](actual, a.value),
+      ...(missing === undefined ? {} : { missing }),
     };
   });
 }
