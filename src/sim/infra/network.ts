@@ -2,7 +2,7 @@ import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
 import { micros, seconds, type Duration } from '../core/time';
 import type { SimContext } from '../context';
-import { formatIpv4 } from '../net/ipv4';
+import { formatIpv4, maskOf } from '../net/ipv4';
 import { describeFlags, PacketPool, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
 import type { Tcp, TcpWire } from '../net/tcp';
 import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
@@ -25,6 +25,9 @@ export class Network {
   private readonly proxyRng = new Map<number, RngStream>();
   /** Packets each node handled, one labelled series per node. */
   private readonly nodePackets: Counter[];
+  /** The fabric's delivery table: node addresses, then pod blocks by prefix length, longest first. */
+  private readonly byNodeIp = new Map<number, Host>();
+  private readonly byBlock: { mask: number; hosts: Map<number, Host> }[] = [];
 
   constructor(
     private readonly ctx: SimContext,
@@ -37,6 +40,14 @@ export class Network {
     this.delivered = ctx.metrics.counter('packets.delivered');
     this.hop = micros(ctx.params.network.hopLatencyUs);
     this.nodePackets = hosts.map((h) => ctx.metrics.counter('node.packets', { node: h.name }));
+    for (const host of hosts) {
+      this.byNodeIp.set(host.ip, host);
+      const mask = maskOf(host.podCidr.prefix);
+      let block = this.byBlock.find((b) => b.mask === mask);
+      if (!block) this.byBlock.push((block = { mask, hosts: new Map() }));
+      block.hosts.set(host.podCidr.base, host);
+    }
+    this.byBlock.sort((a, b) => b.mask - a.mask);
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
     tcp.wire = this.sendFromPod;
   }
@@ -205,7 +216,12 @@ export class Network {
   }
 
   private hostFor(ip: number): Host | undefined {
-    for (const host of this.hosts) if (host.ip === ip || host.ownsPodAddress(ip)) return host;
+    const node = this.byNodeIp.get(ip);
+    if (node) return node;
+    for (const block of this.byBlock) {
+      const host = block.hosts.get((ip & block.mask) >>> 0);
+      if (host) return host;
+    }
     return undefined;
   }
 
