@@ -26,6 +26,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
   const inFlight = metrics.gauge('packets.in_flight');
   const sampleHandler = sched.register('metrics.sample', () => {
     inFlight.set(w.network.inFlight);
+    w.sample();
     metrics.sample();
     if (sched.now + step <= durationUs) sched.after(step, sampleHandler);
   });

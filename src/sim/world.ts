@@ -4,9 +4,16 @@ import { HttpClients } from './apps/http-client';
 import { HttpServers } from './apps/http-server';
 import type { SimContext } from './context';
 import { Host } from './infra/host';
-import { Network } from './infra/network';
+import { hostNamespace, Network } from './infra/network';
+import { Cni } from './infra/cni';
+import { Hypervisor } from './infra/hypervisor';
+import type { Pod } from './infra/pod';
+import type { Gauge } from './core/metrics';
+import { kubeProxyConntrackMax } from './net/conntrack';
 import { cidr, formatCidr, formatIpv4, ipv4 } from './net/ipv4';
-import { Tcp, TcpState } from './net/tcp';
+import { Tcp, TcpStack, TcpState } from './net/tcp';
+import { Udp, UdpStack } from './net/udp';
+import { ClusterIpProxy } from './k8s/cluster-ip-proxy';
 import { DROP_REASON_IDS } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
 import { Service, ServiceDirectory } from './k8s/service';
@@ -18,7 +25,9 @@ export class World {
   readonly services = new Map<string, Service>();
   readonly directory = new ServiceDirectory();
   readonly tcp: Tcp;
+  readonly udp: Udp;
   readonly network: Network;
+  private readonly conntrackUsed: Gauge[];
   readonly workloads: Workloads;
   private topologyVersion = 0;
 
@@ -26,13 +35,40 @@ export class World {
     readonly ctx: SimContext,
     scenario: Scenario,
   ) {
-    const { topology } = scenario;
-    this.hosts = topology.nodes.map((n, i) => new Host(i, n.name, ipv4(n.ip), cidr(n.podCidr), DROP_REASON_IDS.length));
+    const { topology, params } = scenario;
+    const conntrackMax = params.node.conntrackMax ?? kubeProxyConntrackMax(params.node.cores);
+    this.hosts = topology.nodes.map((n, index) => {
+      const host = new Host({
+        index,
+        name: n.name,
+        ip: ipv4(n.ip),
+        podCidr: cidr(n.podCidr),
+        platform: n.platform,
+        rpFilterAll: params.node.rpFilter,
+        conntrackMax,
+        dropReasonCount: DROP_REASON_IDS.length,
+      });
+      if (n.platform === 'cloud') {
+        const allowance = Math.round(params.instance.conntrackAllowance * n.size);
+        const settings = { ...params.instance, conntrackAllowance: allowance, ppsAllowance: params.instance.ppsAllowance * n.size };
+        host.hypervisor = new Hypervisor(n.name, settings, ctx.metrics, DROP_REASON_IDS.length);
+      }
+      return host;
+    });
     this.tcp = new Tcp(ctx);
-    this.workloads = new Workloads(ctx, this.hosts, this.tcp);
-    this.network = new Network(ctx, this.hosts, this.workloads.pods, this.directory, this.tcp);
+    this.udp = new Udp(ctx);
+    for (const host of this.hosts) {
+      host.tcp = new TcpStack(this.tcp, host.ip, hostNamespace(host.index));
+      host.udp = new UdpStack(this.udp, host.ip, hostNamespace(host.index));
+    }
+    const pods: Pod[] = [];
+    this.network = new Network(ctx, this.hosts, pods, new ClusterIpProxy(this.directory), this.tcp, this.udp);
+    const cni = new Cni(ctx, this.hosts, pods, this.network.fabric);
+    for (const host of this.hosts) cni.setUpHost(host);
+    this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods);
     const servers = new HttpServers(ctx, this.tcp);
     const clients = new HttpClients(ctx, this.tcp);
+    this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
 
     for (const [name, svc] of Object.entries(topology.services)) {
       const backend = topology.deployments[svc.selector]!;
@@ -56,6 +92,16 @@ export class World {
       }
     });
     this.workloads.startSteadyState();
+  }
+
+  /** Once a metrics step: gauges of tables, and the bounded sweep that expires their old entries. */
+  sample(): void {
+    const now = this.ctx.sched.now;
+    for (const host of this.hosts) {
+      host.conntrack.sweep(now, 4096);
+      this.conntrackUsed[host.index]!.set(host.conntrack.size);
+      host.hypervisor?.sample(now);
+    }
   }
 
   get version(): number {
@@ -100,7 +146,7 @@ export class World {
       if (socket.state === TcpState.synSent) state = ConnState.connecting;
       else if (socket.state === TcpState.established) state = ConnState.established;
       else state = ConnState.closing;
-      out.push(socket.stack.podIndex, socket.backendPod, state);
+      out.push(socket.stack.ns, socket.backendPod, state);
     }
     return Int32Array.from(out);
   }

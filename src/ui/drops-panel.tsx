@@ -1,9 +1,9 @@
-import { DROP_REASONS } from '../sim/report/drop-reasons';
+import { DROP_REASON_IDS, explainDrop } from '../sim/report/drop-reasons';
 import { useFrame } from '../state/frame-store';
 import { formatCount } from './format';
 import { panel, panelTitle } from './styles';
 
-const explanations: Record<string, string> = DROP_REASONS;
+const explanations: Record<string, string> = Object.fromEntries(DROP_REASON_IDS.map((id) => [id, explainDrop(id)]));
 
 /** Packets dropped so far, by reason id, with the sim's one-sentence explanation of each. */
 export function DropsPanel() {

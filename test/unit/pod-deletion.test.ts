@@ -66,11 +66,15 @@ describe('deleting a pod behind a Service', () => {
   });
 
   it('a client that redials before kube-proxy drops the endpoint sends SYNs to the dead address', () => {
-    const stale = run(0, ['params.kube.endpointPropagationMs=3000', 'params.client.reconnectMs=100']);
-    expect(stale.drops.no_local_pod).toBeGreaterThan(0);
-    expect(stale.totals['tcp.syn.retransmits']).toBeGreaterThan(0);
-    const instant = run(0, ['params.kube.endpointPropagationMs=0', 'params.client.reconnectMs=100']);
-    expect(instant.drops.no_local_pod ?? 0).toBe(0);
+    // Whether a redial picks the dead endpoint is a coin toss per connection, so look across a few seeds.
+    const seeds = ['seed=1', 'seed=2', 'seed=3', 'seed=4', 'seed=5'];
+    const stale = seeds.map((seed) => run(0, [seed, 'params.kube.endpointPropagationMs=3000', 'params.client.reconnectMs=300']));
+    expect(stale.filter((r) => (r.drops.no_local_pod ?? 0) > 0).length).toBeGreaterThan(0);
+    expect(stale.reduce((n, r) => n + (r.totals['tcp.syn.retransmits'] ?? 0), 0)).toBeGreaterThan(0);
+    for (const seed of seeds) {
+      const instant = run(0, [seed, 'params.kube.endpointPropagationMs=0', 'params.client.reconnectMs=300']);
+      expect(instant.drops.no_local_pod ?? 0).toBe(0);
+    }
   });
 
   it('with a grace period the server closes its connections with FIN instead of being reset', () => {

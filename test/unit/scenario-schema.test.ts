@@ -34,8 +34,22 @@ describe('scenario defaults', () => {
       tcp: { initialRtoMs: 1000, synRetries: 6 },
       client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
-      kube: { podStartSeconds: 2, endpointPropagationMs: 500, replaceDelayMs: 200 },
+      kube: { podStartSeconds: 2, endpointPropagationMs: 500, replaceDelayMs: 200, netnsTeardownMs: 200 },
+      node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, sourceRuleGcSeconds: 0 },
+      instance: {
+        conntrackAllowance: 75_000,
+        ppsAllowance: 400_000,
+        untracked: false,
+        tcpEstablishedTimeoutS: 432_000,
+        tcpUnestablishedTimeoutS: 120,
+        udpTimeoutS: 30,
+        udpStreamTimeoutS: 180,
+        ipReleaseDelayS: 30,
+        sourceDestCheck: true,
+      },
     });
+    expect(s.topology.nodes[0]?.platform).toBe('bare-metal');
+    expect(s.topology.nodes[0]?.size).toBe(1);
     expect(s.topology.nodes[0]?.pods).toEqual([]);
     expect(s.topology.deployments['web']?.port).toBe(8080);
     expect(s.topology.services['web']?.port).toBe(80);

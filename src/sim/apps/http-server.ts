@@ -27,7 +27,7 @@ export class HttpServers {
   private onRespond(socketId: number, message: number): void {
     const socket = this.tcp.sockets.get(socketId);
     if (!socket) return;
-    this.servers[socket.stack.podIndex]?.finish(socket, message);
+    this.servers[socket.stack.ns]?.finish(socket, message);
   }
 }
 

@@ -1,31 +1,106 @@
 import { cidrContains, cidrSize, formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
-import { ServiceNat } from '../k8s/service-nat';
+import { ConntrackTable, KUBE_PROXY_TIMEOUTS } from '../net/conntrack';
+import { PolicyRouting } from '../net/policy-routing';
+import type { RpFilterMode } from '../net/rp-filter';
+import type { TcpStack } from '../net/tcp';
+import type { UdpStack } from '../net/udp';
+import { NetInterface, type InterfaceKind } from './interfaces';
+import type { Hypervisor } from './hypervisor';
 import type { Pod } from './pod';
+import type { PacketPool } from '../net/packet';
+import type { DropReason } from '../report/drop-reasons';
 
-/** A Kubernetes node: one address on the fabric, a block of pod addresses, and the pods whose network namespaces it holds. */
+export interface HostOptions {
+  index: number;
+  name: string;
+  ip: Ipv4;
+  podCidr: Cidr;
+  platform: 'bare-metal' | 'cloud';
+  rpFilterAll: RpFilterMode;
+  conntrackMax: number;
+  dropReasonCount: number;
+}
+
+/**
+ * A Kubernetes node: its interfaces, routing (rules and tables), connection tracking, the pods whose network
+ * namespaces it holds, its own host-network sockets, and, on a cloud instance, the hypervisor in front of it.
+ */
 export class Host {
+  readonly index: number;
+  readonly name: string;
+  readonly ip: Ipv4;
+  readonly podCidr: Cidr;
+  readonly platform: 'bare-metal' | 'cloud';
   /** Pods whose network namespace exists on this host, by address. */
   readonly pods = new Map<number, Pod>();
-  readonly nat = new ServiceNat();
+  readonly ifaces: NetInterface[] = [];
+  private readonly byName = new Map<string, number>();
+  readonly routing = new PolicyRouting();
+  readonly conntrack: ConntrackTable;
+  /** net.ipv4.conf.all.rp_filter. */
+  rpFilterAll: RpFilterMode;
+  hypervisor: Hypervisor | null = null;
+  /** Sockets of host-network processes (node-local DNS, kube-proxy's health server). */
+  tcp!: TcpStack;
+  udp!: UdpStack;
   /** Addresses handed out and not yet released, so IPAM never gives one out twice. */
   private readonly allocated = new Set<number>();
   private ipamCursor: number;
   /** Last time a drop of each reason was logged here, to keep the event log readable under floods. */
   readonly lastDropLog: Float64Array;
 
-  constructor(
-    readonly index: number,
-    readonly name: string,
-    readonly ip: Ipv4,
-    readonly podCidr: Cidr,
-    dropReasonCount: number,
-  ) {
-    this.ipamCursor = podCidr.base + 2;
-    this.lastDropLog = new Float64Array(dropReasonCount).fill(-Infinity);
+  constructor(o: HostOptions) {
+    this.index = o.index;
+    this.name = o.name;
+    this.ip = o.ip;
+    this.podCidr = o.podCidr;
+    this.platform = o.platform;
+    this.rpFilterAll = o.rpFilterAll;
+    this.conntrack = new ConntrackTable(o.conntrackMax, KUBE_PROXY_TIMEOUTS);
+    this.ipamCursor = o.podCidr.base + 2;
+    this.lastDropLog = new Float64Array(o.dropReasonCount).fill(-Infinity);
   }
 
   get entity(): string {
     return `node/${this.name}`;
+  }
+
+  addInterface(name: string, kind: InterfaceKind, rpFilter: RpFilterMode, pod = -1): NetInterface {
+    const iface = new NetInterface(this.ifaces.length, name, kind, rpFilter, pod);
+    this.ifaces.push(iface);
+    this.byName.set(name, iface.index);
+    return iface;
+  }
+
+  iface(name: string): NetInterface | undefined {
+    const i = this.byName.get(name);
+    return i === undefined ? undefined : this.ifaces[i];
+  }
+
+  /** Index of the interface a route leaves by; -1 for none. */
+  ifaceIndex(name: string | undefined): number {
+    return name === undefined ? -1 : (this.byName.get(name) ?? -1);
+  }
+
+  /** MASQUERADE picks the outgoing interface's address; one without an address falls back to the node's. */
+  masqueradeAddress(out: number): number {
+    return (out >= 0 ? this.ifaces[out]!.primaryAddress : 0) || this.ip;
+  }
+
+  describeDrop(reason: DropReason, p: PacketPool, id: number): string | undefined {
+    switch (reason) {
+      case 'rp_filter_martian': {
+        const iface = this.ifaces[p.iface[id]!];
+        if (!iface) return undefined;
+        const mode = Math.max(this.rpFilterAll, iface.rpFilter);
+        const noAddress = iface.hasAddress ? '' : ', which has no IPv4 address';
+        return `martian source ${formatIpv4(p.srcIp[id]!)} on ${iface.name}${noAddress} (rp_filter ${mode})`;
+      }
+      case 'host_conntrack_full':
+        return `nf_conntrack table full: ${this.conntrack.size} of ${this.conntrack.max} entries`;
+      default:
+        return undefined;
+    }
   }
 
   ownsPodAddress(ip: number): boolean {

@@ -2,22 +2,46 @@ import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
 import { micros, seconds, type Duration } from '../core/time';
 import type { SimContext } from '../context';
-import { formatIpv4, maskOf } from '../net/ipv4';
-import { describeFlags, PacketPool, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
-import type { Tcp, TcpWire } from '../net/tcp';
+import { CtState, nextTcpState } from '../net/conntrack';
+import { formatIpv4 } from '../net/ipv4';
+import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
+import { effectiveRpFilter, validateSource } from '../net/rp-filter';
+import type { Tcp, TcpStack, TcpWire } from '../net/tcp';
+import type { Udp, UdpStack, UdpWire } from '../net/udp';
 import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
-import type { ServiceDirectory } from '../k8s/service';
+import { elementOf, Fabric, hostOf, ifaceOf, isElement, NOWHERE } from './fabric';
 import type { Host } from './host';
 import type { Pod } from './pod';
+import { NO_ENDPOINTS, NO_LOCAL_ENDPOINT, type ServiceProxy } from './service-proxy';
 
 const DROP_LOG_INTERVAL = seconds(1);
 
+/** Where a drop happened: an entity for the log, its rate limiter, and what it can say about the cause. */
+export interface DropSite {
+  readonly entity: string;
+  readonly lastDropLog: Float64Array;
+  /** A one-line cause for a drop of this reason, built only when the drop is logged. */
+  describeDrop?(reason: DropReason, packets: PacketPool, id: number): string | undefined;
+}
+
+/** Something outside the nodes that packets reach through the fabric: a router, a load balancer, a DNS provider. */
+export interface PacketElement extends DropSite {
+  receive(id: number): void;
+}
+
+/** A namespace is a pod index, or a host as -1 - host index. */
+export const hostNamespace = (host: number): number => -1 - host;
+
 /**
- * Moves packets: out of a pod over its veth, through its node (Service DNAT, routing), across the fabric to the
- * node that owns the destination, and into the destination pod. Each hop costs one event and the hop latency.
+ * Moves packets hop by hop and decides their fate: out of a pod over its veth into its node (conntrack, kube-proxy
+ * DNAT, policy routing, reverse-path filtering), out through the cloud hypervisor (allowances, tracking), across the
+ * fabric to whoever holds the destination, in through the other side, and into a socket or a drop with a reason.
+ * Every hop costs one event and the hop latency; every packet ends delivered or dropped in one place, `drop`.
  */
 export class Network {
   readonly packets = new PacketPool();
+  readonly fabric = new Fabric();
+  readonly elements: PacketElement[] = [];
   private readonly sent: Counter;
   private readonly delivered: Counter;
   private readonly arrive;
@@ -25,58 +49,81 @@ export class Network {
   private readonly proxyRng = new Map<number, RngStream>();
   /** Packets each node handled, one labelled series per node. */
   private readonly nodePackets: Counter[];
-  /** The fabric's delivery table: node addresses, then pod blocks by prefix length, longest first. */
-  private readonly byNodeIp = new Map<number, Host>();
-  private readonly byBlock: { mask: number; hosts: Map<number, Host> }[] = [];
+  private readonly fabricSite: DropSite;
 
   constructor(
     private readonly ctx: SimContext,
     private readonly hosts: readonly Host[],
     private readonly pods: readonly Pod[],
-    private readonly services: ServiceDirectory,
+    private readonly proxy: ServiceProxy,
     tcp: Tcp,
+    udp: Udp,
   ) {
     this.sent = ctx.metrics.counter('packets.sent');
     this.delivered = ctx.metrics.counter('packets.delivered');
     this.hop = micros(ctx.params.network.hopLatencyUs);
     this.nodePackets = hosts.map((h) => ctx.metrics.counter('node.packets', { node: h.name }));
-    for (const host of hosts) {
-      this.byNodeIp.set(host.ip, host);
-      const mask = maskOf(host.podCidr.prefix);
-      let block = this.byBlock.find((b) => b.mask === mask);
-      if (!block) this.byBlock.push((block = { mask, hosts: new Map() }));
-      block.hosts.set(host.podCidr.base, host);
-    }
-    this.byBlock.sort((a, b) => b.mask - a.mask);
+    this.fabricSite = { entity: 'network/fabric', lastDropLog: new Float64Array(DROP_REASON_IDS.length).fill(-Infinity) };
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
-    tcp.wire = this.sendFromPod;
+    tcp.wire = this.sendTcp;
+    udp.wire = this.sendUdp;
   }
 
   get inFlight(): number {
     return this.packets.inFlight;
   }
 
-  private readonly sendFromPod: TcpWire = (stack, srcPort, dstIp, dstPort, flags, payload, message) => {
-    const pod = this.pods[stack.podIndex]!;
+  addElement(element: PacketElement): number {
+    this.elements.push(element);
+    return this.elements.length - 1;
+  }
+
+  private readonly sendTcp: TcpWire = (stack: TcpStack, srcPort, dstIp, dstPort, flags, payload, message) => {
+    const id = this.emit(stack.ip, srcPort, dstIp, dstPort, Proto.tcp, payload, message);
+    this.packets.flags[id] = flags;
+    this.launch(id, stack.ns);
+  };
+
+  private readonly sendUdp: UdpWire = (stack: UdpStack, srcIp, srcPort, dstIp, dstPort, message) => {
+    const id = this.emit(srcIp, srcPort, dstIp, dstPort, Proto.udp, Payload.datagram, message);
+    this.launch(id, stack.ns);
+  };
+
+  private emit(srcIp: number, srcPort: number, dstIp: number, dstPort: number, proto: number, payload: PayloadId, message: number): number {
     const p = this.packets;
     const id = p.alloc();
-    p.srcIp[id] = stack.ip;
+    p.srcIp[id] = srcIp;
     p.dstIp[id] = dstIp;
     p.srcPort[id] = srcPort;
     p.dstPort[id] = dstPort;
-    p.proto[id] = Proto.tcp;
-    p.flags[id] = flags;
+    p.proto[id] = proto;
+    p.flags[id] = 0;
     p.payload[id] = payload;
     p.message[id] = message;
     this.sent.inc();
+    return id;
+  }
+
+  /** A packet leaves a namespace: a pod's goes over its veth to the host, a host process's through the host's OUTPUT path. */
+  private launch(id: number, ns: number): void {
     const slot = this.ctx.tracer.begin();
+    const p = this.packets;
     if (slot >= 0) {
       p.trace[id] = slot;
-      this.ctx.tracer.describe(slot, `${describeFlags(flags)} ${formatIpv4(stack.ip)}:${srcPort} → ${formatIpv4(dstIp)}:${dstPort}`);
-      this.ctx.tracer.hop(slot, this.ctx.sched.now, pod.entity, 'sent');
+      const what = p.proto[id] === Proto.udp ? 'UDP' : describeFlags(p.flags[id]!);
+      this.ctx.tracer.describe(slot, `${what} ${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]} → ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
     }
-    this.forward(id, Stage.hostFromPod, pod.host.index);
-  };
+    if (ns >= 0) {
+      const pod = this.pods[ns]!;
+      this.traceHop(id, pod.entity, 'sent');
+      p.iface[id] = pod.veth;
+      this.forward(id, Stage.hostFromPod, pod.host.index);
+      return;
+    }
+    const host = this.hosts[-1 - ns]!;
+    this.traceHop(id, host.entity, 'sent by a host process');
+    this.process(id, host, -1);
+  }
 
   private forward(id: number, stage: number, at: number): void {
     this.packets.stage[id] = stage;
@@ -86,44 +133,181 @@ export class Network {
 
   private onArrive(id: number): void {
     const p = this.packets;
+    const at = p.at[id]!;
     switch (p.stage[id]) {
       case Stage.hostFromPod:
-        this.atHostFromPod(id, this.hosts[p.at[id]!]!);
-        return;
       case Stage.hostFromWire:
-        this.atHostFromWire(id, this.hosts[p.at[id]!]!);
+        this.process(id, this.hosts[at]!, p.iface[id]!);
         return;
       case Stage.pod:
-        this.atPod(id, this.pods[p.at[id]!]!);
+        this.atPod(id, this.pods[at]!);
+        return;
+      case Stage.hypervisorOut:
+        this.atHypervisorOut(id, this.hosts[at]!);
+        return;
+      case Stage.hypervisorIn:
+        this.atHypervisorIn(id, this.hosts[at]!);
+        return;
+      case Stage.fabric:
+        this.atFabric(id);
+        return;
+      case Stage.element:
+        this.elements[at]!.receive(id);
         return;
     }
   }
 
-  private atHostFromPod(id: number, host: Host): void {
+  /**
+   * A host's netfilter and routing, in the kernel's order: conntrack and kube-proxy's DNAT (PREROUTING or OUTPUT), the
+   * routing decision through ip rules, source validation for packets that came in on an interface, then the new flow's
+   * conntrack entry is confirmed (and masqueraded) and the packet is delivered locally, to a pod, or sent on.
+   * `ifIndex` is -1 for packets a host process sends.
+   */
+  private process(id: number, host: Host, ifIndex: number): void {
     const p = this.packets;
+    const now = this.ctx.sched.now;
     this.nodePackets[host.index]!.inc();
-    this.traceHop(id, host.entity, 'from pod');
-    if (this.services.isServiceIp(p.dstIp[id]!) && !this.translateToBackend(id, host)) return;
-    const local = host.pods.get(p.dstIp[id]!);
-    if (local) {
-      this.toLocalPod(id, host, local);
+    this.traceHop(id, host.entity, ifIndex < 0 ? 'output' : `in on ${host.ifaces[ifIndex]!.name}`);
+    const ct = host.conntrack;
+    const proto = p.proto[id]!;
+    const flags = p.flags[id]!;
+    const srcIp = p.srcIp[id]!;
+    const srcPort = p.srcPort[id]!;
+    const origDst = p.dstIp[id]!;
+    const origDport = p.dstPort[id]!;
+    let ref = ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now);
+    // A new SYN on a closed entry's tuple starts a fresh connection, as conntrack reopens CLOSE/TIME_WAIT entries.
+    if (ref >= 0 && (ref & 1) === 0 && proto === Proto.tcp && (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) {
+      const state = ct.stateOf(ref >> 1);
+      if (state === CtState.close || state === CtState.timeWait) {
+        ct.remove(ref >> 1);
+        ref = -1;
+      }
+    }
+    let masquerade = false;
+    let servicePod = -1;
+    if (ref >= 0) this.translateTracked(id, host, ref);
+    else {
+      const service = this.proxy.lookup(host.index, origDst, origDport, proto);
+      if (service >= 0) {
+        const fromLocalPod = ifIndex >= 0 && host.ifaces[ifIndex]!.pod >= 0;
+        const slot = this.proxy.choose(host.index, service, fromLocalPod, this.proxyStream(host).next());
+        if (slot === NO_ENDPOINTS) {
+          this.reject(id, host);
+          return;
+        }
+        if (slot === NO_LOCAL_ENDPOINT) {
+          this.drop(id, 'no_local_endpoint', host);
+          return;
+        }
+        p.dstIp[id] = this.proxy.endpointIp(host.index, slot);
+        p.dstPort[id] = this.proxy.endpointPort(host.index, slot);
+        servicePod = this.proxy.endpointPod(host.index, slot);
+        masquerade = this.proxy.masquerade(host.index, service, slot, fromLocalPod);
+        this.traceHop(id, host.entity, `DNAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
+      }
+    }
+
+    const dst = p.dstIp[id]!;
+    const route = host.routing.lookup(dst, srcIp);
+    if (!route || (route.type !== 'unicast' && route.type !== 'local')) {
+      this.drop(id, route?.type === 'blackhole' && host.ownsPodAddress(dst) ? 'no_local_pod' : 'no_route', host);
       return;
     }
-    const dest = this.hostFor(p.dstIp[id]!);
-    if (!dest) {
-      this.drop(id, 'no_route', host);
+    if (ifIndex >= 0) {
+      const iface = host.ifaces[ifIndex]!;
+      const mode = effectiveRpFilter(host.rpFilterAll, iface.rpFilter);
+      const verdict = validateSource({
+        src: srcIp,
+        dev: iface.name,
+        devHasAddress: iface.hasAddress,
+        mode,
+        reverse: mode === 0 ? undefined : host.routing.lookup(srcIp, dst),
+        srcIsLocal: host.routing.local.lookup(srcIp)?.type === 'local',
+      });
+      if (verdict !== 'accept') {
+        this.drop(id, 'rp_filter_martian', host);
+        return;
+      }
+    }
+    const out = route.type === 'local' ? -1 : host.ifaceIndex(route.dev);
+    if (ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
+      const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
+      const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
+      if (ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, p.dstPort[id]!, replyDst, srcPort, state, now) < 0) {
+        this.drop(id, 'host_conntrack_full', host);
+        return;
+      }
+      if (masquerade) p.srcIp[id] = replyDst;
+      if (servicePod >= 0) {
+        const socket = host.pods.get(srcIp)?.tcp.clientSocket(srcPort);
+        if (socket) socket.backendPod = servicePod;
+      }
+    }
+    if (out < 0) {
+      this.deliverToHost(id, host);
       return;
     }
-    this.forward(id, Stage.hostFromWire, dest.index);
+    const iface = host.ifaces[out]!;
+    if (iface.pod >= 0) {
+      this.forward(id, Stage.pod, iface.pod);
+      return;
+    }
+    if (ifIndex >= 0 && --p.ttl[id]! === 0) {
+      this.drop(id, 'ttl_expired', host);
+      return;
+    }
+    p.iface[id] = out;
+    if (host.hypervisor) this.forward(id, Stage.hypervisorOut, host.index);
+    else this.forward(id, Stage.fabric, 0);
   }
 
-  private atHostFromWire(id: number, host: Host): void {
-    const dst = this.packets.dstIp[id]!;
-    this.nodePackets[host.index]!.inc();
-    this.traceHop(id, host.entity, 'from wire');
-    const local = host.pods.get(dst);
-    if (local) this.toLocalPod(id, host, local);
-    else this.drop(id, host.ownsPodAddress(dst) ? 'no_local_pod' : 'no_route', host);
+  /** Applies a tracked flow's NAT: originals go to where replies come from; replies go back to where the flow began. */
+  private translateTracked(id: number, host: Host, ref: number): void {
+    const p = this.packets;
+    const ct = host.conntrack;
+    const entry = ref >> 1;
+    const reply = (ref & 1) === 1;
+    if (reply) {
+      p.srcIp[id] = ct.originalDestination(entry);
+      p.srcPort[id] = ct.originalDestinationPort(entry);
+      p.dstIp[id] = ct.originalSource(entry);
+      p.dstPort[id] = ct.originalSourcePort(entry);
+    } else {
+      p.srcIp[id] = ct.replyDestination(entry);
+      p.srcPort[id] = ct.replyDestinationPort(entry);
+      p.dstIp[id] = ct.replySource(entry);
+      p.dstPort[id] = ct.replySourcePort(entry);
+    }
+    if (p.proto[id] === Proto.tcp) ct.update(entry, nextTcpState(ct.stateOf(entry), p.flags[id]!, reply), this.ctx.sched.now);
+    else ct.update(entry, CtState.udpStream, this.ctx.sched.now);
+  }
+
+  private atHypervisorOut(id: number, host: Host): void {
+    const reason = host.hypervisor!.egress(this.packets, id, this.packets.iface[id]!, this.ctx.sched.now);
+    if (reason) this.drop(id, reason, host.hypervisor!);
+    else this.forward(id, Stage.fabric, 0);
+  }
+
+  private atHypervisorIn(id: number, host: Host): void {
+    const reason = host.hypervisor!.ingress(this.packets, id, this.ctx.sched.now);
+    if (reason) this.drop(id, reason, host.hypervisor!);
+    else this.forward(id, Stage.hostFromWire, host.index);
+  }
+
+  private atFabric(id: number): void {
+    const target = this.fabric.route(this.packets.dstIp[id]!);
+    if (target === NOWHERE) {
+      this.drop(id, 'no_route', this.fabricSite);
+      return;
+    }
+    if (isElement(target)) {
+      this.forward(id, Stage.element, elementOf(target));
+      return;
+    }
+    const host = this.hosts[hostOf(target)]!;
+    this.packets.iface[id] = ifaceOf(target);
+    this.forward(id, host.hypervisor ? Stage.hypervisorIn : Stage.hostFromWire, host.index);
   }
 
   private atPod(id: number, pod: Pod): void {
@@ -132,97 +316,56 @@ export class Network {
       this.drop(id, 'no_local_pod', pod.host);
       return;
     }
-    this.traceHop(id, pod.entity, 'delivered');
-    this.delivered.inc();
+    this.deliver(id, pod.entity, pod.tcp, pod.udp, pod.host);
+  }
+
+  private deliverToHost(id: number, host: Host): void {
+    this.deliver(id, host.entity, host.tcp, host.udp, host);
+  }
+
+  /** Hands the packet to a socket; a segment nobody owns is answered with a reset, a datagram nobody reads is discarded. */
+  private deliver(id: number, entity: string, tcp: TcpStack, udp: UdpStack, site: DropSite): void {
+    const p = this.packets;
     const srcIp = p.srcIp[id]!;
     const srcPort = p.srcPort[id]!;
+    const dstIp = p.dstIp[id]!;
     const dstPort = p.dstPort[id]!;
+    const message = p.message[id]!;
+    if (p.proto[id] === Proto.udp) {
+      if (!udp.isBound(dstPort)) {
+        this.drop(id, 'udp_no_socket', site);
+        return;
+      }
+      this.traceHop(id, entity, 'delivered');
+      this.delivered.inc();
+      p.release(id);
+      udp.receive(srcIp, srcPort, dstIp, dstPort, message);
+      return;
+    }
     const flags = p.flags[id]!;
     const payload = p.payload[id]! as PayloadId;
-    const message = p.message[id]!;
-    p.release(id);
-    pod.tcp.receive(srcIp, srcPort, dstPort, flags, payload, message);
+    if (!tcp.owns(srcIp, srcPort, dstPort, flags)) this.drop(id, 'no_socket_reset', site);
+    else {
+      this.traceHop(id, entity, 'delivered');
+      this.delivered.inc();
+      p.release(id);
+    }
+    tcp.receive(srcIp, srcPort, dstPort, flags, payload, message);
   }
 
-  /** Reverse-translates replies from a Service backend, then hands the packet over the veth. */
-  private toLocalPod(id: number, host: Host, pod: Pod): void {
-    const p = this.packets;
-    const entry = host.nat.get(p.dstIp[id]!, p.dstPort[id]!);
-    if (entry && entry.backendIp === p.srcIp[id] && entry.backendPort === p.srcPort[id]) {
-      p.srcIp[id] = entry.serviceIp;
-      p.srcPort[id] = entry.servicePort;
-    }
-    this.forward(id, Stage.pod, pod.index);
-  }
-
-  /** kube-proxy's DNAT: a new connection to a Service picks a backend at random; later packets follow it. */
-  private translateToBackend(id: number, host: Host): boolean {
-    const p = this.packets;
-    const srcIp = p.srcIp[id]!;
-    const srcPort = p.srcPort[id]!;
-    const service = this.services.lookup(p.dstIp[id]!, p.dstPort[id]!);
-    if (!service) {
-      this.drop(id, 'no_route', host);
-      return false;
-    }
-    const flags = p.flags[id]!;
-    let entry = host.nat.get(srcIp, srcPort);
-    if ((flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && (!entry || entry.serviceIp !== service.clusterIp)) {
-      if (service.endpoints.length === 0) {
-        this.rejectNoEndpoints(id, host);
-        return false;
-      }
-      // iptables mode picks each endpoint with equal probability (statistic --mode random).
-      const endpoint = this.proxyStream(host).pick(service.endpoints);
-      entry = {
-        serviceIp: service.clusterIp,
-        servicePort: service.port,
-        backendIp: endpoint.ip,
-        backendPort: endpoint.port,
-        backendPod: endpoint.pod,
-      };
-      host.nat.set(srcIp, srcPort, entry);
-      const socket = host.pods.get(srcIp)?.tcp.clientSocket(srcPort);
-      if (socket) socket.backendPod = endpoint.pod;
-    }
-    if (!entry) {
-      this.drop(id, 'no_route', host);
-      return false;
-    }
-    p.dstIp[id] = entry.backendIp;
-    p.dstPort[id] = entry.backendPort;
-    this.traceHop(id, host.entity, `DNAT to ${formatIpv4(entry.backendIp)}:${entry.backendPort}`);
-    return true;
-  }
-
-  /** With no endpoints kube-proxy installs a REJECT rule; the client's connect fails at once. */
-  private rejectNoEndpoints(id: number, host: Host): void {
+  /** With no endpoints kube-proxy installs a REJECT rule; a local client's connect fails at once. */
+  private reject(id: number, host: Host): void {
     const p = this.packets;
     const client = host.pods.get(p.srcIp[id]!);
     const dstIp = p.dstIp[id]!;
     const dstPort = p.dstPort[id]!;
     const srcPort = p.srcPort[id]!;
+    const tcp = p.proto[id] === Proto.tcp;
     this.drop(id, 'service_no_endpoints', host);
-    if (!client) return;
-    const reply = p.alloc();
-    p.srcIp[reply] = dstIp;
-    p.dstIp[reply] = client.ip;
-    p.srcPort[reply] = dstPort;
-    p.dstPort[reply] = srcPort;
-    p.proto[reply] = Proto.tcp;
+    if (!client || !tcp) return;
+    const reply = this.emit(dstIp, dstPort, client.ip, srcPort, Proto.tcp, Payload.none, 0);
     p.flags[reply] = TcpFlag.RST | TcpFlag.ACK;
-    this.sent.inc();
     this.forward(reply, Stage.pod, client.index);
-  }
-
-  private hostFor(ip: number): Host | undefined {
-    const node = this.byNodeIp.get(ip);
-    if (node) return node;
-    for (const block of this.byBlock) {
-      const host = block.hosts.get((ip & block.mask) >>> 0);
-      if (host) return host;
-    }
-    return undefined;
   }
 
   private proxyStream(host: Host): RngStream {
@@ -231,25 +374,28 @@ export class Network {
     return stream;
   }
 
-  private traceHop(id: number, where: string, what: string): void {
+  traceHop(id: number, where: string, what: string): void {
     const slot = this.packets.trace[id]!;
     if (slot >= 0) this.ctx.tracer.hop(slot, this.ctx.sched.now, where, what);
   }
 
-  private drop(id: number, reason: DropReason, host: Host): void {
+  /** The one place packets are dropped: counted by reason, traced, logged at most once a second per site and reason. */
+  drop(id: number, reason: DropReason, site: DropSite): void {
     const p = this.packets;
-    this.traceHop(id, host.entity, `dropped: ${reason}`);
+    this.traceHop(id, site.entity, `dropped: ${reason}`);
     this.ctx.drops.drop(reason);
     const r = DROP_REASON_IDS.indexOf(reason);
     const now = this.ctx.sched.now;
-    if (now - host.lastDropLog[r]! >= DROP_LOG_INTERVAL) {
-      host.lastDropLog[r] = now;
+    if (now - site.lastDropLog[r]! >= DROP_LOG_INTERVAL) {
+      site.lastDropLog[r] = now;
+      const what = p.proto[id] === Proto.udp ? 'UDP' : describeFlags(p.flags[id]!);
+      const cause = site.describeDrop?.(reason, p, id);
       this.ctx.note(
         'warn',
-        host.entity,
+        site.entity,
         'packet.dropped',
-        `dropped ${describeFlags(p.flags[id]!)} ${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]} → ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]} (${reason})`,
-        { reason },
+        `dropped ${what} ${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]} → ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]} (${reason})`,
+        cause === undefined ? { reason } : { reason, cause },
       );
     }
     p.release(id);

@@ -1,6 +1,7 @@
 import type { PodPhase } from '../api';
 import type { Ipv4 } from '../net/ipv4';
 import type { TcpStack } from '../net/tcp';
+import type { UdpStack } from '../net/udp';
 import type { Host } from './host';
 
 /** The behaviour running in a pod's main container. */
@@ -19,6 +20,8 @@ export class Pod {
   replaced = -1;
   /** A gone pod stays in the topology view for a while, so traffic still aimed at it can be seen. */
   shown = true;
+  /** The host-side interface of the pod's veth pair; -1 once the network namespace is gone. */
+  veth = -1;
 
   constructor(
     readonly index: number,
@@ -27,6 +30,7 @@ export class Pod {
     readonly host: Host,
     readonly ip: Ipv4,
     readonly tcp: TcpStack,
+    readonly udp: UdpStack,
   ) {}
 
   get entity(): string {

@@ -5,6 +5,8 @@ import type { Host } from '../infra/host';
 import { Pod, type PodApp } from '../infra/pod';
 import { formatIpv4, type Ipv4 } from '../net/ipv4';
 import { TcpStack, type Tcp } from '../net/tcp';
+import { UdpStack, type Udp } from '../net/udp';
+import type { Cni } from '../infra/cni';
 import type { Endpoint, Service } from './service';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
@@ -33,7 +35,6 @@ interface Deployment {
  * after the grace period; the ReplicaSet replaces it as soon as it is terminating.
  */
 export class Workloads {
-  readonly pods: Pod[] = [];
   private readonly deployments: Deployment[] = [];
   private readonly byName = new Map<string, Deployment>();
   private readonly services: Service[] = [];
@@ -45,11 +46,16 @@ export class Workloads {
   private readonly createReplacement: HandlerId;
   private readonly applyEndpoints: HandlerId;
   private readonly forgetPod: HandlerId;
+  private readonly teardownNetns: HandlerId;
 
   constructor(
     private readonly ctx: SimContext,
     private readonly hosts: readonly Host[],
     private readonly tcp: Tcp,
+    private readonly udp: Udp,
+    private readonly cni: Cni,
+    /** Every pod ever created, indexed by pod index; shared with the network, which delivers to them. */
+    readonly pods: Pod[],
   ) {
     const s = ctx.sched;
     this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
@@ -58,6 +64,7 @@ export class Workloads {
       this.reconcile(this.deployments[dep]!, replaced),
     );
     this.applyEndpoints = s.register('endpoints.apply', (svc, seq) => this.onApplyEndpoints(svc, seq));
+    this.teardownNetns = s.register('pod.netns-teardown', (pod) => this.cni.detach(this.pods[pod]!));
     this.forgetPod = s.register('pod.forget', (pod) => {
       this.pods[pod]!.shown = false;
       this.ctx.touchTopology();
@@ -94,10 +101,10 @@ export class Workloads {
       address = ip;
     }
     const index = this.pods.length;
-    const pod = new Pod(index, podName, d.spec.name, host, address, new TcpStack(this.tcp, address, index));
+    const pod = new Pod(index, podName, d.spec.name, host, address, new TcpStack(this.tcp, address, index), new UdpStack(this.udp, address, index));
     this.pods.push(pod);
     d.pods.push(pod);
-    host.pods.set(address, pod);
+    this.cni.attach(pod);
     pod.app = d.makeApp(pod);
     this.ctx.sched.after(seconds(this.ctx.params.kube.podStartSeconds), this.startPod, index);
     this.ctx.note('info', pod.entity, 'pod.created', `created on ${host.name} with address ${formatIpv4(address)}`);
@@ -200,8 +207,8 @@ export class Workloads {
     pod.phase = 'gone';
     pod.ready = false;
     pod.tcp.killAll();
-    if (pod.host.pods.get(pod.ip) === pod) pod.host.pods.delete(pod.ip);
-    pod.host.release(pod.ip);
+    pod.udp.unbindAll();
+    this.ctx.sched.after(millis(this.ctx.params.kube.netnsTeardownMs), this.teardownNetns, pod.index);
     this.ctx.note('info', pod.entity, 'pod.gone', how === 'exited' ? 'exited after a graceful shutdown' : 'removed after SIGKILL');
     this.ctx.touchTopology();
     this.ctx.sched.after(GONE_SHOWN_FOR, this.forgetPod, pod.index);

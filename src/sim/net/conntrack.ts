@@ -41,51 +41,65 @@ export function kubeProxyConntrackMax(cores: number, min = 131_072, maxPerCore =
 }
 
 const EMPTY = -1;
+// Model choice: tables start small and double up to their maximum, so fifty idle nodes do not hold fifty full tables.
+const INITIAL_CAPACITY = 1024;
+// The kernel's gc worker and early_drop look at a bounded number of entries at a time (nf_conntrack_core.c).
+const RECLAIM_SCAN = 64;
 
 /**
- * A bounded connection-tracking table. Each entry is reachable from both directions of its flow, as the kernel
- * hashes each entry twice; slots live in typed arrays with open addressing, so lookups and inserts allocate nothing.
- * Expired entries count until a sweep (`expire`) or a lookup finds them, like the kernel's garbage collector.
+ * How a tracked TCP flow moves between states as packets pass, simplified from nf_conntrack_proto_tcp.c: a SYN opens,
+ * the SYN-ACK in reply makes it SYN_RECV, the next packet from the opener establishes it, a FIN starts the close and a
+ * second FIN ends in TIME_WAIT, a RST closes it.
+ */
+export function nextTcpState(state: CtStateId, flags: number, reply: boolean): CtStateId {
+  // Flag bits as in net/packet.ts: SYN 1, ACK 2, FIN 4, RST 8.
+  if (flags & 8) return CtState.close;
+  if (flags & 4) {
+    if (state === CtState.finWait || state === CtState.closeWait || state === CtState.lastAck) return CtState.timeWait;
+    return CtState.finWait;
+  }
+  if (state === CtState.synSent && reply && (flags & 3) === 3) return CtState.synRecv;
+  if (state === CtState.synRecv && !reply && flags & 2) return CtState.established;
+  return state;
+}
+
+/**
+ * A bounded connection-tracking table. Each entry holds the flow as first seen (original) and as its replies will look
+ * (reply, which differs from the reversed original when NAT rewrote the flow); both are hashed, as the kernel hashes
+ * every entry twice. Slots live in typed arrays with open addressing, so lookups and inserts allocate nothing.
+ * Expired entries count until a lookup, a sweep or a reclaim finds them, like the kernel's garbage collector.
  */
 export class ConntrackTable {
-  private readonly proto: Uint8Array;
-  private readonly srcIp: Uint32Array;
-  private readonly dstIp: Uint32Array;
-  private readonly srcPort: Uint16Array;
-  private readonly dstPort: Uint16Array;
-  private readonly state: Uint8Array;
-  private readonly expires: Float64Array;
-  private readonly live: Uint8Array;
-  private readonly freeIds: Int32Array;
-  private freeCount: number;
+  private proto = new Uint8Array(0);
+  private origSrc = new Uint32Array(0);
+  private origSport = new Uint16Array(0);
+  private origDst = new Uint32Array(0);
+  private origDport = new Uint16Array(0);
+  private replySrc = new Uint32Array(0);
+  private replySport = new Uint16Array(0);
+  private replyDst = new Uint32Array(0);
+  private replyDport = new Uint16Array(0);
+  private state = new Uint8Array(0);
+  private expires = new Float64Array(0);
+  private live = new Uint8Array(0);
+  private freeIds = new Int32Array(0);
+  private freeCount = 0;
+  private capacity = 0;
   /** Hash slots: entry id * 2 + direction (0 original, 1 reply), or EMPTY. */
-  private readonly slots: Int32Array;
-  private readonly mask: number;
+  private slots = new Int32Array(0);
+  private mask = 0;
   private readonly timeouts: Duration[];
   private count = 0;
+  private reclaimCursor = 0;
 
   constructor(
     readonly max: number,
     timeouts: ConntrackTimeouts = KERNEL_TIMEOUTS,
   ) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`conntrack max must be a positive integer, got ${max}`);
-    this.proto = new Uint8Array(max);
-    this.srcIp = new Uint32Array(max);
-    this.dstIp = new Uint32Array(max);
-    this.srcPort = new Uint16Array(max);
-    this.dstPort = new Uint16Array(max);
-    this.state = new Uint8Array(max);
-    this.expires = new Float64Array(max);
-    this.live = new Uint8Array(max);
-    this.freeIds = new Int32Array(max);
-    for (let i = 0; i < max; i++) this.freeIds[i] = max - 1 - i;
-    this.freeCount = max;
-    let size = 8;
-    while (size < max * 4) size *= 2;
-    this.slots = new Int32Array(size).fill(EMPTY);
-    this.mask = size - 1;
     const order = Object.keys(CtState) as (keyof typeof CtState)[];
     this.timeouts = order.map((name) => seconds(timeouts[name]));
+    this.grow(Math.min(max, INITIAL_CAPACITY));
   }
 
   /** Entries held, expired or not. */
@@ -99,33 +113,65 @@ export class ConntrackTable {
 
   /** The entry of a flow in either direction, or -1. An expired entry is removed and not found. */
   lookup(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number, now: SimTime): number {
+    const ref = this.lookupRef(proto, srcIp, srcPort, dstIp, dstPort, now);
+    return ref < 0 ? -1 : ref >> 1;
+  }
+
+  /** Like `lookup`, but returns entry id × 2 + direction (1 when the packet travels the reply way). */
+  lookupRef(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number, now: SimTime): number {
     const slot = this.find(proto, srcIp, srcPort, dstIp, dstPort);
     if (slot < 0) return -1;
-    const id = this.slots[slot]! >> 1;
-    if (this.expires[id]! <= now) {
-      this.remove(id);
+    const ref = this.slots[slot]!;
+    if (this.expires[ref >> 1]! <= now) {
+      this.remove(ref >> 1);
       return -1;
     }
-    return id;
+    return ref;
   }
 
   /** Whether the entry was created by a packet in the other direction from this one. */
   isReply(id: number, srcIp: number, srcPort: number): boolean {
-    return this.srcIp[id] !== srcIp || this.srcPort[id] !== srcPort;
+    return this.origSrc[id] !== srcIp || this.origSport[id] !== srcPort;
   }
 
-  /** Tracks a new flow; -1 when the table is full (the kernel drops the packet: "table full, dropping packet"). */
+  /** Tracks a new flow whose replies are the reversed original; -1 when the table is full. */
   insert(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number, state: CtStateId, now: SimTime): number {
-    if (this.freeCount === 0) return -1;
+    return this.insertNat(proto, srcIp, srcPort, dstIp, dstPort, dstIp, dstPort, srcIp, srcPort, state, now);
+  }
+
+  /**
+   * Tracks a new flow whose replies come from `replySrc:replySport` to `replyDst:replyDport` (after DNAT or SNAT).
+   * When full, a bounded scan reclaims an expired entry first; -1 when none frees up (the kernel drops the packet:
+   * "nf_conntrack: table full, dropping packet").
+   */
+  insertNat(
+    proto: number,
+    srcIp: number,
+    srcPort: number,
+    dstIp: number,
+    dstPort: number,
+    replySrc: number,
+    replySport: number,
+    replyDst: number,
+    replyDport: number,
+    state: CtStateId,
+    now: SimTime,
+  ): number {
+    if (this.count >= this.max && !this.reclaim(now)) return -1;
+    if (this.freeCount === 0) this.grow(Math.min(this.max, this.capacity * 2));
     const id = this.freeIds[--this.freeCount]!;
     this.proto[id] = proto;
-    this.srcIp[id] = srcIp;
-    this.srcPort[id] = srcPort;
-    this.dstIp[id] = dstIp;
-    this.dstPort[id] = dstPort;
+    this.origSrc[id] = srcIp;
+    this.origSport[id] = srcPort;
+    this.origDst[id] = dstIp;
+    this.origDport[id] = dstPort;
+    this.replySrc[id] = replySrc;
+    this.replySport[id] = replySport;
+    this.replyDst[id] = replyDst;
+    this.replyDport[id] = replyDport;
     this.live[id] = 1;
-    this.place(id * 2, proto, srcIp, srcPort, dstIp, dstPort);
-    this.place(id * 2 + 1, proto, dstIp, dstPort, srcIp, srcPort);
+    this.place(id * 2);
+    this.place(id * 2 + 1);
     this.count++;
     this.update(id, state, now);
     return id;
@@ -145,9 +191,35 @@ export class ConntrackTable {
     return this.expires[id] as SimTime;
   }
 
+  /** Where replies of this entry come from and go to: the NAT rewrite a packet of the flow gets. */
+  replySource(id: number): number {
+    return this.replySrc[id]!;
+  }
+  replySourcePort(id: number): number {
+    return this.replySport[id]!;
+  }
+  replyDestination(id: number): number {
+    return this.replyDst[id]!;
+  }
+  replyDestinationPort(id: number): number {
+    return this.replyDport[id]!;
+  }
+  originalSource(id: number): number {
+    return this.origSrc[id]!;
+  }
+  originalSourcePort(id: number): number {
+    return this.origSport[id]!;
+  }
+  originalDestination(id: number): number {
+    return this.origDst[id]!;
+  }
+  originalDestinationPort(id: number): number {
+    return this.origDport[id]!;
+  }
+
   remove(id: number): void {
-    this.unplace(this.find(this.proto[id]!, this.srcIp[id]!, this.srcPort[id]!, this.dstIp[id]!, this.dstPort[id]!));
-    this.unplace(this.find(this.proto[id]!, this.dstIp[id]!, this.dstPort[id]!, this.srcIp[id]!, this.srcPort[id]!));
+    this.unplace(this.slotOf(id * 2));
+    this.unplace(this.slotOf(id * 2 + 1));
     this.live[id] = 0;
     this.freeIds[this.freeCount++] = id;
     this.count--;
@@ -156,13 +228,83 @@ export class ConntrackTable {
   /** Removes every entry whose timeout has passed; returns how many went. */
   expire(now: SimTime): number {
     let removed = 0;
-    for (let id = 0; id < this.max; id++) {
+    for (let id = 0; id < this.capacity; id++) {
       if (this.live[id] === 1 && this.expires[id]! <= now) {
         this.remove(id);
         removed++;
       }
     }
     return removed;
+  }
+
+  /** Removes expired entries among the next `budget` slots of a rolling cursor, like the kernel's incremental gc. */
+  sweep(now: SimTime, budget: number): number {
+    let removed = 0;
+    for (let i = 0; i < budget && this.capacity > 0; i++) {
+      const id = this.reclaimCursor;
+      this.reclaimCursor = id + 1 >= this.capacity ? 0 : id + 1;
+      if (this.live[id] === 1 && this.expires[id]! <= now) {
+        this.remove(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** The original destination most entries share, and how many do; scans the whole table, so only for explanations. */
+  busiestDestination(): { ip: number; entries: number } | null {
+    const counts = new Map<number, number>();
+    let best: { ip: number; entries: number } | null = null;
+    for (let id = 0; id < this.capacity; id++) {
+      if (this.live[id] !== 1) continue;
+      const ip = this.origDst[id]!;
+      const n = (counts.get(ip) ?? 0) + 1;
+      counts.set(ip, n);
+      if (!best || n > best.entries) best = { ip, entries: n };
+    }
+    return best;
+  }
+
+  private reclaim(now: SimTime): boolean {
+    return this.sweep(now, RECLAIM_SCAN) > 0;
+  }
+
+  private grow(capacity: number): void {
+    const old = this.capacity;
+    if (capacity <= old) return;
+    const widen = <T extends Uint32Array | Uint16Array | Uint8Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(capacity);
+      b.set(a);
+      return b;
+    };
+    this.proto = widen(this.proto, (n) => new Uint8Array(n));
+    this.origSrc = widen(this.origSrc, (n) => new Uint32Array(n));
+    this.origSport = widen(this.origSport, (n) => new Uint16Array(n));
+    this.origDst = widen(this.origDst, (n) => new Uint32Array(n));
+    this.origDport = widen(this.origDport, (n) => new Uint16Array(n));
+    this.replySrc = widen(this.replySrc, (n) => new Uint32Array(n));
+    this.replySport = widen(this.replySport, (n) => new Uint16Array(n));
+    this.replyDst = widen(this.replyDst, (n) => new Uint32Array(n));
+    this.replyDport = widen(this.replyDport, (n) => new Uint16Array(n));
+    this.state = widen(this.state, (n) => new Uint8Array(n));
+    this.expires = widen(this.expires, (n) => new Float64Array(n));
+    this.live = widen(this.live, (n) => new Uint8Array(n));
+    const freeIds = new Int32Array(capacity);
+    freeIds.set(this.freeIds.subarray(0, this.freeCount));
+    let free = this.freeCount;
+    for (let id = capacity - 1; id >= old; id--) freeIds[free++] = id;
+    this.freeIds = freeIds;
+    this.freeCount = free;
+    this.capacity = capacity;
+    let size = 8;
+    while (size < capacity * 4) size *= 2;
+    this.slots = new Int32Array(size).fill(EMPTY);
+    this.mask = size - 1;
+    for (let id = 0; id < old; id++) {
+      if (this.live[id] !== 1) continue;
+      this.place(id * 2);
+      this.place(id * 2 + 1);
+    }
   }
 
   private hash(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): number {
@@ -173,13 +315,21 @@ export class ConntrackTable {
     return (h ^ (h >>> 15)) & this.mask;
   }
 
+  /** The hash of the tuple a reference stands for: the original, or the reply as it travels. */
+  private homeOf(ref: number): number {
+    const id = ref >> 1;
+    return (ref & 1) === 0
+      ? this.hash(this.proto[id]!, this.origSrc[id]!, this.origSport[id]!, this.origDst[id]!, this.origDport[id]!)
+      : this.hash(this.proto[id]!, this.replySrc[id]!, this.replySport[id]!, this.replyDst[id]!, this.replyDport[id]!);
+  }
+
   private matches(ref: number, proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): boolean {
     const id = ref >> 1;
     if (this.proto[id] !== proto) return false;
     if ((ref & 1) === 0) {
-      return this.srcIp[id] === srcIp && this.srcPort[id] === srcPort && this.dstIp[id] === dstIp && this.dstPort[id] === dstPort;
+      return this.origSrc[id] === srcIp && this.origSport[id] === srcPort && this.origDst[id] === dstIp && this.origDport[id] === dstPort;
     }
-    return this.dstIp[id] === srcIp && this.dstPort[id] === srcPort && this.srcIp[id] === dstIp && this.srcPort[id] === dstPort;
+    return this.replySrc[id] === srcIp && this.replySport[id] === srcPort && this.replyDst[id] === dstIp && this.replyDport[id] === dstPort;
   }
 
   private find(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): number {
@@ -190,8 +340,16 @@ export class ConntrackTable {
     }
   }
 
-  private place(ref: number, proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): void {
-    let slot = this.hash(proto, srcIp, srcPort, dstIp, dstPort);
+  private slotOf(ref: number): number {
+    for (let slot = this.homeOf(ref); ; slot = (slot + 1) & this.mask) {
+      const at = this.slots[slot]!;
+      if (at === EMPTY) return -1;
+      if (at === ref) return slot;
+    }
+  }
+
+  private place(ref: number): void {
+    let slot = this.homeOf(ref);
     while (this.slots[slot] !== EMPTY) slot = (slot + 1) & this.mask;
     this.slots[slot] = ref;
   }
@@ -212,12 +370,5 @@ export class ConntrackTable {
       }
     }
     this.slots[hole] = EMPTY;
-  }
-
-  private homeOf(ref: number): number {
-    const id = ref >> 1;
-    return (ref & 1) === 0
-      ? this.hash(this.proto[id]!, this.srcIp[id]!, this.srcPort[id]!, this.dstIp[id]!, this.dstPort[id]!)
-      : this.hash(this.proto[id]!, this.dstIp[id]!, this.dstPort[id]!, this.srcIp[id]!, this.srcPort[id]!);
   }
 }

@@ -3,19 +3,30 @@
 export const TcpFlag = { SYN: 1, ACK: 2, FIN: 4, RST: 8, PSH: 16 } as const;
 
 /** What a packet's payload carries, beyond its TCP flags. */
-export const Payload = { none: 0, request: 1, response: 2 } as const;
+export const Payload = { none: 0, request: 1, response: 2, datagram: 3 } as const;
 export type PayloadId = (typeof Payload)[keyof typeof Payload];
 
-/** Where a packet is about to arrive; the entity index says which host or pod. */
+/** Where a packet is about to arrive; `at` says which host, pod or element. */
 export const Stage = {
   /** Leaving a pod, arriving at its host's side of the veth. */
   hostFromPod: 0,
-  /** Arriving at a host from the fabric. */
+  /** Arriving at a host on the interface in `iface`, from the wire or the hypervisor. */
   hostFromWire: 1,
   /** Arriving at a pod from its host. */
   pod: 2,
+  /** Leaving a cloud instance: the hypervisor's checks before the fabric. */
+  hypervisorOut: 3,
+  /** Arriving at a cloud instance from the fabric, on the interface in `iface`. */
+  hypervisorIn: 4,
+  /** On the fabric (VPC or data-centre network), which finds who holds the destination. */
+  fabric: 5,
+  /** Arriving at an element outside the nodes: a router, a load balancer, an external server. */
+  element: 6,
 } as const;
 export type StageId = (typeof Stage)[keyof typeof Stage];
+
+// Linux net.ipv4.ip_default_ttl is 64 (Documentation/networking/ip-sysctl.rst).
+export const DEFAULT_TTL = 64;
 
 export const Proto = { tcp: 6, udp: 17 } as const;
 
@@ -34,6 +45,11 @@ export class PacketPool {
   message: Float64Array;
   /** Sampled trace slot, or -1 when the packet is not traced. */
   trace: Int32Array;
+  ttl: Uint8Array;
+  /** Interface index on the host it arrives at (hostFromWire, hypervisorIn). */
+  iface: Int16Array;
+  /** First address of the X-Forwarded-For header an HTTP proxy inserted, 0 when none. */
+  xff: Uint32Array;
   private free: Int32Array;
   private freeCount = 0;
   private capacity: number;
@@ -52,6 +68,9 @@ export class PacketPool {
     this.at = new Int32Array(initialCapacity);
     this.message = new Float64Array(initialCapacity);
     this.trace = new Int32Array(initialCapacity);
+    this.ttl = new Uint8Array(initialCapacity);
+    this.iface = new Int16Array(initialCapacity);
+    this.xff = new Uint32Array(initialCapacity);
     this.free = new Int32Array(initialCapacity);
   }
 
@@ -70,6 +89,9 @@ export class PacketPool {
     this.trace[id] = -1;
     this.message[id] = 0;
     this.payload[id] = Payload.none;
+    this.ttl[id] = DEFAULT_TTL;
+    this.iface[id] = -1;
+    this.xff[id] = 0;
     return id;
   }
 
@@ -79,7 +101,7 @@ export class PacketPool {
 
   private grow(): void {
     const n = this.capacity * 2;
-    const widen = <T extends Uint32Array | Uint16Array | Uint8Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+    const widen = <T extends Uint32Array | Uint16Array | Uint8Array | Int16Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
       const b = make(n);
       b.set(a);
       return b;
@@ -95,6 +117,9 @@ export class PacketPool {
     this.at = widen(this.at, (k) => new Int32Array(k));
     this.message = widen(this.message, (k) => new Float64Array(k));
     this.trace = widen(this.trace, (k) => new Int32Array(k));
+    this.ttl = widen(this.ttl, (k) => new Uint8Array(k));
+    this.iface = widen(this.iface, (k) => new Int16Array(k));
+    this.xff = widen(this.xff, (k) => new Uint32Array(k));
     this.free = widen(this.free, (k) => new Int32Array(k));
     this.capacity = n;
   }

@@ -12,34 +12,55 @@ export interface Route {
   via?: number;
 }
 
-/** One routing table with longest-prefix match; ties go to the route added first, as with equal-metric routes. */
+/**
+ * One routing table with longest-prefix match; ties go to the route added first, as with equal-metric routes. Host
+ * routes (/32, one per pod with routed CNIs) sit in a map so a node with many pods still looks up in constant time.
+ */
 export class RouteTable {
-  private readonly routes: Route[] = [];
+  private readonly hostRoutes = new Map<number, Route>();
+  /** Shorter prefixes, longest first, in insertion order within a length. */
+  private readonly prefixRoutes: Route[] = [];
 
   add(route: Route): void {
-    this.routes.push(route);
+    if (route.dst.prefix === 32) {
+      if (!this.hostRoutes.has(route.dst.base)) this.hostRoutes.set(route.dst.base, route);
+      return;
+    }
+    let at = this.prefixRoutes.length;
+    while (at > 0 && this.prefixRoutes[at - 1]!.dst.prefix < route.dst.prefix) at--;
+    this.prefixRoutes.splice(at, 0, route);
   }
 
   remove(predicate: (route: Route) => boolean): number {
     let removed = 0;
-    for (let i = this.routes.length - 1; i >= 0; i--) {
-      if (predicate(this.routes[i]!)) {
-        this.routes.splice(i, 1);
+    for (const [key, route] of this.hostRoutes) {
+      if (predicate(route)) {
+        this.hostRoutes.delete(key);
+        removed++;
+      }
+    }
+    for (let i = this.prefixRoutes.length - 1; i >= 0; i--) {
+      if (predicate(this.prefixRoutes[i]!)) {
+        this.prefixRoutes.splice(i, 1);
         removed++;
       }
     }
     return removed;
   }
 
-  lookup(dst: number): Route | undefined {
-    let best: Route | undefined;
-    for (const route of this.routes) {
-      if (cidrContains(route.dst, dst) && (!best || route.dst.prefix > best.dst.prefix)) best = route;
-    }
-    return best;
+  /** Removes the /32 route to one address, if there is one. */
+  removeHost(ip: number): boolean {
+    return this.hostRoutes.delete(ip);
   }
 
-  list(): readonly Route[] {
-    return this.routes;
+  lookup(dst: number): Route | undefined {
+    const host = this.hostRoutes.get(dst);
+    if (host) return host;
+    for (const route of this.prefixRoutes) if (cidrContains(route.dst, dst)) return route;
+    return undefined;
+  }
+
+  list(): Route[] {
+    return [...this.prefixRoutes, ...this.hostRoutes.values()].sort((a, b) => b.dst.prefix - a.dst.prefix);
   }
 }

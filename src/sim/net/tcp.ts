@@ -34,8 +34,8 @@ export type TcpWire = (
 ) => void;
 
 // Linux ip_local_port_range default 32768-60999 (Documentation/networking/ip-sysctl.rst).
-const EPHEMERAL_FIRST = 32768;
-const EPHEMERAL_LAST = 60999;
+export const EPHEMERAL_FIRST = 32768;
+export const EPHEMERAL_LAST = 60999;
 
 const remoteKey = (ip: number, port: number): number => ip * 65536 + port;
 
@@ -147,7 +147,8 @@ export class TcpStack {
   constructor(
     readonly tcp: Tcp,
     readonly ip: number,
-    readonly podIndex: number,
+    /** Network namespace: a pod index, or a host as -1 - host index. */
+    readonly ns: number,
   ) {}
 
   listen(port: number, listener: Listener): void {
@@ -222,7 +223,17 @@ export class TcpStack {
     return out;
   }
 
-  /** Handles a packet addressed to this pod. */
+  /**
+   * Whether a segment finds a socket here: an existing connection, or a SYN for a listener taking connections. Anything
+   * else is answered with a reset by `receive`; a stray RST is silently discarded.
+   */
+  owns(srcIp: number, srcPort: number, dstPort: number, flags: number): boolean {
+    if (this.byPort.get(dstPort)?.has(remoteKey(srcIp, srcPort))) return true;
+    if (flags & TcpFlag.RST) return true;
+    return (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && this.listeners.get(dstPort)?.accepting === true;
+  }
+
+  /** Handles a packet addressed to this namespace. */
   receive(srcIp: number, srcPort: number, dstPort: number, flags: number, payload: PayloadId, message: number): void {
     const socket = this.byPort.get(dstPort)?.get(remoteKey(srcIp, srcPort));
     if (socket === undefined) {
@@ -322,6 +333,6 @@ export class TcpStack {
       this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
       if (!this.byPort.get(port)?.has(remoteKey(remoteIp, remotePort)) && !this.byPort.has(port)) return port;
     }
-    throw new Error(`pod ${this.podIndex} has run out of ephemeral ports`);
+    throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
   }
 }

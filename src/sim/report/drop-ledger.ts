@@ -1,25 +1,32 @@
 import type { Counter, Metrics } from '../core/metrics';
-import { DROP_REASON_IDS, type DropReason } from './drop-reasons';
+import { DROP_REASON_IDS, DROP_REASONS, type DropReason } from './drop-reasons';
 
-/** Counts dropped packets by reason, both as run totals and as per-reason metric series. */
+/**
+ * Counts drops by reason, both as run totals and as per-reason metric series. `packets.dropped` counts only packet
+ * reasons, so that sent = delivered + dropped + in flight holds; request reasons (a REFUSED answer) are counted apart.
+ */
 export class DropLedger {
   private readonly counts = new Map<DropReason, number>();
   private readonly counters = new Map<DropReason, Counter>();
-  private readonly all: Counter;
+  private readonly packets: Counter;
 
   constructor(metrics: Metrics) {
-    this.all = metrics.counter('packets.dropped');
-    for (const reason of DROP_REASON_IDS) this.counters.set(reason, metrics.counter('packets.dropped', { reason }));
+    this.packets = metrics.counter('packets.dropped');
+    for (const reason of DROP_REASON_IDS) {
+      const name = DROP_REASONS[reason].kind === 'packet' ? 'packets.dropped' : 'requests.dropped';
+      this.counters.set(reason, metrics.counter(name, { reason }));
+    }
   }
 
   drop(reason: DropReason): void {
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
     this.counters.get(reason)!.inc();
-    this.all.inc();
+    if (DROP_REASONS[reason].kind === 'packet') this.packets.inc();
   }
 
+  /** Packets dropped, all reasons together. */
   get total(): number {
-    return this.all.total;
+    return this.packets.total;
   }
 
   /** Only reasons that happened, in the catalog's order, so reports stay small and stable. */

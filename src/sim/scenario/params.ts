@@ -39,6 +39,46 @@ const kube = z.strictObject({
   endpointPropagationMs: z.number().min(0).default(500),
   // Model choice: the ReplicaSet controller reacts to a deleted pod through its informer within a fraction of a second.
   replaceDelayMs: z.number().min(0).default(200),
+  // Model choice: kubelet stops the pod sandbox (CNI DEL removes the veth and routes) shortly after the containers exit.
+  netnsTeardownMs: z.number().min(0).default(200),
+});
+
+const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
+
+const node = z.strictObject({
+  // systemd's sysctl.d/50-default.conf sets rp_filter = 2 (loose) on most distributions (REFERENCE D.1).
+  rpFilter: rpFilter.default(2),
+  // Model choice: a typical worker; kube-proxy sizes conntrack from the core count (REFERENCE D.3).
+  cores: z.number().int().min(1).max(512).default(8),
+  // Unset: kube-proxy's max(131072, 32768 × cores) (REFERENCE D.3).
+  conntrackMax: z.number().int().min(1).optional(),
+  // How pod addresses reach the node: routed per-node blocks (Calico BGP-style) or a secondary cloud interface (Cilium ENI mode).
+  podNetwork: z.enum(['routed', 'eni']).default('routed'),
+  // Cilium in ENI mode leaves the pod interface without an IPv4 address of its own (INCIDENTS.md §1).
+  podInterfaceHasIp: z.boolean().default(false),
+  // Model choice: the CNI removes a deleted pod's ip rule as it cleans up the endpoint, at once.
+  sourceRuleGcSeconds: z.number().min(0).default(0),
+});
+
+const instance = z.strictObject({
+  // AWS does not publish tracked-connection maxima; a third-party benchmark saw ~77k on a large size (REFERENCE E.3). Per size unit.
+  conntrackAllowance: z.number().int().min(1).default(75_000),
+  // Model choice: AWS does not publish PPS maxima either; a few hundred thousand packets per second per size unit.
+  ppsAllowance: z.number().gt(0).default(400_000),
+  // Security-group rules that allow all traffic both ways leave flows untracked (REFERENCE E.2).
+  untracked: z.boolean().default(false),
+  // AWS ConnectionTrackingConfiguration default TcpEstablishedTimeout 432000 s (REFERENCE E.2).
+  tcpEstablishedTimeoutS: z.number().min(60).max(432_000).default(432_000),
+  // Model choice: AWS publishes no timeout for flows that never complete a handshake; Linux keeps SYN_SENT 120 s (REFERENCE D.3).
+  tcpUnestablishedTimeoutS: z.number().gt(0).default(120),
+  // AWS default UdpTimeout 30 s (REFERENCE E.2).
+  udpTimeoutS: z.number().min(30).max(60).default(30),
+  // AWS default UdpStreamTimeout 180 s (REFERENCE E.2).
+  udpStreamTimeoutS: z.number().min(60).max(180).default(180),
+  // Model choice: the cloud detaches a deleted pod's secondary address from the instance's interface some seconds later.
+  ipReleaseDelayS: z.number().min(0).default(30),
+  // EC2 checks source/destination by default: an instance may only send from its own addresses.
+  sourceDestCheck: z.boolean().default(true),
 });
 
 export const paramsSchema = z
@@ -48,6 +88,8 @@ export const paramsSchema = z
     client: client.prefault({}),
     server: server.prefault({}),
     kube: kube.prefault({}),
+    node: node.prefault({}),
+    instance: instance.prefault({}),
   })
   .prefault({});
 

@@ -27,6 +27,10 @@ const node = z.strictObject({
   name: dnsLabel,
   ip: ipv4,
   podCidr: cidrv4,
+  // A cloud instance sits behind a hypervisor with allowances; a bare-metal host does not.
+  platform: z.enum(['bare-metal', 'cloud']).default('bare-metal'),
+  // Instance size in units of the per-size allowances (params.instance); twice as large doubles them.
+  size: z.number().gt(0).max(64).default(1),
   pods: z.array(pod).default([]),
 });
 

@@ -1,0 +1,122 @@
+import type { HandlerId } from '../core/scheduler';
+import { seconds } from '../core/time';
+import type { SimContext } from '../context';
+import { formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
+import type { Fabric } from './fabric';
+import { toHost } from './fabric';
+import type { Host } from './host';
+import type { Pod } from './pod';
+
+// Model choice: one routing table per secondary interface, numbered like Cilium's ENI tables (first ENI → table 11).
+const ENI_TABLE = 11;
+const ALL: Cidr = { base: 0 as Ipv4, prefix: 0 };
+const host32 = (ip: number): Cidr => ({ base: ip as Ipv4, prefix: 32 });
+
+/**
+ * The pod network plumbing a CNI plugin does on each node. `routed`: pod blocks are routed to nodes and a node
+ * blackholes the unused part of its own block (Calico-style). `eni`: pod addresses are secondary addresses of a
+ * second cloud interface that may carry no IPv4 address itself, each pod's egress is steered there by a source rule,
+ * and a deleted pod's rule is garbage-collected and its address released from the interface later (Cilium ENI mode).
+ */
+export class Cni {
+  private readonly ruleGc: HandlerId;
+  private readonly ipRelease: HandlerId;
+  private readonly freeVeths = new Map<number, number[]>();
+
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly hosts: readonly Host[],
+    private readonly pods: readonly Pod[],
+    private readonly fabric: Fabric,
+  ) {
+    this.ruleGc = ctx.sched.register('cni.rule-gc', (pod) => this.collectRule(this.pods[pod]!));
+    this.ipRelease = ctx.sched.register('cni.ip-release', (pod) => this.releaseAddress(this.pods[pod]!));
+  }
+
+  private get mode(): 'routed' | 'eni' {
+    return this.ctx.params.node.podNetwork;
+  }
+
+  /** Interfaces, addresses, routes and fabric attachments of a node before any pod runs. */
+  setUpHost(host: Host): void {
+    const rp = this.ctx.params.node.rpFilter;
+    const eth0 = host.addInterface('eth0', 'primary', rp);
+    eth0.addresses.push(host.ip);
+    host.routing.local.add({ dst: host32(host.ip), type: 'local', dev: 'lo' });
+    host.routing.main.add({ dst: ALL, type: 'unicast', dev: 'eth0' });
+    this.fabric.attach(host.ip, toHost(host.index, eth0.index));
+    host.hypervisor?.attached.add(host.ip);
+    if (this.mode === 'routed') {
+      // Calico installs a blackhole route for the node's own block, so addresses no pod holds go nowhere.
+      host.routing.main.add({ dst: host.podCidr, type: 'blackhole' });
+      this.fabric.addBlock(host.podCidr, toHost(host.index, eth0.index));
+      return;
+    }
+    const eth1 = host.addInterface('eth1', 'secondary', rp);
+    if (this.ctx.params.node.podInterfaceHasIp) {
+      // Model choice: the interface's own address is the first usable one of the node's pod range.
+      const own = (host.podCidr.base + 1) as Ipv4;
+      eth1.addresses.push(own);
+      host.reserve(own);
+      host.routing.local.add({ dst: host32(own), type: 'local', dev: 'lo' });
+      this.fabric.attach(own, toHost(host.index, eth1.index));
+      host.hypervisor?.attached.add(own);
+    }
+    host.routing.table(ENI_TABLE).add({ dst: ALL, type: 'unicast', dev: 'eth1' });
+  }
+
+  /** The pod's veth, its /32 route, and in ENI mode its source rule and secondary address. */
+  attach(pod: Pod): void {
+    const host = pod.host;
+    const free = this.freeVeths.get(host.index);
+    const reused = free?.pop();
+    const veth = reused === undefined ? host.addInterface(`veth${host.ifaces.length}`, 'veth', this.ctx.params.node.rpFilter) : host.ifaces[reused]!;
+    veth.pod = pod.index;
+    pod.veth = veth.index;
+    host.pods.set(pod.ip, pod);
+    host.routing.main.add({ dst: host32(pod.ip), type: 'unicast', dev: veth.name });
+    if (this.mode === 'eni') {
+      host.routing.addSourceRule(pod.ip, ENI_TABLE);
+      this.fabric.attach(pod.ip, toHost(host.index, host.ifaceIndex('eth1')));
+      host.hypervisor?.attached.add(pod.ip);
+    }
+  }
+
+  /** The network namespace is gone: the veth and route go now; the rule and the address follow on their own clocks. */
+  detach(pod: Pod): void {
+    const host = pod.host;
+    if (host.pods.get(pod.ip) === pod) host.pods.delete(pod.ip);
+    host.routing.main.removeHost(pod.ip);
+    if (pod.veth >= 0) {
+      host.ifaces[pod.veth]!.pod = -1;
+      let free = this.freeVeths.get(host.index);
+      if (!free) this.freeVeths.set(host.index, (free = []));
+      free.push(pod.veth);
+      pod.veth = -1;
+    }
+    if (this.mode === 'routed') {
+      host.release(pod.ip);
+      return;
+    }
+    const p = this.ctx.params;
+    this.ctx.sched.after(seconds(p.node.sourceRuleGcSeconds), this.ruleGc, pod.index);
+    this.ctx.sched.after(seconds(p.instance.ipReleaseDelayS), this.ipRelease, pod.index);
+  }
+
+  private collectRule(pod: Pod): void {
+    if (pod.host.pods.has(pod.ip)) return;
+    if (pod.host.routing.removeSourceRule(pod.ip)) {
+      this.ctx.note('debug', pod.host.entity, 'cni.rule-removed', `ip rule from ${formatIpv4(pod.ip)} removed`);
+    }
+  }
+
+  /** The cloud detaches the address from the interface; only now may IPAM hand it out again. */
+  private releaseAddress(pod: Pod): void {
+    const host = pod.host;
+    if (host.pods.has(pod.ip)) return;
+    this.fabric.detach(pod.ip);
+    host.hypervisor?.attached.delete(pod.ip);
+    host.release(pod.ip);
+    this.ctx.note('info', host.entity, 'cni.ip-released', `${formatIpv4(pod.ip)} released from eth1`);
+  }
+}

@@ -1,0 +1,158 @@
+import type { Counter, Gauge } from '../core/metrics';
+import type { SimTime } from '../core/time';
+import { ConntrackTable, CtState, KERNEL_TIMEOUTS, nextTcpState, type ConntrackTimeouts } from '../net/conntrack';
+import { cidr, cidrContains, formatIpv4 } from '../net/ipv4';
+import { Proto, type PacketPool } from '../net/packet';
+import type { DropReason } from '../report/drop-reasons';
+import type { Metrics } from '../core/metrics';
+import { LINKLOCAL_PPS, PpsAllowance } from './pps-allowance';
+
+// Link-local services (Amazon DNS at 169.254.169.253, IMDS, Time Sync) live in 169.254.0.0/16 (REFERENCE E.1).
+const LINK_LOCAL = cidr('169.254.0.0/16');
+
+export interface HypervisorSettings {
+  conntrackAllowance: number;
+  ppsAllowance: number;
+  untracked: boolean;
+  sourceDestCheck: boolean;
+  tcpEstablishedTimeoutS: number;
+  tcpUnestablishedTimeoutS: number;
+  udpTimeoutS: number;
+  udpStreamTimeoutS: number;
+}
+
+/** Security-group tracking timeouts from the instance settings; closing states keep the kernel's values (model choice). */
+function trackingTimeouts(s: HypervisorSettings): ConntrackTimeouts {
+  return {
+    ...KERNEL_TIMEOUTS,
+    synSent: s.tcpUnestablishedTimeoutS,
+    synRecv: s.tcpUnestablishedTimeoutS,
+    established: s.tcpEstablishedTimeoutS,
+    udpUnreplied: s.udpTimeoutS,
+    udpStream: s.udpStreamTimeoutS,
+  };
+}
+
+/**
+ * What a cloud instance's hypervisor (the Nitro card behind an ENA interface) does to every packet before the guest
+ * sees it or after it leaves: the instance's PPS allowance, the per-interface link-local allowance, security-group
+ * connection tracking against the tracked-connection allowance, and the source/destination check. The counters carry
+ * the ENA driver's names (REFERENCE E.1).
+ */
+export class Hypervisor {
+  readonly table: ConntrackTable;
+  readonly lastDropLog: Float64Array;
+  private readonly pps: PpsAllowance;
+  private readonly linkLocal: PpsAllowance[] = [];
+  /** Addresses attached to the instance's interfaces; it may send from these only. */
+  readonly attached = new Set<number>();
+  private readonly conntrackExceeded: Counter;
+  private readonly conntrackExceededHere: Counter;
+  private readonly ppsExceeded: Counter;
+  private readonly ppsExceededHere: Counter;
+  private readonly linklocalExceeded: Counter;
+  private readonly linklocalExceededHere: Counter;
+  private readonly available: Gauge;
+  private readonly used: Gauge;
+
+  constructor(
+    readonly instance: string,
+    private readonly settings: HypervisorSettings,
+    metrics: Metrics,
+    dropReasonCount: number,
+  ) {
+    this.lastDropLog = new Float64Array(dropReasonCount).fill(-Infinity);
+    this.table = new ConntrackTable(settings.conntrackAllowance, trackingTimeouts(settings));
+    this.pps = new PpsAllowance(settings.ppsAllowance);
+    const labels = { instance };
+    this.conntrackExceeded = metrics.counter('hypervisor.conntrack_allowance_exceeded');
+    this.conntrackExceededHere = metrics.counter('hypervisor.conntrack_allowance_exceeded', labels);
+    this.ppsExceeded = metrics.counter('hypervisor.pps_allowance_exceeded');
+    this.ppsExceededHere = metrics.counter('hypervisor.pps_allowance_exceeded', labels);
+    this.linklocalExceeded = metrics.counter('hypervisor.linklocal_allowance_exceeded');
+    this.linklocalExceededHere = metrics.counter('hypervisor.linklocal_allowance_exceeded', labels);
+    this.available = metrics.gauge('hypervisor.conntrack_allowance_available', labels);
+    this.used = metrics.gauge('hypervisor.conntrack.used', labels);
+    this.available.set(settings.conntrackAllowance);
+  }
+
+  /** A packet leaving the instance by interface `iface`; null when it may go on, else why it is dropped. */
+  egress(p: PacketPool, id: number, iface: number, now: SimTime): DropReason | null {
+    if (this.settings.sourceDestCheck && !this.attached.has(p.srcIp[id]!)) return 'source_dest_check';
+    if (!this.pps.admit(now)) return this.overPps();
+    if (cidrContains(LINK_LOCAL, p.dstIp[id]!) && !this.linkLocalFor(iface).admit(now)) {
+      this.linklocalExceeded.inc();
+      this.linklocalExceededHere.inc();
+      return 'linklocal_exceeded';
+    }
+    return this.track(p, id, now);
+  }
+
+  /** A packet arriving for the instance from the fabric. */
+  ingress(p: PacketPool, id: number, now: SimTime): DropReason | null {
+    if (!this.pps.admit(now)) return this.overPps();
+    return this.track(p, id, now);
+  }
+
+  /** Samples the gauges; called once a metrics step, with a bounded sweep of expired entries. */
+  sample(now: SimTime): void {
+    this.table.sweep(now, 4096);
+    this.used.set(this.table.size);
+    this.available.set(Math.max(0, this.table.max - this.table.size));
+  }
+
+  private overPps(): DropReason {
+    this.ppsExceeded.inc();
+    this.ppsExceededHere.inc();
+    return 'hypervisor_pps_exceeded';
+  }
+
+  private linkLocalFor(iface: number): PpsAllowance {
+    let bucket = this.linkLocal[iface];
+    if (!bucket) this.linkLocal[iface] = bucket = new PpsAllowance(LINKLOCAL_PPS);
+    return bucket;
+  }
+
+  /** Security-group tracking: a known flow moves on; a new one needs room in the allowance, whichever way it goes. */
+  private track(p: PacketPool, id: number, now: SimTime): DropReason | null {
+    if (this.settings.untracked) return null;
+    const proto = p.proto[id]!;
+    const t = this.table;
+    const ref = t.lookupRef(proto, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, now);
+    if (ref >= 0) {
+      const entry = ref >> 1;
+      const reply = (ref & 1) === 1;
+      if (proto === Proto.tcp) t.update(entry, nextTcpState(t.stateOf(entry), p.flags[id]!, reply), now);
+      else t.update(entry, reply || t.stateOf(entry) === CtState.udpStream ? CtState.udpStream : CtState.udpUnreplied, now);
+      return null;
+    }
+    const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, p.flags[id]!, false) : CtState.udpUnreplied;
+    if (t.insert(proto, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, state, now) >= 0) return null;
+    this.conntrackExceeded.inc();
+    this.conntrackExceededHere.inc();
+    return 'hypervisor_conntrack_exceeded';
+  }
+
+  get entity(): string {
+    return `instance/${this.instance}`;
+  }
+
+  describeDrop(reason: DropReason): string | undefined {
+    switch (reason) {
+      case 'hypervisor_conntrack_exceeded':
+        return this.describeFullness();
+      case 'source_dest_check':
+        return 'source/destination check is on and the source is not an address of this instance';
+      default:
+        return undefined;
+    }
+  }
+
+  /** The destination most tracked entries point at, for the explanation of a full table; scans the table, so call rarely. */
+  describeFullness(): string {
+    const used = `${this.table.size} of ${this.table.max} tracked connections in use`;
+    const top = this.table.busiestDestination();
+    if (!top) return used;
+    return `${used}; ${top.entries} of them are flows to ${formatIpv4(top.ip)}`;
+  }
+}

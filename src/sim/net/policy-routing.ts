@@ -1,0 +1,98 @@
+import { cidrContains, type Cidr } from './ipv4';
+import { RouteTable, type Route } from './route-table';
+
+// Table ids from iproute2's rt_tables: local 255, main 254, default 253.
+export const TABLE_LOCAL = 255;
+export const TABLE_MAIN = 254;
+export const TABLE_DEFAULT = 253;
+// Cilium in ENI mode steers a pod's egress with `from <pod IP> lookup <ENI table>` at priority 110 (pkg/datapath/linux/linux_defaults).
+export const SOURCE_RULE_PRIORITY = 110;
+
+export interface IpRule {
+  priority: number;
+  from?: Cidr;
+  to?: Cidr;
+  table: number;
+}
+
+/**
+ * `ip rule` plus the tables it selects: rules are tried by priority and the first table holding a matching route
+ * answers (a table without one falls through to the next rule, as in fib_rules_lookup). Per-address source rules,
+ * one per pod, share one priority and live in a map.
+ */
+export class PolicyRouting {
+  private readonly tables = new Map<number, RouteTable>();
+  private readonly rules: IpRule[] = [];
+  private readonly bySource = new Map<number, number>();
+
+  constructor() {
+    // The kernel's default rules: 0 local, 32766 main, 32767 default.
+    this.addRule({ priority: 0, table: TABLE_LOCAL });
+    this.addRule({ priority: SOURCE_RULE_PRIORITY, table: -1 });
+    this.addRule({ priority: 32766, table: TABLE_MAIN });
+    this.addRule({ priority: 32767, table: TABLE_DEFAULT });
+  }
+
+  table(id: number): RouteTable {
+    let t = this.tables.get(id);
+    if (!t) this.tables.set(id, (t = new RouteTable()));
+    return t;
+  }
+
+  get main(): RouteTable {
+    return this.table(TABLE_MAIN);
+  }
+
+  get local(): RouteTable {
+    return this.table(TABLE_LOCAL);
+  }
+
+  addRule(rule: IpRule): void {
+    let at = this.rules.length;
+    while (at > 0 && this.rules[at - 1]!.priority > rule.priority) at--;
+    this.rules.splice(at, 0, rule);
+  }
+
+  /** `ip rule add from <ip>/32 lookup <table>` at the per-pod priority. */
+  addSourceRule(ip: number, table: number): void {
+    this.bySource.set(ip, table);
+  }
+
+  /** Deletes a per-pod source rule, as the CNI does when it garbage-collects a deleted pod's state. */
+  removeSourceRule(ip: number): boolean {
+    return this.bySource.delete(ip);
+  }
+
+  hasSourceRule(ip: number): boolean {
+    return this.bySource.has(ip);
+  }
+
+  /** The route a packet from `src` to `dst` takes; undefined when no rule's table has one. */
+  lookup(dst: number, src: number): Route | undefined {
+    for (const rule of this.rules) {
+      let table: number;
+      if (rule.table === -1) {
+        const t = this.bySource.get(src);
+        if (t === undefined) continue;
+        table = t;
+      } else {
+        if (rule.from && !cidrContains(rule.from, src)) continue;
+        if (rule.to && !cidrContains(rule.to, dst)) continue;
+        table = rule.table;
+      }
+      const route = this.tables.get(table)?.lookup(dst);
+      if (route) return route;
+    }
+    return undefined;
+  }
+
+  /** Rules as `ip rule list` would print them, source rules expanded. */
+  listRules(): IpRule[] {
+    const out: IpRule[] = [];
+    for (const rule of this.rules) {
+      if (rule.table !== -1) out.push(rule);
+      else for (const [ip, table] of this.bySource) out.push({ priority: rule.priority, from: { base: ip as Cidr['base'], prefix: 32 }, table });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,83 @@
+import type { Counter } from '../core/metrics';
+import type { SimContext } from '../context';
+import { EPHEMERAL_FIRST, EPHEMERAL_LAST } from './tcp';
+
+/** Receives the datagrams sent to a bound port; `message` is the id the sender attached. */
+export interface DatagramOwner {
+  onDatagram(srcIp: number, srcPort: number, dstIp: number, dstPort: number, message: number): void;
+}
+
+/** Sends a datagram out of a network namespace; the network decides where it goes. */
+export type UdpWire = (stack: UdpStack, srcIp: number, srcPort: number, dstIp: number, dstPort: number, message: number) => void;
+
+/** The UDP machinery shared by every namespace: the wire and counters. UDP keeps no connection state. */
+export class Udp {
+  readonly sent: Counter;
+  readonly received: Counter;
+  wire: UdpWire = () => {
+    throw new Error('udp wire used before the network was attached');
+  };
+
+  constructor(readonly ctx: SimContext) {
+    this.sent = ctx.metrics.counter('udp.datagrams.sent');
+    this.received = ctx.metrics.counter('udp.datagrams.received');
+  }
+}
+
+/** One namespace's bound UDP ports. */
+export class UdpStack {
+  private readonly bound = new Map<number, DatagramOwner>();
+  private nextPort = EPHEMERAL_FIRST;
+
+  constructor(
+    readonly udp: Udp,
+    readonly ip: number,
+    /** Network namespace: a pod index, or a host as -1 - host index. */
+    readonly ns: number,
+  ) {}
+
+  bind(port: number, owner: DatagramOwner): void {
+    if (this.bound.has(port)) throw new Error(`UDP port ${port} is already bound`);
+    this.bound.set(port, owner);
+  }
+
+  unbind(port: number): void {
+    this.bound.delete(port);
+  }
+
+  /** Binds the next free ephemeral port, as an unconnected socket's first sendto does. */
+  bindEphemeral(owner: DatagramOwner): number {
+    const span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
+    for (let tries = 0; tries < span; tries++) {
+      const port = this.nextPort;
+      this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
+      if (!this.bound.has(port)) {
+        this.bound.set(port, owner);
+        return port;
+      }
+    }
+    throw new Error('no free ephemeral UDP port');
+  }
+
+  /** Sends from `srcIp` (a server answers from the address it was asked on) or the namespace's own address. */
+  send(srcPort: number, dstIp: number, dstPort: number, message: number, srcIp: number = this.ip): void {
+    this.udp.sent.inc();
+    this.udp.wire(this, srcIp, srcPort, dstIp, dstPort, message);
+  }
+
+  /** Whether a datagram to this port has a reader; without one the kernel discards it. */
+  isBound(port: number): boolean {
+    return this.bound.has(port);
+  }
+
+  receive(srcIp: number, srcPort: number, dstIp: number, dstPort: number, message: number): void {
+    const owner = this.bound.get(dstPort);
+    if (!owner) return;
+    this.udp.received.inc();
+    owner.onDatagram(srcIp, srcPort, dstIp, dstPort, message);
+  }
+
+  unbindAll(): void {
+    this.bound.clear();
+  }
+}
