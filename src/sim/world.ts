@@ -1,4 +1,5 @@
 import type { ConnStateId, TopologyView } from './api';
+import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
 import { HttpServers } from './apps/http-server';
@@ -13,7 +14,7 @@ import { kubeProxyConntrackMax } from './net/conntrack';
 import { cidr, formatCidr, formatIpv4, ipv4 } from './net/ipv4';
 import { Tcp, TcpStack, TcpState } from './net/tcp';
 import { Udp, UdpStack } from './net/udp';
-import { ClusterIpProxy } from './k8s/cluster-ip-proxy';
+import { KubeProxy } from './k8s/kube-proxy';
 import { DROP_REASON_IDS } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
 import { Service, ServiceDirectory } from './k8s/service';
@@ -29,6 +30,7 @@ export class World {
   readonly network: Network;
   private readonly conntrackUsed: Gauge[];
   readonly workloads: Workloads;
+  readonly kubeProxy: KubeProxy;
   private topologyVersion = 0;
 
   constructor(
@@ -62,17 +64,29 @@ export class World {
       host.udp = new UdpStack(this.udp, host.ip, hostNamespace(host.index));
     }
     const pods: Pod[] = [];
-    this.network = new Network(ctx, this.hosts, pods, new ClusterIpProxy(this.directory), this.tcp, this.udp);
+    const kp = params.kubeProxy;
+    this.kubeProxy = new KubeProxy(ctx, this.hosts, {
+      minSyncPeriod: millis(kp.minSyncPeriodMs),
+      syncPeriod: seconds(kp.syncPeriodS),
+      restore: kp.restore,
+      syncCostPerRuleUs: kp.syncCostPerRuleUs,
+    });
+    this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp);
     const cni = new Cni(ctx, this.hosts, pods, this.network.fabric);
     for (const host of this.hosts) cni.setUpHost(host);
-    this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods);
+    this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy);
     const servers = new HttpServers(ctx, this.tcp);
     const clients = new HttpClients(ctx, this.tcp);
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
 
     for (const [name, svc] of Object.entries(topology.services)) {
       const backend = topology.deployments[svc.selector]!;
-      const service = new Service(name, ipv4(svc.clusterIp), svc.port, svc.selector, backend.port);
+      const service = new Service(name, ipv4(svc.clusterIp), svc.port, svc.selector, backend.port, {
+        type: svc.type,
+        nodePort: svc.nodePort,
+        loadBalancerIp: svc.loadBalancerIp === undefined ? undefined : ipv4(svc.loadBalancerIp),
+        externalTrafficPolicy: svc.externalTrafficPolicy,
+      });
       this.services.set(name, service);
       this.directory.add(service);
       this.workloads.addService(service);
@@ -132,7 +146,7 @@ export class World {
         clusterIp: formatIpv4(s.clusterIp),
         port: s.port,
         selector: s.selector,
-        endpoints: s.endpoints.map((e) => this.workloads.pods[e.pod]!.name),
+        endpoints: s.slice.endpoints.filter((e) => e.ready).map((e) => this.workloads.pods[e.pod]!.name),
       })),
     };
   }

@@ -211,7 +211,13 @@ describe('loading with fixes, sets and a seed', () => {
     const result = loadScenario(text, 'placed.yaml', {
       sets: ['topology.services.api={selector: web, clusterIp: 10.96.0.20}'],
     });
-    expect(result.ok && result.scenario.topology.services['api']).toEqual({ selector: 'web', clusterIp: '10.96.0.20', port: 80 });
+    expect(result.ok && result.scenario.topology.services['api']).toEqual({
+      selector: 'web',
+      clusterIp: '10.96.0.20',
+      port: 80,
+      type: 'ClusterIP',
+      externalTrafficPolicy: 'Cluster',
+    });
   });
 
   it('reports malformed sets and path errors by flag', () => {

@@ -34,7 +34,8 @@ describe('scenario defaults', () => {
       tcp: { initialRtoMs: 1000, synRetries: 6 },
       client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
-      kube: { podStartSeconds: 2, endpointPropagationMs: 500, replaceDelayMs: 200, netnsTeardownMs: 200 },
+      kube: { podStartSeconds: 2, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
+      kubeProxy: { minSyncPeriodMs: 1000, syncPeriodS: 30, restore: 'partial', syncCostPerRuleUs: 10 },
       node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, sourceRuleGcSeconds: 0 },
       instance: {
         conntrackAllowance: 75_000,

@@ -2,6 +2,7 @@ import type { HandlerId } from '../core/scheduler';
 import { seconds } from '../core/time';
 import type { SimContext } from '../context';
 import { formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
+import { TABLE_MAIN } from '../net/policy-routing';
 import type { Fabric } from './fabric';
 import { toHost } from './fabric';
 import type { Host } from './host';
@@ -76,6 +77,7 @@ export class Cni {
     host.pods.set(pod.ip, pod);
     host.routing.main.add({ dst: host32(pod.ip), type: 'unicast', dev: veth.name });
     if (this.mode === 'eni') {
+      host.routing.addDestinationRule(pod.ip, TABLE_MAIN);
       host.routing.addSourceRule(pod.ip, ENI_TABLE);
       this.fabric.attach(pod.ip, toHost(host.index, host.ifaceIndex('eth1')));
       host.hypervisor?.attached.add(pod.ip);
@@ -105,8 +107,9 @@ export class Cni {
 
   private collectRule(pod: Pod): void {
     if (pod.host.pods.has(pod.ip)) return;
+    pod.host.routing.removeDestinationRule(pod.ip);
     if (pod.host.routing.removeSourceRule(pod.ip)) {
-      this.ctx.note('debug', pod.host.entity, 'cni.rule-removed', `ip rule from ${formatIpv4(pod.ip)} removed`);
+      this.ctx.note('debug', pod.host.entity, 'cni.rule-removed', `ip rules to and from ${formatIpv4(pod.ip)} removed`);
     }
   }
 

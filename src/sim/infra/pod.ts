@@ -37,6 +37,10 @@ export class Pod {
     return `pod/${this.name}`;
   }
 
+  get hostIndex(): number {
+    return this.host.index;
+  }
+
   /** Still counted by its ReplicaSet: neither terminating nor gone. */
   get active(): boolean {
     return this.phase === 'pending' || this.phase === 'running';

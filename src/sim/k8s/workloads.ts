@@ -7,7 +7,8 @@ import { formatIpv4, type Ipv4 } from '../net/ipv4';
 import { TcpStack, type Tcp } from '../net/tcp';
 import { UdpStack, type Udp } from '../net/udp';
 import type { Cni } from '../infra/cni';
-import type { Endpoint, Service } from './service';
+import type { KubeProxy } from './kube-proxy';
+import type { Service } from './service';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
 const GONE_SHOWN_FOR = seconds(10);
@@ -39,12 +40,14 @@ export class Workloads {
   private readonly byName = new Map<string, Deployment>();
   private readonly services: Service[] = [];
   private readonly usedNames = new Set<string>();
-  private readonly pendingEndpoints = new Map<number, Endpoint[]>();
-  private endpointSeq = 0;
+  /** Each Service's index in kube-proxy. */
+  private readonly proxyIndex: number[] = [];
+  /** Until the starting state is up, slice changes are not news to anyone: kube-proxy programs it all at once. */
+  private running = false;
   private readonly startPod: HandlerId;
   private readonly killPod: HandlerId;
   private readonly createReplacement: HandlerId;
-  private readonly applyEndpoints: HandlerId;
+  private readonly notifyProxies: HandlerId;
   private readonly forgetPod: HandlerId;
   private readonly teardownNetns: HandlerId;
 
@@ -56,6 +59,7 @@ export class Workloads {
     private readonly cni: Cni,
     /** Every pod ever created, indexed by pod index; shared with the network, which delivers to them. */
     readonly pods: Pod[],
+    private readonly kubeProxy: KubeProxy,
   ) {
     const s = ctx.sched;
     this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
@@ -63,7 +67,7 @@ export class Workloads {
     this.createReplacement = s.register('replicaset.create', (dep, replaced) =>
       this.reconcile(this.deployments[dep]!, replaced),
     );
-    this.applyEndpoints = s.register('endpoints.apply', (svc, seq) => this.onApplyEndpoints(svc, seq));
+    this.notifyProxies = s.register('endpoints.watch', (svc) => this.kubeProxy.changed(this.proxyIndex[svc]!));
     this.teardownNetns = s.register('pod.netns-teardown', (pod) => this.cni.detach(this.pods[pod]!));
     this.forgetPod = s.register('pod.forget', (pod) => {
       this.pods[pod]!.shown = false;
@@ -83,6 +87,7 @@ export class Workloads {
 
   addService(service: Service): void {
     this.services.push(service);
+    this.proxyIndex.push(this.kubeProxy.addService(service));
   }
 
   deploymentPort(name: string): number {
@@ -109,6 +114,7 @@ export class Workloads {
     this.ctx.sched.after(seconds(this.ctx.params.kube.podStartSeconds), this.startPod, index);
     this.ctx.note('info', pod.entity, 'pod.created', `created on ${host.name} with address ${formatIpv4(address)}`);
     this.ctx.touchTopology();
+    this.endpointsChanged(pod.deployment);
     return pod;
   }
 
@@ -122,19 +128,20 @@ export class Workloads {
       pod.phase = 'running';
       pod.ready = true;
     }
-    for (const service of this.services) service.endpoints = this.readyEndpoints(service);
+    for (const service of this.services) service.slice.update(this.deployment(service.selector).pods, service.targetPort);
+    this.kubeProxy.programAll();
+    this.running = true;
     for (const pod of this.pods) pod.app?.start();
   }
 
   deletePod(pod: Pod, gracePeriodSeconds: number, cause: string): void {
     if (!pod.active) return;
-    const wasReady = pod.ready;
+    // `ready` stays the container's actual readiness: the endpoint turns ready=false, serving=true, terminating=true.
     pod.phase = 'terminating';
-    pod.ready = false;
     const how = gracePeriodSeconds === 0 ? 'with no grace period' : `SIGTERM with a ${gracePeriodSeconds} s grace period`;
     this.ctx.note('warn', pod.entity, 'pod.terminating', `deleted; ${how}`, { cause });
     this.ctx.touchTopology();
-    if (wasReady) this.endpointsChanged(pod.deployment);
+    this.endpointsChanged(pod.deployment);
     const d = this.deployment(pod.deployment);
     this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, pod.index);
     if (gracePeriodSeconds === 0) {
@@ -211,33 +218,20 @@ export class Workloads {
     this.ctx.sched.after(millis(this.ctx.params.kube.netnsTeardownMs), this.teardownNetns, pod.index);
     this.ctx.note('info', pod.entity, 'pod.gone', how === 'exited' ? 'exited after a graceful shutdown' : 'removed after SIGKILL');
     this.ctx.touchTopology();
+    this.endpointsChanged(pod.deployment);
     this.ctx.sched.after(GONE_SHOWN_FOR, this.forgetPod, pod.index);
   }
 
-  /** The endpoints controller sees the change now; kube-proxy on the nodes programs it after the propagation delay. */
+  /**
+   * The EndpointSlice controller rewrites the slices of the Services selecting the deployment at once; every node's
+   * kube-proxy hears of a change after the watch latency and then syncs at its own rate (kube-proxy.ts).
+   */
   private endpointsChanged(deployment: string): void {
+    if (!this.running) return;
     this.services.forEach((service, index) => {
       if (service.selector !== deployment) return;
-      const endpoints = this.readyEndpoints(service);
-      const seq = this.endpointSeq++;
-      this.pendingEndpoints.set(seq, endpoints);
-      this.ctx.sched.after(millis(this.ctx.params.kube.endpointPropagationMs), this.applyEndpoints, index, seq);
+      if (!service.slice.update(this.deployment(deployment).pods, service.targetPort)) return;
+      this.ctx.sched.after(millis(this.ctx.params.kube.endpointPropagationMs), this.notifyProxies, index);
     });
-  }
-
-  private readyEndpoints(service: Service): Endpoint[] {
-    return this.deployment(service.selector)
-      .pods.filter((p) => p.ready)
-      .map((p) => ({ ip: p.ip, port: service.targetPort, pod: p.index }));
-  }
-
-  private onApplyEndpoints(serviceIndex: number, seq: number): void {
-    const endpoints = this.pendingEndpoints.get(seq);
-    this.pendingEndpoints.delete(seq);
-    const service = this.services[serviceIndex];
-    if (!endpoints || !service) return;
-    service.endpoints = endpoints;
-    this.ctx.note('debug', service.entity, 'endpoints.updated', `kube-proxy now has ${endpoints.length} endpoint(s)`);
-    this.ctx.touchTopology();
   }
 }

@@ -7,6 +7,12 @@ export const TABLE_MAIN = 254;
 export const TABLE_DEFAULT = 253;
 // Cilium in ENI mode steers a pod's egress with `from <pod IP> lookup <ENI table>` at priority 110 (pkg/datapath/linux/linux_defaults).
 export const SOURCE_RULE_PRIORITY = 110;
+// ...and sends traffic for the pod to the main table with `to <pod IP> lookup main` at priority 20 (same file).
+export const DESTINATION_RULE_PRIORITY = 20;
+
+// Placeholder table ids for the two per-pod rule maps.
+const BY_SOURCE = -1;
+const BY_DESTINATION = -2;
 
 export interface IpRule {
   priority: number;
@@ -17,18 +23,20 @@ export interface IpRule {
 
 /**
  * `ip rule` plus the tables it selects: rules are tried by priority and the first table holding a matching route
- * answers (a table without one falls through to the next rule, as in fib_rules_lookup). Per-address source rules,
- * one per pod, share one priority and live in a map.
+ * answers (a table without one falls through to the next rule, as in fib_rules_lookup). Per-pod rules (`to` the pod
+ * and `from` the pod) share one priority each and live in maps.
  */
 export class PolicyRouting {
   private readonly tables = new Map<number, RouteTable>();
   private readonly rules: IpRule[] = [];
   private readonly bySource = new Map<number, number>();
+  private readonly byDestination = new Map<number, number>();
 
   constructor() {
     // The kernel's default rules: 0 local, 32766 main, 32767 default.
     this.addRule({ priority: 0, table: TABLE_LOCAL });
-    this.addRule({ priority: SOURCE_RULE_PRIORITY, table: -1 });
+    this.addRule({ priority: DESTINATION_RULE_PRIORITY, table: BY_DESTINATION });
+    this.addRule({ priority: SOURCE_RULE_PRIORITY, table: BY_SOURCE });
     this.addRule({ priority: 32766, table: TABLE_MAIN });
     this.addRule({ priority: 32767, table: TABLE_DEFAULT });
   }
@@ -67,12 +75,21 @@ export class PolicyRouting {
     return this.bySource.has(ip);
   }
 
+  /** `ip rule add to <ip>/32 lookup <table>` at the per-pod ingress priority. */
+  addDestinationRule(ip: number, table: number): void {
+    this.byDestination.set(ip, table);
+  }
+
+  removeDestinationRule(ip: number): boolean {
+    return this.byDestination.delete(ip);
+  }
+
   /** The route a packet from `src` to `dst` takes; undefined when no rule's table has one. */
   lookup(dst: number, src: number): Route | undefined {
     for (const rule of this.rules) {
       let table: number;
-      if (rule.table === -1) {
-        const t = this.bySource.get(src);
+      if (rule.table < 0) {
+        const t = rule.table === BY_SOURCE ? this.bySource.get(src) : this.byDestination.get(dst);
         if (t === undefined) continue;
         table = t;
       } else {
@@ -90,8 +107,10 @@ export class PolicyRouting {
   listRules(): IpRule[] {
     const out: IpRule[] = [];
     for (const rule of this.rules) {
-      if (rule.table !== -1) out.push(rule);
-      else for (const [ip, table] of this.bySource) out.push({ priority: rule.priority, from: { base: ip as Cidr['base'], prefix: 32 }, table });
+      const host = (ip: number): Cidr => ({ base: ip as Cidr['base'], prefix: 32 });
+      if (rule.table === BY_SOURCE) for (const [ip, table] of this.bySource) out.push({ priority: rule.priority, from: host(ip), table });
+      else if (rule.table === BY_DESTINATION) for (const [ip, table] of this.byDestination) out.push({ priority: rule.priority, to: host(ip), table });
+      else out.push(rule);
     }
     return out;
   }

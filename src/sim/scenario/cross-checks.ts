@@ -58,8 +58,23 @@ function checkAddresses(scenario: Scenario, report: Report): void {
       claim(path, pod.ip, `pod ${pod.name}`);
     });
   });
+  const nodePorts = new Map<number, string>();
   for (const [name, service] of Object.entries(scenario.topology.services)) {
-    claim(['topology', 'services', name, 'clusterIp'], service.clusterIp, `service ${name}`);
+    const path = ['topology', 'services', name];
+    claim([...path, 'clusterIp'], service.clusterIp, `service ${name}`);
+    if (service.loadBalancerIp !== undefined) claim([...path, 'loadBalancerIp'], service.loadBalancerIp, `service ${name}'s load-balancer IP`);
+    if (service.type === 'ClusterIP') {
+      if (service.externalTrafficPolicy === 'Local') report([...path, 'externalTrafficPolicy'], 'Local needs type NodePort or LoadBalancer');
+      if (service.nodePort !== undefined) report([...path, 'nodePort'], 'only NodePort and LoadBalancer Services have a node port');
+    }
+    if (service.type !== 'LoadBalancer' && service.loadBalancerIp !== undefined) {
+      report([...path, 'loadBalancerIp'], 'only LoadBalancer Services have a load-balancer IP');
+    }
+    if (service.nodePort !== undefined) {
+      const other = nodePorts.get(service.nodePort);
+      if (other !== undefined) report([...path, 'nodePort'], `${service.nodePort} is already service ${other}'s node port`);
+      nodePorts.set(service.nodePort, name);
+    }
   }
 }
 

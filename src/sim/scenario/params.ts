@@ -35,12 +35,23 @@ const server = z.strictObject({
 const kube = z.strictObject({
   // Model choice: image already on the node, so creation to Ready takes a couple of seconds.
   podStartSeconds: z.number().min(0).default(2),
-  // Endpoint change to kube-proxy rules; kube-proxy's iptables minSyncPeriod is 1 s (REFERENCE.md H.3).
-  endpointPropagationMs: z.number().min(0).default(500),
+  // Model choice: an EndpointSlice change reaches every node's kube-proxy through its watch within a fraction of a second.
+  endpointPropagationMs: z.number().min(0).default(100),
   // Model choice: the ReplicaSet controller reacts to a deleted pod through its informer within a fraction of a second.
   replaceDelayMs: z.number().min(0).default(200),
   // Model choice: kubelet stops the pod sandbox (CNI DEL removes the veth and routes) shortly after the containers exit.
   netnsTeardownMs: z.number().min(0).default(200),
+});
+
+const kubeProxy = z.strictObject({
+  // kube-proxy minSyncPeriod 1 s (REFERENCE H.3, pkg/proxy/apis/config/v1alpha1/defaults.go).
+  minSyncPeriodMs: z.number().min(0).default(1000),
+  // kube-proxy syncPeriod 30 s (REFERENCE H.3, D.3).
+  syncPeriodS: z.number().gt(0).default(30),
+  // Partial restores (MinimizeIPTablesRestore) are GA and on from Kubernetes 1.28 (REFERENCE H.3); `full` is before.
+  restore: z.enum(['full', 'partial']).default('partial'),
+  // Model choice: 10 µs per rule puts 150k endpoints × 3 rules near the 4–5 s iptables runs of kubernetes#92836 (REFERENCE H.3).
+  syncCostPerRuleUs: z.number().min(0).default(10),
 });
 
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
@@ -88,6 +99,7 @@ export const paramsSchema = z
     client: client.prefault({}),
     server: server.prefault({}),
     kube: kube.prefault({}),
+    kubeProxy: kubeProxy.prefault({}),
     node: node.prefault({}),
     instance: instance.prefault({}),
   })

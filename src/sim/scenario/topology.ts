@@ -48,6 +48,12 @@ const service = z.strictObject({
   selector: z.string(),
   clusterIp: ipv4,
   port: port.default(80),
+  type: z.enum(['ClusterIP', 'NodePort', 'LoadBalancer']).default('ClusterIP'),
+  // kube-apiserver --service-node-port-range default 30000-32767; unset ports are allocated.
+  nodePort: z.number().int().min(30000).max(32767).optional(),
+  loadBalancerIp: ipv4.optional(),
+  // Kubernetes defaults externalTrafficPolicy to Cluster (REFERENCE G.3).
+  externalTrafficPolicy: z.enum(['Cluster', 'Local']).default('Cluster'),
 });
 
 export const topologySchema = z.strictObject({
