@@ -10,6 +10,9 @@ export interface MonitorSettings {
 
 export const F5_MONITOR_DEFAULTS: MonitorSettings = { intervalSeconds: 5, timeoutSeconds: 16 };
 
+// Sim times are integer µs read as seconds; a nanosecond of slack keeps an exact deadline from reading as just before it.
+const SLACK_SECONDS = 1e-9;
+
 /**
  * One member's monitor. Health is derived from probe history: up while the last success is younger than the timeout,
  * unknown until a first success or the first timeout after the member was added, down otherwise.
@@ -28,9 +31,14 @@ export class MemberMonitor {
   }
 
   health(nowSeconds: number): MemberHealth {
-    const timeout = this.settings.timeoutSeconds;
+    const timeout = this.settings.timeoutSeconds - SLACK_SECONDS;
     if (this.lastSuccess !== null) return nowSeconds - this.lastSuccess < timeout ? 'up' : 'down';
     return nowSeconds - this.addedAt < timeout ? 'unknown' : 'down';
+  }
+
+  /** When the member turns down if no probe succeeds before then. */
+  get downAt(): number {
+    return (this.lastSuccess ?? this.addedAt) + this.settings.timeoutSeconds;
   }
 
   /** Probe times from the member's addition on: addedAt + interval, + 2·interval, … */

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { createContext, type SimContext } from '../../src/sim/context';
+import { atSeconds, millis, seconds } from '../../src/sim/core/time';
+import { Bgp, BGP_DEFAULTS } from '../../src/sim/infra/bgp';
+import { Router } from '../../src/sim/infra/router';
+import { cidr, ipv4 } from '../../src/sim/net/ipv4';
+import { defaultParams } from '../../src/sim/scenario/params';
+
+const VIP = cidr('203.0.113.10/32');
+const vip = ipv4('203.0.113.10');
+const NODES = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'].map(ipv4);
+
+function setup(nodes = 2) {
+  const ctx = createContext(defaultParams(), 1);
+  const router = new Router(ctx, 'tor');
+  const bgp = new Bgp(ctx, { convergenceDelay: millis(500) });
+  const speakers = NODES.slice(0, nodes).map((ip, i) => bgp.addSpeaker(ip, `node/node-${'abcd'[i]}`));
+  const sessions = speakers.map((s) => bgp.connect(s, router));
+  const run = (t: number) => ctx.sched.runUntil(atSeconds(t));
+  return { ctx, router, bgp, speakers, sessions, run };
+}
+
+const kinds = (ctx: SimContext, prefix: string) => ctx.log.since(0).filter((e) => e.kind.startsWith(prefix));
+
+describe('MetalLB BGP mode (REFERENCE F.4)', () => {
+  it('defaults: hold timer 90 s with keepalives every 30 s (RFC 4271 §10), sub-second convergence', () => {
+    expect(BGP_DEFAULTS.holdTime).toBe(seconds(90));
+    expect(BGP_DEFAULTS.keepaliveTime).toBe(seconds(30));
+    expect(BGP_DEFAULTS.convergenceDelay).toBeLessThan(seconds(1));
+  });
+
+  it('a route appears, and disappears, only once the convergence delay has passed', () => {
+    const { router, bgp, speakers, run } = setup(1);
+    run(10);
+    bgp.announce(speakers[0]!, VIP);
+    run(10.499);
+    expect(router.nextHop(vip, 123)).toBe(-1);
+    run(10.5);
+    expect(router.nextHop(vip, 123)).toBe(NODES[0]);
+    bgp.withdraw(speakers[0]!, VIP);
+    run(10.999);
+    expect(router.nextHop(vip, 123)).toBe(NODES[0]);
+    run(11);
+    expect(router.nextHop(vip, 123)).toBe(-1);
+  });
+
+  it('routes that differ only in next hop form one ECMP group, in the order announced; a late speaker joins at the end', () => {
+    const { router, bgp, speakers, run } = setup(4);
+    for (const s of [2, 0, 1]) bgp.announce(speakers[s]!, VIP);
+    run(1);
+    expect(router.multipathHops(VIP)).toEqual([NODES[2], NODES[0], NODES[1]]);
+    bgp.announce(speakers[3]!, VIP);
+    bgp.announce(speakers[3]!, VIP);
+    run(2);
+    expect(router.multipathHops(VIP)).toEqual([NODES[2], NODES[0], NODES[1], NODES[3]]);
+  });
+
+  it('a speaker that dies silently keeps attracting traffic until the hold timer fires, 90 s after its last keepalive', () => {
+    const { ctx, router, bgp, speakers, run } = setup(2);
+    for (const s of speakers) bgp.announce(s, VIP);
+    run(100);
+    // Sessions came up at 0, so keepalives went out at 0, 30, 60, 90; the node dies at 100.
+    bgp.speakerDown(speakers[1]!, false);
+    run(180.499);
+    expect(router.multipathHops(VIP)).toEqual([NODES[0], NODES[1]]);
+    run(180.5);
+    expect(router.multipathHops(VIP)).toEqual([NODES[0]]);
+    expect(kinds(ctx, 'bgp.hold_timer.expired')).toHaveLength(1);
+    expect(kinds(ctx, 'bgp.hold_timer.expired')[0]!.t).toBe(atSeconds(180.5));
+  });
+
+  it('a graceful shutdown withdraws every route of the session at once, not after the hold timer', () => {
+    const { ctx, router, bgp, speakers, sessions, run } = setup(2);
+    const other = cidr('203.0.113.11/32');
+    for (const s of speakers) {
+      bgp.announce(s, VIP);
+      bgp.announce(s, other);
+    }
+    run(50);
+    bgp.sessionDown(sessions[0]!, true);
+    expect(bgp.isUp(sessions[0]!)).toBe(false);
+    run(50.5);
+    expect(router.multipathHops(VIP)).toEqual([NODES[1]]);
+    expect(router.multipathHops(other)).toEqual([NODES[1]]);
+    expect(kinds(ctx, 'bgp.session.down')).toHaveLength(1);
+  });
+
+  it('announcements made while a session is down reach the router when it comes back; a quick return keeps its place', () => {
+    const { router, bgp, speakers, sessions, run } = setup(3);
+    for (const s of speakers) bgp.announce(s, VIP);
+    run(10);
+    bgp.sessionDown(sessions[0]!, false);
+    const other = cidr('203.0.113.11/32');
+    bgp.announce(speakers[0]!, other);
+    run(20);
+    expect(router.multipathHops(other)).toEqual([]);
+    bgp.sessionUp(sessions[0]!);
+    run(21);
+    expect(router.multipathHops(other)).toEqual([NODES[0]]);
+    run(300);
+    // The hold timer was cancelled: node A is still first in the group.
+    expect(router.multipathHops(VIP)).toEqual([NODES[0], NODES[1], NODES[2]]);
+  });
+
+  it('a session back after its routes were flushed re-announces them, now at the end of the group', () => {
+    const { ctx, router, bgp, speakers, sessions, run } = setup(3);
+    for (const s of speakers) bgp.announce(s, VIP);
+    run(10);
+    bgp.sessionDown(sessions[0]!, false);
+    bgp.withdraw(speakers[0]!, VIP);
+    bgp.announce(speakers[0]!, VIP);
+    run(200);
+    expect(router.multipathHops(VIP)).toEqual([NODES[1], NODES[2]]);
+    bgp.sessionUp(sessions[0]!);
+    run(201);
+    expect(router.multipathHops(VIP)).toEqual([NODES[1], NODES[2], NODES[0]]);
+    expect(kinds(ctx, 'bgp.session.up')).toHaveLength(4);
+    expect(kinds(ctx, 'bgp.announce').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a graceful close followed by a quick reconnect withdraws, then re-learns, without losing later announcements', () => {
+    const { router, bgp, speakers, sessions, run } = setup(2);
+    for (const s of speakers) bgp.announce(s, VIP);
+    run(10);
+    bgp.sessionDown(sessions[0]!, true);
+    run(10.2);
+    bgp.sessionUp(sessions[0]!);
+    run(10.5);
+    expect(router.multipathHops(VIP)).toEqual([NODES[1]]);
+    run(10.7);
+    expect(router.multipathHops(VIP)).toEqual([NODES[1], NODES[0]]);
+  });
+});
