@@ -1,0 +1,135 @@
+import type { Counter, Gauge } from '../core/metrics';
+import { US_PER_S, type SimTime } from '../core/time';
+import { newAnswer, type DnsAnswer, type DnsQuery, type MessageIds, type Rcode } from './message';
+
+/** The CoreDNS cache plugin's knobs, in seconds and entries. */
+export interface CacheSettings {
+  successCapacity: number;
+  /** Upper bound on how long a NOERROR answer with data is kept; a shorter record TTL is kept as is. */
+  successTtl: number;
+  denialCapacity: number;
+  /** Upper bound for NXDOMAIN and NOERROR-without-data answers. */
+  denialTtl: number;
+  /** A TTL below this is raised to it. */
+  minTtl: number;
+  /** How long an upstream SERVFAIL is kept; 0 disables. */
+  servfailTtl: number;
+}
+
+// Cache plugin defaults: 9984 entries per type, max TTL 3600 s / 1800 s denial, min TTL 5 s, SERVFAIL 5 s (REFERENCE B.3).
+export const CACHE_PLUGIN_DEFAULTS: CacheSettings = {
+  successCapacity: 9984,
+  successTtl: 3600,
+  denialCapacity: 9984,
+  denialTtl: 1800,
+  minTtl: 5,
+  servfailTtl: 5,
+};
+
+/** `cache TTL`: both success and denial capped at TTL seconds (REFERENCE B.3). */
+export function cacheCappedAt(ttl: number): CacheSettings {
+  return { ...CACHE_PLUGIN_DEFAULTS, successTtl: ttl, denialTtl: ttl };
+}
+
+// NodeLocal DNSCache's cluster zone: `cache { success 9984 30; denial 9984 5 }` (REFERENCE B.2, nodelocaldns.yaml).
+export const NODELOCAL_CLUSTER_ZONE_CACHE: CacheSettings = { ...CACHE_PLUGIN_DEFAULTS, successTtl: 30, denialTtl: 5 };
+
+export interface CacheInstruments {
+  hits: Counter;
+  misses: Counter;
+  entries: Gauge;
+}
+
+interface Entry {
+  rcode: Rcode;
+  addresses: readonly number[];
+  storedAt: number;
+  ttlUs: number;
+}
+
+/**
+ * One cache plugin instance: a success cache and a denial cache keyed by (type, name). Entries live
+ * clamp(record TTL, minTtl, cap) seconds and are served with the TTL they have left. Only answers that came from
+ * upstream are stored: an error the forward plugin makes up itself (its SERVFAIL after giving up, its REFUSED over
+ * max_concurrent) is written past the cache, as CoreDNS writes a plugin's error rcode on the original writer.
+ */
+export class DnsCache {
+  private readonly success = new Map<string, Entry>();
+  private readonly denial = new Map<string, Entry>();
+
+  constructor(
+    readonly settings: CacheSettings,
+    private readonly instruments: CacheInstruments,
+  ) {}
+
+  get size(): number {
+    return this.success.size + this.denial.size;
+  }
+
+  /** The cached answer to this query with its remaining TTL, or undefined on a miss. */
+  lookup(ids: MessageIds, query: DnsQuery, now: SimTime): DnsAnswer | undefined {
+    const key = cacheKey(query.type, query.name);
+    const entry = this.success.get(key) ?? this.denial.get(key);
+    if (entry !== undefined) {
+      const leftUs = entry.storedAt + entry.ttlUs - now;
+      if (leftUs > 0) {
+        this.instruments.hits.inc();
+        return newAnswer(ids, query, entry.rcode, entry.addresses, Math.ceil(leftUs / US_PER_S));
+      }
+      this.remove(key);
+    }
+    this.instruments.misses.inc();
+    return undefined;
+  }
+
+  /** Keeps an upstream answer for as long as the settings allow; REFUSED is never kept. */
+  store(answer: DnsAnswer, now: SimTime): void {
+    const s = this.settings;
+    let ttl: number;
+    let table: Map<string, Entry>;
+    let capacity: number;
+    if (answer.rcode === 'NOERROR' && answer.addresses.length > 0) {
+      ttl = clampTtl(answer.ttl, s.minTtl, s.successTtl);
+      table = this.success;
+      capacity = s.successCapacity;
+    } else if (answer.rcode === 'NXDOMAIN' || answer.rcode === 'NOERROR') {
+      ttl = clampTtl(answer.ttl, s.minTtl, s.denialTtl);
+      table = this.denial;
+      capacity = s.denialCapacity;
+    } else if (answer.rcode === 'SERVFAIL' && s.servfailTtl > 0) {
+      ttl = s.servfailTtl;
+      table = this.denial;
+      capacity = s.denialCapacity;
+    } else {
+      return;
+    }
+    const key = cacheKey(answer.type, answer.name);
+    this.remove(key);
+    // Model choice: a full cache evicts its oldest entry; CoreDNS evicts a random entry of the key's shard.
+    if (table.size >= capacity) {
+      const oldest = table.keys().next().value;
+      if (oldest !== undefined) this.remove(oldest);
+    }
+    table.set(key, { rcode: answer.rcode, addresses: answer.addresses, storedAt: now, ttlUs: ttl * US_PER_S });
+    this.instruments.entries.add(1);
+  }
+
+  /** Empties the cache, as a restarted process starts cold. */
+  clear(): void {
+    this.instruments.entries.add(-this.size);
+    this.success.clear();
+    this.denial.clear();
+  }
+
+  private remove(key: string): void {
+    if (this.success.delete(key) || this.denial.delete(key)) this.instruments.entries.add(-1);
+  }
+}
+
+function cacheKey(type: string, name: string): string {
+  return `${type} ${name}`;
+}
+
+function clampTtl(ttl: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, ttl));
+}
