@@ -15,6 +15,17 @@ import { cidr, formatCidr, formatIpv4, ipv4 } from './net/ipv4';
 import { Tcp, TcpStack, TcpState } from './net/tcp';
 import { Udp, UdpStack } from './net/udp';
 import { KubeProxy } from './k8s/kube-proxy';
+import { DnsClients } from './apps/dns-client';
+import { DnsSystem } from './dns/dns-system';
+import { CLUSTER_DOMAIN, serviceDnsName } from './dns/cluster-dns';
+import { inZone } from './dns/message';
+import type { NamespaceStacks } from './dns/packet-transport';
+import { DNS_PORT } from './dns/transport';
+import { ExternalHost } from './infra/external-host';
+import { Proto } from './net/packet';
+
+// Model choice: every workload of a scenario lives in one namespace.
+const NAMESPACE = 'default';
 import { DROP_REASON_IDS } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
 import { Service, ServiceDirectory } from './k8s/service';
@@ -29,6 +40,7 @@ export class World {
   readonly udp: Udp;
   readonly network: Network;
   private readonly conntrackUsed: Gauge[];
+  private readonly externals = new Map<number, ExternalHost>();
   readonly workloads: Workloads;
   readonly kubeProxy: KubeProxy;
   private topologyVersion = 0;
@@ -79,6 +91,7 @@ export class World {
     const clients = new HttpClients(ctx, this.tcp);
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
 
+    const dns = topology.dns ? this.setUpDns(topology.dns) : null;
     for (const [name, svc] of Object.entries(topology.services)) {
       const backend = topology.deployments[svc.selector]!;
       const service = new Service(name, ipv4(svc.clusterIp), svc.port, svc.selector, backend.port, {
@@ -87,13 +100,13 @@ export class World {
         loadBalancerIp: svc.loadBalancerIp === undefined ? undefined : ipv4(svc.loadBalancerIp),
         externalTrafficPolicy: svc.externalTrafficPolicy,
       });
-      this.services.set(name, service);
-      this.directory.add(service);
-      this.workloads.addService(service);
+      this.addService(service);
     }
+    const dnsClients = dns ? new DnsClients(ctx, dns) : null;
     for (const [name, dep] of Object.entries(topology.deployments)) {
       const spec = { name, replicas: dep.replicas, port: dep.port };
       if (dep.app === 'http-server') this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port));
+      else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
       else {
         const target = this.services.get(dep.target!)!;
         this.workloads.addDeployment(spec, (pod) => clients.create(pod, target));
@@ -106,6 +119,46 @@ export class World {
       }
     });
     this.workloads.startSteadyState();
+  }
+
+  private addService(service: Service): void {
+    this.services.set(service.name, service);
+    this.directory.add(service);
+    this.workloads.addService(service);
+  }
+
+  /** The sockets of a namespace: a pod, a node's host namespace, or an external machine. */
+  private stacksOf(ns: number): NamespaceStacks {
+    if (ns >= 0) return this.workloads.pods[ns]!;
+    const host = this.hosts[-1 - ns];
+    if (host) return host;
+    const external = this.externals.get(ns);
+    if (!external) throw new Error(`no network namespace ${ns}`);
+    return external;
+  }
+
+  /** CoreDNS replicas behind kube-dns (UDP) and kube-dns-upstream (TCP), the cloud resolver, node-local DNS if asked. */
+  private setUpDns(config: NonNullable<Scenario['topology']['dns']>): DnsSystem {
+    const resolver = new ExternalHost(this.network, 'external/dns-resolver', ipv4(config.resolverIp), this.tcp, this.udp);
+    this.externals.set(resolver.ns, resolver);
+    const clusterIp = ipv4(config.clusterIp);
+    const records = (name: string): readonly number[] | null => {
+      for (const service of this.services.values()) if (name === serviceDnsName(service.name, NAMESPACE)) return [service.clusterIp];
+      return inZone(name, CLUSTER_DOMAIN) ? null : [];
+    };
+    const dns = new DnsSystem(this.ctx, (ns) => this.stacksOf(ns), this.hosts, records, {
+      clusterIp,
+      upstreamClusterIp: ipv4(config.upstreamClusterIp),
+      nodeLocal: config.nodeLocal,
+      resolver,
+      records: Object.fromEntries(Object.entries(config.records).map(([name, ips]) => [name, ips.map(ipv4)])),
+      recordTtl: config.recordTtl,
+      namespace: NAMESPACE,
+    });
+    this.workloads.addDeployment({ name: 'coredns', replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
+    this.addService(new Service('kube-dns', clusterIp, DNS_PORT, 'coredns', DNS_PORT, { proto: Proto.udp }));
+    this.addService(new Service('kube-dns-upstream', ipv4(config.upstreamClusterIp), DNS_PORT, 'coredns', DNS_PORT));
+    return dns;
   }
 
   /** Once a metrics step: gauges of tables, and the bounded sweep that expires their old entries. */

@@ -34,6 +34,7 @@ describe('scenario defaults', () => {
       tcp: { initialRtoMs: 1000, synRetries: 6 },
       client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
+      dnsClient: { lookupsPerSecond: 1 },
       kube: { podStartSeconds: 2, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
       kubeProxy: { minSyncPeriodMs: 1000, syncPeriodS: 30, restore: 'partial', syncCostPerRuleUs: 10 },
       node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, sourceRuleGcSeconds: 0 },
@@ -175,7 +176,7 @@ describe('error format', () => {
       'description: required (expected string)',
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", got "http-sever" (did you mean "http-server"?)',
       'topology.deployments.web.replicas: must be <= 500, got 501',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
@@ -212,7 +213,7 @@ describe('error format', () => {
       'topology.nodes[0].ip: not an IPv4 address',
       'topology.nodes[0].podCidr: required (expected string)',
       'topology.nodes[0].podcidr: unknown key (did you mean "podCidr"?)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", got "http-sever" (did you mean "http-server"?)',
     ]);
   });
 });

@@ -242,6 +242,7 @@ export class ForwardPlugin implements DnsSocketReceiver {
     f.m.requests.inc();
     if (!f.limit.tryAcquire()) {
       f.m.refused.inc();
+      this.ctx.drops.drop('dns_refused');
       if (!f.saturated) {
         f.saturated = true;
         this.ctx.note('warn', f.entity, 'dns.forward.saturated', `forward has ${f.settings.maxConcurrent} queries in flight: answering REFUSED`, {

@@ -37,6 +37,8 @@ export class Host {
   private readonly byName = new Map<string, number>();
   readonly routing = new PolicyRouting();
   readonly conntrack: ConntrackTable;
+  /** Addresses whose traffic skips conntrack and NAT (raw-table NOTRACK), as node-local DNS sets up for its own. */
+  readonly notrack = new Set<number>();
   /** net.ipv4.conf.all.rp_filter. */
   rpFilterAll: RpFilterMode;
   hypervisor: Hypervisor | null = null;

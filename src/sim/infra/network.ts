@@ -120,9 +120,20 @@ export class Network {
       this.forward(id, Stage.hostFromPod, pod.host.index);
       return;
     }
-    const host = this.hosts[-1 - ns]!;
-    this.traceHop(id, host.entity, 'sent by a host process');
-    this.process(id, host, -1);
+    const index = -1 - ns;
+    if (index < this.hosts.length) {
+      const host = this.hosts[index]!;
+      this.traceHop(id, host.entity, 'sent by a host process');
+      this.process(id, host, -1);
+      return;
+    }
+    this.traceHop(id, this.elements[index - this.hosts.length]!.entity, 'sent');
+    this.forward(id, Stage.fabric, 0);
+  }
+
+  /** The namespace id of an element with sockets of its own (an external server or client). */
+  elementNamespace(element: number): number {
+    return -1 - this.hosts.length - element;
   }
 
   private forward(id: number, stage: number, at: number): void {
@@ -175,7 +186,9 @@ export class Network {
     const srcPort = p.srcPort[id]!;
     const origDst = p.dstIp[id]!;
     const origDport = p.dstPort[id]!;
-    let ref = ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now);
+    // Raw-table NOTRACK rules (node-local DNS installs them for its addresses) keep a flow out of conntrack and NAT.
+    const tracked = !host.notrack.has(origDst) && !host.notrack.has(srcIp);
+    let ref = tracked ? ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now) : -1;
     // A new SYN on a closed entry's tuple starts a fresh connection, as conntrack reopens CLOSE/TIME_WAIT entries.
     if (ref >= 0 && (ref & 1) === 0 && proto === Proto.tcp && (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) {
       const state = ct.stateOf(ref >> 1);
@@ -187,7 +200,7 @@ export class Network {
     let masquerade = false;
     let servicePod = -1;
     if (ref >= 0) this.translateTracked(id, host, ref);
-    else {
+    else if (tracked) {
       const service = this.proxy.lookup(host.index, origDst, origDport, proto);
       if (service >= 0) {
         const fromLocalPod = ifIndex >= 0 && host.ifaces[ifIndex]!.pod >= 0;
@@ -231,7 +244,7 @@ export class Network {
       }
     }
     const out = route.type === 'local' ? -1 : host.ifaceIndex(route.dev);
-    if (ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
+    if (tracked && ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
       const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
       const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
       if (ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, p.dstPort[id]!, replyDst, srcPort, state, now) < 0) {
@@ -324,7 +337,7 @@ export class Network {
   }
 
   /** Hands the packet to a socket; a segment nobody owns is answered with a reset, a datagram nobody reads is discarded. */
-  private deliver(id: number, entity: string, tcp: TcpStack, udp: UdpStack, site: DropSite): void {
+  deliver(id: number, entity: string, tcp: TcpStack, udp: UdpStack, site: DropSite): void {
     const p = this.packets;
     const srcIp = p.srcIp[id]!;
     const srcPort = p.srcPort[id]!;

@@ -10,6 +10,8 @@ export interface PodApp {
   start(): void;
   /** SIGTERM: begin a graceful shutdown and call `exit` when done. */
   terminate(exit: () => void): void;
+  /** The process is gone (exited or SIGKILLed); its sockets are already reset. */
+  killed?(): void;
 }
 
 export class Pod {

@@ -215,6 +215,7 @@ export class Workloads {
     pod.ready = false;
     pod.tcp.killAll();
     pod.udp.unbindAll();
+    pod.app?.killed?.();
     this.ctx.sched.after(millis(this.ctx.params.kube.netnsTeardownMs), this.teardownNetns, pod.index);
     this.ctx.note('info', pod.entity, 'pod.gone', how === 'exited' ? 'exited after a graceful shutdown' : 'removed after SIGKILL');
     this.ctx.touchTopology();

@@ -58,6 +58,12 @@ function checkAddresses(scenario: Scenario, report: Report): void {
       claim(path, pod.ip, `pod ${pod.name}`);
     });
   });
+  const dns = scenario.topology.dns;
+  if (dns) {
+    claim(['topology', 'dns', 'clusterIp'], dns.clusterIp, 'the kube-dns Service');
+    claim(['topology', 'dns', 'upstreamClusterIp'], dns.upstreamClusterIp, 'the kube-dns-upstream Service');
+    claim(['topology', 'dns', 'resolverIp'], dns.resolverIp, 'the cloud DNS resolver');
+  }
   const nodePorts = new Map<number, string>();
   for (const [name, service] of Object.entries(scenario.topology.services)) {
     const path = ['topology', 'services', name];
@@ -85,6 +91,9 @@ function hostBitsProblem(text: string): string {
   const network = ((parseIpv4(address) ?? 0) & maskOf(prefix)) >>> 0;
   return `host bits are set; the block is ${formatIpv4(network)}/${prefix}`;
 }
+
+// Names topology.dns creates: the CoreDNS deployment and the two Services in front of it.
+export const DNS_NAMES = ['coredns', 'kube-dns', 'kube-dns-upstream'] as const;
 
 function checkReferences(scenario: Scenario, report: Report): void {
   const { deployments, services, nodes } = scenario.topology;
@@ -122,6 +131,19 @@ function checkReferences(scenario: Scenario, report: Report): void {
       }
     } else if (deployment.target !== undefined) {
       report(targetPath, `only http-client deployments have a target`);
+    }
+    const lookupPath = ['topology', 'deployments', name, 'lookup'];
+    if (deployment.app === 'dns-client') {
+      if (deployment.lookup === undefined) report(lookupPath, 'required for a dns-client deployment (a name to resolve)');
+      if (scenario.topology.dns === undefined) report(['topology', 'deployments', name, 'app'], 'dns-client needs topology.dns');
+    } else if (deployment.lookup !== undefined) {
+      report(lookupPath, 'only dns-client deployments have a lookup');
+    }
+  }
+  if (scenario.topology.dns) {
+    for (const reserved of DNS_NAMES) {
+      if (deployments[reserved] !== undefined) report(['topology', 'deployments', reserved], `"${reserved}" is taken by topology.dns`);
+      if (services[reserved] !== undefined) report(['topology', 'services', reserved], `"${reserved}" is taken by topology.dns`);
     }
   }
 

@@ -27,6 +27,11 @@ const client = z.strictObject({
   requestTimeoutMs: z.number().gt(0).default(2000),
 });
 
+const dnsClient = z.strictObject({
+  // Model choice: a service resolving its dependencies once a second.
+  lookupsPerSecond: z.number().gt(0).default(1),
+});
+
 const server = z.strictObject({
   // Model choice: mean request processing time of a light HTTP handler.
   serviceTimeMs: z.number().min(0).default(5),
@@ -98,6 +103,7 @@ export const paramsSchema = z
     tcp: tcp.prefault({}),
     client: client.prefault({}),
     server: server.prefault({}),
+    dnsClient: dnsClient.prefault({}),
     kube: kube.prefault({}),
     kubeProxy: kubeProxy.prefault({}),
     node: node.prefault({}),

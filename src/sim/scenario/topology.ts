@@ -34,7 +34,7 @@ const node = z.strictObject({
   pods: z.array(pod).default([]),
 });
 
-export const APPS = ['http-server', 'http-client'] as const;
+export const APPS = ['http-server', 'http-client', 'dns-client'] as const;
 
 const deployment = z.strictObject({
   app: z.enum(APPS),
@@ -42,6 +42,8 @@ const deployment = z.strictObject({
   // Model choice: the port the server listens on inside the pod.
   port: port.default(8080),
   target: z.string().optional(),
+  // What a dns-client deployment looks up, e.g. a Route 53 name or `web` (a Service, through the search list).
+  lookup: z.string().min(1).max(253).optional(),
 });
 
 const service = z.strictObject({
@@ -56,8 +58,29 @@ const service = z.strictObject({
   externalTrafficPolicy: z.enum(['Cluster', 'Local']).default('Cluster'),
 });
 
+const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+  error: 'must be a lower-case DNS name like metric.example.com',
+});
+
+/** The cluster's DNS: CoreDNS behind kube-dns, optionally node-local DNS, and the cloud resolver with a provider's records. */
+const dns = z.strictObject({
+  // kube-dns's ClusterIP: pods' nameserver.
+  clusterIp: ipv4,
+  // kube-dns-upstream's ClusterIP: where node-local DNS sends the cluster zone (over TCP).
+  upstreamClusterIp: ipv4,
+  // kubeadm deploys CoreDNS with 2 replicas.
+  replicas: z.number().int().min(1).max(50).default(2),
+  nodeLocal: z.boolean().default(false),
+  // The Amazon-provided DNS resolver's link-local address (REFERENCE B.4).
+  resolverIp: ipv4.default('169.254.169.253'),
+  records: z.record(hostname, z.array(ipv4).min(1)).default({}),
+  // external-dns writes Route 53 records with TTL 300 s unless told otherwise (REFERENCE C.1).
+  recordTtl: z.number().int().min(0).default(300),
+});
+
 export const topologySchema = z.strictObject({
   nodes: z.array(node).min(1),
   deployments: z.record(dnsLabel, deployment),
   services: z.record(serviceName, service).default({}),
+  dns: dns.optional(),
 });

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { RunReport } from '../../src/sim/api';
+import { loadScenario } from '../../src/sim/scenario/load';
+import { createSim, FAULT_IDS } from '../../src/sim/sim';
+
+const SCENARIO = `
+version: 1
+id: dns-path
+title: DNS over the packet path
+description: pods resolve a Service name and an external name through node-local DNS
+seed: 1
+duration: 30
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
+    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
+  deployments:
+    web: { app: http-server, replicas: 2 }
+    external: { app: dns-client, replicas: 4, lookup: metric.example.com }
+    internal: { app: dns-client, replicas: 2, lookup: web }
+  services:
+    web: { selector: web, clusterIp: 10.96.0.20 }
+  dns:
+    clusterIp: 10.96.0.10
+    upstreamClusterIp: 10.96.0.11
+    nodeLocal: NODELOCAL
+    records: { metric.example.com: [10.1.2.3] }
+params:
+  node: { podNetwork: eni }
+  dnsClient: { lookupsPerSecond: 5 }
+`;
+
+function run(nodeLocal: boolean, sets: string[] = []): RunReport {
+  const loaded = loadScenario(SCENARIO.replace('NODELOCAL', String(nodeLocal)), 'dns-path.yaml', { faultIds: FAULT_IDS, sets });
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const sim = createSim(loaded.scenario);
+  sim.runUntil(sim.durationUs);
+  return sim.report(0);
+}
+
+describe('the DNS chain on the packet path', () => {
+  it('resolves Service and external names through node-local DNS, cluster DNS and the provider', () => {
+    const r = run(true);
+    const t = r.totals;
+    expect(t['dns.client.lookups']).toBeGreaterThan(800);
+    expect(t['dns.client.failures'] ?? 0).toBe(0);
+    // ndots:5 sends `metric.example.com` through the three search suffixes first (REFERENCE B.4).
+    expect(t['dns.client.queries']).toBeGreaterThan(2 * t['dns.client.lookups']!);
+    expect(t['dns.nodelocal.queries']).toBe(t['dns.client.queries']);
+    expect(t['dns.nodelocal.cache.hits']).toBeGreaterThan(t['dns.nodelocal.cache.misses']!);
+    expect(t['dns.cluster.queries']).toBeGreaterThan(0);
+    expect(t['dns.provider.queries']).toBeGreaterThan(0);
+    expect(t['udp.datagrams.received']).toBeGreaterThan(0);
+    expect(r.packets.delivered + r.packets.dropped + r.packets.inFlight).toBe(r.packets.sent);
+  });
+
+  it('without node-local DNS, pods ask CoreDNS through the kube-dns Service directly', () => {
+    const t = run(false).totals;
+    expect(t['dns.nodelocal.queries'] ?? 0).toBe(0);
+    expect(t['dns.cluster.queries']).toBe(t['dns.client.queries']);
+    expect(t['dns.client.failures'] ?? 0).toBe(0);
+  });
+
+  it('a dns-client needs a name and topology.dns', () => {
+    const text = SCENARIO.replace('NODELOCAL', 'true').replace(/  dns:\n(    .*\n)+/, '').replace(', lookup: web', '');
+    const loaded = loadScenario(text, 'x.yaml', { faultIds: FAULT_IDS });
+    expect(loaded.ok).toBe(false);
+    if (loaded.ok) return;
+    expect(loaded.errors).toContain('topology.deployments.external.app: dns-client needs topology.dns');
+    expect(loaded.errors).toContain('topology.deployments.internal.lookup: required for a dns-client deployment (a name to resolve)');
+  });
+});
