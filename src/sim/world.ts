@@ -1,5 +1,5 @@
 import type { ConnStateId, TopologyView } from './api';
-import { millis, seconds } from './core/time';
+import { millis, seconds, toSeconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
 import { HttpServers } from './apps/http-server';
@@ -23,6 +23,16 @@ import type { NamespaceStacks } from './dns/packet-transport';
 import { DNS_PORT } from './dns/transport';
 import { ExternalHost } from './infra/external-host';
 import { Proto } from './net/packet';
+import { Bgp } from './infra/bgp';
+import { toElement } from './infra/fabric';
+import { LoadBalancer } from './infra/load-balancer';
+import { LoadBalancerHop } from './infra/load-balancer-hop';
+import type { MemberSpec } from './infra/lb-pool';
+import { Router } from './infra/router';
+import { RouterHop } from './infra/router-hop';
+import { serveHealthChecks } from './k8s/health-check-server';
+import { MetalLb } from './k8s/metallb';
+import type { Ipv4 } from './net/ipv4';
 
 // Model choice: every workload of a scenario lives in one namespace.
 const NAMESPACE = 'default';
@@ -108,10 +118,12 @@ export class World {
       if (dep.app === 'http-server') this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port));
       else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
       else {
-        const target = this.services.get(dep.target!)!;
+        const service = this.services.get(dep.target!)!;
+        const target = { name: service.name, ip: service.clusterIp, port: service.port };
         this.workloads.addDeployment(spec, (pod) => clients.create(pod, target));
       }
     }
+    const startEdge = this.setUpEdge(scenario, clients);
     this.workloads.reserveNames(topology.nodes.flatMap((n) => n.pods.map((p) => p.name)));
     topology.nodes.forEach((node, i) => {
       for (const pod of node.pods) {
@@ -119,12 +131,98 @@ export class World {
       }
     });
     this.workloads.startSteadyState();
+    startEdge();
   }
 
   private addService(service: Service): void {
     this.services.set(service.name, service);
     this.directory.add(service);
-    this.workloads.addService(service);
+    const index = this.workloads.addService(service);
+    serveHealthChecks(this.hosts, this.kubeProxy, service, index);
+  }
+
+  /**
+   * What sits in front of the cluster: routers with MetalLB's BGP announcements for LoadBalancer IPs, F5-style load
+   * balancers whose pools follow Services, and clients on the internet. Returns what to start once pods run.
+   */
+  private setUpEdge(scenario: Scenario, clients: HttpClients): () => void {
+    const { topology, params } = scenario;
+    const routers = new Map<string, RouterHop>();
+    for (const r of topology.routers) {
+      const router = new Router(this.ctx, r.name, { ecmpMode: r.ecmp });
+      routers.set(r.name, new RouterHop(this.network, router, ipv4(r.ip)));
+    }
+    const starts: (() => void)[] = [];
+    if (topology.bgp) {
+      const hop = routers.get(topology.bgp.router)!;
+      const speakerNames = topology.bgp.speakers ?? topology.nodes.map((n) => n.name);
+      const speakers = this.hosts.filter((h) => speakerNames.includes(h.name));
+      const announced = [...this.services.values()].filter((s) => s.type === 'LoadBalancer' && s.loadBalancerIp !== undefined);
+      const bgp = new Bgp(this.ctx, { convergenceDelay: millis(params.bgp.convergenceMs) });
+      const metallb = new MetalLb(bgp, hop.router, speakers, announced);
+      for (const service of announced) this.network.fabric.addBlock({ base: service.loadBalancerIp! as Ipv4, prefix: 32 }, toElement(hop.element));
+      this.workloads.watchSlices((service) => metallb.refresh(service));
+      starts.push(() => metallb.start());
+    }
+    for (const spec of topology.loadBalancers) starts.push(this.setUpLoadBalancer(spec, params.lb));
+    for (const c of topology.externalClients) {
+      const host = new ExternalHost(this.network, `external/${c.name}`, ipv4(c.ip), this.tcp, this.udp);
+      this.externals.set(host.ns, host);
+      const client = clients.create({ entity: host.entity, name: c.name, tcp: host.tcp }, { name: `${c.targetIp}:${c.targetPort}`, ip: ipv4(c.targetIp), port: c.targetPort });
+      starts.push(() => client.start());
+    }
+    return () => {
+      for (const start of starts) start();
+    };
+  }
+
+  /** An F5-style box: its pools are the Service's node ports (one member per node) or its ready pods. */
+  private setUpLoadBalancer(spec: Scenario['topology']['loadBalancers'][number], settings: Scenario['params']['lb']): () => void {
+    let hop: LoadBalancerHop | null = null;
+    const probeTimeout = seconds(Math.min(settings.monitorIntervalS, settings.monitorTimeoutS));
+    const lb = new LoadBalancer(this.ctx, spec.name, ipv4(spec.ip), (member, done) => {
+      const m = lb.member(member);
+      hop!.probe(m.ip, hop!.probePort.get(member) ?? m.port, probeTimeout, done);
+    });
+    hop = new LoadBalancerHop(this.ctx, this.network, lb, this.tcp, this.udp, settings.insertXff);
+    const pool = {
+      monitor: { intervalSeconds: settings.monitorIntervalS, timeoutSeconds: settings.monitorTimeoutS },
+      probeTimeoutSeconds: toSeconds(probeTimeout),
+      unknownReceivesTraffic: settings.unknownReceivesTraffic,
+      activation: settings.activation,
+    };
+    const syncs: (() => void)[] = [];
+    for (const v of spec.virtualServers) {
+      const service = this.services.get(v.service)!;
+      const vs = lb.addVirtualServer({ name: v.name, vip: ipv4(v.vip), port: v.port, snat: settings.snat ? 'automap' : 'none', pool });
+      hop.serve(ipv4(v.vip));
+      const desired = (): MemberSpec[] =>
+        v.members === 'nodes'
+          ? this.hosts.map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
+          : service.slice.endpoints.filter((e) => e.ready).map((e) => ({ kind: 'pod', ip: e.ip, port: e.port, reach: 'routed' }));
+      const sync = () => {
+        lb.syncMembers(vs, desired());
+        if (service.healthCheckNodePort === undefined || v.members !== 'nodes') return;
+        for (const id of lb.members(vs)) hop!.probePort.set(id, service.healthCheckNodePort);
+      };
+      // CIS follows a Service's endpoints as they change (cluster mode); node lists are static in this model.
+      if (v.members === 'pods') this.workloads.watchSlices((changed) => changed === service && sync());
+      // The starting state is what the monitor would have settled on: members that can serve are up, others down.
+      const canServe = (ip: number): boolean =>
+        v.members === 'pods' ||
+        service.externalTrafficPolicy === 'Cluster' ||
+        service.slice.endpoints.some((e) => e.ready && this.hosts[e.node]!.ip === ip);
+      syncs.push(() => {
+        sync();
+        for (const id of lb.members(vs)) {
+          if (canServe(lb.member(id).ip)) lb.markHealthy(id);
+          else lb.markDown(id);
+        }
+      });
+    }
+    return () => {
+      for (const sync of syncs) sync();
+    };
   }
 
   /** The sockets of a namespace: a pod, a node's host namespace, or an external machine. */

@@ -37,6 +37,15 @@ describe('scenario defaults', () => {
       dnsClient: { lookupsPerSecond: 1 },
       kube: { podStartSeconds: 2, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
       kubeProxy: { minSyncPeriodMs: 1000, syncPeriodS: 30, restore: 'partial', syncCostPerRuleUs: 10 },
+      lb: {
+        monitorIntervalS: 5,
+        monitorTimeoutS: 16,
+        unknownReceivesTraffic: true,
+        activation: 'immediate',
+        snat: true,
+        insertXff: false,
+      },
+      bgp: { convergenceMs: 500 },
       node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, sourceRuleGcSeconds: 0 },
       instance: {
         conntrackAllowance: 75_000,

@@ -3,10 +3,23 @@ import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, toMillis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
-import type { Pod, PodApp } from '../infra/pod';
-import type { Service } from '../k8s/service';
+import type { PodApp } from '../infra/pod';
 import { Payload, type PayloadId } from '../net/packet';
-import { TcpState, type CloseCause, type Socket, type SocketOwner, type Tcp } from '../net/tcp';
+import { TcpState, type CloseCause, type Socket, type SocketOwner, type Tcp, type TcpStack } from '../net/tcp';
+
+/** Where a client sends its requests: a Service's ClusterIP, a load balancer's virtual server, a node port. */
+export interface HttpTarget {
+  name: string;
+  ip: number;
+  port: number;
+}
+
+/** Who runs a client: a pod, or a machine outside the cluster. */
+export interface HttpClientHost {
+  entity: string;
+  name: string;
+  tcp: TcpStack;
+}
 
 export type FailureReason = 'timeout' | 'no_connection' | 'connection_closed';
 const FAILURE_REASONS: FailureReason[] = ['timeout', 'no_connection', 'connection_closed'];
@@ -32,7 +45,7 @@ export class HttpClients {
   readonly failedBy: Record<FailureReason, Counter>;
   readonly reconnects: Counter;
   readonly latency: Histogram;
-  private readonly clients: (HttpClient | undefined)[] = [];
+  private readonly clients: HttpClient[] = [];
 
   constructor(
     readonly ctx: SimContext,
@@ -48,17 +61,18 @@ export class HttpClients {
     this.reconnects = m.counter('client.reconnects');
     this.latency = m.histogram('requests.latency_ms', LATENCY_BUCKETS);
     const s = ctx.sched;
-    this.tick = s.register('http-client.tick', (pod) => this.clients[pod]?.onTick());
-    this.reconnect = s.register('http-client.reconnect', (pod, slot) => this.clients[pod]?.onReconnect(slot));
+    this.tick = s.register('http-client.tick', (client) => this.clients[client]?.onTick());
+    this.reconnect = s.register('http-client.reconnect', (client, slot) => this.clients[client]?.onReconnect(slot));
     this.connectTimeout = s.register('http-client.connect-timeout', (socketId) => this.onConnectTimeout(socketId));
-    this.requestTimeout = s.register('http-client.request-timeout', (pod, message) =>
-      this.clients[pod]?.onRequestTimeout(message),
+    this.requestTimeout = s.register('http-client.request-timeout', (client, message) =>
+      this.clients[client]?.onRequestTimeout(message),
     );
   }
 
-  create(pod: Pod, target: Service): HttpClient {
-    const client = new HttpClient(this, pod, target, this.ctx.rng.stream(`http-client/${pod.name}`));
-    this.clients[pod.index] = client;
+  create(host: HttpClientHost, target: HttpTarget): HttpClient {
+    const index = this.clients.length;
+    const client = new HttpClient(this, index, host, target, this.ctx.rng.stream(`http-client/${host.name}`));
+    this.clients.push(client);
     return client;
   }
 
@@ -69,7 +83,7 @@ export class HttpClients {
 }
 
 /**
- * Sends requests at a Poisson rate over a fixed number of keep-alive connections to a Service, and reconnects a
+ * Sends requests at a Poisson rate over a fixed number of keep-alive connections to a target, and reconnects a
  * connection `reconnectMs` after it fails or closes.
  */
 export class HttpClient implements PodApp, SocketOwner {
@@ -82,8 +96,9 @@ export class HttpClient implements PodApp, SocketOwner {
 
   constructor(
     private readonly shared: HttpClients,
-    private readonly pod: Pod,
-    private readonly target: Service,
+    private readonly index: number,
+    private readonly host: HttpClientHost,
+    private readonly target: HttpTarget,
     private readonly rng: RngStream,
   ) {
     this.slots = new Array<Socket | null>(shared.ctx.params.client.connectionsPerPod).fill(null);
@@ -102,7 +117,7 @@ export class HttpClient implements PodApp, SocketOwner {
   terminate(exit: () => void): void {
     this.running = false;
     if (this.tickTimer >= 0) this.shared.ctx.sched.cancel(this.tickTimer);
-    for (const socket of this.slots) if (socket) this.pod.tcp.close(socket);
+    for (const socket of this.slots) if (socket) this.host.tcp.close(socket);
     this.slots.fill(null);
     exit();
   }
@@ -130,10 +145,10 @@ export class HttpClient implements PodApp, SocketOwner {
     if (slot < 0) return;
     this.slots[slot] = null;
     if (cause === 'reset' || cause === 'syn_timeout') {
-      this.shared.ctx.note('info', this.pod.entity, 'client.connection-lost', `connection to ${this.target.name} ${cause === 'reset' ? 'was reset' : 'timed out'}`);
+      this.shared.ctx.note('info', this.host.entity, 'client.connection-lost', `connection to ${this.target.name} ${cause === 'reset' ? 'was reset' : 'timed out'}`);
     }
     if (this.running) {
-      this.shared.ctx.sched.after(millis(this.params.reconnectMs), this.shared.reconnect, this.pod.index, slot);
+      this.shared.ctx.sched.after(millis(this.params.reconnectMs), this.shared.reconnect, this.index, slot);
     }
   }
 
@@ -156,18 +171,18 @@ export class HttpClient implements PodApp, SocketOwner {
     this.pending.delete(message);
     this.fail('timeout');
     // A request that timed out leaves the connection in an unknown state; clients drop it and dial again.
-    this.pod.tcp.abort(request.socket);
+    this.host.tcp.abort(request.socket);
   }
 
   private connect(slot: number): void {
-    const socket = this.pod.tcp.connect(this.target.clusterIp, this.target.port, this);
+    const socket = this.host.tcp.connect(this.target.ip, this.target.port, this);
     this.slots[slot] = socket;
     this.shared.ctx.sched.after(millis(this.params.connectTimeoutMs), this.shared.connectTimeout, socket.id);
   }
 
   private scheduleTick(): void {
     const gapMs = this.rng.exponential(1000 / this.params.requestsPerSecond);
-    this.tickTimer = this.shared.ctx.sched.after(millis(gapMs), this.shared.tick, this.pod.index);
+    this.tickTimer = this.shared.ctx.sched.after(millis(gapMs), this.shared.tick, this.index);
   }
 
   private sendRequest(): void {
@@ -181,11 +196,11 @@ export class HttpClient implements PodApp, SocketOwner {
     const timer = this.shared.ctx.sched.after(
       millis(this.params.requestTimeoutMs),
       this.shared.requestTimeout,
-      this.pod.index,
+      this.index,
       message,
     );
     this.pending.set(message, { sentAt: this.shared.ctx.sched.now, socket, timer });
-    this.pod.tcp.send(socket, Payload.request, message);
+    this.host.tcp.send(socket, Payload.request, message);
   }
 
   private pickConnection(): Socket | null {

@@ -103,6 +103,20 @@ export class Bgp {
     for (const session of s.sessions) this.send(session, id, ANNOUNCE);
   }
 
+  /** The starting state of a run: the speaker has announced the prefix and every router already holds it. */
+  announceConverged(speaker: number, prefix: Cidr): void {
+    const s = this.speaker(speaker);
+    const id = this.prefixId(prefix);
+    s.announced.add(id);
+    for (const sessionId of s.sessions) {
+      const session = this.session(sessionId);
+      if (!session.up) continue;
+      session.sent.add(id);
+      session.delivered.add(id);
+      session.router.learn(prefix, s.nextHop, s.entity);
+    }
+  }
+
   withdraw(speaker: number, prefix: Cidr): void {
     const s = this.speaker(speaker);
     const id = this.prefixId(prefix);

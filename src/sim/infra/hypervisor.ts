@@ -1,6 +1,6 @@
 import type { Counter, Gauge } from '../core/metrics';
 import type { SimTime } from '../core/time';
-import { ConntrackTable, CtState, KERNEL_TIMEOUTS, nextTcpState, type ConntrackTimeouts } from '../net/conntrack';
+import { ConntrackTable, CtState, KERNEL_TIMEOUTS, nextTcpState, nextUdpState, type ConntrackTimeouts } from '../net/conntrack';
 import { cidr, cidrContains, formatIpv4 } from '../net/ipv4';
 import { Proto, type PacketPool } from '../net/packet';
 import type { DropReason } from '../report/drop-reasons';
@@ -123,7 +123,7 @@ export class Hypervisor {
       const entry = ref >> 1;
       const reply = (ref & 1) === 1;
       if (proto === Proto.tcp) t.update(entry, nextTcpState(t.stateOf(entry), p.flags[id]!, reply), now);
-      else t.update(entry, reply || t.stateOf(entry) === CtState.udpStream ? CtState.udpStream : CtState.udpUnreplied, now);
+      else t.update(entry, nextUdpState(t.stateOf(entry), reply), now);
       return null;
     }
     const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, p.flags[id]!, false) : CtState.udpUnreplied;

@@ -175,6 +175,22 @@ export class LbPools {
     return id;
   }
 
+  /** The starting state of a run: the member has passed its probes for a while, so it is up and activated. */
+  markHealthy(id: number): void {
+    const m = this.members[id]!;
+    m.outstanding = true;
+    this.probeDone(id, true);
+  }
+
+  /** The starting state of a run: the member has failed its probes for longer than the monitor timeout, so it is down. */
+  markDown(id: number): void {
+    const m = this.members[id]!;
+    const settings = this.pools[m.pool]!.settings.monitor;
+    m.monitor = new MemberMonitor(settings, toSeconds(this.ctx.sched.now) - settings.timeoutSeconds);
+    this.ctx.sched.cancel(m.downTimer);
+    this.refresh(id);
+  }
+
   removeMember(id: number): void {
     const m = this.members[id];
     if (m === undefined || m.removed) return;

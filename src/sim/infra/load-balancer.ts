@@ -96,6 +96,14 @@ export class LoadBalancer {
     this.pools.removeMember(id);
   }
 
+  markHealthy(id: number): void {
+    this.pools.markHealthy(id);
+  }
+
+  markDown(id: number): void {
+    this.pools.markDown(id);
+  }
+
   /** One CIS sync: the pool becomes `desired` (node IP:NodePort per node, or pod IP:port per endpoint). */
   syncMembers(vs: number, desired: readonly MemberSpec[]): void {
     this.pools.sync(vs, desired);

@@ -2,10 +2,10 @@ import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
 import { micros, seconds, type Duration } from '../core/time';
 import type { SimContext } from '../context';
-import { CtState, nextTcpState } from '../net/conntrack';
+import { CtState, nextTcpState, nextUdpState } from '../net/conntrack';
 import { formatIpv4 } from '../net/ipv4';
 import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
-import { effectiveRpFilter, validateSource } from '../net/rp-filter';
+import { checkSource, effectiveRpFilter } from '../net/rp-filter';
 import type { Tcp, TcpStack, TcpWire } from '../net/tcp';
 import type { Udp, UdpStack, UdpWire } from '../net/udp';
 import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
@@ -178,7 +178,7 @@ export class Network {
     const p = this.packets;
     const now = this.ctx.sched.now;
     this.nodePackets[host.index]!.inc();
-    this.traceHop(id, host.entity, ifIndex < 0 ? 'output' : `in on ${host.ifaces[ifIndex]!.name}`);
+    if (this.traced(id)) this.traceHop(id, host.entity, ifIndex < 0 ? 'output' : `in on ${host.ifaces[ifIndex]!.name}`);
     const ct = host.conntrack;
     const proto = p.proto[id]!;
     const flags = p.flags[id]!;
@@ -216,8 +216,9 @@ export class Network {
         p.dstIp[id] = this.proxy.endpointIp(host.index, slot);
         p.dstPort[id] = this.proxy.endpointPort(host.index, slot);
         servicePod = this.proxy.endpointPod(host.index, slot);
-        masquerade = this.proxy.masquerade(host.index, service, slot, fromLocalPod);
-        this.traceHop(id, host.entity, `DNAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
+        // Hairpin: a pod sent to its own Service and got itself; KUBE-SEP masquerades it so replies come back through the node.
+        masquerade = this.proxy.masquerade(host.index, service, slot, fromLocalPod) || p.dstIp[id] === srcIp;
+        if (this.traced(id)) this.traceHop(id, host.entity, `DNAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
       }
     }
 
@@ -230,14 +231,9 @@ export class Network {
     if (ifIndex >= 0) {
       const iface = host.ifaces[ifIndex]!;
       const mode = effectiveRpFilter(host.rpFilterAll, iface.rpFilter);
-      const verdict = validateSource({
-        src: srcIp,
-        dev: iface.name,
-        devHasAddress: iface.hasAddress,
-        mode,
-        reverse: mode === 0 ? undefined : host.routing.lookup(srcIp, dst),
-        srcIsLocal: host.routing.local.lookup(srcIp)?.type === 'local',
-      });
+      const reverse = mode === 0 ? undefined : host.routing.lookup(srcIp, dst);
+      const srcIsLocal = host.routing.local.lookup(srcIp)?.type === 'local';
+      const verdict = checkSource(mode, iface.name, iface.hasAddress, reverse, srcIsLocal, false);
       if (verdict !== 'accept') {
         this.drop(id, 'rp_filter_martian', host);
         return;
@@ -292,8 +288,9 @@ export class Network {
       p.dstIp[id] = ct.replySource(entry);
       p.dstPort[id] = ct.replySourcePort(entry);
     }
-    if (p.proto[id] === Proto.tcp) ct.update(entry, nextTcpState(ct.stateOf(entry), p.flags[id]!, reply), this.ctx.sched.now);
-    else ct.update(entry, CtState.udpStream, this.ctx.sched.now);
+    const now = this.ctx.sched.now;
+    if (p.proto[id] === Proto.tcp) ct.update(entry, nextTcpState(ct.stateOf(entry), p.flags[id]!, reply), now);
+    else ct.update(entry, nextUdpState(ct.stateOf(entry), reply), now);
   }
 
   private atHypervisorOut(id: number, host: Host): void {
@@ -310,10 +307,23 @@ export class Network {
 
   private atFabric(id: number): void {
     const target = this.fabric.route(this.packets.dstIp[id]!);
-    if (target === NOWHERE) {
-      this.drop(id, 'no_route', this.fabricSite);
-      return;
-    }
+    if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
+    else this.toTarget(id, target);
+  }
+
+  /** An element (a router) hands a packet to whoever holds the next-hop address, whatever its destination. */
+  forwardTo(id: number, nextHop: number, site: DropSite): void {
+    const target = this.fabric.holder(nextHop);
+    if (target === NOWHERE) this.drop(id, 'no_route', site);
+    else this.toTarget(id, target);
+  }
+
+  /** An element (a load balancer) puts a packet it rewrote back on the fabric, which routes it by destination. */
+  toFabric(id: number): void {
+    this.forward(id, Stage.fabric, 0);
+  }
+
+  private toTarget(id: number, target: number): void {
     if (isElement(target)) {
       this.forward(id, Stage.element, elementOf(target));
       return;
@@ -366,6 +376,21 @@ export class Network {
     tcp.receive(srcIp, srcPort, dstPort, flags, payload, message);
   }
 
+  /** An element without the packet's connection drops it and answers with a reset from the address it was sent to. */
+  resetFrom(id: number, site: DropSite): void {
+    const p = this.packets;
+    const srcIp = p.srcIp[id]!;
+    const srcPort = p.srcPort[id]!;
+    const dstIp = p.dstIp[id]!;
+    const dstPort = p.dstPort[id]!;
+    const rst = p.flags[id]! & TcpFlag.RST;
+    this.drop(id, 'no_socket_reset', site);
+    if (rst) return;
+    const reply = this.emit(dstIp, dstPort, srcIp, srcPort, Proto.tcp, Payload.none, 0);
+    p.flags[reply] = TcpFlag.RST | TcpFlag.ACK;
+    this.toFabric(reply);
+  }
+
   /** With no endpoints kube-proxy installs a REJECT rule; a local client's connect fails at once. */
   private reject(id: number, host: Host): void {
     const p = this.packets;
@@ -387,6 +412,11 @@ export class Network {
     return stream;
   }
 
+  /** Whether the packet is sampled for tracing; check it before building a hop's text, which costs an allocation. */
+  traced(id: number): boolean {
+    return this.packets.trace[id]! >= 0;
+  }
+
   traceHop(id: number, where: string, what: string): void {
     const slot = this.packets.trace[id]!;
     if (slot >= 0) this.ctx.tracer.hop(slot, this.ctx.sched.now, where, what);
@@ -395,7 +425,7 @@ export class Network {
   /** The one place packets are dropped: counted by reason, traced, logged at most once a second per site and reason. */
   drop(id: number, reason: DropReason, site: DropSite): void {
     const p = this.packets;
-    this.traceHop(id, site.entity, `dropped: ${reason}`);
+    if (this.traced(id)) this.traceHop(id, site.entity, `dropped: ${reason}`);
     this.ctx.drops.drop(reason);
     const r = DROP_REASON_IDS.indexOf(reason);
     const now = this.ctx.sched.now;

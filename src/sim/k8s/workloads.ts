@@ -42,6 +42,7 @@ export class Workloads {
   private readonly usedNames = new Set<string>();
   /** Each Service's index in kube-proxy. */
   private readonly proxyIndex: number[] = [];
+  private readonly sliceWatchers: ((service: Service) => void)[] = [];
   /** Until the starting state is up, slice changes are not news to anyone: kube-proxy programs it all at once. */
   private running = false;
   private readonly startPod: HandlerId;
@@ -67,8 +68,15 @@ export class Workloads {
     this.createReplacement = s.register('replicaset.create', (dep, replaced) =>
       this.reconcile(this.deployments[dep]!, replaced),
     );
-    this.notifyProxies = s.register('endpoints.watch', (svc) => this.kubeProxy.changed(this.proxyIndex[svc]!));
-    this.teardownNetns = s.register('pod.netns-teardown', (pod) => this.cni.detach(this.pods[pod]!));
+    this.notifyProxies = s.register('endpoints.watch', (svc) => {
+      this.kubeProxy.changed(this.proxyIndex[svc]!);
+      for (const watcher of this.sliceWatchers) watcher(this.services[svc]!);
+    });
+    this.teardownNetns = s.register('pod.netns-teardown', (index) => {
+      const pod = this.pods[index]!;
+      pod.tcp.destroy();
+      this.cni.detach(pod);
+    });
     this.forgetPod = s.register('pod.forget', (pod) => {
       this.pods[pod]!.shown = false;
       this.ctx.touchTopology();
@@ -85,9 +93,17 @@ export class Workloads {
     this.byName.set(spec.name, d);
   }
 
-  addService(service: Service): void {
+  /** Registers a Service; returns its index in kube-proxy, which the health-check server asks about. */
+  addService(service: Service): number {
     this.services.push(service);
-    this.proxyIndex.push(this.kubeProxy.addService(service));
+    const index = this.kubeProxy.addService(service);
+    this.proxyIndex.push(index);
+    return index;
+  }
+
+  /** Calls `watcher` whenever a Service's EndpointSlice change reaches the watchers (after the watch latency). */
+  watchSlices(watcher: (service: Service) => void): void {
+    this.sliceWatchers.push(watcher);
   }
 
   deploymentPort(name: string): number {

@@ -63,6 +63,11 @@ export function nextTcpState(state: CtStateId, flags: number, reply: boolean): C
   return state;
 }
 
+/** A UDP flow becomes a stream once a reply has been seen (nf_conntrack_proto_udp.c; AWS tracks the same way, E.2). */
+export function nextUdpState(state: CtStateId, reply: boolean): CtStateId {
+  return reply || state === CtState.udpStream ? CtState.udpStream : CtState.udpUnreplied;
+}
+
 /**
  * A bounded connection-tracking table. Each entry holds the flow as first seen (original) and as its replies will look
  * (reply, which differs from the reversed original when NAT rewrote the flow); both are hashed, as the kernel hashes

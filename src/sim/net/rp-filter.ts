@@ -33,12 +33,23 @@ export type SourceVerdict = 'accept' | 'martian' | 'invalid';
  * resort, which drops whenever filtering is on — even in loose mode.
  */
 export function validateSource(check: SourceCheck): SourceVerdict {
-  const { mode, reverse } = check;
-  if (mode === 0) return check.srcIsLocal && !check.acceptLocal ? 'invalid' : 'accept';
+  return checkSource(check.mode, check.dev, check.devHasAddress, check.reverse, check.srcIsLocal, check.acceptLocal ?? false);
+}
+
+/** The same decision with plain arguments, for the packet path, which must not build an object per packet. */
+export function checkSource(
+  mode: RpFilterMode,
+  dev: string,
+  devHasAddress: boolean,
+  reverse: Route | undefined,
+  srcIsLocal: boolean,
+  acceptLocal: boolean,
+): SourceVerdict {
+  if (mode === 0) return srcIsLocal && !acceptLocal ? 'invalid' : 'accept';
   if (!reverse) return lastResort(mode);
-  if (reverse.type === 'local' ? !check.acceptLocal : reverse.type !== 'unicast') return 'invalid';
-  if (reverse.dev === check.dev) return 'accept';
-  if (!check.devHasAddress) return lastResort(mode);
+  if (reverse.type === 'local' ? !acceptLocal : reverse.type !== 'unicast') return 'invalid';
+  if (reverse.dev === dev) return 'accept';
+  if (!devHasAddress) return lastResort(mode);
   if (mode === 1) return 'martian';
   return 'accept';
 }

@@ -198,15 +198,18 @@ export class TcpStack {
   }
 
   /**
-   * The process died: the kernel resets its open connections. Sockets that already sent their FIN are orphans and go
-   * quietly with the network namespace.
+   * The process died: the kernel resets its open connections. Sockets that already sent their FIN are orphans owned
+   * by the kernel; they stay until their peer's FIN or until the network namespace goes (`destroy`).
    */
   killAll(): void {
     this.listeners.clear();
-    for (const socket of this.sockets()) {
-      if (socket.state === TcpState.finWait) this.remove(socket);
-      else this.abort(socket, 'aborted');
-    }
+    for (const socket of this.sockets()) if (socket.state !== TcpState.finWait) this.abort(socket, 'aborted');
+  }
+
+  /** The network namespace is gone: whatever sockets remain vanish without a packet. */
+  destroy(): void {
+    this.listeners.clear();
+    for (const socket of this.sockets()) this.remove(socket);
   }
 
   /** The connection this pod opened from a local ephemeral port, if any. */

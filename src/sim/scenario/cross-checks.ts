@@ -64,6 +64,13 @@ function checkAddresses(scenario: Scenario, report: Report): void {
     claim(['topology', 'dns', 'upstreamClusterIp'], dns.upstreamClusterIp, 'the kube-dns-upstream Service');
     claim(['topology', 'dns', 'resolverIp'], dns.resolverIp, 'the cloud DNS resolver');
   }
+  const t = scenario.topology;
+  t.routers.forEach((r, i) => claim(['topology', 'routers', i, 'ip'], r.ip, `router ${r.name}`));
+  t.loadBalancers.forEach((lb, i) => {
+    claim(['topology', 'loadBalancers', i, 'ip'], lb.ip, `load balancer ${lb.name}`);
+    lb.virtualServers.forEach((v, j) => claim(['topology', 'loadBalancers', i, 'virtualServers', j, 'vip'], v.vip, `virtual server ${v.name}`));
+  });
+  t.externalClients.forEach((c, i) => claim(['topology', 'externalClients', i, 'ip'], c.ip, `external client ${c.name}`));
   const nodePorts = new Map<number, string>();
   for (const [name, service] of Object.entries(scenario.topology.services)) {
     const path = ['topology', 'services', name];
@@ -90,6 +97,30 @@ function hostBitsProblem(text: string): string {
   const prefix = Number(bits);
   const network = ((parseIpv4(address) ?? 0) & maskOf(prefix)) >>> 0;
   return `host bits are set; the block is ${formatIpv4(network)}/${prefix}`;
+}
+
+/** Routers, BGP speakers and load balancers must name things that exist. */
+function checkEdge(scenario: Scenario, report: Report): void {
+  const { routers, bgp, loadBalancers, nodes, services } = scenario.topology;
+  const routerNames = routers.map((r) => r.name);
+  const nodeNames = nodes.map((n) => n.name);
+  const serviceNames = Object.keys(services);
+  if (bgp) {
+    if (!routerNames.includes(bgp.router)) report(['topology', 'bgp', 'router'], `unknown router "${bgp.router}"${didYouMean(bgp.router, routerNames)}`);
+    bgp.speakers?.forEach((name, i) => {
+      if (!nodeNames.includes(name)) report(['topology', 'bgp', 'speakers', i], `unknown node "${name}"${didYouMean(name, nodeNames)}`);
+    });
+  }
+  loadBalancers.forEach((lb, i) =>
+    lb.virtualServers.forEach((v, j) => {
+      const path = ['topology', 'loadBalancers', i, 'virtualServers', j, 'service'];
+      const service = services[v.service];
+      if (service === undefined) report(path, `unknown service "${v.service}"${didYouMean(v.service, serviceNames)}`);
+      else if (v.members === 'nodes' && service.type === 'ClusterIP') {
+        report(path, `service ${v.service} is ClusterIP; node members need a NodePort or LoadBalancer Service`);
+      }
+    }),
+  );
 }
 
 // Names topology.dns creates: the CoreDNS deployment and the two Services in front of it.
@@ -140,6 +171,7 @@ function checkReferences(scenario: Scenario, report: Report): void {
       report(lookupPath, 'only dns-client deployments have a lookup');
     }
   }
+  checkEdge(scenario, report);
   if (scenario.topology.dns) {
     for (const reserved of DNS_NAMES) {
       if (deployments[reserved] !== undefined) report(['topology', 'deployments', reserved], `"${reserved}" is taken by topology.dns`);

@@ -59,6 +59,26 @@ const kubeProxy = z.strictObject({
   syncCostPerRuleUs: z.number().min(0).default(10),
 });
 
+const lb = z.strictObject({
+  // BIG-IP HTTP/TCP monitor interval 5 s (REFERENCE G.1).
+  monitorIntervalS: z.number().gt(0).default(5),
+  // BIG-IP monitor timeout 16 s = 3 × interval + 1 (REFERENCE G.1).
+  monitorTimeoutS: z.number().gt(0).default(16),
+  // Whether members whose health is still unknown get new connections; unconfirmed, the bare-metal talk says yes (REFERENCE G.1).
+  unknownReceivesTraffic: z.boolean().default(true),
+  // `after-healthy` is the operator patch: a new member gets traffic only after its first good probe.
+  activation: z.enum(['immediate', 'after-healthy']).default('immediate'),
+  // F5 CIS configures SNAT automap by default (REFERENCE G.2).
+  snat: z.boolean().default(true),
+  // The HTTP profile's Insert X-Forwarded-For is off in the parent profile (REFERENCE G.1).
+  insertXff: z.boolean().default(false),
+});
+
+const bgpParams = z.strictObject({
+  // Model choice: UPDATE processing plus FIB programming on a ToR, a few hundred milliseconds.
+  convergenceMs: z.number().min(0).default(500),
+});
+
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
 
 const node = z.strictObject({
@@ -106,6 +126,8 @@ export const paramsSchema = z
     dnsClient: dnsClient.prefault({}),
     kube: kube.prefault({}),
     kubeProxy: kubeProxy.prefault({}),
+    lb: lb.prefault({}),
+    bgp: bgpParams.prefault({}),
     node: node.prefault({}),
     instance: instance.prefault({}),
   })

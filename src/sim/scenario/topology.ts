@@ -78,9 +78,53 @@ const dns = z.strictObject({
   recordTtl: z.number().int().min(0).default(300),
 });
 
+const router = z.strictObject({
+  name: dnsLabel,
+  // Its address on the node network, where BGP speakers peer.
+  ip: ipv4,
+  // Legacy Linux multipath and many ToRs use hash-threshold (REFERENCE F.1, F.3).
+  ecmp: z.enum(['modulo', 'hash-threshold', 'resilient']).default('hash-threshold'),
+});
+
+/** MetalLB in BGP mode: speakers on nodes announce LoadBalancer IPs to a router (REFERENCE F.4). */
+const bgp = z.strictObject({
+  router: z.string(),
+  // Nodes that run a speaker; all nodes when left out.
+  speakers: z.array(z.string()).optional(),
+});
+
+const virtualServer = z.strictObject({
+  name: dnsLabel,
+  vip: ipv4,
+  port: port,
+  // The Service whose node ports (members: nodes) or pods (members: pods) form the pool.
+  service: z.string(),
+  // F5 CIS --pool-member-type: nodeport (node IP:NodePort) or cluster (pod IPs) (REFERENCE G.2).
+  members: z.enum(['nodes', 'pods']).default('nodes'),
+});
+
+const loadBalancer = z.strictObject({
+  name: dnsLabel,
+  // Its self IP: the source of SNATed connections and of health probes.
+  ip: ipv4,
+  virtualServers: z.array(virtualServer).min(1),
+});
+
+/** A machine on the internet running an HTTP client against an address (a VIP or a LoadBalancer IP). */
+const externalClient = z.strictObject({
+  name: dnsLabel,
+  ip: ipv4,
+  targetIp: ipv4,
+  targetPort: port,
+});
+
 export const topologySchema = z.strictObject({
   nodes: z.array(node).min(1),
   deployments: z.record(dnsLabel, deployment),
   services: z.record(serviceName, service).default({}),
   dns: dns.optional(),
+  routers: z.array(router).default([]),
+  bgp: bgp.optional(),
+  loadBalancers: z.array(loadBalancer).default([]),
+  externalClients: z.array(externalClient).default([]),
 });
