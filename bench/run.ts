@@ -1,5 +1,6 @@
 import { runDemoBench } from './demo';
 import { runHoldBench } from './hold';
+import { printPacketPath, runPacketPathBench } from './packet-path';
 
 // `npm run bench`: figures only, never pass/fail on timings.
 console.log('Netmortem benchmarks\n');
@@ -13,3 +14,6 @@ console.log(
     `${Math.round(demo.simSecondsPerWallSecond).toLocaleString('en-US')} simulated s per wall s, ` +
     `${Math.round(demo.eventsPerSecond).toLocaleString('en-US')} events/s`,
 );
+
+console.log('\n== Packet path: SYN flood into a full hypervisor tracking table (the "It wasn\'t DNS" hot path) ==');
+printPacketPath(runPacketPathBench());
