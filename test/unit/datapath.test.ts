@@ -221,7 +221,7 @@ describe('hypervisor tracked-connection allowance on the packet path', () => {
     expect(r.totals['hypervisor.conntrack_allowance_exceeded']).toBe(r.drops.hypervisor_conntrack_exceeded);
     for (const e of dropsLogged(sim, 'hypervisor_conntrack_exceeded')) {
       expect(e.entity).toBe('instance/node-a');
-      expect(e.cause).toBe('20 of 20 tracked connections in use; 20 of them are flows to 10.244.1.5');
+      expect(e.cause).toBe('20 of 20 tracked connections in use; 100 % of those sampled are flows to 10.244.1.5');
     }
     // The client's larger instance tracks every attempt, failed or not, well within its 200.
     expect(r.totals['hypervisor.conntrack_allowance_exceeded{instance=node-b}']).toBe(0);

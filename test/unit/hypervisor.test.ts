@@ -73,7 +73,7 @@ describe('hypervisor connection tracking (REFERENCE E.2, E.4)', () => {
       expect(hv.ingress(pool, packet(pool, PEER, 80, POD, port, ACK | TcpFlag.PSH), atSeconds(5))).toBeNull();
     }
     expect(exceeded(metrics)).toBe(5);
-    expect(hv.describeDrop('hypervisor_conntrack_exceeded')).toBe('5 of 5 tracked connections in use; 5 of them are flows to 10.0.0.12');
+    expect(hv.describeDrop('hypervisor_conntrack_exceeded')).toBe('5 of 5 tracked connections in use; 100 % of those sampled are flows to 10.0.0.12');
   });
 
   it('vector 1: untracked flows (allow-all security groups) are neither tracked nor dropped', () => {

@@ -153,6 +153,7 @@ export class Hypervisor {
     const used = `${this.table.size} of ${this.table.max} tracked connections in use`;
     const top = this.table.busiestDestination();
     if (!top) return used;
-    return `${used}; ${top.entries} of them are flows to ${formatIpv4(top.ip)}`;
+    const share = Math.round((100 * top.entries) / top.sampled);
+    return `${used}; ${share} % of those sampled are flows to ${formatIpv4(top.ip)}`;
   }
 }

@@ -256,17 +256,23 @@ export class ConntrackTable {
     return removed;
   }
 
-  /** The original destination most entries share, and how many do; scans the whole table, so only for explanations. */
-  busiestDestination(): { ip: number; entries: number } | null {
+  /**
+   * The original destination most entries share among the first `sample` live ones, and how many of those do; for
+   * explanations only, so a bounded scan is enough.
+   */
+  busiestDestination(sample = 1024): { ip: number; entries: number; sampled: number } | null {
     const counts = new Map<number, number>();
-    let best: { ip: number; entries: number } | null = null;
-    for (let id = 0; id < this.capacity; id++) {
+    let best: { ip: number; entries: number; sampled: number } | null = null;
+    let sampled = 0;
+    for (let id = 0; id < this.capacity && sampled < sample; id++) {
       if (this.live[id] !== 1) continue;
+      sampled++;
       const ip = this.origDst[id]!;
       const n = (counts.get(ip) ?? 0) + 1;
       counts.set(ip, n);
-      if (!best || n > best.entries) best = { ip, entries: n };
+      if (!best || n > best.entries) best = { ip, entries: n, sampled: 0 };
     }
+    if (best) best.sampled = sampled;
     return best;
   }
 

@@ -101,8 +101,9 @@ export class Tcp {
     return millis(this.ctx.params.tcp.initialRtoMs);
   }
 
-  register(make: (id: number) => Socket): Socket {
-    const socket = make(this.nextId++);
+  /** A new socket, registered under the next id (no closure per connection: this runs for every SYN of a flood). */
+  open(stack: TcpStack, localPort: number, remoteIp: number, remotePort: number, state: TcpStateId, owner: SocketOwner | null): Socket {
+    const socket = new Socket(this.nextId++, stack, localPort, remoteIp, remotePort, state, owner, this.initialRto);
     this.sockets.set(socket.id, socket);
     return socket;
   }
@@ -140,7 +141,8 @@ export class Tcp {
 
 /** One pod's sockets and listeners. */
 export class TcpStack {
-  private readonly byPort = new Map<number, Map<number, Socket>>();
+  /** Sockets by local port: one socket alone (a client's ephemeral port), or a map by peer (a server port). */
+  private readonly byPort = new Map<number, Socket | Map<number, Socket>>();
   private readonly listeners = new Map<number, Listener>();
   private nextPort = EPHEMERAL_FIRST;
 
@@ -156,10 +158,8 @@ export class TcpStack {
   }
 
   connect(remoteIp: number, remotePort: number, owner: SocketOwner): Socket {
-    const port = this.allocatePort(remoteIp, remotePort);
-    const socket = this.tcp.register(
-      (id) => new Socket(id, this, port, remoteIp, remotePort, TcpState.synSent, owner, this.tcp.initialRto),
-    );
+    const port = this.allocatePort();
+    const socket = this.tcp.open(this, port, remoteIp, remotePort, TcpState.synSent, owner);
     this.insert(socket);
     this.tcp.sendSyn(socket);
     return socket;
@@ -216,13 +216,17 @@ export class TcpStack {
   clientSocket(localPort: number): Socket | undefined {
     const peers = this.byPort.get(localPort);
     if (!peers || this.listeners.has(localPort)) return undefined;
+    if (peers instanceof Socket) return peers;
     for (const socket of peers.values()) return socket;
     return undefined;
   }
 
   sockets(): Socket[] {
     const out: Socket[] = [];
-    for (const peers of this.byPort.values()) for (const s of peers.values()) out.push(s);
+    for (const peers of this.byPort.values()) {
+      if (peers instanceof Socket) out.push(peers);
+      else for (const s of peers.values()) out.push(s);
+    }
     return out;
   }
 
@@ -231,14 +235,14 @@ export class TcpStack {
    * else is answered with a reset by `receive`; a stray RST is silently discarded.
    */
   owns(srcIp: number, srcPort: number, dstPort: number, flags: number): boolean {
-    if (this.byPort.get(dstPort)?.has(remoteKey(srcIp, srcPort))) return true;
+    if (this.find(dstPort, srcIp, srcPort)) return true;
     if (flags & TcpFlag.RST) return true;
     return (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && this.listeners.get(dstPort)?.accepting === true;
   }
 
   /** Handles a packet addressed to this namespace. */
   receive(srcIp: number, srcPort: number, dstPort: number, flags: number, payload: PayloadId, message: number): void {
-    const socket = this.byPort.get(dstPort)?.get(remoteKey(srcIp, srcPort));
+    const socket = this.find(dstPort, srcIp, srcPort);
     if (socket === undefined) {
       this.receiveWithoutSocket(srcIp, srcPort, dstPort, flags);
       return;
@@ -293,9 +297,7 @@ export class TcpStack {
     if (flags & TcpFlag.RST) return;
     const listener = this.listeners.get(dstPort);
     if ((flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && listener?.accepting) {
-      const socket = this.tcp.register(
-        (id) => new Socket(id, this, dstPort, srcIp, srcPort, TcpState.synReceived, null, this.tcp.initialRto),
-      );
+      const socket = this.tcp.open(this, dstPort, srcIp, srcPort, TcpState.synReceived, null);
       this.insert(socket);
       this.tcp.wire(this, dstPort, srcIp, srcPort, TcpFlag.SYN | TcpFlag.ACK, Payload.none, 0);
       return;
@@ -316,25 +318,41 @@ export class TcpStack {
     this.tcp.established.add(1);
   }
 
+  private find(localPort: number, remoteIp: number, remotePort: number): Socket | undefined {
+    const peers = this.byPort.get(localPort);
+    if (peers === undefined) return undefined;
+    if (peers instanceof Socket) return peers.remoteIp === remoteIp && peers.remotePort === remotePort ? peers : undefined;
+    return peers.get(remoteKey(remoteIp, remotePort));
+  }
+
   private insert(socket: Socket): void {
-    let peers = this.byPort.get(socket.localPort);
-    if (!peers) this.byPort.set(socket.localPort, (peers = new Map()));
-    peers.set(remoteKey(socket.remoteIp, socket.remotePort), socket);
+    const peers = this.byPort.get(socket.localPort);
+    if (peers === undefined) this.byPort.set(socket.localPort, socket);
+    else if (peers instanceof Socket) {
+      const map = new Map<number, Socket>();
+      map.set(remoteKey(peers.remoteIp, peers.remotePort), peers);
+      map.set(remoteKey(socket.remoteIp, socket.remotePort), socket);
+      this.byPort.set(socket.localPort, map);
+    } else peers.set(remoteKey(socket.remoteIp, socket.remotePort), socket);
   }
 
   private remove(socket: Socket): void {
     const peers = this.byPort.get(socket.localPort);
-    peers?.delete(remoteKey(socket.remoteIp, socket.remotePort));
-    if (peers && peers.size === 0) this.byPort.delete(socket.localPort);
+    if (peers === socket) this.byPort.delete(socket.localPort);
+    else if (peers instanceof Map) {
+      peers.delete(remoteKey(socket.remoteIp, socket.remotePort));
+      if (peers.size === 0) this.byPort.delete(socket.localPort);
+    }
     this.tcp.unregister(socket);
   }
 
-  private allocatePort(remoteIp: number, remotePort: number): number {
+  /** The next ephemeral port with no socket on it, in order, as Linux hands out connect() ports from its range. */
+  private allocatePort(): number {
     const span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
     for (let tries = 0; tries < span; tries++) {
       const port = this.nextPort;
       this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
-      if (!this.byPort.get(port)?.has(remoteKey(remoteIp, remotePort)) && !this.byPort.has(port)) return port;
+      if (!this.byPort.has(port)) return port;
     }
     throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
   }
