@@ -32,6 +32,11 @@ function Entry({ event }: { event: LogEvent }) {
             {event.reason}
           </code>
         )}
+        {event.cause && (
+          <span data-testid="event-cause" className="block text-xs text-slate-500 dark:text-slate-400">
+            {event.cause}
+          </span>
+        )}
       </span>
     </li>
   );
