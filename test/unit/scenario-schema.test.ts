@@ -46,7 +46,7 @@ describe('scenario defaults', () => {
         insertXff: false,
       },
       bgp: { convergenceMs: 500 },
-      node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, sourceRuleGcSeconds: 0 },
+      node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, tunnelHasIp: true, sourceRuleGcSeconds: 0 },
       instance: {
         conntrackAllowance: 75_000,
         ppsAllowance: 400_000,

@@ -34,7 +34,7 @@ export class Cni {
     this.ipRelease = ctx.sched.register('cni.ip-release', (pod) => this.releaseAddress(this.pods[pod]!));
   }
 
-  private get mode(): 'routed' | 'eni' {
+  private get mode(): 'routed' | 'ipip' | 'eni' {
     return this.ctx.params.node.podNetwork;
   }
 
@@ -47,10 +47,16 @@ export class Cni {
     host.routing.main.add({ dst: ALL, type: 'unicast', dev: 'eth0' });
     this.fabric.attach(host.ip, toHost(host.index, eth0.index));
     host.hypervisor?.attached.add(host.ip);
-    if (this.mode === 'routed') {
+    if (this.mode !== 'eni') {
       // Calico installs a blackhole route for the node's own block, so addresses no pod holds go nowhere.
       host.routing.main.add({ dst: host.podCidr, type: 'blackhole' });
+    }
+    if (this.mode === 'routed') {
       this.fabric.addBlock(host.podCidr, toHost(host.index, eth0.index));
+      return;
+    }
+    if (this.mode === 'ipip') {
+      this.setUpTunnel(host, rp);
       return;
     }
     const eth1 = host.addInterface('eth1', 'secondary', rp);
@@ -64,6 +70,20 @@ export class Cni {
       host.hypervisor?.attached.add(own);
     }
     host.routing.table(ENI_TABLE).add({ dst: ALL, type: 'unicast', dev: 'eth1' });
+  }
+
+  /** Calico IPIP: tunl0, with the block's first address unless told otherwise, and every other node's block via it. */
+  private setUpTunnel(host: Host, rp: Host['rpFilterAll']): void {
+    const tunl0 = host.addInterface('tunl0', 'tunnel', rp);
+    if (this.ctx.params.node.tunnelHasIp) {
+      const own = host.podCidr.base;
+      tunl0.addresses.push(own);
+      host.reserve(own);
+      host.routing.local.add({ dst: host32(own), type: 'local', dev: 'lo' });
+    }
+    for (const other of this.hosts) {
+      if (other !== host) host.routing.main.add({ dst: other.podCidr, type: 'unicast', dev: 'tunl0', via: other.ip });
+    }
   }
 
   /** The pod's veth, its /32 route, and in ENI mode its source rule and secondary address. */
@@ -96,7 +116,7 @@ export class Cni {
       free.push(pod.veth);
       pod.veth = -1;
     }
-    if (this.mode === 'routed') {
+    if (this.mode !== 'eni') {
       host.release(pod.ip);
       return;
     }

@@ -78,7 +78,7 @@ export class Hypervisor {
 
   /** A packet leaving the instance by interface `iface`; null when it may go on, else why it is dropped. */
   egress(p: PacketPool, id: number, iface: number, now: SimTime): DropReason | null {
-    if (this.settings.sourceDestCheck && !this.attached.has(p.srcIp[id]!)) return 'source_dest_check';
+    if (this.settings.sourceDestCheck && !this.attached.has(p.outerSrc[id] || p.srcIp[id]!)) return 'source_dest_check';
     if (!this.pps.admit(now)) return this.overPps();
     if (cidrContains(LINK_LOCAL, p.dstIp[id]!) && !this.linkLocalFor(iface).admit(now)) {
       this.linklocalExceeded.inc();
@@ -92,6 +92,24 @@ export class Hypervisor {
   ingress(p: PacketPool, id: number, now: SimTime): DropReason | null {
     if (!this.pps.admit(now)) return this.overPps();
     return this.track(p, id, now);
+  }
+
+  /** IP-in-IP between two nodes is one flow of protocol 4 to the security group, whatever it carries. */
+  private trackTunnel(p: PacketPool, id: number, now: SimTime): DropReason | null {
+    const t = this.table;
+    const ref = t.lookupRef(Proto.ipip, p.outerSrc[id]!, 0, p.outerDst[id]!, 0, now);
+    if (ref >= 0) {
+      t.update(ref >> 1, nextUdpState(t.stateOf(ref >> 1), (ref & 1) === 1), now);
+      return null;
+    }
+    if (t.insert(Proto.ipip, p.outerSrc[id]!, 0, p.outerDst[id]!, 0, CtState.udpUnreplied, now) >= 0) return null;
+    return this.overAllowance();
+  }
+
+  private overAllowance(): DropReason {
+    this.conntrackExceeded.inc();
+    this.conntrackExceededHere.inc();
+    return 'hypervisor_conntrack_exceeded';
   }
 
   /** Samples the gauges; called once a metrics step, with a bounded sweep of expired entries. */
@@ -116,6 +134,7 @@ export class Hypervisor {
   /** Security-group tracking: a known flow moves on; a new one needs room in the allowance, whichever way it goes. */
   private track(p: PacketPool, id: number, now: SimTime): DropReason | null {
     if (this.settings.untracked) return null;
+    if (p.outerDst[id] !== 0) return this.trackTunnel(p, id, now);
     const proto = p.proto[id]!;
     const t = this.table;
     const ref = t.lookupRef(proto, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, now);
@@ -128,9 +147,7 @@ export class Hypervisor {
     }
     const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, p.flags[id]!, false) : CtState.udpUnreplied;
     if (t.insert(proto, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, state, now) >= 0) return null;
-    this.conntrackExceeded.inc();
-    this.conntrackExceededHere.inc();
-    return 'hypervisor_conntrack_exceeded';
+    return this.overAllowance();
   }
 
   get entity(): string {

@@ -1,7 +1,10 @@
 import type { RpFilterMode } from '../net/rp-filter';
 
-/** primary: the instance's or server's main NIC; secondary: an extra cloud interface for pod addresses; veth: a pod's link. */
-export type InterfaceKind = 'primary' | 'secondary' | 'veth' | 'dummy';
+/**
+ * primary: the instance's or server's main NIC; secondary: an extra cloud interface for pod addresses; tunnel: an
+ * IP-in-IP device such as Calico's tunl0; veth: a pod's link.
+ */
+export type InterfaceKind = 'primary' | 'secondary' | 'tunnel' | 'veth';
 
 /** One network interface of a host, with the IPv4 addresses configured on it (possibly none) and its rp_filter. */
 export class NetInterface {

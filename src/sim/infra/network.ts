@@ -147,8 +147,11 @@ export class Network {
     const at = p.at[id]!;
     switch (p.stage[id]) {
       case Stage.hostFromPod:
-      case Stage.hostFromWire:
         this.process(id, this.hosts[at]!, p.iface[id]!);
+        return;
+      case Stage.hostFromWire:
+        if (p.outerDst[id] !== 0) this.decapsulate(id, this.hosts[at]!);
+        else this.process(id, this.hosts[at]!, p.iface[id]!);
         return;
       case Stage.pod:
         this.atPod(id, this.pods[at]!);
@@ -266,9 +269,28 @@ export class Network {
       this.drop(id, 'ttl_expired', host);
       return;
     }
-    p.iface[id] = out;
+    if (iface.kind === 'tunnel') {
+      // IP-in-IP: the packet travels node to node inside an outer header; the fabric only sees the outer one.
+      p.outerSrc[id] = host.ip;
+      p.outerDst[id] = route.via ?? dst;
+      p.iface[id] = host.ifaceIndex('eth0');
+    } else p.iface[id] = out;
     if (host.hypervisor) this.forward(id, Stage.hypervisorOut, host.index);
     else this.forward(id, Stage.fabric, 0);
+  }
+
+  /** An IP-in-IP packet reached its node: the tunnel device strips the outer header and it comes in on tunl0. */
+  private decapsulate(id: number, host: Host): void {
+    const p = this.packets;
+    const tunnel = host.ifaceIndex('tunl0');
+    if (tunnel < 0 || p.outerDst[id] !== host.ip) {
+      this.drop(id, 'no_route', host);
+      return;
+    }
+    p.outerSrc[id] = 0;
+    p.outerDst[id] = 0;
+    p.iface[id] = tunnel;
+    this.process(id, host, tunnel);
   }
 
   /** Applies a tracked flow's NAT: originals go to where replies come from; replies go back to where the flow began. */
@@ -306,7 +328,8 @@ export class Network {
   }
 
   private atFabric(id: number): void {
-    const target = this.fabric.route(this.packets.dstIp[id]!);
+    const p = this.packets;
+    const target = this.fabric.route(p.outerDst[id] || p.dstIp[id]!);
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
     else this.toTarget(id, target);
   }

@@ -28,7 +28,7 @@ export type StageId = (typeof Stage)[keyof typeof Stage];
 // Linux net.ipv4.ip_default_ttl is 64 (Documentation/networking/ip-sysctl.rst).
 export const DEFAULT_TTL = 64;
 
-export const Proto = { tcp: 6, udp: 17 } as const;
+export const Proto = { ipip: 4, tcp: 6, udp: 17 } as const;
 
 export class PacketPool {
   srcIp: Uint32Array;
@@ -50,6 +50,9 @@ export class PacketPool {
   iface: Int16Array;
   /** First address of the X-Forwarded-For header an HTTP proxy inserted, 0 when none. */
   xff: Uint32Array;
+  /** Outer header of an IP-in-IP packet (node to node), 0 when not encapsulated. */
+  outerSrc: Uint32Array;
+  outerDst: Uint32Array;
   private free: Int32Array;
   private freeCount = 0;
   private capacity: number;
@@ -71,6 +74,8 @@ export class PacketPool {
     this.ttl = new Uint8Array(initialCapacity);
     this.iface = new Int16Array(initialCapacity);
     this.xff = new Uint32Array(initialCapacity);
+    this.outerSrc = new Uint32Array(initialCapacity);
+    this.outerDst = new Uint32Array(initialCapacity);
     this.free = new Int32Array(initialCapacity);
   }
 
@@ -92,6 +97,8 @@ export class PacketPool {
     this.ttl[id] = DEFAULT_TTL;
     this.iface[id] = -1;
     this.xff[id] = 0;
+    this.outerSrc[id] = 0;
+    this.outerDst[id] = 0;
     return id;
   }
 
@@ -120,6 +127,8 @@ export class PacketPool {
     this.ttl = widen(this.ttl, (k) => new Uint8Array(k));
     this.iface = widen(this.iface, (k) => new Int16Array(k));
     this.xff = widen(this.xff, (k) => new Uint32Array(k));
+    this.outerSrc = widen(this.outerSrc, (k) => new Uint32Array(k));
+    this.outerDst = widen(this.outerDst, (k) => new Uint32Array(k));
     this.free = widen(this.free, (k) => new Int32Array(k));
     this.capacity = n;
   }

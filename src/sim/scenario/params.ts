@@ -88,10 +88,13 @@ const node = z.strictObject({
   cores: z.number().int().min(1).max(512).default(8),
   // Unset: kube-proxy's max(131072, 32768 × cores) (REFERENCE D.3).
   conntrackMax: z.number().int().min(1).optional(),
-  // How pod addresses reach the node: routed per-node blocks (Calico BGP-style) or a secondary cloud interface (Cilium ENI mode).
-  podNetwork: z.enum(['routed', 'eni']).default('routed'),
+  // How pod addresses reach the node: routed per-node blocks (Calico BGP-style), IP-in-IP between nodes over tunl0
+  // (Calico IPIP), or a secondary cloud interface (Cilium ENI mode).
+  podNetwork: z.enum(['routed', 'ipip', 'eni']).default('routed'),
   // Cilium in ENI mode leaves the pod interface without an IPv4 address of its own (INCIDENTS.md §1).
   podInterfaceHasIp: z.boolean().default(false),
+  // Calico's tunnel-ip-allocator gives tunl0 the first address of the node's block (REFERENCE H.1).
+  tunnelHasIp: z.boolean().default(true),
   // Model choice: the CNI removes a deleted pod's ip rule as it cleans up the endpoint, at once.
   sourceRuleGcSeconds: z.number().min(0).default(0),
 });
