@@ -70,3 +70,63 @@ describe('the DNS chain on the packet path', () => {
     expect(loaded.errors).toContain('topology.deployments.internal.lookup: required for a dns-client deployment (a name to resolve)');
   });
 });
+
+describe('a full hypervisor table breaks DNS on that instance', () => {
+  // Long-lived connections from node-a take its whole tracked-connection allowance; node-local DNS on node-a then
+  // cannot open new flows to the cloud resolver, so lookups that miss its cache fail there.
+  const FULL = `
+version: 1
+id: dns-allowance
+title: DNS behind a full allowance
+description: long-lived connections fill node-a's allowance; DNS on node-a needs new flows
+seed: 2
+duration: 40
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud, pods: [{ name: hog-0, deployment: hog }, { name: lookup-0, deployment: lookup }] }
+    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, pods: [{ name: web-0, deployment: web }] }
+  deployments:
+    web: { app: http-server, replicas: 1 }
+    hog: { app: http-client, replicas: 1, target: web }
+    lookup: { app: dns-client, replicas: 1, lookup: metric.example.com. }
+  services:
+    web: { selector: web, clusterIp: 10.96.0.20 }
+  dns:
+    clusterIp: 10.96.0.10
+    upstreamClusterIp: 10.96.0.11
+    nodeLocal: true
+    recordTtl: 5
+    records: { metric.example.com: [10.1.2.3] }
+params:
+  node: { podNetwork: eni }
+  client: { connectionsPerPod: 20, requestsPerSecond: 20 }
+  dnsClient: { lookupsPerSecond: 2 }
+  instance: { conntrackAllowance: ALLOWANCE }
+`;
+
+  const failures = (allowance: number) => {
+    const loaded = loadScenario(FULL.replace('ALLOWANCE', String(allowance)), 'dns-allowance.yaml', { faultIds: FAULT_IDS });
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const sim = createSim(loaded.scenario);
+    sim.runUntil(sim.durationUs);
+    const r = sim.report(0);
+    return {
+      lookups: r.totals['dns.client.lookups'] ?? 0,
+      failed: Object.entries(r.totals).filter(([k]) => k.startsWith('dns.client.failures{')).reduce((n, [, v]) => n + v, 0),
+      exceeded: r.totals['hypervisor.conntrack_allowance_exceeded{instance=node-a}'] ?? 0,
+    };
+  };
+
+  it('with room in the allowance every lookup succeeds', () => {
+    const roomy = failures(1000);
+    expect(roomy.lookups).toBeGreaterThan(50);
+    expect(roomy.failed).toBe(0);
+    expect(roomy.exceeded).toBe(0);
+  });
+
+  it('with the allowance taken by the connections, lookups on node-a fail and the ENA counter rises', () => {
+    const full = failures(20);
+    expect(full.exceeded).toBeGreaterThan(0);
+    expect(full.failed).toBeGreaterThan(0);
+  });
+});
