@@ -38,7 +38,7 @@ export const POOL_DEFAULTS: PoolSettings = {
   activation: 'immediate',
 };
 
-/** Sends one health probe to a member; the lead calls `done` once with the outcome (or never, if nothing answers). */
+/** Sends one health probe to a member; the packet path calls `done` once with the outcome (or never, if nothing answers). */
 export type ProbeFn = (member: number, done: (ok: boolean) => void) => void;
 
 /** A pool member as the lead reads it: where to send, and what the monitor last said. */
@@ -60,7 +60,8 @@ interface MemberState extends LbMember {
   probeTimer: EventHandle;
   probeTimeout: EventHandle;
   downTimer: EventHandle;
-  done: (ok: boolean) => void;
+  /** Numbers each probe, so the answer of one that was given up on is not taken for the next one's. */
+  probeSeq: number;
 }
 
 interface Pool {
@@ -166,7 +167,7 @@ export class LbPools {
       probeTimer: this.ctx.sched.after(seconds(intervalSeconds), this.probeHandler, id),
       probeTimeout: -1,
       downTimer: this.ctx.sched.after(seconds(timeoutSeconds), this.downHandler, id),
-      done: (ok) => this.probeDone(id, ok),
+      probeSeq: 0,
     };
     this.members.push(m);
     p.members.push(id);
@@ -179,7 +180,7 @@ export class LbPools {
   markHealthy(id: number): void {
     const m = this.members[id]!;
     m.outstanding = true;
-    this.probeDone(id, true);
+    this.probeDone(id, m.probeSeq, true);
   }
 
   /** The starting state of a run: the member has failed its probes for longer than the monitor timeout, so it is down. */
@@ -226,12 +227,13 @@ export class LbPools {
     m.outstanding = true;
     m.probeTimeout = this.ctx.sched.after(seconds(p.settings.probeTimeoutSeconds), this.timeoutHandler, id);
     m.probeTimer = this.ctx.sched.after(seconds(p.settings.monitor.intervalSeconds), this.probeHandler, id);
-    this.probe(id, m.done);
+    const seq = ++m.probeSeq;
+    this.probe(id, (ok) => this.probeDone(id, seq, ok));
   }
 
-  private probeDone(id: number, ok: boolean): void {
+  private probeDone(id: number, seq: number, ok: boolean): void {
     const m = this.members[id]!;
-    if (m.removed || !m.outstanding) return;
+    if (m.removed || !m.outstanding || seq !== m.probeSeq) return;
     m.outstanding = false;
     this.ctx.sched.cancel(m.probeTimeout);
     if (!ok) {
