@@ -1,7 +1,8 @@
 import type { SimContext } from '../context';
 import type { HandlerId } from '../core/scheduler';
 import type { Duration } from '../core/time';
-import { ConntrackTable, CtState, KERNEL_TIMEOUTS, nextTcpState, nextUdpState } from '../net/conntrack';
+import { ConntrackTable, CtState, KERNEL_TIMEOUTS } from '../net/conntrack';
+import { applyTrackedNat } from '../net/nat';
 import { Payload, Proto, TcpFlag } from '../net/packet';
 import { TcpStack, type SocketOwner, type Tcp } from '../net/tcp';
 import { UdpStack, type Udp } from '../net/udp';
@@ -137,24 +138,9 @@ export class LoadBalancerHop implements PacketElement {
 
   private rewrite(id: number, ref: number): void {
     const p = this.network.packets;
-    const f = this.flows;
-    const entry = ref >> 1;
-    const reply = (ref & 1) === 1;
-    const now = this.ctx.sched.now;
-    if (reply) {
-      p.srcIp[id] = f.originalDestination(entry);
-      p.srcPort[id] = f.originalDestinationPort(entry);
-      p.dstIp[id] = f.originalSource(entry);
-      p.dstPort[id] = f.originalSourcePort(entry);
-    } else {
-      if (this.insertXff && p.payload[id] === Payload.request) p.xff[id] = f.originalSource(entry);
-      p.srcIp[id] = f.replyDestination(entry);
-      p.srcPort[id] = f.replyDestinationPort(entry);
-      p.dstIp[id] = f.replySource(entry);
-      p.dstPort[id] = f.replySourcePort(entry);
-    }
-    if (p.proto[id] === Proto.tcp) f.update(entry, nextTcpState(f.stateOf(entry), p.flags[id]!, reply), now);
-    else f.update(entry, nextUdpState(f.stateOf(entry), reply), now);
+    // The request leaves with the client's address in X-Forwarded-For when the box inserts it (SNAT hides the source).
+    if (this.insertXff && (ref & 1) === 0 && p.payload[id] === Payload.request) p.xff[id] = this.flows.originalSource(ref >> 1);
+    applyTrackedNat(this.flows, ref, p, id, this.ctx.sched.now);
     this.network.toFabric(id);
   }
 }

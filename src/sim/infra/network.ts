@@ -2,7 +2,8 @@ import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
 import { micros, seconds, type Duration } from '../core/time';
 import type { SimContext } from '../context';
-import { CtState, nextTcpState, nextUdpState } from '../net/conntrack';
+import { CtState, nextTcpState } from '../net/conntrack';
+import { applyTrackedNat } from '../net/nat';
 import { formatIpv4 } from '../net/ipv4';
 import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
 import { checkSource, effectiveRpFilter } from '../net/rp-filter';
@@ -202,7 +203,7 @@ export class Network {
     }
     let masquerade = false;
     let servicePod = -1;
-    if (ref >= 0) this.translateTracked(id, host, ref);
+    if (ref >= 0) applyTrackedNat(ct, ref, p, id, now);
     else if (tracked) {
       const service = this.proxy.lookup(host.index, origDst, origDport, proto);
       if (service >= 0) {
@@ -291,28 +292,6 @@ export class Network {
     p.outerDst[id] = 0;
     p.iface[id] = tunnel;
     this.process(id, host, tunnel);
-  }
-
-  /** Applies a tracked flow's NAT: originals go to where replies come from; replies go back to where the flow began. */
-  private translateTracked(id: number, host: Host, ref: number): void {
-    const p = this.packets;
-    const ct = host.conntrack;
-    const entry = ref >> 1;
-    const reply = (ref & 1) === 1;
-    if (reply) {
-      p.srcIp[id] = ct.originalDestination(entry);
-      p.srcPort[id] = ct.originalDestinationPort(entry);
-      p.dstIp[id] = ct.originalSource(entry);
-      p.dstPort[id] = ct.originalSourcePort(entry);
-    } else {
-      p.srcIp[id] = ct.replyDestination(entry);
-      p.srcPort[id] = ct.replyDestinationPort(entry);
-      p.dstIp[id] = ct.replySource(entry);
-      p.dstPort[id] = ct.replySourcePort(entry);
-    }
-    const now = this.ctx.sched.now;
-    if (p.proto[id] === Proto.tcp) ct.update(entry, nextTcpState(ct.stateOf(entry), p.flags[id]!, reply), now);
-    else ct.update(entry, nextUdpState(ct.stateOf(entry), reply), now);
   }
 
   private atHypervisorOut(id: number, host: Host): void {
