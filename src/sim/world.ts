@@ -17,6 +17,7 @@ import { Udp, UdpStack } from './net/udp';
 import { KubeProxy } from './k8s/kube-proxy';
 import { DnsClients } from './apps/dns-client';
 import { DnsSystem } from './dns/dns-system';
+import { ExternalDns, EXTERNAL_DNS_DEFAULTS, type DesiredRecord } from './dns/external-dns';
 import { CLUSTER_DOMAIN, serviceDnsName } from './dns/cluster-dns';
 import { inZone } from './dns/message';
 import type { NamespaceStacks } from './dns/packet-transport';
@@ -51,6 +52,8 @@ export class World {
   readonly network: Network;
   private readonly conntrackUsed: Gauge[];
   private readonly externals = new Map<number, ExternalHost>();
+  private externalDns: ExternalDns | null = null;
+  readonly dns: DnsSystem | null;
   readonly workloads: Workloads;
   readonly kubeProxy: KubeProxy;
   private topologyVersion = 0;
@@ -101,7 +104,7 @@ export class World {
     const clients = new HttpClients(ctx, this.tcp);
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
 
-    const dns = topology.dns ? this.setUpDns(topology.dns) : null;
+    const dns = (this.dns = topology.dns ? this.setUpDns(topology.dns) : null);
     for (const [name, svc] of Object.entries(topology.services)) {
       const backend = topology.deployments[svc.selector]!;
       const service = new Service(name, ipv4(svc.clusterIp), svc.port, svc.selector, backend.port, {
@@ -132,6 +135,7 @@ export class World {
     });
     this.workloads.startSteadyState();
     startEdge();
+    this.externalDns?.start();
   }
 
   private addService(service: Service): void {
@@ -256,7 +260,26 @@ export class World {
     this.workloads.addDeployment({ name: 'coredns', replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
     this.addService(new Service('kube-dns', clusterIp, DNS_PORT, 'coredns', DNS_PORT, { proto: Proto.udp }));
     this.addService(new Service('kube-dns-upstream', ipv4(config.upstreamClusterIp), DNS_PORT, 'coredns', DNS_PORT));
+    if (config.externalDns) this.externalDns = this.setUpExternalDns(dns, config.externalDns);
     return dns;
+  }
+
+  /** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
+  private setUpExternalDns(dns: DnsSystem, config: NonNullable<NonNullable<Scenario['topology']['dns']>['externalDns']>): ExternalDns {
+    const source = (): DesiredRecord[] => {
+      const targets = this.workloads.pods
+        .filter((p) => p.deployment === config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))
+        .map((p) => ({ ip: p.ip, terminating: p.phase === 'terminating' }));
+      return [{ name: config.hostname, targets }];
+    };
+    const controller = new ExternalDns(this.ctx, dns.provider, source, {
+      ...EXTERNAL_DNS_DEFAULTS,
+      interval: seconds(config.intervalS),
+      events: config.events,
+      removeOnTerminating: config.removeOnTerminating,
+    });
+    this.workloads.watchSlices((service) => service.selector === config.deployment && controller.notify());
+    return controller;
   }
 
   /** Once a metrics step: gauges of tables, and the bounded sweep that expires their old entries. */

@@ -110,7 +110,8 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
     for (const e of martians) {
       expect(e.entity).toBe('node/node-a');
       expect(e.message).toMatch(/SYN 10\.244\.2\.\d+:\d+ → 10\.244\.1\.5:8080/);
-      expect(e.cause).toBe(`martian source ${e.message.match(/SYN (10\.244\.2\.\d+)/)![1]} on eth1, which has no IPv4 address (rp_filter 2)`);
+      const from = e.message.match(/SYN (10\.244\.2\.\d+)/)![1];
+      expect(e.cause).toBe(`martian source 10.244.1.5 from ${from}, on dev eth1: eth1 has no IPv4 address, rp_filter 2`);
     }
     for (const e of dropsLogged(sim, 'no_route')) expect(e.entity).toBe('network/fabric');
     expect(series(report, 'requests.ok').slice(6).every((v) => v === 0)).toBe(true);

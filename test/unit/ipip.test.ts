@@ -59,7 +59,7 @@ describe('Calico IPIP and the tunnel address (REFERENCE D.4 vector 1, H.1)', () 
   it('without an address, loose rp_filter drops what arrives on tunl0 from a node address as martians', () => {
     const { report, causes } = run(['params.node.tunnelHasIp=false']);
     expect(report.drops.rp_filter_martian).toBeGreaterThan(0);
-    expect(causes[0]).toMatch(/^martian source 10\.0\.0\.1[34] on tunl0, which has no IPv4 address \(rp_filter 2\)$/);
+    expect(causes[0]).toMatch(/^martian source 10\.244\.[12]\.\d+ from 10\.0\.0\.1[34], on dev tunl0: tunl0 has no IPv4 address, rp_filter 2$/);
   });
 
   it('with rp_filter off, the same packets pass', () => {

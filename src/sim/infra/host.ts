@@ -95,8 +95,9 @@ export class Host {
         const iface = this.ifaces[p.iface[id]!];
         if (!iface) return undefined;
         const mode = Math.max(this.rpFilterAll, iface.rpFilter);
-        const noAddress = iface.hasAddress ? '' : ', which has no IPv4 address';
-        return `martian source ${formatIpv4(p.srcIp[id]!)} on ${iface.name}${noAddress} (rp_filter ${mode})`;
+        // The kernel's own log line (net/ipv4/route.c), then why: the interface's address and the filter mode.
+        const line = `martian source ${formatIpv4(p.dstIp[id]!)} from ${formatIpv4(p.srcIp[id]!)}, on dev ${iface.name}`;
+        return `${line}: ${iface.name} ${iface.hasAddress ? 'has an IPv4 address' : 'has no IPv4 address'}, rp_filter ${mode}`;
       }
       case 'host_conntrack_full':
         return `nf_conntrack table full: ${this.conntrack.size} of ${this.conntrack.max} entries`;

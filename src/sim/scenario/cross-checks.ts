@@ -172,6 +172,10 @@ function checkReferences(scenario: Scenario, report: Report): void {
     }
   }
   checkEdge(scenario, report);
+  const externalDns = scenario.topology.dns?.externalDns;
+  if (externalDns && deployments[externalDns.deployment] === undefined) {
+    report(['topology', 'dns', 'externalDns', 'deployment'], `unknown deployment "${externalDns.deployment}"${didYouMean(externalDns.deployment, deploymentNames)}`);
+  }
   if (scenario.topology.dns) {
     for (const reserved of DNS_NAMES) {
       if (deployments[reserved] !== undefined) report(['topology', 'deployments', reserved], `"${reserved}" is taken by topology.dns`);

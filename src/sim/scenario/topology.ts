@@ -62,6 +62,18 @@ const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\
   error: 'must be a lower-case DNS name like metric.example.com',
 });
 
+/** external-dns publishing one name whose A records are a deployment's pod addresses (a headless Service's). */
+const externalDns = z.strictObject({
+  hostname,
+  deployment: z.string(),
+  // --interval 1m (REFERENCE C.1).
+  intervalS: z.number().gt(0).default(60),
+  // --events off (REFERENCE C.1).
+  events: z.boolean().default(false),
+  // Model choice: a pod's address goes when the pod is deleted, not at SIGTERM, as in the first incident.
+  removeOnTerminating: z.boolean().default(false),
+});
+
 /** The cluster's DNS: CoreDNS behind kube-dns, optionally node-local DNS, and the cloud resolver with a provider's records. */
 const dns = z.strictObject({
   // kube-dns's ClusterIP: pods' nameserver.
@@ -76,6 +88,7 @@ const dns = z.strictObject({
   records: z.record(hostname, z.array(ipv4).min(1)).default({}),
   // external-dns writes Route 53 records with TTL 300 s unless told otherwise (REFERENCE C.1).
   recordTtl: z.number().int().min(0).default(300),
+  externalDns: externalDns.optional(),
 });
 
 const router = z.strictObject({

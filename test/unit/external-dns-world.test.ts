@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { createContext } from '../../src/sim/context';
+import { atSeconds } from '../../src/sim/core/time';
+import { formatIpv4 } from '../../src/sim/net/ipv4';
+import { loadScenario } from '../../src/sim/scenario/load';
+import { FAULT_IDS } from '../../src/sim/sim';
+import { World } from '../../src/sim/world';
+
+const SCENARIO = `
+version: 1
+id: external-dns
+title: external-dns in the world
+description: metric pods published under one name on a 15 s loop
+seed: 1
+duration: 80
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
+    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
+  deployments:
+    metric: { app: http-server, replicas: 2 }
+  services:
+    metric: { selector: metric, clusterIp: 10.96.0.20 }
+  dns:
+    clusterIp: 10.96.0.10
+    upstreamClusterIp: 10.96.0.11
+    externalDns: { hostname: metric.example.com, deployment: metric, intervalS: 15 }
+params:
+  node: { podNetwork: eni }
+`;
+
+function world(sets: string[] = []) {
+  const loaded = loadScenario(SCENARIO, 'external-dns.yaml', { faultIds: FAULT_IDS, sets });
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const ctx = createContext(loaded.scenario.params, loaded.scenario.seed);
+  const w = new World(ctx, loaded.scenario);
+  const served = () => (w.dns!.provider.servedRecord('metric.example.com')?.addresses ?? []).map(formatIpv4).sort();
+  const ipOf = (name: string) => formatIpv4(w.workloads.findPod(name)!.ip);
+  return { ctx, w, served, ipOf };
+}
+
+describe('external-dns on its loop (REFERENCE C.1, C.3)', () => {
+  it('publishes the pods at start and follows a deletion only at its next run', () => {
+    const { ctx, w, served, ipOf } = world();
+    ctx.sched.runUntil(atSeconds(1));
+    const [a, b] = [ipOf('metric-0'), ipOf('metric-1')];
+    expect(served()).toEqual([a, b].sort());
+    ctx.sched.runUntil(atSeconds(17));
+    w.workloads.deletePod(w.workloads.findPod('metric-0')!, 5, 'test');
+    // The old address stays published until the run at 30 s, although the pod has been gone since about 17 s.
+    ctx.sched.runUntil(atSeconds(29.9));
+    expect(served()).toContain(a);
+    ctx.sched.runUntil(atSeconds(30.5));
+    expect(served()).not.toContain(a);
+    expect(served()).toContain(b);
+    // The replacement is Ready at about 19.2 s and was published by the same run.
+    expect(served()).toHaveLength(2);
+  });
+
+  it('publishes a terminating pod until it is deleted, unless told to drop it at SIGTERM', () => {
+    for (const removeOnTerminating of [false, true]) {
+      const { ctx, w, served, ipOf } = world([`topology.dns.externalDns.removeOnTerminating=${removeOnTerminating}`]);
+      ctx.sched.runUntil(atSeconds(14));
+      const a = ipOf('metric-0');
+      const pod = w.workloads.findPod('metric-0')!;
+      // Keep the pod terminating across the run at 15 s: its app never finishes draining, so SIGKILL comes at 44 s.
+      pod.app = { start: () => {}, terminate: () => {} };
+      w.workloads.deletePod(pod, 30, 'test');
+      ctx.sched.runUntil(atSeconds(16));
+      expect(pod.phase).toBe('terminating');
+      expect(served().includes(a)).toBe(!removeOnTerminating);
+    }
+  });
+});
