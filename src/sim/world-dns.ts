@@ -1,0 +1,61 @@
+import { seconds } from './core/time';
+import { CLUSTER_DOMAIN, serviceDnsName } from './dns/cluster-dns';
+import { DnsSystem } from './dns/dns-system';
+import { ExternalDns, EXTERNAL_DNS_DEFAULTS, type DesiredRecord } from './dns/external-dns';
+import { inZone } from './dns/message';
+import { DNS_PORT } from './dns/transport';
+import { ExternalHost } from './infra/external-host';
+import { Service } from './k8s/service';
+import { ipv4 } from './net/ipv4';
+import { Proto } from './net/packet';
+import type { Scenario } from './scenario/schema';
+import type { World } from './world';
+
+// Model choice: every workload of a scenario lives in one namespace.
+const NAMESPACE = 'default';
+
+type DnsConfig = NonNullable<Scenario['topology']['dns']>;
+
+/** CoreDNS replicas behind kube-dns (UDP) and kube-dns-upstream (TCP), the cloud resolver, node-local DNS if asked. */
+export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; start: () => void } {
+  const resolver = new ExternalHost(world.network, 'external/dns-resolver', ipv4(config.resolverIp), world.tcp, world.udp);
+  world.addExternal(resolver);
+  const clusterIp = ipv4(config.clusterIp);
+  const records = (name: string): readonly number[] | null => {
+    for (const service of world.services.values()) if (name === serviceDnsName(service.name, NAMESPACE)) return [service.clusterIp];
+    return inZone(name, CLUSTER_DOMAIN) ? null : [];
+  };
+  const dns = new DnsSystem(world.ctx, (ns) => world.stacksOf(ns), world.hosts, records, {
+    clusterIp,
+    upstreamClusterIp: ipv4(config.upstreamClusterIp),
+    nodeLocal: config.nodeLocal,
+    resolver,
+    records: Object.fromEntries(Object.entries(config.records).map(([name, ips]) => [name, ips.map(ipv4)])),
+    recordTtl: config.recordTtl,
+    namespace: NAMESPACE,
+  });
+  world.workloads.addDeployment({ name: 'coredns', replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
+  world.addService(new Service('kube-dns', clusterIp, DNS_PORT, 'coredns', DNS_PORT, { proto: Proto.udp }));
+  world.addService(new Service('kube-dns-upstream', ipv4(config.upstreamClusterIp), DNS_PORT, 'coredns', DNS_PORT));
+  const externalDns = config.externalDns ? setUpExternalDns(world, dns, config.externalDns) : null;
+  return { system: dns, start: () => externalDns?.start() };
+}
+
+/** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
+function setUpExternalDns(world: World, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>): ExternalDns {
+  const source = (): DesiredRecord[] => {
+    const targets = world.workloads.pods
+      .filter((p) => p.deployment === config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))
+      .map((p) => ({ ip: p.ip, terminating: p.phase === 'terminating' }));
+    return [{ name: config.hostname, targets }];
+  };
+  const controller = new ExternalDns(world.ctx, dns.provider, source, {
+    ...EXTERNAL_DNS_DEFAULTS,
+    interval: seconds(config.intervalS),
+    events: config.events,
+    removeOnTerminating: config.removeOnTerminating,
+  });
+  world.workloads.watchSlices((service) => service.selector === config.deployment && controller.notify());
+  return controller;
+}
+
