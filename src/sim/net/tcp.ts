@@ -2,6 +2,7 @@ import type { Counter, Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type Duration } from '../core/time';
 import type { SimContext } from '../context';
+import { EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
 
 export const TcpState = { synSent: 0, synReceived: 1, established: 2, finWait: 3, closed: 4 } as const;
@@ -33,9 +34,6 @@ export type TcpWire = (
   message: number,
 ) => void;
 
-// Linux ip_local_port_range default 32768-60999 (Documentation/networking/ip-sysctl.rst).
-export const EPHEMERAL_FIRST = 32768;
-export const EPHEMERAL_LAST = 60999;
 
 const remoteKey = (ip: number, port: number): number => ip * 65536 + port;
 
@@ -144,7 +142,7 @@ export class TcpStack {
   /** Sockets by local port: one socket alone (a client's ephemeral port), or a map by peer (a server port). */
   private readonly byPort = new Map<number, Socket | Map<number, Socket>>();
   private readonly listeners = new Map<number, Listener>();
-  private nextPort = EPHEMERAL_FIRST;
+  private readonly ports = new EphemeralPorts();
 
   constructor(
     readonly tcp: Tcp,
@@ -346,14 +344,10 @@ export class TcpStack {
     this.tcp.unregister(socket);
   }
 
-  /** The next ephemeral port with no socket on it, in order, as Linux hands out connect() ports from its range. */
+  /** The next ephemeral port with no socket on it, as Linux hands out connect() ports from its range. */
   private allocatePort(): number {
-    const span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
-    for (let tries = 0; tries < span; tries++) {
-      const port = this.nextPort;
-      this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
-      if (!this.byPort.has(port)) return port;
-    }
-    throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
+    const port = this.ports.next(this.byPort);
+    if (port < 0) throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
+    return port;
   }
 }

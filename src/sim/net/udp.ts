@@ -1,6 +1,6 @@
 import type { Counter } from '../core/metrics';
 import type { SimContext } from '../context';
-import { EPHEMERAL_FIRST, EPHEMERAL_LAST } from './tcp';
+import { EphemeralPorts } from './ephemeral-ports';
 
 /** Receives the datagrams sent to a bound port; `message` is the id the sender attached. */
 export interface DatagramOwner {
@@ -27,7 +27,7 @@ export class Udp {
 /** One namespace's bound UDP ports. */
 export class UdpStack {
   private readonly bound = new Map<number, DatagramOwner>();
-  private nextPort = EPHEMERAL_FIRST;
+  private readonly ports = new EphemeralPorts();
 
   constructor(
     readonly udp: Udp,
@@ -47,16 +47,10 @@ export class UdpStack {
 
   /** Binds the next free ephemeral port, as an unconnected socket's first sendto does. */
   bindEphemeral(owner: DatagramOwner): number {
-    const span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
-    for (let tries = 0; tries < span; tries++) {
-      const port = this.nextPort;
-      this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
-      if (!this.bound.has(port)) {
-        this.bound.set(port, owner);
-        return port;
-      }
-    }
-    throw new Error('no free ephemeral UDP port');
+    const port = this.ports.next(this.bound);
+    if (port < 0) throw new Error(`namespace ${this.ns} has run out of ephemeral UDP ports`);
+    this.bound.set(port, owner);
+    return port;
   }
 
   /** Sends from `srcIp` (a server answers from the address it was asked on) or the namespace's own address. */

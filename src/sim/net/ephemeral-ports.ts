@@ -1,0 +1,18 @@
+// Linux ip_local_port_range default 32768-60999 (Documentation/networking/ip-sysctl.rst).
+export const EPHEMERAL_FIRST = 32768;
+export const EPHEMERAL_LAST = 60999;
+
+/** Hands out local ports from the ephemeral range in order, wrapping around and skipping ports still in use. */
+export class EphemeralPorts {
+  private nextPort = EPHEMERAL_FIRST;
+
+  /** The next port `inUse` does not hold, or -1 when the whole range is taken. */
+  next(inUse: { has(port: number): boolean }): number {
+    for (let tries = 0; tries <= EPHEMERAL_LAST - EPHEMERAL_FIRST; tries++) {
+      const port = this.nextPort;
+      this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
+      if (!inUse.has(port)) return port;
+    }
+    return -1;
+  }
+}
