@@ -102,7 +102,16 @@ export class World {
     }
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
     for (const [name, dep] of Object.entries(topology.deployments)) {
-      const spec = { name, replicas: dep.replicas, port: dep.port };
+      const spec = {
+        name,
+        replicas: dep.replicas,
+        port: dep.port,
+        maxSurge: dep.maxSurge,
+        maxUnavailable: dep.maxUnavailable,
+        gracePeriodSeconds: dep.terminationGracePeriodSeconds,
+        preStopSeconds: dep.preStopSeconds,
+        readySeconds: dep.readySeconds,
+      };
       if (dep.app === 'http-server') this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port));
       else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
       else {

@@ -1,9 +1,10 @@
 import type { FaultDescriptor } from '../api';
 import { deletePod } from './delete-pod';
+import { rollingUpdate } from './rolling-update';
 import type { Fault } from './fault';
 
 /** Every fault, one file each. */
-export const FAULTS: readonly Fault[] = [deletePod];
+export const FAULTS: readonly Fault[] = [deletePod, rollingUpdate];
 
 export const FAULT_IDS: string[] = FAULTS.map((f) => f.id);
 

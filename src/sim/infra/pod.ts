@@ -24,6 +24,8 @@ export class Pod {
   shown = true;
   /** The host-side interface of the pod's veth pair; -1 once the network namespace is gone. */
   veth = -1;
+  /** The revision of its deployment's pod template it was created from. */
+  revision = 1;
 
   constructor(
     readonly index: number,

@@ -8,6 +8,7 @@ import { TcpStack, type Tcp } from '../net/tcp';
 import { UdpStack, type Udp } from '../net/udp';
 import type { Cni } from '../infra/cni';
 import type { KubeProxy } from './kube-proxy';
+import { planRollout, resolveFenceposts, type IntOrPercent } from './rollout';
 import type { Service } from './service';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
@@ -17,7 +18,23 @@ export interface DeploymentSpec {
   name: string;
   replicas: number;
   port: number;
+  /** RollingUpdate strategy; Kubernetes defaults both to 25 % (Deployment API reference). */
+  maxSurge?: IntOrPercent;
+  maxUnavailable?: IntOrPercent;
+  /** terminationGracePeriodSeconds; 30 by default (REFERENCE C.2). */
+  gracePeriodSeconds?: number;
+  /** A preStop hook that sleeps this long before SIGTERM reaches the app (REFERENCE C.2). */
+  preStopSeconds?: number;
+  /** Creation to Ready for new pods; `kube.podStartSeconds` when unset. */
+  readySeconds?: number;
 }
+
+// Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30 (REFERENCE C.2).
+const DEFAULT_SURGE: IntOrPercent = '25%';
+const DEFAULT_UNAVAILABLE: IntOrPercent = '25%';
+export const DEFAULT_GRACE_SECONDS = 30;
+// If preStop still runs when the grace period ends, the kubelet grants a one-off 2 s extension (REFERENCE C.2).
+const PRESTOP_EXTENSION_SECONDS = 2;
 
 /** Builds the app that runs in a new pod of a deployment. */
 export type AppFactory = (pod: Pod) => PodApp;
@@ -28,6 +45,8 @@ interface Deployment {
   pods: Pod[];
   nextOrdinal: number;
   makeApp: AppFactory;
+  /** The pod template's revision; a rolling update bumps it. */
+  revision: number;
 }
 
 /**
@@ -51,6 +70,7 @@ export class Workloads {
   private readonly notifyProxies: HandlerId;
   private readonly forgetPod: HandlerId;
   private readonly teardownNetns: HandlerId;
+  private readonly sigterm: HandlerId;
 
   constructor(
     private readonly ctx: SimContext,
@@ -65,6 +85,7 @@ export class Workloads {
     const s = ctx.sched;
     this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
     this.killPod = s.register('pod.kill', (pod) => this.onKill(this.pods[pod]!));
+    this.sigterm = s.register('pod.sigterm', (pod) => this.onSigterm(this.pods[pod]!));
     this.createReplacement = s.register('replicaset.create', (dep, replaced) =>
       this.reconcile(this.deployments[dep]!, replaced),
     );
@@ -88,7 +109,7 @@ export class Workloads {
   }
 
   addDeployment(spec: DeploymentSpec, makeApp: AppFactory): void {
-    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp };
+    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1 };
     this.deployments.push(d);
     this.byName.set(spec.name, d);
   }
@@ -123,11 +144,12 @@ export class Workloads {
     }
     const index = this.pods.length;
     const pod = new Pod(index, podName, d.spec.name, host, address, new TcpStack(this.tcp, address, index), new UdpStack(this.udp, address, index));
+    pod.revision = d.revision;
     this.pods.push(pod);
     d.pods.push(pod);
     this.cni.attach(pod);
     pod.app = d.makeApp(pod);
-    this.ctx.sched.after(seconds(this.ctx.params.kube.podStartSeconds), this.startPod, index);
+    this.ctx.sched.after(seconds(d.spec.readySeconds ?? this.ctx.params.kube.podStartSeconds), this.startPod, index);
     this.ctx.note('info', pod.entity, 'pod.created', `created on ${host.name} with address ${formatIpv4(address)}`);
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
@@ -150,22 +172,46 @@ export class Workloads {
     for (const pod of this.pods) pod.app?.start();
   }
 
-  deletePod(pod: Pod, gracePeriodSeconds: number, cause: string): void {
+  /**
+   * Deletes a pod: it turns Terminating (its endpoint not ready at once), its preStop hook runs, then SIGTERM reaches
+   * the app, and SIGKILL follows at the end of the grace period (plus 2 s if preStop is still running); its
+   * ReplicaSet creates a replacement. `gracePeriodSeconds` defaults to the deployment's.
+   */
+  deletePod(pod: Pod, gracePeriodSeconds: number | undefined, cause: string): void {
     if (!pod.active) return;
+    const d = this.deployment(pod.deployment);
+    const grace = gracePeriodSeconds ?? d.spec.gracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+    const preStop = grace === 0 ? 0 : (d.spec.preStopSeconds ?? 0);
     // `ready` stays the container's actual readiness: the endpoint turns ready=false, serving=true, terminating=true.
     pod.phase = 'terminating';
-    const how = gracePeriodSeconds === 0 ? 'with no grace period' : `SIGTERM with a ${gracePeriodSeconds} s grace period`;
+    const hook = preStop > 0 ? `preStop ${preStop} s, then ` : '';
+    const how = grace === 0 ? 'with no grace period' : `${hook}SIGTERM with a ${grace} s grace period`;
     this.ctx.note('warn', pod.entity, 'pod.terminating', `deleted; ${how}`, { cause });
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
-    const d = this.deployment(pod.deployment);
     this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, pod.index);
-    if (gracePeriodSeconds === 0) {
+    if (grace === 0) {
       this.onKill(pod);
       return;
     }
-    this.ctx.sched.after(seconds(gracePeriodSeconds), this.killPod, pod.index);
-    pod.app?.terminate(() => this.tearDown(pod, 'exited'));
+    const killAt = preStop >= grace ? grace + PRESTOP_EXTENSION_SECONDS : grace;
+    this.ctx.sched.after(seconds(killAt), this.killPod, pod.index);
+    if (preStop > 0) this.ctx.sched.after(seconds(Math.min(preStop, killAt)), this.sigterm, pod.index);
+    else this.onSigterm(pod);
+  }
+
+  /** A rolling update to a new pod template: new pods replace old ones within maxSurge and maxUnavailable. */
+  rollout(deploymentName: string, cause: string): void {
+    const d = this.deployment(deploymentName);
+    d.revision++;
+    const { surge, unavailable } = this.fenceposts(d);
+    const message = `rolling update to revision ${d.revision}: maxSurge ${surge}, maxUnavailable ${unavailable}`;
+    this.ctx.note('info', `deployment/${d.spec.name}`, 'deployment.rollout', message, { cause });
+    this.reconcile(d, -1);
+  }
+
+  hasDeployment(name: string): boolean {
+    return this.byName.has(name);
   }
 
   findPod(name: string): Pod | undefined {
@@ -178,13 +224,33 @@ export class Workloads {
     return d;
   }
 
+  private fenceposts(d: Deployment) {
+    return resolveFenceposts(d.spec.maxSurge ?? DEFAULT_SURGE, d.spec.maxUnavailable ?? DEFAULT_UNAVAILABLE, d.spec.replicas);
+  }
+
+  /** The Deployment and ReplicaSet controllers: keep `replicas` pods of the current template, rolling old ones out. */
   private reconcile(d: Deployment, replaced: number): void {
-    let active = d.pods.filter((p) => p.active).length;
-    while (active < d.spec.replicas) {
+    const active = d.pods.filter((p) => p.active);
+    const current = active.filter((p) => p.revision === d.revision);
+    // Newest first, as the ReplicaSet controller prefers to delete younger pods.
+    const old = active.filter((p) => p.revision !== d.revision).reverse();
+    const { surge, unavailable } = this.fenceposts(d);
+    const plan = planRollout({
+      replicas: d.spec.replicas,
+      surge,
+      unavailable,
+      newActive: current.length,
+      newReady: current.filter((p) => p.ready).length,
+      oldActive: old.length,
+      oldReady: old.filter((p) => p.ready).length,
+    });
+    for (let i = 0; i < plan.create; i++) {
       const pod = this.createPod(d.spec.name, this.leastLoadedHost());
       if (replaced >= 0) pod.replaced = replaced;
-      active++;
     }
+    const unready = old.filter((p) => !p.ready).slice(0, plan.removeUnready);
+    const ready = old.filter((p) => p.ready).slice(0, plan.removeReady);
+    for (const pod of [...unready, ...ready]) this.deletePod(pod, undefined, `rolling update of deployment/${d.spec.name}`);
   }
 
   private leastLoadedHost(): Host {
@@ -216,6 +282,17 @@ export class Workloads {
     this.ctx.note('info', pod.entity, 'pod.ready', 'running and ready');
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
+    // A rollout moves on when a new pod turns Ready; the controller sees it through its informer.
+    const d = this.deployment(pod.deployment);
+    if (d.pods.some((p) => p.active && p.revision !== d.revision)) {
+      this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, -1);
+    }
+  }
+
+  /** SIGTERM reaches the app once preStop is done; it exits when it has drained. */
+  private onSigterm(pod: Pod): void {
+    if (pod.phase !== 'terminating') return;
+    pod.app?.terminate(() => this.tearDown(pod, 'exited'));
   }
 
   private onKill(pod: Pod): void {

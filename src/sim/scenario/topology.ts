@@ -36,6 +36,11 @@ const node = z.strictObject({
 
 export const APPS = ['http-server', 'http-client', 'dns-client'] as const;
 
+const intOrPercent = z.union([
+  z.number().int().min(0),
+  z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>,
+]);
+
 const deployment = z.strictObject({
   app: z.enum(APPS),
   replicas: z.number().int().min(0).max(500),
@@ -44,6 +49,15 @@ const deployment = z.strictObject({
   target: z.string().optional(),
   // What a dns-client deployment looks up, e.g. a Route 53 name or `web` (a Service, through the search list).
   lookup: z.string().min(1).max(253).optional(),
+  // RollingUpdate strategy: Kubernetes defaults both to 25 % (Deployment API reference).
+  maxSurge: intOrPercent.default('25%'),
+  maxUnavailable: intOrPercent.default('25%'),
+  // terminationGracePeriodSeconds defaults to 30 (REFERENCE C.2).
+  terminationGracePeriodSeconds: z.number().min(0).max(3600).default(30),
+  // A preStop hook that sleeps before SIGTERM (REFERENCE C.2); none by default.
+  preStopSeconds: z.number().min(0).max(3600).default(0),
+  // Creation to Ready for this deployment's new pods; params.kube.podStartSeconds when left out.
+  readySeconds: z.number().min(0).max(3600).optional(),
 });
 
 const service = z.strictObject({
