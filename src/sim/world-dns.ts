@@ -25,7 +25,9 @@ export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; 
     for (const service of world.services.values()) if (name === serviceDnsName(service.name, NAMESPACE)) return [service.clusterIp];
     return inZone(name, CLUSTER_DOMAIN) ? null : [];
   };
+  const p = world.ctx.params;
   const dns = new DnsSystem(world.ctx, (ns) => world.stacksOf(ns), world.hosts, records, {
+    forward: { maxConcurrent: p.dns.maxConcurrent, requestTimeout: seconds(p.dns.upstreamTimeoutS) },
     clusterIp,
     upstreamClusterIp: ipv4(config.upstreamClusterIp),
     nodeLocal: config.nodeLocal,
@@ -49,11 +51,12 @@ function setUpExternalDns(world: World, dns: DnsSystem, config: NonNullable<DnsC
       .map((p) => ({ ip: p.ip, terminating: p.phase === 'terminating' }));
     return [{ name: config.hostname, targets }];
   };
+  const p = world.ctx.params.externalDns;
   const controller = new ExternalDns(world.ctx, dns.provider, source, {
     ...EXTERNAL_DNS_DEFAULTS,
-    interval: seconds(config.intervalS),
-    events: config.events,
-    removeOnTerminating: config.removeOnTerminating,
+    interval: seconds(p.intervalS),
+    events: p.events,
+    removeOnTerminating: p.deregisterOn === 'sigterm',
   });
   world.workloads.watchSlices((service) => service.selector === config.deployment && controller.notify());
   return controller;

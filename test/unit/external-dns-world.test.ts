@@ -24,9 +24,10 @@ topology:
   dns:
     clusterIp: 10.96.0.10
     upstreamClusterIp: 10.96.0.11
-    externalDns: { hostname: metric.example.com, deployment: metric, intervalS: 15 }
+    externalDns: { hostname: metric.example.com, deployment: metric }
 params:
   node: { podNetwork: eni }
+  externalDns: { intervalS: 15 }
 `;
 
 function world(sets: string[] = []) {
@@ -58,8 +59,8 @@ describe('external-dns on its loop (REFERENCE C.1, C.3)', () => {
   });
 
   it('publishes a terminating pod until it is deleted, unless told to drop it at SIGTERM', () => {
-    for (const removeOnTerminating of [false, true]) {
-      const { ctx, w, served, ipOf } = world([`topology.dns.externalDns.removeOnTerminating=${removeOnTerminating}`]);
+    for (const deregisterOn of ['delete', 'sigterm']) {
+      const { ctx, w, served, ipOf } = world([`params.externalDns.deregisterOn=${deregisterOn}`]);
       ctx.sched.runUntil(atSeconds(14));
       const a = ipOf('metric-0');
       const pod = w.workloads.findPod('metric-0')!;
@@ -68,7 +69,7 @@ describe('external-dns on its loop (REFERENCE C.1, C.3)', () => {
       w.workloads.deletePod(pod, 30, 'test');
       ctx.sched.runUntil(atSeconds(16));
       expect(pod.phase).toBe('terminating');
-      expect(served().includes(a)).toBe(!removeOnTerminating);
+      expect(served().includes(a)).toBe(deregisterOn === 'delete');
     }
   });
 });

@@ -35,6 +35,8 @@ describe('scenario defaults', () => {
       client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
       dnsClient: { lookupsPerSecond: 1 },
+      dns: { maxConcurrent: 0, upstreamTimeoutS: 5 },
+      externalDns: { intervalS: 60, events: false, deregisterOn: 'delete' },
       kube: { podStartSeconds: 2, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
       kubeProxy: { minSyncPeriodMs: 1000, syncPeriodS: 30, restore: 'partial', syncCostPerRuleUs: 10 },
       lb: {

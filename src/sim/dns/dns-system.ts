@@ -6,6 +6,7 @@ import { hostNamespace } from '../infra/network';
 import type { Ipv4 } from '../net/ipv4';
 import { ClusterDns, clusterDnsOptions, type ClusterRecords } from './cluster-dns';
 import { DnsProvider, ROUTE53_DEFAULTS } from './dns-provider';
+import type { ForwardSettings } from './forward';
 import { NodeLocalDns, nodeLocalDnsOptions, NODE_LOCAL_DNS_IP } from './node-local-dns';
 import { PacketDnsTransport, type NamespaceStacks } from './packet-transport';
 import { podResolvConf, StubResolver, type ResolvConf } from './stub-resolver';
@@ -23,6 +24,8 @@ export interface DnsSystemConfig {
   recordTtl: number;
   /** Namespace of every pod, for the search list. */
   namespace: string;
+  /** node-local DNS's forward settings for both its zones (max_concurrent, the request deadline). */
+  forward: Partial<ForwardSettings>;
 }
 
 /**
@@ -61,7 +64,13 @@ export class DnsSystem {
       ? new NodeLocalDns(
           ctx,
           this.transport,
-          nodeLocalDnsOptions({ kubeDnsIp: config.clusterIp, clusterDnsIps: [config.upstreamClusterIp], upstreamServers: [resolverIp] }),
+          nodeLocalDnsOptions({
+            kubeDnsIp: config.clusterIp,
+            clusterDnsIps: [config.upstreamClusterIp],
+            upstreamServers: [resolverIp],
+            clusterForward: config.forward,
+            externalForward: config.forward,
+          }),
         )
       : null;
     if (this.nodeLocal) {

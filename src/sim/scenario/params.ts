@@ -79,6 +79,22 @@ const bgpParams = z.strictObject({
   convergenceMs: z.number().min(0).default(500),
 });
 
+const dns = z.strictObject({
+  // node-local DNS's forward max_concurrent; 0 = unset, as the NodeLocal DNSCache manifest ships it (REFERENCE B.2).
+  maxConcurrent: z.number().int().min(0).default(0),
+  // The forward plugin's per-request deadline, defaultTimeout 5 s (REFERENCE B.1).
+  upstreamTimeoutS: z.number().gt(0).max(60).default(5),
+});
+
+const externalDns = z.strictObject({
+  // external-dns --interval 1m (REFERENCE C.1).
+  intervalS: z.number().gt(0).default(60),
+  // --events off (REFERENCE C.1).
+  events: z.boolean().default(false),
+  // When a pod's address leaves the record: when the pod is deleted (as in the first incident) or already at SIGTERM.
+  deregisterOn: z.enum(['delete', 'sigterm']).default('delete'),
+});
+
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
 
 const node = z.strictObject({
@@ -127,6 +143,8 @@ export const paramsSchema = z
     client: client.prefault({}),
     server: server.prefault({}),
     dnsClient: dnsClient.prefault({}),
+    dns: dns.prefault({}),
+    externalDns: externalDns.prefault({}),
     kube: kube.prefault({}),
     kubeProxy: kubeProxy.prefault({}),
     lb: lb.prefault({}),

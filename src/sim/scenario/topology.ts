@@ -76,16 +76,10 @@ const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\
   error: 'must be a lower-case DNS name like metric.example.com',
 });
 
-/** external-dns publishing one name whose A records are a deployment's pod addresses (a headless Service's). */
+/** external-dns publishing one name whose A records are a deployment's pod addresses (a headless Service's); its loop is params.externalDns. */
 const externalDns = z.strictObject({
   hostname,
   deployment: z.string(),
-  // --interval 1m (REFERENCE C.1).
-  intervalS: z.number().gt(0).default(60),
-  // --events off (REFERENCE C.1).
-  events: z.boolean().default(false),
-  // Model choice: a pod's address goes when the pod is deleted, not at SIGTERM, as in the first incident.
-  removeOnTerminating: z.boolean().default(false),
 });
 
 /** The cluster's DNS: CoreDNS behind kube-dns, optionally node-local DNS, and the cloud resolver with a provider's records. */
