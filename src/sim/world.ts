@@ -24,6 +24,7 @@ import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
 import { DROP_REASON_IDS } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
+import { knobsOf } from './scenario/params';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
 
@@ -102,13 +103,14 @@ export class World {
     }
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
     for (const [name, dep] of Object.entries(topology.deployments)) {
+      const knobs = knobsOf(params, name);
       const spec = {
         name,
-        replicas: dep.replicas,
+        replicas: knobs.replicas ?? dep.replicas,
         port: dep.port,
         maxSurge: dep.maxSurge,
         maxUnavailable: dep.maxUnavailable,
-        gracePeriodSeconds: dep.terminationGracePeriodSeconds,
+        gracePeriodSeconds: knobs.gracePeriodS ?? dep.terminationGracePeriodSeconds,
         preStopSeconds: dep.preStopSeconds,
         readySeconds: dep.readySeconds,
       };

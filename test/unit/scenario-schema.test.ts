@@ -175,7 +175,7 @@ describe('error format', () => {
     doc['title'] = '';
     doc['duration'] = 7200;
     doc['topology'].deployments.web.app = 'http-sever';
-    doc['topology'].deployments.web.replicas = 501;
+    doc['topology'].deployments.web.replicas = 10001;
     doc['topology'].services.web.port = 0;
     doc['topology'].nodes[1].podCidr = '10.244.2.0/33';
     delete doc['description'];
@@ -188,7 +188,7 @@ describe('error format', () => {
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
       'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", got "http-sever" (did you mean "http-server"?)',
-      'topology.deployments.web.replicas: must be <= 500, got 501',
+      'topology.deployments.web.replicas: must be <= 10000, got 10001',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
     ]);
@@ -269,6 +269,23 @@ describe('syntax errors', () => {
     const errors = errorsOf(loadScenario('{"version": 1,}', 'x.json'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^\(root\): invalid JSON/);
+  });
+});
+
+describe('per-deployment knobs under params.<deployment>', () => {
+  it('override what the topology says for that deployment', () => {
+    const result = loadScenario(fixture('scenario-placed.yaml'), 'x.yaml', { faultIds: FAULTS, sets: ['params.web.replicas=7', 'params.web.gracePeriodS=10'] });
+    expect(result.ok && result.scenario.params['web']).toEqual({ replicas: 7, gracePeriodS: 10 });
+  });
+
+  it('name the deployment and the knob when one is wrong, and suggest for a key that is neither', () => {
+    const doc = placed();
+    doc['params'] = { web: { replicas: -1, gracePriodS: 3 }, nodee: { rpFilter: 1 } };
+    expect(errorsFor(doc)).toEqual([
+      'params.web.replicas: must be >= 0, got -1',
+      'params.web.gracePriodS: unknown key (did you mean "gracePeriodS"?)',
+      'params.nodee: unknown key (did you mean "node"?)',
+    ]);
   });
 });
 
@@ -471,7 +488,7 @@ describe('bounds on integers', () => {
     doc['topology'].deployments.web.replicas = 1e300;
     doc['params'].tcp = { synRetries: -1e300 };
     expect(errorsFor(doc)).toEqual([
-      'topology.deployments.web.replicas: must be <= 500, got 1e+300',
+      'topology.deployments.web.replicas: must be <= 10000, got 1e+300',
       'params.tcp.synRetries: must be >= 1, got -1e+300',
     ]);
   });

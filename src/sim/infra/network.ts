@@ -51,6 +51,7 @@ export class Network {
   /** Packets each node handled, one labelled series per node. */
   private readonly nodePackets: Counter[];
   private readonly fabricSite: DropSite;
+  private readonly newFlows = new Map<number, Counter>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -308,9 +309,17 @@ export class Network {
 
   private atFabric(id: number): void {
     const p = this.packets;
+    if (p.proto[id] === Proto.tcp && (p.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) this.newFlow(p.dstIp[id]!).inc();
     const target = this.fabric.route(p.outerDst[id] || p.dstIp[id]!);
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
     else this.toTarget(id, target);
+  }
+
+  /** The flow-log view: connection attempts (SYNs) crossing the fabric, per destination address. */
+  private newFlow(dst: number): Counter {
+    let counter = this.newFlows.get(dst);
+    if (!counter) this.newFlows.set(dst, (counter = this.ctx.metrics.counter('flows.new', { dst: formatIpv4(dst) })));
+    return counter;
   }
 
   /** An element (a router) hands a packet to whoever holds the next-hop address, whatever its destination. */

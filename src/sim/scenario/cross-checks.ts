@@ -1,5 +1,6 @@
+import { deploymentParamsSchema, PARAM_SECTIONS } from './params';
 import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
-import type { ScenarioIssue } from './issues';
+import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
 import { didYouMean } from './suggest';
@@ -172,6 +173,17 @@ function checkReferences(scenario: Scenario, report: Report): void {
     }
   }
   checkEdge(scenario, report);
+  for (const [key, value] of Object.entries(scenario.params)) {
+    if (PARAM_SECTIONS.includes(key)) continue;
+    if (deployments[key] === undefined) {
+      report(['params', key], `unknown key${didYouMean(key, [...PARAM_SECTIONS, ...deploymentNames])}`);
+      continue;
+    }
+    const knobs = deploymentParamsSchema.safeParse(value, { reportInput: true });
+    if (!knobs.success) {
+      for (const issue of issuesFromZod(knobs.error.issues, deploymentParamsSchema)) report(['params', key, ...issue.path], issue.message);
+    }
+  }
   const externalDns = scenario.topology.dns?.externalDns;
   if (externalDns && deployments[externalDns.deployment] === undefined) {
     report(['topology', 'dns', 'externalDns', 'deployment'], `unknown deployment "${externalDns.deployment}"${didYouMean(externalDns.deployment, deploymentNames)}`);

@@ -136,25 +136,43 @@ const instance = z.strictObject({
   sourceDestCheck: z.boolean().default(true),
 });
 
-export const paramsSchema = z
-  .strictObject({
-    network: network.prefault({}),
-    tcp: tcp.prefault({}),
-    client: client.prefault({}),
-    server: server.prefault({}),
-    dnsClient: dnsClient.prefault({}),
-    dns: dns.prefault({}),
-    externalDns: externalDns.prefault({}),
-    kube: kube.prefault({}),
-    kubeProxy: kubeProxy.prefault({}),
-    lb: lb.prefault({}),
-    bgp: bgpParams.prefault({}),
-    node: node.prefault({}),
-    instance: instance.prefault({}),
-  })
-  .prefault({});
+/** Per-deployment knobs, under params.<deployment name>: they override what the topology says for that deployment. */
+export const deploymentParamsSchema = z.strictObject({
+  replicas: z.number().int().min(0).max(10_000).optional(),
+  // terminationGracePeriodSeconds for this deployment's pods.
+  gracePeriodS: z.number().min(0).max(3600).optional(),
+});
+export type DeploymentParams = z.output<typeof deploymentParamsSchema>;
+
+const sections = {
+  network: network.prefault({}),
+  tcp: tcp.prefault({}),
+  client: client.prefault({}),
+  server: server.prefault({}),
+  dnsClient: dnsClient.prefault({}),
+  dns: dns.prefault({}),
+  externalDns: externalDns.prefault({}),
+  kube: kube.prefault({}),
+  kubeProxy: kubeProxy.prefault({}),
+  lb: lb.prefault({}),
+  bgp: bgpParams.prefault({}),
+  node: node.prefault({}),
+  instance: instance.prefault({}),
+};
+
+/** The mechanism sections; any other key names a deployment whose knobs it sets. */
+export const PARAM_SECTIONS = Object.keys(sections);
+
+// Keys beside the sections are checked against the deployments once the topology is known (cross-checks.ts).
+export const paramsSchema = z.strictObject(sections).catchall(z.unknown()).prefault({});
 
 export type ScenarioParams = z.output<typeof paramsSchema>;
+
+/** The knobs a scenario sets for one deployment (empty when none). */
+export function knobsOf(params: ScenarioParams, deployment: string): DeploymentParams {
+  if (PARAM_SECTIONS.includes(deployment) || params[deployment] === undefined) return {};
+  return deploymentParamsSchema.parse(params[deployment]);
+}
 
 /** Every parameter at its default. */
 export function defaultParams(): ScenarioParams {

@@ -43,7 +43,7 @@ const intOrPercent = z.union([
 
 const deployment = z.strictObject({
   app: z.enum(APPS),
-  replicas: z.number().int().min(0).max(500),
+  replicas: z.number().int().min(0).max(10_000),
   // Model choice: the port the server listens on inside the pod.
   port: port.default(8080),
   target: z.string().optional(),
