@@ -24,7 +24,9 @@ import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
 import { DROP_REASON_IDS } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
-import { knobsOf } from './scenario/params';
+import { knobsOf, type DeploymentParams } from './scenario/params';
+import { GrpcServers } from './apps/grpc-server';
+import { GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
 
@@ -102,6 +104,8 @@ export class World {
       this.addService(service);
     }
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
+    const grpcServers = new GrpcServers(ctx, this.tcp, this.dns);
+    const grpcClients = new GrpcClients(ctx, this.dns);
     for (const [name, dep] of Object.entries(topology.deployments)) {
       const knobs = knobsOf(params, name);
       const spec = {
@@ -116,6 +120,15 @@ export class World {
       };
       if (dep.app === 'http-server') this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port));
       else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
+      else if (dep.app === 'grpc-server') {
+        const server = { port: dep.port, dependencies: dep.dependencies };
+        this.workloads.addDeployment(spec, (pod) => grpcServers.create(pod, server));
+      } else if (dep.app === 'grpc-client') {
+        const [hostname, port] = dep.target!.split(':') as [string, string];
+        const settings = { ...GRPC_CLIENT_DEFAULTS, ...definedKnobs(knobs) };
+        const target = { hostname, port: Number(port) };
+        this.workloads.addDeployment(spec, (pod) => grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, settings));
+      }
       else {
         const service = this.services.get(dep.target!)!;
         const target = { name: service.name, ip: service.clusterIp, port: service.port };
@@ -212,4 +225,14 @@ export class World {
     }
     return Int32Array.from(out);
   }
+}
+
+/** The gRPC client knobs a scenario set for a deployment, without the ones it left out. */
+function definedKnobs(knobs: DeploymentParams): Partial<GrpcClientSettings> {
+  const out: Partial<GrpcClientSettings> = {};
+  for (const key of Object.keys(GRPC_CLIENT_DEFAULTS) as (keyof GrpcClientSettings)[]) {
+    const value = knobs[key];
+    if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
 }

@@ -187,7 +187,7 @@ describe('error format', () => {
       'description: required (expected string)',
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
       'topology.deployments.web.replicas: must be <= 10000, got 10001',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
@@ -224,7 +224,7 @@ describe('error format', () => {
       'topology.nodes[0].ip: not an IPv4 address',
       'topology.nodes[0].podCidr: required (expected string)',
       'topology.nodes[0].podcidr: unknown key (did you mean "podCidr"?)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
     ]);
   });
 });
@@ -360,7 +360,7 @@ describe('cross-field checks', () => {
     expect(errorsFor(unknown)).toEqual(['topology.deployments.client.target: unknown service "webb" (did you mean "web"?)']);
     const server = placed();
     server['topology'].deployments.web.target = 'web';
-    expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client deployments have a target']);
+    expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client and grpc-client deployments have a target']);
   });
 
   it('needs at least one node and one deployment', () => {

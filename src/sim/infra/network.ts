@@ -309,13 +309,15 @@ export class Network {
 
   private atFabric(id: number): void {
     const p = this.packets;
-    if (p.proto[id] === Proto.tcp && (p.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) this.newFlow(p.dstIp[id]!).inc();
+    if (p.proto[id] === Proto.tcp && (p.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && p.message[id] === 1) {
+      this.newFlow(p.dstIp[id]!).inc();
+    }
     const target = this.fabric.route(p.outerDst[id] || p.dstIp[id]!);
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
     else this.toTarget(id, target);
   }
 
-  /** The flow-log view: connection attempts (SYNs) crossing the fabric, per destination address. */
+  /** The flow-log view: new connection attempts (first SYNs, not retransmissions) crossing the fabric, per destination. */
   private newFlow(dst: number): Counter {
     let counter = this.newFlows.get(dst);
     if (!counter) this.newFlows.set(dst, (counter = this.ctx.metrics.counter('flows.new', { dst: formatIpv4(dst) })));

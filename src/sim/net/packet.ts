@@ -3,7 +3,7 @@
 export const TcpFlag = { SYN: 1, ACK: 2, FIN: 4, RST: 8, PSH: 16 } as const;
 
 /** What a packet's payload carries, beyond its TCP flags. */
-export const Payload = { none: 0, request: 1, response: 2, datagram: 3 } as const;
+export const Payload = { none: 0, request: 1, response: 2, datagram: 3, goaway: 4, ping: 5, pingAck: 6 } as const;
 export type PayloadId = (typeof Payload)[keyof typeof Payload];
 
 /** Where a packet is about to arrive; `at` says which host, pod or element. */

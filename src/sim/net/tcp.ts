@@ -118,7 +118,8 @@ export class Tcp {
     socket.synSends++;
     this.synSent.inc();
     if (socket.synSends > 1) this.synRetransmits.inc();
-    this.wire(socket.stack, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.SYN, Payload.none, 0);
+    // A SYN carries its transmission count, so observers can tell a new connection attempt from a retransmission.
+    this.wire(socket.stack, socket.localPort, socket.remoteIp, socket.remotePort, TcpFlag.SYN, Payload.none, socket.synSends);
     socket.rtoTimer = this.ctx.sched.after(socket.rto, this.rtoHandler, socket.id);
   }
 

@@ -124,6 +124,9 @@ function checkEdge(scenario: Scenario, report: Report): void {
   );
 }
 
+// A gRPC target: a DNS name and a port.
+const GRPC_TARGET = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?:\d{1,5}$/;
+
 // Names topology.dns creates: the CoreDNS deployment and the two Services in front of it.
 export const DNS_NAMES = ['coredns', 'kube-dns', 'kube-dns-upstream'] as const;
 
@@ -161,8 +164,16 @@ function checkReferences(scenario: Scenario, report: Report): void {
       else if (services[deployment.target] === undefined) {
         report(targetPath, `unknown service "${deployment.target}"${didYouMean(deployment.target, serviceNames)}`);
       }
-    } else if (deployment.target !== undefined) {
-      report(targetPath, `only http-client deployments have a target`);
+    } else if (deployment.target !== undefined && deployment.app !== 'grpc-client') {
+      report(targetPath, `only http-client and grpc-client deployments have a target`);
+    }
+    if (deployment.app === 'grpc-client') {
+      if (deployment.target === undefined) report(targetPath, 'required for a grpc-client deployment (host:port, resolved through DNS)');
+      else if (!GRPC_TARGET.test(deployment.target)) report(targetPath, `must be host:port, like metric.example.com:9090`);
+      if (scenario.topology.dns === undefined) report(['topology', 'deployments', name, 'app'], 'grpc-client needs topology.dns');
+    }
+    if (deployment.dependencies.length > 0 && scenario.topology.dns === undefined) {
+      report(['topology', 'deployments', name, 'dependencies'], 'resolving dependencies needs topology.dns');
     }
     const lookupPath = ['topology', 'deployments', name, 'lookup'];
     if (deployment.app === 'dns-client') {

@@ -141,6 +141,16 @@ export const deploymentParamsSchema = z.strictObject({
   replicas: z.number().int().min(0).max(10_000).optional(),
   // terminationGracePeriodSeconds for this deployment's pods.
   gracePeriodS: z.number().min(0).max(3600).optional(),
+  // gRPC clients (defaults and their sources in apps/grpc-client.ts).
+  lbPolicy: z.enum(['pick_first', 'round_robin']).optional(),
+  reconnect: z.enum(['backoff', 'fixed']).optional(),
+  reconnectIntervalMs: z.number().gt(0).max(600_000).optional(),
+  minConnectTimeoutMs: z.number().gt(0).max(600_000).optional(),
+  resolutionIntervalS: z.number().min(0).max(3600).optional(),
+  resolverRefresh: z.enum(['defer', 'drop']).optional(),
+  rpcsPerSecond: z.number().gt(0).max(10_000).optional(),
+  deadlineMs: z.number().min(0).max(600_000).optional(),
+  maxAttempts: z.number().int().min(1).max(5).optional(),
 });
 export type DeploymentParams = z.output<typeof deploymentParamsSchema>;
 

@@ -34,7 +34,7 @@ const node = z.strictObject({
   pods: z.array(pod).default([]),
 });
 
-export const APPS = ['http-server', 'http-client', 'dns-client'] as const;
+export const APPS = ['http-server', 'http-client', 'dns-client', 'grpc-server', 'grpc-client'] as const;
 
 const intOrPercent = z.union([
   z.number().int().min(0),
@@ -49,6 +49,8 @@ const deployment = z.strictObject({
   target: z.string().optional(),
   // What a dns-client deployment looks up, e.g. a Route 53 name or `web` (a Service, through the search list).
   lookup: z.string().min(1).max(253).optional(),
+  // What a grpc-server resolves through its DNS path before serving each query (its index and store, say).
+  dependencies: z.array(z.string().min(1).max(253)).default([]),
   // RollingUpdate strategy: Kubernetes defaults both to 25 % (Deployment API reference).
   maxSurge: intOrPercent.default('25%'),
   maxUnavailable: intOrPercent.default('25%'),
