@@ -66,8 +66,8 @@ export interface GrpcClientHost {
 interface Connection {
   sub: Subchannel;
   transport: ClientTransport;
-  /** RPCs in flight on it, by stream id. */
-  streams: Map<number, Rpc>;
+  /** RPCs in flight on it, by stream id; made on the first RPC, as most dials of a reconnect storm never carry one. */
+  streams: Map<number, Rpc> | null;
 }
 
 interface Rpc {
@@ -151,6 +151,7 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   private readonly connections = new Map<number, Connection>();
   private readonly rpcs = new Map<number, Rpc>();
   private readonly waiting: Rpc[] = [];
+  private readonly spareTransports: ClientTransport[] = [];
   private nextRpc = 0;
   private running = false;
   private addresses: readonly number[] = [];
@@ -243,7 +244,9 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   connect(sub: Subchannel, timeout: Duration): number {
     this.shared.m.connects.inc();
     const socket = this.host.tcp.connect(sub.address, this.target.port, this);
-    this.connections.set(socket.id, { sub, transport: new ClientTransport(socket.id), streams: new Map() });
+    const transport = this.spareTransports.pop() ?? new ClientTransport(socket.id);
+    transport.reset(socket.id);
+    this.connections.set(socket.id, { sub, transport, streams: null });
     this.ctx.sched.after(timeout, this.shared.connectDeadline, this.index, socket.id);
     return socket.id;
   }
@@ -295,18 +298,18 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
         return;
       case Payload.goaway:
         if (conn.transport.goaway(message)) conn.sub.transportClosed(socket.id);
-        for (const [streamId, rpc] of conn.streams) {
+        for (const [streamId, rpc] of conn.streams ?? []) {
           if (!conn.transport.refused(streamId)) continue;
-          conn.streams.delete(streamId);
+          conn.streams!.delete(streamId);
           this.failed(rpc, 'refused');
         }
         this.closeIfDrained(socket, conn);
         return;
       case Payload.response: {
         const streamId = streamOf(message);
-        const rpc = conn.streams.get(streamId);
+        const rpc = conn.streams?.get(streamId);
         if (!rpc) return;
-        conn.streams.delete(streamId);
+        conn.streams!.delete(streamId);
         const status = statusOf(message);
         if (status === GrpcStatus.ok) this.succeeded(rpc);
         else this.failed(rpc, status === GrpcStatus.refused ? 'refused' : status === GrpcStatus.internal ? 'INTERNAL' : 'UNAVAILABLE');
@@ -321,12 +324,14 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
     if (!conn) return;
     this.connections.delete(socket.id);
     conn.sub.transportClosed(socket.id);
-    for (const rpc of conn.streams.values()) this.failed(rpc, 'UNAVAILABLE');
+    if (conn.streams) for (const rpc of conn.streams.values()) this.failed(rpc, 'UNAVAILABLE');
+    this.spareTransports.push(conn.transport);
   }
 
   private closeIfDrained(socket: Socket, conn: Connection): void {
-    if (conn.transport.draining && conn.streams.size === 0) {
+    if (conn.transport.draining && (conn.streams?.size ?? 0) === 0) {
       this.connections.delete(socket.id);
+      this.spareTransports.push(conn.transport);
       this.host.tcp.close(socket);
     }
   }
@@ -377,7 +382,7 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
     }
     rpc.socket = socket.id;
     rpc.streamId = streamId;
-    conn.streams.set(streamId, rpc);
+    (conn.streams ??= new Map()).set(streamId, rpc);
     this.host.tcp.send(socket, Payload.request, streamId);
   }
 
@@ -402,7 +407,7 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
     rpc.done = true;
     this.rpcs.delete(rpc.id);
     if (rpc.deadlineTimer >= 0) this.ctx.sched.cancel(rpc.deadlineTimer);
-    if (rpc.socket >= 0) this.connections.get(rpc.socket)?.streams.delete(rpc.streamId);
+    if (rpc.socket >= 0) this.connections.get(rpc.socket)?.streams?.delete(rpc.streamId);
     if (code === null) return;
     this.shared.m.failed.inc();
     this.shared.m.failedBy[code]?.inc();

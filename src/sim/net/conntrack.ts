@@ -96,6 +96,10 @@ export class ConntrackTable {
   private readonly timeouts: Duration[];
   private count = 0;
   private reclaimCursor = 0;
+  /** No live entry expires before this; lets a full table refuse a new flow without scanning. */
+  private expiryFloor = 0;
+  /** The earliest expiry among entries the current sweep pass has looked at or that changed during it. */
+  private passFloor = Infinity;
 
   constructor(
     readonly max: number,
@@ -185,7 +189,10 @@ export class ConntrackTable {
   /** Moves an entry to a state and restarts that state's timeout. */
   update(id: number, state: CtStateId, now: SimTime): void {
     this.state[id] = state;
-    this.expires[id] = now + this.timeouts[state]!;
+    const expires = now + this.timeouts[state]!;
+    this.expires[id] = expires;
+    if (expires < this.expiryFloor) this.expiryFloor = expires;
+    if (expires < this.passFloor) this.passFloor = expires;
   }
 
   stateOf(id: number): CtStateId {
@@ -247,10 +254,19 @@ export class ConntrackTable {
     let removed = 0;
     for (let i = 0; i < budget && this.capacity > 0; i++) {
       const id = this.reclaimCursor;
-      this.reclaimCursor = id + 1 >= this.capacity ? 0 : id + 1;
-      if (this.live[id] === 1 && this.expires[id]! <= now) {
-        this.remove(id);
-        removed++;
+      if (this.live[id] === 1) {
+        const expires = this.expires[id]!;
+        if (expires <= now) {
+          this.remove(id);
+          removed++;
+        } else if (expires < this.passFloor) this.passFloor = expires;
+      }
+      if (id + 1 < this.capacity) this.reclaimCursor = id + 1;
+      else {
+        // A full pass has seen every live entry: its floor is now exact (a lower bound, with later updates folded in).
+        this.reclaimCursor = 0;
+        this.expiryFloor = this.passFloor;
+        this.passFloor = Infinity;
       }
     }
     return removed;
@@ -277,6 +293,8 @@ export class ConntrackTable {
   }
 
   private reclaim(now: SimTime): boolean {
+    // Nothing can have expired yet: refuse at once, as a SYN flood into a full table would otherwise scan per packet.
+    if (now < this.expiryFloor) return false;
     return this.sweep(now, RECLAIM_SCAN) > 0;
   }
 
