@@ -105,7 +105,7 @@ export class World {
     }
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns);
-    const grpcClients = new GrpcClients(ctx, this.dns);
+    const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip));
     for (const [name, dep] of Object.entries(topology.deployments)) {
       const knobs = knobsOf(params, name);
       const spec = {

@@ -90,3 +90,14 @@ describe('gRPC clients and servers over DNS, TCP and the data plane', () => {
     expect(broken.totals['grpc.client.failed{code=INTERNAL}']).toBeGreaterThan(0);
   });
 });
+
+describe('switch-over times', () => {
+  it('land on the resolution grid: nothing before the first re-resolution, everything by the next windows', () => {
+    const r = run();
+    const t = r.totals;
+    expect(t['grpc.client.switchover_s.count']).toBe(60);
+    // The rollout starts at 30 s; a client's first look after it is at the 30 s window's end, 30 s after its start-up lookup.
+    expect(t['grpc.client.switchover_s.le_25'] ?? 0).toBe(0);
+    expect(t['grpc.client.switchover_s.le_35']).toBe(60);
+  });
+});

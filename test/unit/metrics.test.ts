@@ -76,7 +76,14 @@ describe('Metrics instruments', () => {
     expect(h.count).toBe(105);
     expect(h.quantile(1)).toBe(100);
     expect(h.quantile(0)).toBe(0);
-    expect(m.totals()).toEqual({ 'http.latency.count': 105 });
+    // Cumulative buckets, as Prometheus's `le`; the one observation above every bound shows only in the count.
+    expect(m.totals()).toEqual({
+      'http.latency.count': 105,
+      'http.latency.le_10': 4,
+      'http.latency.le_20': 54,
+      'http.latency.le_50': 54,
+      'http.latency.le_100': 104,
+    });
     expect(() => h.observe(Number.NaN)).toThrow(RangeError);
     expect(() => h.quantile(1.5)).toThrow(RangeError);
   });

@@ -80,6 +80,9 @@ interface Rpc {
   done: boolean;
 }
 
+// Seconds from a pod's deletion until a client's resolver drops its address: steps of the 30 s resolution window.
+const SWITCHOVER_BUCKETS = [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 75, 90, 105, 120, 150, 180];
+
 // Latency buckets in ms, from a fast answer to a deadline.
 const LATENCY_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000];
 
@@ -101,12 +104,15 @@ export class GrpcClients {
     latency: Histogram;
     connects: Counter;
     resolutions: Counter;
+    switchover: Histogram;
   };
   private readonly clients: GrpcClient[] = [];
 
   constructor(
     readonly ctx: SimContext,
     readonly dns: DnsSystem | null,
+    /** When the pod that held an address was deleted, if it was. */
+    readonly deletionTime: (ip: number) => SimTime | undefined,
   ) {
     const m = ctx.metrics;
     this.m = {
@@ -120,6 +126,7 @@ export class GrpcClients {
       latency: m.histogram('grpc.client.latency_ms', LATENCY_BUCKETS),
       connects: m.counter('grpc.client.connect_attempts'),
       resolutions: m.counter('grpc.client.resolutions'),
+      switchover: m.histogram('grpc.client.switchover_s', SWITCHOVER_BUCKETS),
     };
     const s = ctx.sched;
     this.tick = s.register('grpc-client.tick', (c) => this.clients[c]!.onTick());
@@ -223,6 +230,12 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   onResolved(_token: number, addresses: readonly number[]): void {
     if (!this.running) return;
     if (!sameSet(addresses, this.addresses)) {
+      const now = this.ctx.sched.now;
+      for (const gone of this.addresses) {
+        if (addresses.includes(gone)) continue;
+        const deleted = this.shared.deletionTime(gone);
+        if (deleted !== undefined) this.shared.m.switchover.observe((now - deleted) / 1e6);
+      }
       this.addresses = [...addresses];
       const list = addresses.map(formatIpv4).join(', ');
       this.ctx.note('debug', this.host.entity, 'grpc.client.resolved', `${this.target.hostname} → ${list}`);

@@ -127,8 +127,16 @@ export class HistogramImpl implements Histogram, Instrument {
     this.stepCount = 0;
   }
 
+  /** The count, and cumulative buckets as Prometheus's `le` (`name.le_30`: observations <= 30) up to the last one used. */
   addTotals(into: Record<string, number>): void {
     into[this.countKey] = this.count;
+    if (this.count === 0) return;
+    const base = this.countKey.slice(0, -'.count'.length);
+    let cumulative = 0;
+    for (let i = 0; i < this.bounds.length && cumulative < this.count; i++) {
+      cumulative += this.all[i]!;
+      into[`${base}.le_${this.bounds[i]}`] = cumulative;
+    }
   }
 }
 

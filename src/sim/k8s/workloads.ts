@@ -1,5 +1,5 @@
 import type { HandlerId } from '../core/scheduler';
-import { millis, seconds } from '../core/time';
+import { millis, seconds, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import type { Host } from '../infra/host';
 import { Pod, type PodApp } from '../infra/pod';
@@ -62,6 +62,8 @@ export class Workloads {
   /** Each Service's index in kube-proxy. */
   private readonly proxyIndex: number[] = [];
   private readonly sliceWatchers: ((service: Service) => void)[] = [];
+  /** When the pod that last held each address was deleted, for measuring how long clients keep using it. */
+  private readonly deletedAt = new Map<number, SimTime>();
   /** Until the starting state is up, slice changes are not news to anyone: kube-proxy programs it all at once. */
   private running = false;
   private readonly startPod: HandlerId;
@@ -145,6 +147,7 @@ export class Workloads {
     const index = this.pods.length;
     const pod = new Pod(index, podName, d.spec.name, host, address, new TcpStack(this.tcp, address, index), new UdpStack(this.udp, address, index));
     pod.revision = d.revision;
+    this.deletedAt.delete(address);
     this.pods.push(pod);
     d.pods.push(pod);
     this.cni.attach(pod);
@@ -184,6 +187,7 @@ export class Workloads {
     const preStop = grace === 0 ? 0 : (d.spec.preStopSeconds ?? 0);
     // `ready` stays the container's actual readiness: the endpoint turns ready=false, serving=true, terminating=true.
     pod.phase = 'terminating';
+    this.deletedAt.set(pod.ip, this.ctx.sched.now);
     const hook = preStop > 0 ? `preStop ${preStop} s, then ` : '';
     const how = grace === 0 ? 'with no grace period' : `${hook}SIGTERM with a ${grace} s grace period`;
     this.ctx.note('warn', pod.entity, 'pod.terminating', `deleted; ${how}`, { cause });
@@ -208,6 +212,11 @@ export class Workloads {
     const message = `rolling update to revision ${d.revision}: maxSurge ${surge}, maxUnavailable ${unavailable}`;
     this.ctx.note('info', `deployment/${d.spec.name}`, 'deployment.rollout', message, { cause });
     this.reconcile(d, -1);
+  }
+
+  /** When the pod that held `ip` was deleted, if it was. */
+  deletionTime(ip: number): SimTime | undefined {
+    return this.deletedAt.get(ip);
   }
 
   hasDeployment(name: string): boolean {
