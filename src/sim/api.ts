@@ -1,3 +1,4 @@
+import type { WhyChain } from './report/why';
 import type { SimTime } from './core/time';
 
 /** Plain-data views of a running simulation, shared by the worker, the CLI and tests. */
@@ -132,6 +133,8 @@ export interface RunReport {
   packets: { sent: number; delivered: number; dropped: number; inFlight: number };
   /** Sampled packet traces (not part of the digest). */
   traces: PacketTrace[];
+  /** Causal chains from the main symptoms down to what set them off, read from recorded causes (not part of the digest). */
+  why: WhyChain[];
 }
 
 /** Samples recorded since a given sample index, row-major by series name. */

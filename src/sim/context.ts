@@ -5,6 +5,7 @@ import { EventLog } from './core/event-log';
 import { seconds } from './core/time';
 import { DropLedger } from './report/drop-ledger';
 import { PacketTracer } from './report/packet-trace';
+import { CauseLog } from './report/causes';
 import type { Scenario } from './scenario/schema';
 import type { LogEvent } from './api';
 
@@ -18,6 +19,8 @@ export interface SimContext {
   log: EventLog;
   drops: DropLedger;
   tracer: PacketTracer;
+  /** Facts for the "why" chains of the run report. */
+  causes: CauseLog;
   params: Params;
   /** Logs a notable event at the current simulated time. */
   note(severity: LogEvent['severity'], entity: string, kind: string, message: string, extra?: { reason?: string; cause?: string }): void;
@@ -42,6 +45,7 @@ export function createContext(params: Params, seed: number, onTopologyChange: ()
     log,
     drops: new DropLedger(metrics),
     tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
+    causes: new CauseLog(),
     params,
     note: (severity, entity, kind, message, extra) => log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
     touchTopology: onTopologyChange,

@@ -78,6 +78,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
         inFlight: w.network.inFlight,
       },
       traces: ctx.tracer.recent(),
+      why: w.why(),
     };
   };
 

@@ -20,6 +20,8 @@ import { DnsSystem } from './dns/dns-system';
 import type { NamespaceStacks } from './dns/packet-transport';
 import type { ExternalHost } from './infra/external-host';
 import { setUpEdge } from './edge';
+import { buildWhy, type WhyChain } from './report/why';
+import { elementOf, hostOf, NOWHERE } from './infra/fabric';
 import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
 import { DROP_REASON_IDS } from './report/drop-reasons';
@@ -41,6 +43,8 @@ export class World {
   private readonly conntrackUsed: Gauge[];
   private readonly externals = new Map<number, ExternalHost>();
   readonly dns: DnsSystem | null;
+  /** Each gRPC client deployment's settings, for the "why" chains. */
+  private readonly clientSettings = new Map<string, GrpcClientSettings>();
   readonly workloads: Workloads;
   readonly kubeProxy: KubeProxy;
   private topologyVersion = 0;
@@ -126,6 +130,7 @@ export class World {
       } else if (dep.app === 'grpc-client') {
         const [hostname, port] = dep.target!.split(':') as [string, string];
         const settings = { ...GRPC_CLIENT_DEFAULTS, ...definedKnobs(knobs) };
+        this.clientSettings.set(name, settings);
         const target = { hostname, port: Number(port) };
         this.workloads.addDeployment(spec, (pod) => grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, settings));
       }
@@ -167,6 +172,35 @@ export class World {
     const external = this.externals.get(ns);
     if (!external) throw new Error(`no network namespace ${ns}`);
     return external;
+  }
+
+  /** Causal chains for the run's main symptoms, from the facts its mechanisms recorded. */
+  why(): WhyChain[] {
+    return buildWhy(this.ctx.causes, {
+      podByIp: (ip) => {
+        const pods = this.workloads.pods;
+        for (let i = pods.length - 1; i >= 0; i--) {
+          const pod = pods[i]!;
+          if (pod.ip !== ip) continue;
+          const deletedAt = this.workloads.deletionTime(ip);
+          return { entity: pod.entity, gone: pod.phase === 'gone', ...(deletedAt === undefined ? {} : { deletedAt }) };
+        }
+        return undefined;
+      },
+      holderOf: (ip) => {
+        const target = this.network.fabric.holder(ip);
+        if (target < 0) return target === NOWHERE ? undefined : this.network.elements[elementOf(target)]?.entity;
+        const host = this.hosts[hostOf(target)]!;
+        return host.hypervisor ? host.hypervisor.entity : host.entity;
+      },
+      nodeOf: (entity) => this.workloads.pods.find((p) => p.entity === entity)?.host.entity,
+      reconnectPolicy: (deployment) => {
+        const s = this.clientSettings.get(deployment);
+        if (!s) return undefined;
+        const how = s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (a fixed interval)` : "by gRPC's backoff (1 s, ×1.6, up to 120 s)";
+        return `its ${s.lbPolicy} channels redial each address ${how}, giving each attempt ${s.minConnectTimeoutMs} ms`;
+      },
+    });
   }
 
   /** Once a metrics step: gauges of tables, and the bounded sweep that expires their old entries. */

@@ -101,3 +101,35 @@ describe('switch-over times', () => {
     expect(t['grpc.client.switchover_s.le_35']).toBe(60);
   });
 });
+
+describe('why: causal chains from recorded causes', () => {
+  it('walks from martian drops to the deleted pod and the clients that keep redialling it', () => {
+    const [chain] = run().why;
+    expect(chain?.symptom).toMatch(/^martian drops at node\/node-[abc]$/);
+    const texts = chain!.steps.map((s) => `${s.entity}: ${s.text}`);
+    expect(texts[0]).toMatch(/packets dropped as martians on eth1, which has no IPv4 address \(rp_filter 2\)$/);
+    expect(texts[1]).toMatch(/^pod\/metric-\d: 10\.244\.\d\.\d+ was this pod's address; it was deleted at 3\d\.\d s/);
+    expect(texts[2]).toMatch(/^deployment\/alerting: made \d+ of the \d+ connection attempts to /);
+    expect(texts[3]).toContain('every 300 ms (a fixed interval)');
+  });
+
+  it('walks from DNS refusals through the full hypervisor table to the reconnect storm', () => {
+    const r = run(['params.instance.conntrackAllowance=300', 'params.dns.maxConcurrent=5']);
+    const chain = r.why.find((c) => c.symptom.startsWith('DNS refusals'));
+    expect(chain).toBeDefined();
+    const texts = chain!.steps.map((s) => s.text);
+    expect(texts[0]).toMatch(/^node-local DNS answered \d+ queries REFUSED with all 5 max_concurrent slots taken$/);
+    expect(texts[1]).toMatch(/^its queries to the upstream DNS failed \d+ times/);
+    expect(texts[2]).toMatch(/^the hypervisor dropped \d+ packets of new flows: 300 of 300 tracked connections in use$/);
+    expect(texts[3]).toMatch(/^\d+ % of the tracked flows sampled go to 10\.244\./);
+    expect(texts.at(-1)).toContain('every 300 ms');
+  });
+
+  it('has nothing to explain in a quiet run', () => {
+    const loaded = loadScenario(SCENARIO.replace('DEPENDENCY', 'index').replace(/timeline:\n.*\n/, ''), 'quiet.yaml', { faultIds: FAULT_IDS });
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const sim = createSim(loaded.scenario);
+    sim.runUntil(sim.durationUs);
+    expect(sim.report(0).why).toEqual([]);
+  });
+});

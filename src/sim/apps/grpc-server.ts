@@ -83,6 +83,7 @@ export class GrpcServers implements LookupReceiver {
     if (!q || q.left <= 0) return;
     q.left = -1;
     this.dnsErrors.inc();
+    this.ctx.causes.record('grpc_dependency_error', q.server.pod.entity, this.ctx.sched.now);
     this.ctx.note('warn', q.server.pod.entity, 'grpc.server.dns-error', `could not resolve its dependencies (${error}); the query fails`, {
       reason: `dns_${error}`,
     });

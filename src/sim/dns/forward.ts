@@ -243,8 +243,10 @@ export class ForwardPlugin implements DnsSocketReceiver {
     if (!f.limit.tryAcquire()) {
       f.m.refused.inc();
       this.ctx.drops.drop('dns_refused');
+      this.ctx.causes.record('dns_refused', f.entity, this.ctx.sched.now);
       if (!f.saturated) {
         f.saturated = true;
+        this.ctx.causes.record('dns_saturated', f.entity, this.ctx.sched.now, { maxConcurrent: f.settings.maxConcurrent });
         this.ctx.note('warn', f.entity, 'dns.forward.saturated', `forward has ${f.settings.maxConcurrent} queries in flight: answering REFUSED`, {
           reason: 'max_concurrent',
         });
@@ -412,6 +414,7 @@ export class ForwardPlugin implements DnsSocketReceiver {
     const f = this.instances[r.instance]!;
     const s = f.settings;
     f.m.upstreamErrors.inc();
+    this.ctx.causes.record('dns_upstream_error', f.entity, this.ctx.sched.now);
     if (s.maxFails !== 0) this.startProbe(up);
     if (s.maxConnectAttempts > 0) {
       r.attempts++;

@@ -89,6 +89,12 @@ export class Host {
     return (out >= 0 ? this.ifaces[out]!.primaryAddress : 0) || this.ip;
   }
 
+  dropDetail(reason: DropReason, p: PacketPool, id: number): Record<string, number | string> | undefined {
+    if (reason !== 'rp_filter_martian') return undefined;
+    const iface = this.ifaces[p.iface[id]!];
+    return iface ? { iface: iface.name, ifaceHasAddress: iface.hasAddress ? 1 : 0, rpFilter: Math.max(this.rpFilterAll, iface.rpFilter) } : undefined;
+  }
+
   describeDrop(reason: DropReason, p: PacketPool, id: number): string | undefined {
     switch (reason) {
       case 'rp_filter_martian': {

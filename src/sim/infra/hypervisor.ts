@@ -165,6 +165,17 @@ export class Hypervisor {
     }
   }
 
+  dropDetail(reason: DropReason): Record<string, number | string> | undefined {
+    if (reason !== 'hypervisor_conntrack_exceeded') return undefined;
+    const top = this.table.busiestDestination();
+    const detail: Record<string, number | string> = { used: this.table.size, allowance: this.table.max };
+    if (top) {
+      detail['busiestDst'] = top.ip;
+      detail['busiestShare'] = top.entries / top.sampled;
+    }
+    return detail;
+  }
+
   /** The destination most tracked entries point at, for the explanation of a full table; scans the table, so call rarely. */
   describeFullness(): string {
     const used = `${this.table.size} of ${this.table.max} tracked connections in use`;

@@ -23,6 +23,8 @@ export interface DropSite {
   readonly lastDropLog: Float64Array;
   /** A one-line cause for a drop of this reason, built only when the drop is logged. */
   describeDrop?(reason: DropReason, packets: PacketPool, id: number): string | undefined;
+  /** The same cause as facts for the "why" chains, also built only when the drop is logged. */
+  dropDetail?(reason: DropReason, packets: PacketPool, id: number): Record<string, number | string> | undefined;
 }
 
 /** Something outside the nodes that packets reach through the fabric: a router, a load balancer, a DNS provider. */
@@ -311,10 +313,22 @@ export class Network {
     const p = this.packets;
     if (p.proto[id] === Proto.tcp && (p.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && p.message[id] === 1) {
       this.newFlow(p.dstIp[id]!).inc();
+      this.ctx.causes.attempt(p.dstIp[id]!, this.originOf(p.srcIp[id]!));
     }
     const target = this.fabric.route(p.outerDst[id] || p.dstIp[id]!);
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
     else this.toTarget(id, target);
+  }
+
+  /** Who a source address belongs to: a pod's deployment, a node, an element, or the bare address. */
+  private originOf(src: number): string {
+    const holder = this.fabric.route(src);
+    if (holder === NOWHERE) return formatIpv4(src);
+    if (isElement(holder)) return this.elements[elementOf(holder)]!.entity;
+    const host = this.hosts[hostOf(holder)]!;
+    if (host.ip === src) return host.entity;
+    const pod = host.pods.get(src);
+    return pod ? `deployment/${pod.deployment}` : formatIpv4(src);
   }
 
   /** The flow-log view: new connection attempts (first SYNs, not retransmissions) crossing the fabric, per destination. */
@@ -444,6 +458,11 @@ export class Network {
     const now = this.ctx.sched.now;
     if (now - site.lastDropLog[r]! >= DROP_LOG_INTERVAL) {
       site.lastDropLog[r] = now;
+      this.ctx.causes.record(reason, site.entity, now, {
+        src: p.srcIp[id]!,
+        dst: p.dstIp[id]!,
+        ...site.dropDetail?.(reason, p, id),
+      });
       const what = p.proto[id] === Proto.udp ? 'UDP' : describeFlags(p.flags[id]!);
       const cause = site.describeDrop?.(reason, p, id);
       this.ctx.note(
@@ -453,7 +472,7 @@ export class Network {
         `dropped ${what} ${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]} → ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]} (${reason})`,
         cause === undefined ? { reason } : { reason, cause },
       );
-    }
+    } else this.ctx.causes.record(reason, site.entity, now);
     p.release(id);
   }
 }

@@ -1,0 +1,115 @@
+import { formatIpv4 } from '../net/ipv4';
+import type { CauseFact, CauseLog } from './causes';
+
+/** One link of a causal chain: where, what happened, and the recorded numbers behind it. */
+export interface WhyStep {
+  entity: string;
+  text: string;
+}
+
+/** From a symptom down to what set it off, each step read from facts the mechanisms recorded during the run. */
+export interface WhyChain {
+  symptom: string;
+  steps: WhyStep[];
+}
+
+/** What the chain builder asks of the world about addresses and deployments. */
+export interface WhyWorld {
+  /** The pod that last held an address: its entity, when it was deleted (µs) if it was, and whether it is gone. */
+  podByIp(ip: number): { entity: string; deletedAt?: number; gone: boolean } | undefined;
+  /** The instance or node an address is attached to now, if any. */
+  holderOf(ip: number): string | undefined;
+  /** The node (entity) a pod runs on. */
+  nodeOf(podEntity: string): string | undefined;
+  /** How a deployment's clients reconnect, in a few words, if it has clients. */
+  reconnectPolicy(deployment: string): string | undefined;
+}
+
+const seconds = (us: number) => `${(us / 1e6).toFixed(1)} s`;
+
+/**
+ * Builds chains for the run's main symptoms, following recorded causes only: a step appears when its fact was
+ * recorded, so a chain stops where the evidence does.
+ */
+export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
+  const chains: WhyChain[] = [];
+  const serverErrors = causes.of('grpc_dependency_error')[0];
+  if (serverErrors) {
+    const node = world.nodeOf(serverErrors.entity);
+    const steps: WhyStep[] = [
+      { entity: serverErrors.entity, text: `${serverErrors.count} queries failed because the pod's dependencies did not resolve` },
+    ];
+    if (node) steps.push(...dnsSteps(causes, world, node));
+    chains.push({ symptom: `server errors at ${serverErrors.entity}`, steps });
+  }
+  const refused = causes.of('dns_refused')[0];
+  if (refused && refused.entity !== chains[0]?.steps[1]?.entity) {
+    chains.push({ symptom: `DNS refusals at ${refused.entity}`, steps: dnsSteps(causes, world, refused.entity) });
+  }
+  const exceeded = causes.of('hypervisor_conntrack_exceeded')[0];
+  if (exceeded && chains.length === 0) {
+    chains.push({ symptom: `drops at ${exceeded.entity}`, steps: allowanceSteps(causes, world, exceeded) });
+  }
+  const martians = causes.of('rp_filter_martian')[0];
+  if (martians && chains.length === 0) {
+    const d = martians.detail;
+    const iface = d['iface'] === undefined ? '' : ` on ${d['iface']}${d['ifaceHasAddress'] === 0 ? ', which has no IPv4 address' : ''}`;
+    const steps: WhyStep[] = [{ entity: martians.entity, text: `${martians.count} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
+    if (typeof d['dst'] === 'number') steps.push(...addressSteps(causes, world, d['dst']));
+    chains.push({ symptom: `martian drops at ${martians.entity}`, steps });
+  }
+  return chains;
+}
+
+/** node-local DNS on a node: refusals, failing upstream connections, and the instance's allowance under them. */
+function dnsSteps(causes: CauseLog, world: WhyWorld, node: string): WhyStep[] {
+  const steps: WhyStep[] = [];
+  const refused = causes.find('dns_refused', node);
+  const saturated = causes.find('dns_saturated', node);
+  if (refused) {
+    const limit = saturated ? ` with all ${saturated.detail['maxConcurrent']} max_concurrent slots taken` : '';
+    steps.push({ entity: node, text: `node-local DNS answered ${refused.count} queries REFUSED${limit}` });
+  }
+  const upstream = causes.find('dns_upstream_error', node);
+  if (upstream) steps.push({ entity: node, text: `its queries to the upstream DNS failed ${upstream.count} times: connections could not be opened or went unanswered` });
+  const instance = `instance/${node.slice('node/'.length)}`;
+  const exceeded = causes.find('hypervisor_conntrack_exceeded', instance);
+  if (exceeded) steps.push(...allowanceSteps(causes, world, exceeded));
+  return steps;
+}
+
+/** A full tracked-connection table: how full, what fills it, and from there who sends to that address. */
+function allowanceSteps(causes: CauseLog, world: WhyWorld, exceeded: CauseFact): WhyStep[] {
+  const d = exceeded.detail;
+  const steps: WhyStep[] = [
+    { entity: exceeded.entity, text: `the hypervisor dropped ${exceeded.count} packets of new flows: ${d['used']} of ${d['allowance']} tracked connections in use` },
+  ];
+  const busiest = d['busiestDst'];
+  if (typeof busiest === 'number') {
+    const share = Math.round(100 * Number(d['busiestShare'] ?? 0));
+    steps.push({ entity: exceeded.entity, text: `${share} % of the tracked flows sampled go to ${formatIpv4(busiest)}` });
+    steps.push(...addressSteps(causes, world, busiest));
+  }
+  return steps;
+}
+
+/** Whose address it was, where it still lives, and who keeps trying to reach it. */
+function addressSteps(causes: CauseLog, world: WhyWorld, ip: number): WhyStep[] {
+  const steps: WhyStep[] = [];
+  const address = formatIpv4(ip);
+  const pod = world.podByIp(ip);
+  if (pod?.deletedAt !== undefined) {
+    const holder = world.holderOf(ip);
+    const still = holder ? `; the address is still attached to ${holder}` : '';
+    steps.push({ entity: pod.entity, text: `${address} was this pod's address; it was deleted at ${seconds(pod.deletedAt)}${still}` });
+  }
+  const attempts = causes.attemptsTo(ip);
+  if (attempts.length > 0) {
+    const [origin, count] = attempts[0]!;
+    steps.push({ entity: origin, text: `made ${count} of the ${attempts.reduce((n, [, c]) => n + c, 0)} connection attempts to ${address}` });
+    const deployment = origin.startsWith('deployment/') ? origin.slice('deployment/'.length) : undefined;
+    const policy = deployment ? world.reconnectPolicy(deployment) : undefined;
+    if (policy) steps.push({ entity: origin, text: policy });
+  }
+  return steps;
+}
