@@ -311,11 +311,14 @@ export class Network {
 
   private atFabric(id: number): void {
     const p = this.packets;
-    if (p.proto[id] === Proto.tcp && (p.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && p.message[id] === 1) {
-      this.newFlow(p.dstIp[id]!).inc();
-      this.ctx.causes.attempt(p.dstIp[id]!, this.originOf(p.srcIp[id]!));
-    }
     const target = this.fabric.route(p.outerDst[id] || p.dstIp[id]!);
+    if (p.proto[id] === Proto.tcp && (p.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && p.message[id] === 1) {
+      const dst = p.dstIp[id]!;
+      this.newFlow(dst).inc();
+      // Who keeps dialling an address no pod holds is evidence for the "why" chains; healthy dials are not recorded.
+      const live = target >= 0 && this.hosts[hostOf(target)]!.pods.has(dst);
+      if (!live) this.ctx.causes.attempt(dst, this.originOf(p.srcIp[id]!));
+    }
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
     else this.toTarget(id, target);
   }
@@ -328,7 +331,7 @@ export class Network {
     const host = this.hosts[hostOf(holder)]!;
     if (host.ip === src) return host.entity;
     const pod = host.pods.get(src);
-    return pod ? `deployment/${pod.deployment}` : formatIpv4(src);
+    return pod ? pod.deploymentEntity : formatIpv4(src);
   }
 
   /** The flow-log view: new connection attempts (first SYNs, not retransmissions) crossing the fabric, per destination. */

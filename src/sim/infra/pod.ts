@@ -41,6 +41,12 @@ export class Pod {
     return `pod/${this.name}`;
   }
 
+  /** The pod's deployment as an entity, built once: it names the origin of every connection the pod makes. */
+  get deploymentEntity(): string {
+    return (this.deploymentEntityText ??= `deployment/${this.deployment}`);
+  }
+  private deploymentEntityText: string | undefined;
+
   get hostIndex(): number {
     return this.host.index;
   }

@@ -15,7 +15,7 @@ export interface CauseFact {
 export class CauseLog {
   /** By kind, then entity: two lookups with strings the callers already hold, so a count allocates nothing. */
   private readonly facts = new Map<string, Map<string, CauseFact>>();
-  /** New connection attempts per destination address, by the deployment (or other origin) that made them. */
+  /** New connection attempts to addresses no pod held, by the deployment (or other origin) that made them. */
   private readonly attempts = new Map<number, Map<string, number>>();
 
   /** Counts one occurrence; `detail`, when given, replaces the stored detail (pass it only now and then). */
@@ -29,7 +29,7 @@ export class CauseLog {
     if (detail) fact.detail = detail;
   }
 
-  /** A connection attempt to `dst` by `origin` (a deployment name, or an entity outside them). */
+  /** A connection attempt to `dst`, which no pod held, by `origin` (a deployment entity, or another entity). */
   attempt(dst: number, origin: string): void {
     let byOrigin = this.attempts.get(dst);
     if (!byOrigin) this.attempts.set(dst, (byOrigin = new Map()));
