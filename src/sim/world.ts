@@ -94,6 +94,9 @@ export class World {
     const servers = new HttpServers(ctx, this.tcp);
     const clients = new HttpClients(ctx, this.tcp);
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
+    // What the instances cost, so a fix that doubles their size shows its price next to its effect.
+    const sizes = topology.nodes.reduce((sum, n) => sum + (n.platform === 'cloud' ? n.size : 0), 0);
+    ctx.metrics.gauge('cluster.cost_per_hour').set(sizes * params.instance.hourlyCost);
 
     const dns = topology.dns ? setUpDns(this, topology.dns) : null;
     this.dns = dns?.system ?? null;

@@ -59,6 +59,7 @@ describe('scenario defaults', () => {
         udpStreamTimeoutS: 180,
         ipReleaseDelayS: 30,
         sourceDestCheck: true,
+        hourlyCost: 0.768,
       },
     });
     expect(s.topology.nodes[0]?.platform).toBe('bare-metal');

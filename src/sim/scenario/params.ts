@@ -134,6 +134,8 @@ const instance = z.strictObject({
   ipReleaseDelayS: z.number().min(0).default(30),
   // EC2 checks source/destination by default: an instance may only send from its own addresses.
   sourceDestCheck: z.boolean().default(true),
+  // Model choice: the incident's m5.4xlarge at AWS's commonly listed us-east-1 on-demand rate, $0.768/h (m5.large $0.096 × 8).
+  hourlyCost: z.number().min(0).default(0.768),
 });
 
 /** Per-deployment knobs, under params.<deployment name>: they override what the topology says for that deployment. */
