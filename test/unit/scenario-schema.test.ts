@@ -273,6 +273,27 @@ describe('syntax errors', () => {
   });
 });
 
+describe('chapters', () => {
+  it('are kept in order with their text, and checked against the run', () => {
+    const doc = placed();
+    doc['chapters'] = [
+      { at: 0, title: 'Calm', text: 'Everything answers.' },
+      { at: 20, title: 'The deletion', text: 'web-0 goes.', action: 'Watch the drops panel.' },
+    ];
+    const result = loadScenario(JSON.stringify(doc), 'x.json', { faultIds: FAULTS });
+    expect(result.ok && result.scenario.chapters[1]).toEqual({ at: 20, title: 'The deletion', text: 'web-0 goes.', action: 'Watch the drops panel.' });
+    doc['chapters'] = [
+      { at: 30, title: 'Later', text: 'x' },
+      { at: 10, title: 'Earlier', text: 'y' },
+      { at: 9999, title: 'Never', text: 'z' },
+    ];
+    expect(errorsFor(doc)).toEqual([
+      'chapters[1].at: chapters must be in time order: 10 s comes after 30 s',
+      'chapters[2].at: 9999 s is after the end of the run (duration 60 s)',
+    ]);
+  });
+});
+
 describe('per-deployment knobs under params.<deployment>', () => {
   it('override what the topology says for that deployment', () => {
     const result = loadScenario(fixture('scenario-placed.yaml'), 'x.yaml', { faultIds: FAULTS, sets: ['params.web.replicas=7', 'params.web.gracePeriodS=10'] });

@@ -233,6 +233,11 @@ function checkTimes(scenario: Scenario, report: Report): void {
       report(['timeline', i, 'target'], `unknown ${kind} "${name}"${didYouMean(name, names)}`);
     }
   });
+  scenario.chapters.forEach((chapter, i) => {
+    if (chapter.at > duration) report(['chapters', i, 'at'], `${chapter.at} s is after the end of the run (duration ${duration} s)`);
+    const before = scenario.chapters[i - 1];
+    if (before && chapter.at < before.at) report(['chapters', i, 'at'], `chapters must be in time order: ${chapter.at} s comes after ${before.at} s`);
+  });
   scenario.expect.forEach((expectation, i) => {
     if (expectation.window === undefined) return;
     const [from, to] = expectation.window;

@@ -38,6 +38,15 @@ const expectation = z.strictObject({
   value: z.number(),
 });
 
+/** A chapter of the story a scenario tells, for a workshop host stepping through it: when, what, and what to try. */
+const chapter = z.strictObject({
+  at: z.number().min(0),
+  title: z.string().min(1).max(120),
+  text: z.string().min(1),
+  // What the audience or the host should do now, e.g. "Open the flow log" or "Apply the fix default-backoff".
+  action: z.string().optional(),
+});
+
 const scenarioObject = z.strictObject({
   version: z.literal(SCENARIO_VERSION),
   id,
@@ -50,6 +59,7 @@ const scenarioObject = z.strictObject({
   timeline: z.array(timelineEntry).default([]),
   fixes: z.record(id, fix).default({}),
   expect: z.array(expectation).default([]),
+  chapters: z.array(chapter).default([]),
 });
 
 /** The scenario format, version 1: structure with defaults, then the checks that span fields. */
@@ -70,3 +80,4 @@ export type ScenarioService = Scenario['topology']['services'][string];
 export type TimelineEntry = Scenario['timeline'][number];
 export type ScenarioFix = Scenario['fixes'][string];
 export type Expectation = Scenario['expect'][number];
+export type Chapter = Scenario['chapters'][number];
