@@ -32,7 +32,7 @@ export interface PacketElement extends DropSite {
   receive(id: number): void;
 }
 
-/** A namespace is a pod index, or a host as -1 - host index. */
+/** A namespace is a pod index, or -1 - n for the n-th host and then the external elements (see elementNamespace). */
 export const hostNamespace = (host: number): number => -1 - host;
 
 /**

@@ -138,7 +138,7 @@ export class Tcp {
   }
 }
 
-/** One pod's sockets and listeners. */
+/** One network namespace's sockets and listeners: a pod's, a node's host network, or an external machine's. */
 export class TcpStack {
   /** Sockets by local port: one socket alone (a client's ephemeral port), or a map by peer (a server port). */
   private readonly byPort = new Map<number, Socket | Map<number, Socket>>();
@@ -148,7 +148,7 @@ export class TcpStack {
   constructor(
     readonly tcp: Tcp,
     readonly ip: number,
-    /** Network namespace: a pod index, or a host as -1 - host index. */
+    /** Network namespace: a pod index, or -1 - n for the n-th host and then the external elements (Network.elementNamespace). */
     readonly ns: number,
   ) {}
 

@@ -32,7 +32,7 @@ export class UdpStack {
   constructor(
     readonly udp: Udp,
     readonly ip: number,
-    /** Network namespace: a pod index, or a host as -1 - host index. */
+    /** Network namespace: a pod index, or -1 - n for the n-th host and then the external elements (Network.elementNamespace). */
     readonly ns: number,
   ) {}
 
