@@ -2,12 +2,6 @@ import type { Ipv4 } from '../net/ipv4';
 import { Proto } from '../net/packet';
 import { EndpointSlice } from './endpoint-slice';
 
-export interface Endpoint {
-  ip: number;
-  port: number;
-  pod: number;
-}
-
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 /** externalTrafficPolicy: applies to traffic sent to a node port or the load-balancer IP (REFERENCE G.3). */
 export type TrafficPolicy = 'Cluster' | 'Local';
