@@ -45,6 +45,7 @@ export class World {
   readonly dns: DnsSystem | null;
   /** Each gRPC client deployment's settings, for the "why" chains. */
   private readonly clientSettings = new Map<string, GrpcClientSettings>();
+  private readonly httpClients = new Set<string>();
   readonly workloads: Workloads;
   readonly kubeProxy: KubeProxy;
   private topologyVersion = 0;
@@ -140,6 +141,7 @@ export class World {
       else {
         const service = this.services.get(dep.target!)!;
         const target = { name: service.name, ip: service.clusterIp, port: service.port };
+        this.httpClients.add(name);
         this.workloads.addDeployment(spec, (pod) => clients.create(pod, target));
       }
     }
@@ -198,6 +200,10 @@ export class World {
       },
       nodeOf: (entity) => this.workloads.pods.find((p) => p.entity === entity)?.host.entity,
       reconnectPolicy: (deployment) => {
+        if (this.httpClients.has(deployment)) {
+          const c = this.ctx.params.client;
+          return `its clients redial ${c.reconnectMs} ms after a connection fails and give each attempt ${c.connectTimeoutMs} ms`;
+        }
         const s = this.clientSettings.get(deployment);
         if (!s) return undefined;
         const how = s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (a fixed interval)` : "by gRPC's backoff (1 s, ×1.6, up to 120 s)";

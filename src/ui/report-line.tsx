@@ -1,9 +1,10 @@
 import { useApp } from '../state/app-store';
 import { useFrame } from '../state/frame-store';
 import { ExpectationResults } from './expectation-results';
+import { WhyChains } from './why-chains';
 import { formatCount } from './format';
 
-/** The run's outcome once it is done: expectations and the digest that reproduces it on the command line. */
+/** The run's outcome once it is done: expectations, why chains and the digest that reproduces it on the command line. */
 export function ReportLine() {
   const report = useApp((s) => s.report);
   const status = useApp((s) => s.status);
@@ -27,6 +28,7 @@ export function ReportLine() {
         {report.fixes.length > 0 && ` · fixes ${report.fixes.join(', ')}`}
       </span>
       {report.expect.length > 0 && <ExpectationResults results={report.expect} />}
+      {report.why.length > 0 && <WhyChains chains={report.why} />}
       <span className="ml-auto flex items-center gap-2">
         <span className="text-slate-500 dark:text-slate-400">digest</span>
         <code data-testid="digest" className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-sm font-semibold text-slate-800 select-all dark:bg-slate-800 dark:text-slate-100">

@@ -252,6 +252,12 @@ describe('Netmortem in a browser', () => {
       expect(plainDigest).toBe(plain.digest);
       await expectRowsMatch(page, plain);
       expect(await text(page, 'active-fixes')).toBe('none applied');
+      // The why chain the run recorded, step for step as Node builds it.
+      expect(await text(page, 'why-summary')).toBe(`Why: ${plain.why[0]!.symptom}`);
+      await byTestId(page, 'why-summary').click();
+      const steps = await byTestId(page, 'why-step').allTextContents();
+      expect(steps.map((t) => t.replace(/^←/, ''))).toEqual(plain.why[0]!.steps.map((s) => `${s.entity}${s.text}`));
+      await page.keyboard.press('Escape');
 
       // Ticked from the keyboard: Space on a focused checkbox toggles it instead of play/pause.
       await fixToggle(page, FIX).focus();
