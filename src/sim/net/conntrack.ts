@@ -45,6 +45,13 @@ const EMPTY = -1;
 const INITIAL_CAPACITY = 1024;
 // The kernel's gc worker and early_drop look at a bounded number of entries at a time (nf_conntrack_core.c).
 const RECLAIM_SCAN = 64;
+// Words per entry in the interleaved tuple array, and the fields packed into its seventh word.
+const STRIDE = 8;
+const PROTO_MASK = 0xff;
+const STATE_MASK = 0xff00;
+const LIVE = 0x10000;
+/** Both ports of a direction in one word, source port high. */
+const packPorts = (srcPort: number, dstPort: number): number => ((srcPort << 16) | dstPort) >>> 0;
 
 /**
  * How a tracked TCP flow moves between states as packets pass, simplified from nf_conntrack_proto_tcp.c: a SYN opens,
@@ -75,18 +82,12 @@ export function nextUdpState(state: CtStateId, reply: boolean): CtStateId {
  * Expired entries count until a lookup, a sweep or a reclaim finds them, like the kernel's garbage collector.
  */
 export class ConntrackTable {
-  private proto = new Uint8Array(0);
-  private origSrc = new Uint32Array(0);
-  private origSport = new Uint16Array(0);
-  private origDst = new Uint32Array(0);
-  private origDport = new Uint16Array(0);
-  private replySrc = new Uint32Array(0);
-  private replySport = new Uint16Array(0);
-  private replyDst = new Uint32Array(0);
-  private replyDport = new Uint16Array(0);
-  private state = new Uint8Array(0);
+  /**
+   * Entries interleaved, STRIDE words each, so a probe reads one cache line: original source, destination and ports,
+   * reply source, destination and ports, then proto | state << 8 | live << 16.
+   */
+  private tuples = new Uint32Array(0);
   private expires = new Float64Array(0);
-  private live = new Uint8Array(0);
   private freeIds = new Int32Array(0);
   private freeCount = 0;
   private capacity = 0;
@@ -128,7 +129,7 @@ export class ConntrackTable {
 
   /** Like `lookup`, but returns entry id × 2 + direction (1 when the packet travels the reply way). */
   lookupRef(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number, now: SimTime): number {
-    const slot = this.find(proto, srcIp, srcPort, dstIp, dstPort);
+    const slot = this.find(proto, srcIp >>> 0, dstIp >>> 0, packPorts(srcPort, dstPort));
     if (slot < 0) return -1;
     const ref = this.slots[slot]!;
     if (this.expires[ref >> 1]! <= now) {
@@ -140,7 +141,7 @@ export class ConntrackTable {
 
   /** Whether the entry was created by a packet in the other direction from this one. */
   isReply(id: number, srcIp: number, srcPort: number): boolean {
-    return this.origSrc[id] !== srcIp || this.origSport[id] !== srcPort;
+    return this.originalSource(id) !== srcIp >>> 0 || this.originalSourcePort(id) !== srcPort;
   }
 
   /** Tracks a new flow whose replies are the reversed original; -1 when the table is full. */
@@ -169,16 +170,15 @@ export class ConntrackTable {
     if (this.count >= this.max && !this.reclaim(now)) return -1;
     if (this.freeCount === 0) this.grow(Math.min(this.max, this.capacity * 2));
     const id = this.freeIds[--this.freeCount]!;
-    this.proto[id] = proto;
-    this.origSrc[id] = srcIp;
-    this.origSport[id] = srcPort;
-    this.origDst[id] = dstIp;
-    this.origDport[id] = dstPort;
-    this.replySrc[id] = replySrc;
-    this.replySport[id] = replySport;
-    this.replyDst[id] = replyDst;
-    this.replyDport[id] = replyDport;
-    this.live[id] = 1;
+    const t = this.tuples;
+    const b = id * STRIDE;
+    t[b] = srcIp;
+    t[b + 1] = dstIp;
+    t[b + 2] = packPorts(srcPort, dstPort);
+    t[b + 3] = replySrc;
+    t[b + 4] = replyDst;
+    t[b + 5] = packPorts(replySport, replyDport);
+    t[b + 6] = proto | LIVE;
     this.place(id * 2);
     this.place(id * 2 + 1);
     this.count++;
@@ -188,7 +188,8 @@ export class ConntrackTable {
 
   /** Moves an entry to a state and restarts that state's timeout. */
   update(id: number, state: CtStateId, now: SimTime): void {
-    this.state[id] = state;
+    const b = id * STRIDE + 6;
+    this.tuples[b] = (this.tuples[b]! & ~STATE_MASK) | (state << 8);
     const expires = now + this.timeouts[state]!;
     this.expires[id] = expires;
     if (expires < this.expiryFloor) this.expiryFloor = expires;
@@ -196,7 +197,7 @@ export class ConntrackTable {
   }
 
   stateOf(id: number): CtStateId {
-    return this.state[id] as CtStateId;
+    return ((this.tuples[id * STRIDE + 6]! & STATE_MASK) >>> 8) as CtStateId;
   }
 
   expiresAt(id: number): SimTime {
@@ -205,43 +206,47 @@ export class ConntrackTable {
 
   /** Where replies of this entry come from and go to: the NAT rewrite a packet of the flow gets. */
   replySource(id: number): number {
-    return this.replySrc[id]!;
+    return this.tuples[id * STRIDE + 3]!;
   }
   replySourcePort(id: number): number {
-    return this.replySport[id]!;
+    return this.tuples[id * STRIDE + 5]! >>> 16;
   }
   replyDestination(id: number): number {
-    return this.replyDst[id]!;
+    return this.tuples[id * STRIDE + 4]!;
   }
   replyDestinationPort(id: number): number {
-    return this.replyDport[id]!;
+    return this.tuples[id * STRIDE + 5]! & 0xffff;
   }
   originalSource(id: number): number {
-    return this.origSrc[id]!;
+    return this.tuples[id * STRIDE]!;
   }
   originalSourcePort(id: number): number {
-    return this.origSport[id]!;
+    return this.tuples[id * STRIDE + 2]! >>> 16;
   }
   originalDestination(id: number): number {
-    return this.origDst[id]!;
+    return this.tuples[id * STRIDE + 1]!;
   }
   originalDestinationPort(id: number): number {
-    return this.origDport[id]!;
+    return this.tuples[id * STRIDE + 2]! & 0xffff;
   }
 
   remove(id: number): void {
     this.unplace(this.slotOf(id * 2));
     this.unplace(this.slotOf(id * 2 + 1));
-    this.live[id] = 0;
+    this.tuples[id * STRIDE + 6] = 0;
     this.freeIds[this.freeCount++] = id;
     this.count--;
+  }
+
+  private isLive(id: number): boolean {
+    return (this.tuples[id * STRIDE + 6]! & LIVE) !== 0;
   }
 
   /** Removes every entry whose timeout has passed; returns how many went. */
   expire(now: SimTime): number {
     let removed = 0;
     for (let id = 0; id < this.capacity; id++) {
-      if (this.live[id] === 1 && this.expires[id]! <= now) {
+      if (this.isLive(id) && this.expires[id]! <= now) {
         this.remove(id);
         removed++;
       }
@@ -254,7 +259,7 @@ export class ConntrackTable {
     let removed = 0;
     for (let i = 0; i < budget && this.capacity > 0; i++) {
       const id = this.reclaimCursor;
-      if (this.live[id] === 1) {
+      if (this.isLive(id)) {
         const expires = this.expires[id]!;
         if (expires <= now) {
           this.remove(id);
@@ -281,9 +286,9 @@ export class ConntrackTable {
     let best: { ip: number; entries: number; sampled: number } | null = null;
     let sampled = 0;
     for (let id = 0; id < this.capacity && sampled < sample; id++) {
-      if (this.live[id] !== 1) continue;
+      if (!this.isLive(id)) continue;
       sampled++;
-      const ip = this.origDst[id]!;
+      const ip = this.originalDestination(id);
       const n = (counts.get(ip) ?? 0) + 1;
       counts.set(ip, n);
       if (!best || n > best.entries) best = { ip, entries: n, sampled: 0 };
@@ -301,23 +306,12 @@ export class ConntrackTable {
   private grow(capacity: number): void {
     const old = this.capacity;
     if (capacity <= old) return;
-    const widen = <T extends Uint32Array | Uint16Array | Uint8Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
-      const b = make(capacity);
-      b.set(a);
-      return b;
-    };
-    this.proto = widen(this.proto, (n) => new Uint8Array(n));
-    this.origSrc = widen(this.origSrc, (n) => new Uint32Array(n));
-    this.origSport = widen(this.origSport, (n) => new Uint16Array(n));
-    this.origDst = widen(this.origDst, (n) => new Uint32Array(n));
-    this.origDport = widen(this.origDport, (n) => new Uint16Array(n));
-    this.replySrc = widen(this.replySrc, (n) => new Uint32Array(n));
-    this.replySport = widen(this.replySport, (n) => new Uint16Array(n));
-    this.replyDst = widen(this.replyDst, (n) => new Uint32Array(n));
-    this.replyDport = widen(this.replyDport, (n) => new Uint16Array(n));
-    this.state = widen(this.state, (n) => new Uint8Array(n));
-    this.expires = widen(this.expires, (n) => new Float64Array(n));
-    this.live = widen(this.live, (n) => new Uint8Array(n));
+    const tuples = new Uint32Array(capacity * STRIDE);
+    tuples.set(this.tuples);
+    this.tuples = tuples;
+    const expires = new Float64Array(capacity);
+    expires.set(this.expires);
+    this.expires = expires;
     const freeIds = new Int32Array(capacity);
     freeIds.set(this.freeIds.subarray(0, this.freeCount));
     let free = this.freeCount;
@@ -330,42 +324,41 @@ export class ConntrackTable {
     this.slots = new Int32Array(size).fill(EMPTY);
     this.mask = size - 1;
     for (let id = 0; id < old; id++) {
-      if (this.live[id] !== 1) continue;
+      if (!this.isLive(id)) continue;
       this.place(id * 2);
       this.place(id * 2 + 1);
     }
   }
 
-  private hash(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): number {
-    let h = Math.imul(srcIp ^ 0x9e3779b9, 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13) ^ dstIp, 0xc2b2ae35);
-    h = Math.imul(h ^ (h >>> 16) ^ ((srcPort << 16) | dstPort), 0x27d4eb2f);
+  private hash(proto: number, src: number, dst: number, ports: number): number {
+    let h = Math.imul(src ^ 0x9e3779b9, 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13) ^ dst, 0xc2b2ae35);
+    h = Math.imul(h ^ (h >>> 16) ^ ports, 0x27d4eb2f);
     h ^= proto;
     return (h ^ (h >>> 15)) & this.mask;
   }
 
   /** The hash of the tuple a reference stands for: the original, or the reply as it travels. */
   private homeOf(ref: number): number {
-    const id = ref >> 1;
-    return (ref & 1) === 0
-      ? this.hash(this.proto[id]!, this.origSrc[id]!, this.origSport[id]!, this.origDst[id]!, this.origDport[id]!)
-      : this.hash(this.proto[id]!, this.replySrc[id]!, this.replySport[id]!, this.replyDst[id]!, this.replyDport[id]!);
+    const t = this.tuples;
+    const b = (ref >> 1) * STRIDE;
+    const proto = t[b + 6]! & PROTO_MASK;
+    return (ref & 1) === 0 ? this.hash(proto, t[b]!, t[b + 1]!, t[b + 2]!) : this.hash(proto, t[b + 3]!, t[b + 4]!, t[b + 5]!);
   }
 
-  private matches(ref: number, proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): boolean {
-    const id = ref >> 1;
-    if (this.proto[id] !== proto) return false;
-    if ((ref & 1) === 0) {
-      return this.origSrc[id] === srcIp && this.origSport[id] === srcPort && this.origDst[id] === dstIp && this.origDport[id] === dstPort;
-    }
-    return this.replySrc[id] === srcIp && this.replySport[id] === srcPort && this.replyDst[id] === dstIp && this.replyDport[id] === dstPort;
+  private matches(ref: number, proto: number, src: number, dst: number, ports: number): boolean {
+    const t = this.tuples;
+    const b = (ref >> 1) * STRIDE;
+    if ((t[b + 6]! & PROTO_MASK) !== proto) return false;
+    const o = (ref & 1) === 0 ? b : b + 3;
+    return t[o] === src && t[o + 1] === dst && t[o + 2] === ports;
   }
 
-  private find(proto: number, srcIp: number, srcPort: number, dstIp: number, dstPort: number): number {
-    for (let slot = this.hash(proto, srcIp, srcPort, dstIp, dstPort); ; slot = (slot + 1) & this.mask) {
+  private find(proto: number, src: number, dst: number, ports: number): number {
+    for (let slot = this.hash(proto, src, dst, ports); ; slot = (slot + 1) & this.mask) {
       const ref = this.slots[slot]!;
       if (ref === EMPTY) return -1;
-      if (this.matches(ref, proto, srcIp, srcPort, dstIp, dstPort)) return slot;
+      if (this.matches(ref, proto, src, dst, ports)) return slot;
     }
   }
 
