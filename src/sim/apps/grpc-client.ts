@@ -80,7 +80,7 @@ interface Rpc {
   done: boolean;
 }
 
-// Seconds from a pod's deletion until a client's resolver drops its address: steps of the 30 s resolution window.
+// Seconds from a pod's deletion until a client's resolver drops its address: steps of the 30 s resolution interval
 const SWITCHOVER_BUCKETS = [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 75, 90, 105, 120, 150, 180];
 
 // Latency buckets in ms, from a fast answer to a deadline.
