@@ -133,3 +133,26 @@ describe('why: causal chains from recorded causes', () => {
     expect(sim.report(0).why).toEqual([]);
   });
 });
+
+describe('knobs move the storm the way they should', () => {
+  const attemptsAfterRollout = (r: RunReport) => sum(values(r, 'grpc.client.connect_attempts'), 31, 60);
+
+  it('halving the redial interval roughly doubles the connection attempts at the dead addresses', () => {
+    const base = attemptsAfterRollout(run(['params.alerting.reconnectIntervalMs=600', 'params.alerting.minConnectTimeoutMs=600']));
+    const half = attemptsAfterRollout(run(['params.alerting.reconnectIntervalMs=300', 'params.alerting.minConnectTimeoutMs=300']));
+    expect(half / base).toBeGreaterThan(1.7);
+    expect(half / base).toBeLessThan(2.3);
+  });
+
+  it('an allowance above the peak demand removes the hypervisor drops; a small one brings them', () => {
+    expect(run(['params.instance.conntrackAllowance=300']).drops.hypervisor_conntrack_exceeded).toBeGreaterThan(0);
+    expect(run(['params.instance.conntrackAllowance=100000']).drops.hypervisor_conntrack_exceeded ?? 0).toBe(0);
+  });
+
+  it('an address on the pod interface turns the martians into traffic the node sees', () => {
+    const withIp = run(['params.node.podInterfaceHasIp=true']);
+    expect(withIp.drops.rp_filter_martian ?? 0).toBe(0);
+    // Loose rp_filter now lets the SYNs in; the node forwards them and the instance's source/destination check stops them.
+    expect(withIp.drops.source_dest_check).toBeGreaterThan(0);
+  });
+});
