@@ -5,7 +5,8 @@ import type { ScenarioSummary, Speed } from '../worker/protocol';
 import type { ScenarioEntry } from './scenario-index';
 import { DEFAULT_SPEED } from './speed';
 
-export type RunStatus = 'running' | 'paused' | 'done';
+/** `pausing`: the user paused and the worker has not yet confirmed; frames already on their way may still land. */
+export type RunStatus = 'running' | 'pausing' | 'paused' | 'done';
 
 export interface AppError {
   /** Shown as-is; one problem per line. */

@@ -4,12 +4,14 @@ import { formatClock } from './format';
 
 const statusStyle = {
   running: 'bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200',
+  pausing: 'bg-slate-200 text-slate-700 dark:bg-slate-800 dark:text-slate-300',
   paused: 'bg-slate-200 text-slate-700 dark:bg-slate-800 dark:text-slate-300',
   done: 'bg-indigo-100 text-indigo-800 dark:bg-indigo-900/60 dark:text-indigo-200',
 } as const;
 
 const dotStyle = {
   running: 'bg-emerald-500 animate-pulse',
+  pausing: 'bg-slate-400 animate-pulse',
   paused: 'bg-slate-400',
   done: 'bg-indigo-500',
 } as const;

@@ -41,7 +41,9 @@ function onMessage(gen: number, message: WorkerMessage): void {
   }
   ingestFrame(message);
   // Speed is not taken from frames: the UI owns it, and a frame sent before a setSpeed arrived would undo a key press.
-  const status = message.done ? 'done' : message.running ? 'running' : 'paused';
+  // A frame sent before the worker saw the pause keeps the status at 'pausing' until the worker confirms it.
+  const pausing = appStore.getState().status === 'pausing';
+  const status = message.done ? 'done' : message.running ? (pausing ? 'pausing' : 'running') : 'paused';
   appStore.setState({ status });
   if (message.done && !reportRequested) {
     reportRequested = true;
@@ -175,7 +177,8 @@ export function play(): void {
 }
 
 export function pause(): void {
-  appStore.setState({ status: 'paused' });
+  if (appStore.getState().status !== 'running') return;
+  appStore.setState({ status: 'pausing' });
   void send({ type: 'pause' });
 }
 

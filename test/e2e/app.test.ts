@@ -148,11 +148,10 @@ describe('Netmortem in a browser', () => {
       await expect.poll(() => byTestId(page, 'event-log-entry').count(), { timeout: 5_000 }).toBeGreaterThan(0);
 
       await play.click();
+      // 'paused' only once the worker confirms; frames sent before it saw the pause have landed by then.
       await expect.poll(() => text(page, 'run-status')).toBe('paused');
       expect(await play.getAttribute('aria-pressed')).toBe('false');
       expect(await play.getAttribute('aria-label')).toBe('Play');
-      // A frame already in flight when pause was sent may still land; give it a moment to settle.
-      await page.waitForTimeout(250);
       const paused = await clockUs(page);
       await page.waitForTimeout(1_000);
       expect(await clockUs(page)).toBe(paused);

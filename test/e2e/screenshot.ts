@@ -41,7 +41,7 @@ async function capture(browser: Browser, url: string, colorScheme: 'light' | 'da
     const pauseAtUs = targetUs - 2_000_000;
     await waitFor(`simulated ${AT_SECONDS - 2} s`, wallBudgetMs, async () => (await clockUs(page)) >= pauseAtUs || (await statusText(page)) === 'done');
     if ((await statusText(page)) === 'running') await page.getByTestId('play-button').click();
-    await waitFor('the run to pause', 5_000, async () => (await statusText(page)) !== 'running');
+    await waitFor('the worker to confirm the pause', 5_000, async () => ['paused', 'done'].includes(await statusText(page)));
     await page.waitForTimeout(200);
     let now = await clockUs(page);
     while (now < targetUs && (await statusText(page)) !== 'done') {
