@@ -1,19 +1,16 @@
 import type { Counter } from '../core/metrics';
-import type { RngStream } from '../core/rng';
 import { micros, seconds, type Duration } from '../core/time';
 import type { SimContext } from '../context';
-import { CtState, nextTcpState } from '../net/conntrack';
-import { applyTrackedNat } from '../net/nat';
 import { formatIpv4 } from '../net/ipv4';
 import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
-import { checkSource, effectiveRpFilter } from '../net/rp-filter';
 import type { Tcp, TcpStack, TcpWire } from '../net/tcp';
 import type { Udp, UdpStack, UdpWire } from '../net/udp';
 import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
 import { elementOf, Fabric, hostOf, ifaceOf, isElement, NOWHERE } from './fabric';
 import type { Host } from './host';
 import type { Pod } from './pod';
-import { NO_ENDPOINTS, NO_LOCAL_ENDPOINT, type ServiceProxy } from './service-proxy';
+import { NodeDatapath } from './node-datapath';
+import type { ServiceProxy } from './service-proxy';
 
 const DROP_LOG_INTERVAL = seconds(1);
 
@@ -49,9 +46,7 @@ export class Network {
   private readonly delivered: Counter;
   private readonly arrive;
   private readonly hop: Duration;
-  private readonly proxyRng = new Map<number, RngStream>();
-  /** Packets each node handled, one labelled series per node. */
-  private readonly nodePackets: Counter[];
+  private readonly datapath: NodeDatapath;
   private readonly fabricSite: DropSite;
   private readonly newFlows = new Map<number, Counter>();
 
@@ -59,14 +54,14 @@ export class Network {
     private readonly ctx: SimContext,
     private readonly hosts: readonly Host[],
     private readonly pods: readonly Pod[],
-    private readonly proxy: ServiceProxy,
+    proxy: ServiceProxy,
     tcp: Tcp,
     udp: Udp,
   ) {
     this.sent = ctx.metrics.counter('packets.sent');
     this.delivered = ctx.metrics.counter('packets.delivered');
     this.hop = micros(ctx.params.network.hopLatencyUs);
-    this.nodePackets = hosts.map((h) => ctx.metrics.counter('node.packets', { node: h.name }));
+    this.datapath = new NodeDatapath(ctx, this, proxy, hosts);
     this.fabricSite = { entity: 'network/fabric', lastDropLog: new Float64Array(DROP_REASON_IDS.length).fill(-Infinity) };
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
     tcp.wire = this.sendTcp;
@@ -93,7 +88,8 @@ export class Network {
     this.launch(id, stack.ns);
   };
 
-  private emit(srcIp: number, srcPort: number, dstIp: number, dstPort: number, proto: number, payload: PayloadId, message: number): number {
+  /** A new packet in the pool, counted as sent; the caller sets its flags and sends it on. */
+  emit(srcIp: number, srcPort: number, dstIp: number, dstPort: number, proto: number, payload: PayloadId, message: number): number {
     const p = this.packets;
     const id = p.alloc();
     p.srcIp[id] = srcIp;
@@ -128,7 +124,7 @@ export class Network {
     if (index < this.hosts.length) {
       const host = this.hosts[index]!;
       this.traceHop(id, host.entity, 'sent by a host process');
-      this.process(id, host, -1);
+      this.datapath.process(id, host, -1);
       return;
     }
     this.traceHop(id, this.elements[index - this.hosts.length]!.entity, 'sent');
@@ -140,7 +136,8 @@ export class Network {
     return -1 - this.hosts.length - element;
   }
 
-  private forward(id: number, stage: number, at: number): void {
+  /** Sends the packet on to `at` in `stage`, one hop's latency from now. */
+  forward(id: number, stage: number, at: number): void {
     this.packets.stage[id] = stage;
     this.packets.at[id] = at;
     this.ctx.sched.after(this.hop, this.arrive, id);
@@ -151,11 +148,11 @@ export class Network {
     const at = p.at[id]!;
     switch (p.stage[id]) {
       case Stage.hostFromPod:
-        this.process(id, this.hosts[at]!, p.iface[id]!);
+        this.datapath.process(id, this.hosts[at]!, p.iface[id]!);
         return;
       case Stage.hostFromWire:
-        if (p.outerDst[id] !== 0) this.decapsulate(id, this.hosts[at]!);
-        else this.process(id, this.hosts[at]!, p.iface[id]!);
+        if (p.outerDst[id] !== 0) this.datapath.decapsulate(id, this.hosts[at]!);
+        else this.datapath.process(id, this.hosts[at]!, p.iface[id]!);
         return;
       case Stage.pod:
         this.atPod(id, this.pods[at]!);
@@ -173,128 +170,6 @@ export class Network {
         this.elements[at]!.receive(id);
         return;
     }
-  }
-
-  /**
-   * A host's netfilter and routing, in the kernel's order: conntrack and kube-proxy's DNAT (PREROUTING or OUTPUT), the
-   * routing decision through ip rules, source validation for packets that came in on an interface, then the new flow's
-   * conntrack entry is confirmed (and masqueraded) and the packet is delivered locally, to a pod, or sent on.
-   * `ifIndex` is -1 for packets a host process sends.
-   */
-  private process(id: number, host: Host, ifIndex: number): void {
-    const p = this.packets;
-    const now = this.ctx.sched.now;
-    this.nodePackets[host.index]!.inc();
-    if (this.traced(id)) this.traceHop(id, host.entity, ifIndex < 0 ? 'output' : `in on ${host.ifaces[ifIndex]!.name}`);
-    const ct = host.conntrack;
-    const proto = p.proto[id]!;
-    const flags = p.flags[id]!;
-    const srcIp = p.srcIp[id]!;
-    const srcPort = p.srcPort[id]!;
-    const origDst = p.dstIp[id]!;
-    const origDport = p.dstPort[id]!;
-    // Raw-table NOTRACK rules (node-local DNS installs them for its addresses) keep a flow out of conntrack and NAT.
-    const tracked = !host.notrack.has(origDst) && !host.notrack.has(srcIp);
-    let ref = tracked ? ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now) : -1;
-    // A new SYN on a closed entry's tuple starts a fresh connection, as conntrack reopens CLOSE/TIME_WAIT entries.
-    if (ref >= 0 && (ref & 1) === 0 && proto === Proto.tcp && (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) {
-      const state = ct.stateOf(ref >> 1);
-      if (state === CtState.close || state === CtState.timeWait) {
-        ct.remove(ref >> 1);
-        ref = -1;
-      }
-    }
-    let masquerade = false;
-    let servicePod = -1;
-    if (ref >= 0) applyTrackedNat(ct, ref, p, id, now);
-    else if (tracked) {
-      const service = this.proxy.lookup(host.index, origDst, origDport, proto);
-      if (service >= 0) {
-        const fromLocalPod = ifIndex >= 0 && host.ifaces[ifIndex]!.pod >= 0;
-        const slot = this.proxy.choose(host.index, service, fromLocalPod, this.proxyStream(host).next());
-        if (slot === NO_ENDPOINTS) {
-          this.reject(id, host);
-          return;
-        }
-        if (slot === NO_LOCAL_ENDPOINT) {
-          this.drop(id, 'no_local_endpoint', host);
-          return;
-        }
-        p.dstIp[id] = this.proxy.endpointIp(host.index, slot);
-        p.dstPort[id] = this.proxy.endpointPort(host.index, slot);
-        servicePod = this.proxy.endpointPod(host.index, slot);
-        // Hairpin: a pod sent to its own Service and got itself; KUBE-SEP masquerades it so replies come back through the node.
-        masquerade = this.proxy.masquerade(host.index, service, slot, fromLocalPod) || p.dstIp[id] === srcIp;
-        if (this.traced(id)) this.traceHop(id, host.entity, `DNAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
-      }
-    }
-
-    const dst = p.dstIp[id]!;
-    const route = host.routing.lookup(dst, srcIp);
-    if (!route || (route.type !== 'unicast' && route.type !== 'local')) {
-      this.drop(id, route?.type === 'blackhole' && host.ownsPodAddress(dst) ? 'no_local_pod' : 'no_route', host);
-      return;
-    }
-    if (ifIndex >= 0) {
-      const iface = host.ifaces[ifIndex]!;
-      const mode = effectiveRpFilter(host.rpFilterAll, iface.rpFilter);
-      const reverse = mode === 0 ? undefined : host.routing.lookup(srcIp, dst);
-      const srcIsLocal = host.routing.local.lookup(srcIp)?.type === 'local';
-      const verdict = checkSource(mode, iface.name, iface.hasAddress, reverse, srcIsLocal, false);
-      if (verdict !== 'accept') {
-        this.drop(id, 'rp_filter_martian', host);
-        return;
-      }
-    }
-    const out = route.type === 'local' ? -1 : host.ifaceIndex(route.dev);
-    if (tracked && ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
-      const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
-      const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
-      if (ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, p.dstPort[id]!, replyDst, srcPort, state, now) < 0) {
-        this.drop(id, 'host_conntrack_full', host);
-        return;
-      }
-      if (masquerade) p.srcIp[id] = replyDst;
-      if (servicePod >= 0) {
-        const socket = host.pods.get(srcIp)?.tcp.clientSocket(srcPort);
-        if (socket) socket.backendPod = servicePod;
-      }
-    }
-    if (out < 0) {
-      this.deliverToHost(id, host);
-      return;
-    }
-    const iface = host.ifaces[out]!;
-    if (iface.pod >= 0) {
-      this.forward(id, Stage.pod, iface.pod);
-      return;
-    }
-    if (ifIndex >= 0 && --p.ttl[id]! === 0) {
-      this.drop(id, 'ttl_expired', host);
-      return;
-    }
-    if (iface.kind === 'tunnel') {
-      // IP-in-IP: the packet travels node to node inside an outer header; the fabric only sees the outer one.
-      p.outerSrc[id] = host.ip;
-      p.outerDst[id] = route.via ?? dst;
-      p.iface[id] = host.ifaceIndex('eth0');
-    } else p.iface[id] = out;
-    if (host.hypervisor) this.forward(id, Stage.hypervisorOut, host.index);
-    else this.forward(id, Stage.fabric, 0);
-  }
-
-  /** An IP-in-IP packet reached its node: the tunnel device strips the outer header and it comes in on tunl0. */
-  private decapsulate(id: number, host: Host): void {
-    const p = this.packets;
-    const tunnel = host.ifaceIndex('tunl0');
-    if (tunnel < 0 || p.outerDst[id] !== host.ip) {
-      this.drop(id, 'no_route', host);
-      return;
-    }
-    p.outerSrc[id] = 0;
-    p.outerDst[id] = 0;
-    p.iface[id] = tunnel;
-    this.process(id, host, tunnel);
   }
 
   private atHypervisorOut(id: number, host: Host): void {
@@ -372,10 +247,6 @@ export class Network {
     this.deliver(id, pod.entity, pod.tcp, pod.udp, pod.host);
   }
 
-  private deliverToHost(id: number, host: Host): void {
-    this.deliver(id, host.entity, host.tcp, host.udp, host);
-  }
-
   /** Hands the packet to a socket; a segment nobody owns is answered with a reset, a datagram nobody reads is discarded. */
   deliver(id: number, entity: string, tcp: TcpStack, udp: UdpStack, site: DropSite): void {
     const p = this.packets;
@@ -421,28 +292,6 @@ export class Network {
     this.toFabric(reply);
   }
 
-  /** With no endpoints kube-proxy installs a REJECT rule; a local client's connect fails at once. */
-  private reject(id: number, host: Host): void {
-    const p = this.packets;
-    const client = host.pods.get(p.srcIp[id]!);
-    const dstIp = p.dstIp[id]!;
-    const dstPort = p.dstPort[id]!;
-    const srcPort = p.srcPort[id]!;
-    const tcp = p.proto[id] === Proto.tcp;
-    this.drop(id, 'service_no_endpoints', host);
-    if (!client || !tcp) return;
-    const reply = this.emit(dstIp, dstPort, client.ip, srcPort, Proto.tcp, Payload.none, 0);
-    p.flags[reply] = TcpFlag.RST | TcpFlag.ACK;
-    this.forward(reply, Stage.pod, client.index);
-  }
-
-  private proxyStream(host: Host): RngStream {
-    let stream = this.proxyRng.get(host.index);
-    if (!stream) this.proxyRng.set(host.index, (stream = this.ctx.rng.stream(`kube-proxy/${host.name}`)));
-    return stream;
-  }
-
-  /** Whether the packet is sampled for tracing; check it before building a hop's text, which costs an allocation. */
   traced(id: number): boolean {
     return this.packets.trace[id]! >= 0;
   }

@@ -1,0 +1,174 @@
+import type { Counter } from '../core/metrics';
+import type { RngStream } from '../core/rng';
+import type { SimContext } from '../context';
+import { CtState, nextTcpState } from '../net/conntrack';
+import { formatIpv4 } from '../net/ipv4';
+import { applyTrackedNat } from '../net/nat';
+import { Payload, Proto, Stage, TcpFlag } from '../net/packet';
+import { checkSource, effectiveRpFilter } from '../net/rp-filter';
+import type { Host } from './host';
+import type { Network } from './network';
+import { NO_ENDPOINTS, NO_LOCAL_ENDPOINT, type ServiceProxy } from './service-proxy';
+
+/**
+ * What a node's kernel does with a packet: netfilter (conntrack, kube-proxy's DNAT and masquerade), policy routing,
+ * reverse-path filtering, IP-in-IP decapsulation, and where the packet goes next. The Network moves packets between
+ * hops and owns their fate (forward, deliver, drop); this is the node's part of it.
+ */
+export class NodeDatapath {
+  private readonly proxyRng = new Map<number, RngStream>();
+  /** Packets each node handled, one labelled series per node. */
+  private readonly nodePackets: Counter[];
+
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly net: Network,
+    private readonly proxy: ServiceProxy,
+    hosts: readonly Host[],
+  ) {
+    this.nodePackets = hosts.map((h) => ctx.metrics.counter('node.packets', { node: h.name }));
+  }
+
+  /**
+   * A host's netfilter and routing, in the kernel's order: conntrack and kube-proxy's DNAT (PREROUTING or OUTPUT), the
+   * routing decision through ip rules, source validation for packets that came in on an interface, then the new flow's
+   * conntrack entry is confirmed (and masqueraded) and the packet is delivered locally, to a pod, or sent on.
+   * `ifIndex` is -1 for packets a host process sends.
+   */
+  process(id: number, host: Host, ifIndex: number): void {
+    const p = this.net.packets;
+    const now = this.ctx.sched.now;
+    this.nodePackets[host.index]!.inc();
+    if (this.net.traced(id)) this.net.traceHop(id, host.entity, ifIndex < 0 ? 'output' : `in on ${host.ifaces[ifIndex]!.name}`);
+    const ct = host.conntrack;
+    const proto = p.proto[id]!;
+    const flags = p.flags[id]!;
+    const srcIp = p.srcIp[id]!;
+    const srcPort = p.srcPort[id]!;
+    const origDst = p.dstIp[id]!;
+    const origDport = p.dstPort[id]!;
+    // Raw-table NOTRACK rules (node-local DNS installs them for its addresses) keep a flow out of conntrack and NAT.
+    const tracked = !host.notrack.has(origDst) && !host.notrack.has(srcIp);
+    let ref = tracked ? ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now) : -1;
+    // A new SYN on a closed entry's tuple starts a fresh connection, as conntrack reopens CLOSE/TIME_WAIT entries.
+    if (ref >= 0 && (ref & 1) === 0 && proto === Proto.tcp && (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) {
+      const state = ct.stateOf(ref >> 1);
+      if (state === CtState.close || state === CtState.timeWait) {
+        ct.remove(ref >> 1);
+        ref = -1;
+      }
+    }
+    let masquerade = false;
+    let servicePod = -1;
+    if (ref >= 0) applyTrackedNat(ct, ref, p, id, now);
+    else if (tracked) {
+      const service = this.proxy.lookup(host.index, origDst, origDport, proto);
+      if (service >= 0) {
+        const fromLocalPod = ifIndex >= 0 && host.ifaces[ifIndex]!.pod >= 0;
+        const slot = this.proxy.choose(host.index, service, fromLocalPod, this.proxyStream(host).next());
+        if (slot === NO_ENDPOINTS) {
+          this.reject(id, host);
+          return;
+        }
+        if (slot === NO_LOCAL_ENDPOINT) {
+          this.net.drop(id, 'no_local_endpoint', host);
+          return;
+        }
+        p.dstIp[id] = this.proxy.endpointIp(host.index, slot);
+        p.dstPort[id] = this.proxy.endpointPort(host.index, slot);
+        servicePod = this.proxy.endpointPod(host.index, slot);
+        // Hairpin: a pod sent to its own Service and got itself; KUBE-SEP masquerades it so replies come back through the node.
+        masquerade = this.proxy.masquerade(host.index, service, slot, fromLocalPod) || p.dstIp[id] === srcIp;
+        if (this.net.traced(id)) this.net.traceHop(id, host.entity, `DNAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
+      }
+    }
+
+    const dst = p.dstIp[id]!;
+    const route = host.routing.lookup(dst, srcIp);
+    if (!route || (route.type !== 'unicast' && route.type !== 'local')) {
+      this.net.drop(id, route?.type === 'blackhole' && host.ownsPodAddress(dst) ? 'no_local_pod' : 'no_route', host);
+      return;
+    }
+    if (ifIndex >= 0) {
+      const iface = host.ifaces[ifIndex]!;
+      const mode = effectiveRpFilter(host.rpFilterAll, iface.rpFilter);
+      const reverse = mode === 0 ? undefined : host.routing.lookup(srcIp, dst);
+      const srcIsLocal = host.routing.local.lookup(srcIp)?.type === 'local';
+      const verdict = checkSource(mode, iface.name, iface.hasAddress, reverse, srcIsLocal, false);
+      if (verdict !== 'accept') {
+        this.net.drop(id, 'rp_filter_martian', host);
+        return;
+      }
+    }
+    const out = route.type === 'local' ? -1 : host.ifaceIndex(route.dev);
+    if (tracked && ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
+      const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
+      const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
+      if (ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, p.dstPort[id]!, replyDst, srcPort, state, now) < 0) {
+        this.net.drop(id, 'host_conntrack_full', host);
+        return;
+      }
+      if (masquerade) p.srcIp[id] = replyDst;
+      if (servicePod >= 0) {
+        const socket = host.pods.get(srcIp)?.tcp.clientSocket(srcPort);
+        if (socket) socket.backendPod = servicePod;
+      }
+    }
+    if (out < 0) {
+      this.net.deliver(id, host.entity, host.tcp, host.udp, host);
+      return;
+    }
+    const iface = host.ifaces[out]!;
+    if (iface.pod >= 0) {
+      this.net.forward(id, Stage.pod, iface.pod);
+      return;
+    }
+    if (ifIndex >= 0 && --p.ttl[id]! === 0) {
+      this.net.drop(id, 'ttl_expired', host);
+      return;
+    }
+    if (iface.kind === 'tunnel') {
+      // IP-in-IP: the packet travels node to node inside an outer header; the fabric only sees the outer one.
+      p.outerSrc[id] = host.ip;
+      p.outerDst[id] = route.via ?? dst;
+      p.iface[id] = host.ifaceIndex('eth0');
+    } else p.iface[id] = out;
+    if (host.hypervisor) this.net.forward(id, Stage.hypervisorOut, host.index);
+    else this.net.forward(id, Stage.fabric, 0);
+  }
+
+  /** An IP-in-IP packet reached its node: the tunnel device strips the outer header and it comes in on tunl0. */
+  decapsulate(id: number, host: Host): void {
+    const p = this.net.packets;
+    const tunnel = host.ifaceIndex('tunl0');
+    if (tunnel < 0 || p.outerDst[id] !== host.ip) {
+      this.net.drop(id, 'no_route', host);
+      return;
+    }
+    p.outerSrc[id] = 0;
+    p.outerDst[id] = 0;
+    p.iface[id] = tunnel;
+    this.process(id, host, tunnel);
+  }
+
+  /** With no endpoints kube-proxy installs a REJECT rule; a local client's connect fails at once. */
+  private reject(id: number, host: Host): void {
+    const p = this.net.packets;
+    const client = host.pods.get(p.srcIp[id]!);
+    const dstIp = p.dstIp[id]!;
+    const dstPort = p.dstPort[id]!;
+    const srcPort = p.srcPort[id]!;
+    const tcp = p.proto[id] === Proto.tcp;
+    this.net.drop(id, 'service_no_endpoints', host);
+    if (!client || !tcp) return;
+    const reply = this.net.emit(dstIp, dstPort, client.ip, srcPort, Proto.tcp, Payload.none, 0);
+    p.flags[reply] = TcpFlag.RST | TcpFlag.ACK;
+    this.net.forward(reply, Stage.pod, client.index);
+  }
+
+  private proxyStream(host: Host): RngStream {
+    let stream = this.proxyRng.get(host.index);
+    if (!stream) this.proxyRng.set(host.index, (stream = this.ctx.rng.stream(`kube-proxy/${host.name}`)));
+    return stream;
+  }
+}
