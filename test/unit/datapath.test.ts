@@ -1,34 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConnState, type LogEvent, type RunReport, type Sim } from '../../src/sim/api';
-import { createContext, type SimContext } from '../../src/sim/context';
 import { atSeconds } from '../../src/sim/core/time';
 import { CtState } from '../../src/sim/net/conntrack';
 import { formatIpv4, ipv4 } from '../../src/sim/net/ipv4';
 import { Proto } from '../../src/sim/net/packet';
 import { TcpState, type Socket, type SocketOwner } from '../../src/sim/net/tcp';
-import { loadScenario } from '../../src/sim/scenario/load';
-import type { Scenario } from '../../src/sim/scenario/schema';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
-import { World } from '../../src/sim/world';
-
-function load(yaml: string, sets: string[] = []): Scenario {
-  const loaded = loadScenario(yaml, 'datapath.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  return loaded.scenario;
-}
-
-function run(yaml: string, sets: string[] = []): { sim: Sim; report: RunReport } {
-  const sim = createSim(load(yaml, sets));
-  sim.runUntil(sim.durationUs);
-  return { sim, report: sim.report(0) };
-}
-
-/** The world itself, for tests that open sockets by hand; no metrics sampling, no timeline. */
-function world(yaml: string, sets: string[] = []): { ctx: SimContext; w: World } {
-  const scenario = load(yaml, sets);
-  const ctx = createContext(scenario.params, scenario.seed);
-  return { ctx, w: new World(ctx, scenario) };
-}
+import { createSim } from '../../src/sim/sim';
+import { loadText, runText, worldOf } from '../fixtures/scenario-run';
 
 const series = (r: RunReport, key: string): number[] => {
   const s = r.series[key];
@@ -92,7 +70,7 @@ function releasedAt(sim: Sim): number {
 
 describe('ENI pod networking: SYNs to a deleted pod address', () => {
   it('die as rp_filter martians on the old node while the address is attached, then as no_route at the fabric', () => {
-    const { sim, report } = run(ENI);
+    const { sim, report } = runText(ENI);
     const release = releasedAt(sim);
     expect(release).toBeCloseTo(15.2, 5);
     expect(Object.keys(report.drops).sort()).toEqual(['no_route', 'rp_filter_martian']);
@@ -119,7 +97,7 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
   });
 
   it('each SYN that reaches the old instance holds a hypervisor tracked entry there, until the address is gone', () => {
-    const { report } = run(ENI);
+    const { report } = runText(ENI);
     const oldNode = series(report, 'hypervisor.conntrack.used{instance=node-a}');
     const clientNode = series(report, 'hypervisor.conntrack.used{instance=node-b}');
     // Redials at 5.3 s and 10.6 s (connect timeout 5 s + reconnect 300 ms) each add a flow on node-a.
@@ -132,13 +110,13 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
   });
 
   it('strict rp_filter drops them as martians too', () => {
-    const { report } = run(ENI, ['params.node.rpFilter=1']);
+    const { report } = runText(ENI, ['params.node.rpFilter=1']);
     expect(report.drops.rp_filter_martian).toBeGreaterThan(0);
   });
 
   it('with an address on the pod interface, loose rp_filter lets them through and the source/destination check drops them', () => {
-    const base = run(ENI).report;
-    const { sim, report } = run(ENI, ['params.node.podInterfaceHasIp=true']);
+    const base = runText(ENI).report;
+    const { sim, report } = runText(ENI, ['params.node.podInterfaceHasIp=true']);
     expect(Object.keys(report.drops).sort()).toEqual(['no_route', 'source_dest_check']);
     expect(report.drops.source_dest_check).toBe(base.drops.rp_filter_martian);
     for (const e of dropsLogged(sim, 'source_dest_check')) {
@@ -151,13 +129,13 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
   });
 
   it('with an address on the pod interface, strict rp_filter still finds them martian (the way back is eth0)', () => {
-    const { report } = run(ENI, ['params.node.podInterfaceHasIp=true', 'params.node.rpFilter=1']);
+    const { report } = runText(ENI, ['params.node.podInterfaceHasIp=true', 'params.node.rpFilter=1']);
     expect(Object.keys(report.drops).sort()).toEqual(['no_route', 'rp_filter_martian']);
   });
 
   it('without the source/destination check they loop between node-a and the fabric until their TTL runs out', () => {
-    const base = run(ENI).report;
-    const { sim, report } = run(ENI, ['params.node.podInterfaceHasIp=true', 'params.instance.sourceDestCheck=false']);
+    const base = runText(ENI).report;
+    const { sim, report } = runText(ENI, ['params.node.podInterfaceHasIp=true', 'params.instance.sourceDestCheck=false']);
     expect(Object.keys(report.drops).sort()).toEqual(['no_route', 'ttl_expired']);
     expect(report.drops.ttl_expired).toBe(base.drops.rp_filter_martian);
     for (const e of dropsLogged(sim, 'ttl_expired')) expect(e.entity).toBe('node/node-a');
@@ -168,13 +146,13 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
   });
 
   it('with rp_filter off they are not martians: the source/destination check drops them', () => {
-    const { report } = run(ENI, ['params.node.rpFilter=0']);
+    const { report } = runText(ENI, ['params.node.rpFilter=0']);
     expect(report.drops.rp_filter_martian).toBeUndefined();
     expect(Object.keys(report.drops).sort()).toEqual(['no_route', 'source_dest_check']);
   });
 
   it('routed pod networking on bare metal: the old node blackholes them instead', () => {
-    const { report } = run(ENI, [
+    const { report } = runText(ENI, [
       'params.node.podNetwork=routed',
       'topology.nodes[0].platform=bare-metal',
       'topology.nodes[1].platform=bare-metal',
@@ -211,7 +189,7 @@ params:
 
 describe('hypervisor tracked-connection allowance on the packet path', () => {
   it('new connections beyond the allowance fail with hypervisor_conntrack_exceeded; established ones keep working', () => {
-    const sim = createSim(load(ALLOWANCE));
+    const sim = createSim(loadText(ALLOWANCE));
     sim.runUntil(atSeconds(10));
     expect(established(sim)).toBe(20);
     sim.runUntil(sim.durationUs);
@@ -236,7 +214,7 @@ describe('hypervisor tracked-connection allowance on the packet path', () => {
   });
 
   it('untracked flows leave the allowance alone: every connection is established, nothing is dropped', () => {
-    const sim = createSim(load(ALLOWANCE, ['params.instance.untracked=true']));
+    const sim = createSim(loadText(ALLOWANCE, ['params.instance.untracked=true']));
     sim.runUntil(sim.durationUs);
     const r = sim.report(0);
     expect(r.drops).toEqual({});
@@ -245,7 +223,7 @@ describe('hypervisor tracked-connection allowance on the packet path', () => {
   });
 
   it('a larger instance size scales the allowance', () => {
-    const sim = createSim(load(ALLOWANCE, ['topology.nodes[0].size=2']));
+    const sim = createSim(loadText(ALLOWANCE, ['topology.nodes[0].size=2']));
     sim.runUntil(sim.durationUs);
     expect(sim.report(0).drops).toEqual({});
     expect(established(sim)).toBe(30);
@@ -279,7 +257,7 @@ timeline:
 
 describe('node connection tracking on the packet path', () => {
   it('with the table full, new flows drop as host_conntrack_full; reset flows leave it after the close timeout (10 s)', () => {
-    const sim = createSim(load(CONNTRACK.replace('DURATION', '40').replace('GRACE', '0')));
+    const sim = createSim(loadText(CONNTRACK.replace('DURATION', '40').replace('GRACE', '0')));
     sim.runUntil(atSeconds(9));
     expect(established(sim)).toBe(3);
     sim.runUntil(sim.durationUs);
@@ -303,7 +281,7 @@ describe('node connection tracking on the packet path', () => {
   });
 
   it('a graceful close leaves the flows in TIME_WAIT (120 s) without any reset', () => {
-    const r = run(CONNTRACK.replace('DURATION', '140').replace('GRACE', '5')).report;
+    const r = runText(CONNTRACK.replace('DURATION', '140').replace('GRACE', '5')).report;
     expect(r.drops.no_socket_reset ?? 0).toBe(0);
     expect(r.totals['tcp.rst.sent'] ?? 0).toBe(0);
     for (const node of ['node-a', 'node-b']) {
@@ -345,7 +323,7 @@ class Recorder implements SocketOwner {
 
 /** Dials each address from the probe pod and returns the sockets and the peer addresses the backend sees. */
 function dialNodePort(policy: 'Cluster' | 'Local', targets: string[]) {
-  const { ctx, w } = world(NODE_PORT.replace('POLICY', policy));
+  const { ctx, w } = worldOf(NODE_PORT.replace('POLICY', policy));
   ctx.sched.runUntil(atSeconds(1));
   const probe = w.workloads.findPod('probe-0')!;
   const web = w.workloads.findPod('web-0')!;
@@ -390,7 +368,7 @@ describe('kube-proxy NodePort Services on the packet path', () => {
   });
 
   it('a pod that reaches itself through its Service is masqueraded (hairpin), so its replies come back through the node', () => {
-    const { ctx, w } = world(NODE_PORT.replace('POLICY', 'Cluster'));
+    const { ctx, w } = worldOf(NODE_PORT.replace('POLICY', 'Cluster'));
     ctx.sched.runUntil(atSeconds(1));
     const web = w.workloads.findPod('web-0')!;
     const socket = web.tcp.connect(ipv4('10.96.0.10'), 80, new Recorder());
@@ -415,7 +393,7 @@ describe('UDP on the packet path', () => {
   const UDP = NODE_PORT.replace('POLICY', 'Cluster');
 
   it('a datagram to a port nobody binds is dropped as udp_no_socket; a bound port receives it', () => {
-    const { ctx, w } = world(UDP);
+    const { ctx, w } = worldOf(UDP);
     ctx.sched.runUntil(atSeconds(1));
     const probe = w.workloads.findPod('probe-0')!;
     const web = w.workloads.findPod('web-0')!;
@@ -436,7 +414,7 @@ describe('UDP on the packet path', () => {
   });
 
   it("a datagram to a node's unbound host port is dropped at the node", () => {
-    const { ctx, w } = world(UDP);
+    const { ctx, w } = worldOf(UDP);
     const probe = w.workloads.findPod('probe-0')!;
     probe.udp.send(40000, ipv4('10.0.0.11'), 9999, 1);
     ctx.sched.runUntil(atSeconds(1));
@@ -445,7 +423,7 @@ describe('UDP on the packet path', () => {
   });
 
   it('node conntrack keeps an unanswered UDP flow for udp_timeout (30 s); a reply makes it a stream (120 s)', () => {
-    const { ctx, w } = world(UDP);
+    const { ctx, w } = worldOf(UDP);
     const probe = w.workloads.findPod('probe-0')!;
     const web = w.workloads.findPod('web-0')!;
     web.udp.bind(5353, { onDatagram: (src, sport, _dst, _dport, message) => web.udp.send(5353, src, sport, message) });
@@ -468,7 +446,7 @@ describe('UDP on the packet path', () => {
   });
 
   it('after an unbind the port no longer receives', () => {
-    const { ctx, w } = world(UDP);
+    const { ctx, w } = worldOf(UDP);
     const probe = w.workloads.findPod('probe-0')!;
     const web = w.workloads.findPod('web-0')!;
     let received = 0;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 import { loadScenario } from '../../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { FAULT_IDS } from '../../src/sim/sim';
 
 const SCENARIO = `
 version: 1
@@ -31,11 +32,7 @@ params:
 `;
 
 function run(nodeLocal: boolean, sets: string[] = []): RunReport {
-  const loaded = loadScenario(SCENARIO.replace('NODELOCAL', String(nodeLocal)), 'dns-path.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const sim = createSim(loaded.scenario);
-  sim.runUntil(sim.durationUs);
-  return sim.report(0);
+  return runText(SCENARIO.replace('NODELOCAL', String(nodeLocal)), sets).report;
 }
 
 describe('the DNS chain on the packet path', () => {
@@ -105,11 +102,7 @@ params:
 `;
 
   const failures = (allowance: number) => {
-    const loaded = loadScenario(FULL.replace('ALLOWANCE', String(allowance)), 'dns-allowance.yaml', { faultIds: FAULT_IDS });
-    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-    const sim = createSim(loaded.scenario);
-    sim.runUntil(sim.durationUs);
-    const r = sim.report(0);
+    const r = runText(FULL.replace('ALLOWANCE', String(allowance))).report;
     return {
       lookups: r.totals['dns.client.lookups'] ?? 0,
       failed: Object.entries(r.totals).filter(([k]) => k.startsWith('dns.client.failures{')).reduce((n, [, v]) => n + v, 0),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadText, worldOf } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
-import { createContext, type SimContext } from '../../src/sim/context';
+import type { SimContext } from '../../src/sim/context';
 import { atSeconds, toSeconds } from '../../src/sim/core/time';
 import { ExternalHost } from '../../src/sim/infra/external-host';
 import { LoadBalancerHop } from '../../src/sim/infra/load-balancer-hop';
@@ -9,23 +10,8 @@ import { RouterHop } from '../../src/sim/infra/router-hop';
 import { formatIpv4, ipv4 } from '../../src/sim/net/ipv4';
 import { Payload, Proto } from '../../src/sim/net/packet';
 import { TcpState, type Socket, type SocketOwner } from '../../src/sim/net/tcp';
-import { loadScenario } from '../../src/sim/scenario/load';
-import type { Scenario } from '../../src/sim/scenario/schema';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { createSim } from '../../src/sim/sim';
 import { World } from '../../src/sim/world';
-
-function load(yaml: string, sets: string[] = []): Scenario {
-  const loaded = loadScenario(yaml, 'edge.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  return loaded.scenario;
-}
-
-/** The world itself, so tests can reach the router, the load balancer and the sockets; no timeline, no sampling. */
-function world(yaml: string, sets: string[] = []): { ctx: SimContext; w: World } {
-  const scenario = load(yaml, sets);
-  const ctx = createContext(scenario.params, scenario.seed);
-  return { ctx, w: new World(ctx, scenario) };
-}
 
 const now = (ctx: SimContext): number => toSeconds(ctx.sched.now);
 const runTo = (ctx: SimContext, t: number): void => {
@@ -173,7 +159,7 @@ interface EcmpRun {
 
 /** Runs to 10 s, deletes traefik-1 (node-b's only pod, grace 30 s) and stops just after the router converges on it. */
 function deleteTraefik1(sets: string[] = []): EcmpRun {
-  const { ctx, w } = world(ECMP, sets);
+  const { ctx, w } = worldOf(ECMP, sets);
   const drops = recordDrops(w);
   const router = routerOf(w);
   runTo(ctx, 10);
@@ -232,7 +218,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
   });
 
   it('the convergence delay is params.bgp.convergenceMs', () => {
-    const { ctx, w } = world(ECMP, ['params.bgp.convergenceMs=2000']);
+    const { ctx, w } = worldOf(ECMP, ['params.bgp.convergenceMs=2000']);
     runTo(ctx, 10);
     w.workloads.deletePod(w.workloads.findPod('traefik-1')!, 30, 'test');
     runTo(ctx, 13);
@@ -355,7 +341,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
       'pods: [{ name: traefik-0, deployment: traefik }]',
       'pods: [{ name: traefik-0, deployment: traefik }, { name: traefik-4, deployment: traefik }, { name: traefik-5, deployment: traefik }]',
     ).replace('replicas: 4', 'replicas: 6');
-    const { ctx, w } = world(yaml);
+    const { ctx, w } = worldOf(yaml);
     runTo(ctx, 5);
     const accepted = new Map<string, number>();
     for (const pod of w.workloads.pods) accepted.set(pod.name, pod.tcp.sockets().filter((s) => s.state === TcpState.established).length);
@@ -380,7 +366,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
 
   it('the same run through createSim with a timeline: report.packets is conserved and resets come at 10.6 s and 15.8 s', () => {
     const yaml = `${ECMP}timeline: [{ at: 10, fault: delete-pod, target: pod/traefik-1, params: { gracePeriodSeconds: 30 } }]\n`;
-    const sim = createSim(load(yaml, ['duration=16']));
+    const sim = createSim(loadText(yaml, ['duration=16']));
     sim.runUntil(sim.durationUs);
     const report = sim.report(0);
     expectReportConserved(report);
@@ -456,7 +442,7 @@ interface F5Run {
 
 /** Builds the world with recorders on the load balancer's probes and picks and on every drop. */
 function f5(yaml: string, sets: string[] = []): F5Run {
-  const { ctx, w } = world(yaml, sets);
+  const { ctx, w } = worldOf(yaml, sets);
   const drops = recordDrops(w);
   const hop = w.network.elements.find((e): e is LoadBalancerHop => e instanceof LoadBalancerHop)!;
   const probes: Probe[] = [];
@@ -710,7 +696,7 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
 
   it('the same deletion through createSim with a timeline: report.packets is conserved', () => {
     const yaml = `${F5}timeline: [{ at: 21, fault: delete-pod, target: pod/web-1, params: { gracePeriodSeconds: 0 } }]\n`;
-    const sim = createSim(load(yaml, ['duration=40']));
+    const sim = createSim(loadText(yaml, ['duration=40']));
     sim.runUntil(sim.durationUs);
     const report = sim.report(0);
     expectReportConserved(report);

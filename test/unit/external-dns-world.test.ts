@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/sim/context';
+import { worldOf } from '../fixtures/scenario-run';
 import { atSeconds } from '../../src/sim/core/time';
 import { formatIpv4 } from '../../src/sim/net/ipv4';
-import { loadScenario } from '../../src/sim/scenario/load';
-import { FAULT_IDS } from '../../src/sim/sim';
-import { World } from '../../src/sim/world';
 
 const SCENARIO = `
 version: 1
@@ -31,10 +28,7 @@ params:
 `;
 
 function world(sets: string[] = []) {
-  const loaded = loadScenario(SCENARIO, 'external-dns.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const ctx = createContext(loaded.scenario.params, loaded.scenario.seed);
-  const w = new World(ctx, loaded.scenario);
+  const { ctx, w } = worldOf(SCENARIO, sets);
   const served = () => (w.dns!.provider.servedRecord('metric.example.com')?.addresses ?? []).map(formatIpv4).sort();
   const ipOf = (name: string) => formatIpv4(w.workloads.findPod(name)!.ip);
   return { ctx, w, served, ipOf };

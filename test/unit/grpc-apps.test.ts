@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
-import { loadScenario } from '../../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
 
 // Twenty gRPC clients on three cloud instances query a metric service of three pods, found through Route 53 by
 // external-dns; the service resolves its `index` dependency through DNS before each query. At 30 s it rolls.
@@ -37,11 +36,7 @@ timeline:
 `;
 
 function run(sets: string[] = [], dependency = 'index'): RunReport {
-  const loaded = loadScenario(SCENARIO.replace('DEPENDENCY', dependency), 'grpc-apps.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const sim = createSim(loaded.scenario);
-  sim.runUntil(sim.durationUs);
-  return sim.report(0);
+  return runText(SCENARIO.replace('DEPENDENCY', dependency), sets).report;
 }
 
 const values = (r: RunReport, metric: string) => r.series[metric]?.values ?? [];
@@ -126,11 +121,8 @@ describe('why: causal chains from recorded causes', () => {
   });
 
   it('has nothing to explain in a quiet run', () => {
-    const loaded = loadScenario(SCENARIO.replace('DEPENDENCY', 'index').replace(/timeline:\n.*\n/, ''), 'quiet.yaml', { faultIds: FAULT_IDS });
-    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-    const sim = createSim(loaded.scenario);
-    sim.runUntil(sim.durationUs);
-    expect(sim.report(0).why).toEqual([]);
+    const quiet = SCENARIO.replace('DEPENDENCY', 'index').replace(/timeline:\n.*\n/, '');
+    expect(runText(quiet).report.why).toEqual([]);
   });
 });
 

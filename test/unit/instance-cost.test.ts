@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenario } from '../../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { runText } from '../fixtures/scenario-run';
 
 const SCENARIO = `
 version: 1
@@ -19,11 +18,7 @@ topology:
 `;
 
 function cost(sets: string[]): number {
-  const loaded = loadScenario(SCENARIO, 'cost.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const sim = createSim(loaded.scenario);
-  sim.runUntil(sim.durationUs);
-  return sim.report(0).totals['cluster.cost_per_hour']!;
+  return runText(SCENARIO, sets).report.totals['cluster.cost_per_hour']!;
 }
 
 describe('what the instances cost', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
-import { loadScenario } from '../../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
 import { Metrics } from '../../src/sim/core/metrics';
 import { atSeconds } from '../../src/sim/core/time';
 import { Hypervisor } from '../../src/sim/infra/hypervisor';
@@ -41,12 +40,9 @@ params:
 `;
 
 function run(sets: string[]): { report: RunReport; causes: string[] } {
-  const loaded = loadScenario(SCENARIO, 'ipip.yaml', { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const sim = createSim(loaded.scenario);
-  sim.runUntil(sim.durationUs);
+  const { sim, report } = runText(SCENARIO, sets);
   const causes = sim.eventsSince(0).filter((e) => e.reason === 'rp_filter_martian').map((e) => e.cause ?? '');
-  return { report: sim.report(0), causes };
+  return { report, causes };
 }
 
 describe('Calico IPIP and the tunnel address (REFERENCE D.4 vector 1, H.1)', () => {

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/sim/context';
+import { worldOf } from '../fixtures/scenario-run';
 import { atSeconds } from '../../src/sim/core/time';
 import { planRollout, resolveFenceposts } from '../../src/sim/k8s/rollout';
-import { loadScenario } from '../../src/sim/scenario/load';
-import { FAULT_IDS } from '../../src/sim/sim';
-import { World } from '../../src/sim/world';
 
 describe('RollingUpdate arithmetic', () => {
   it('rounds maxSurge up and maxUnavailable down, and never lets both be zero', () => {
@@ -47,11 +44,7 @@ topology:
 
 function world(preStop: number, grace: number) {
   const text = SCENARIO.replace('PRESTOP', String(preStop)).replace('GRACE', String(grace));
-  const loaded = loadScenario(text, 'rollout.yaml', { faultIds: FAULT_IDS });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const ctx = createContext(loaded.scenario.params, loaded.scenario.seed);
-  const w = new World(ctx, loaded.scenario);
-  return { ctx, w };
+  return worldOf(text);
 }
 
 describe('a rolling update in the world', () => {
