@@ -105,8 +105,8 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
     expect(oldNode[10]!).toBe(oldNode[5]! + 1);
     // After the release nothing reaches node-a any more; the client's instance keeps tracking each attempt.
     expect(Math.max(...oldNode.slice(16))).toBeLessThanOrEqual(oldNode[14]!);
-    expect(clientNode[39]!).toBeGreaterThan(clientNode[16]!);
-    for (let i = 1; i < clientNode.length; i++) expect(clientNode[i]!).toBeGreaterThanOrEqual(clientNode[i - 1]!);
+    // Redials at 21.2, 26.5, 31.8 and 37.1 s: one more entry each (the RST-closed first connection expires near 15 s).
+    expect(clientNode[39]! - clientNode[16]!).toBe(4);
   });
 
   it('strict rp_filter drops them as martians too', () => {

@@ -1,5 +1,5 @@
 import type { Counter } from '../core/metrics';
-import { micros, seconds, type Duration } from '../core/time';
+import { micros, seconds, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import { formatIpv4 } from '../net/ipv4';
 import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
@@ -36,7 +36,12 @@ export const hostNamespace = (host: number): number => -1 - host;
  * Moves packets hop by hop and decides their fate: out of a pod over its veth into its node (conntrack, kube-proxy
  * DNAT, policy routing, reverse-path filtering), out through the cloud hypervisor (allowances, tracking), across the
  * fabric to whoever holds the destination, in through the other side, and into a socket or a drop with a reason.
- * Every hop costs one event and the hop latency; every packet ends delivered or dropped in one place, `drop`.
+ * Every packet ends delivered or dropped in one place, `drop`.
+ *
+ * Every hop adds the hop latency to the packet's time, but only the hops that reach something with a clock of its own
+ * (a pod, a host process, an element) are events. The stages in between (node kernels, hypervisors, the fabric) run
+ * cut-through when the packet enters them, so their state sees it up to a few hops early: a SYN that an instance
+ * drops costs no event at all, which is what lets a reconnect storm run at the talk's scale.
  */
 export class Network {
   readonly packets = new PacketPool();
@@ -49,6 +54,11 @@ export class Network {
   private readonly datapath: NodeDatapath;
   private readonly fabricSite: DropSite;
   private readonly newFlows = new Map<number, Counter>();
+  /** Packets waiting for their next cut-through stage, and whether a loop is already working through them. */
+  private readonly through: number[] = [];
+  private driving = false;
+  /** The time of the packet at the stage being run cut-through. */
+  private clock = 0;
 
   constructor(
     private readonly ctx: SimContext,
@@ -100,6 +110,7 @@ export class Network {
     p.flags[id] = 0;
     p.payload[id] = payload;
     p.message[id] = message;
+    p.time[id] = this.driving ? this.clock : this.ctx.sched.now;
     this.sent.inc();
     return id;
   }
@@ -136,11 +147,37 @@ export class Network {
     return -1 - this.hosts.length - element;
   }
 
-  /** Sends the packet on to `at` in `stage`, one hop's latency from now. */
+  /** Sends the packet on to `at` in `stage`, one hop's latency later. */
   forward(id: number, stage: number, at: number): void {
-    this.packets.stage[id] = stage;
-    this.packets.at[id] = at;
-    this.ctx.sched.after(this.hop, this.arrive, id);
+    const p = this.packets;
+    p.stage[id] = stage;
+    p.at[id] = at;
+    p.time[id]! += this.hop;
+    if (stage === Stage.pod || stage === Stage.element) this.ctx.sched.at(p.time[id] as SimTime, this.arrive, id);
+    else this.cutThrough(id);
+  }
+
+  /** A packet for the host's own address reaches the host process's socket as it reaches the host. */
+  toHostProcess(id: number, host: Host): void {
+    const p = this.packets;
+    p.stage[id] = Stage.hostLocal;
+    p.at[id] = host.index;
+    this.ctx.sched.at(p.time[id] as SimTime, this.arrive, id);
+  }
+
+  private cutThrough(id: number): void {
+    this.through.push(id);
+    if (this.driving) return;
+    this.driving = true;
+    try {
+      while (this.through.length > 0) {
+        const next = this.through.pop()!;
+        this.clock = this.packets.time[next]!;
+        this.onArrive(next);
+      }
+    } finally {
+      this.driving = false;
+    }
   }
 
   private onArrive(id: number): void {
@@ -169,6 +206,11 @@ export class Network {
       case Stage.element:
         this.elements[at]!.receive(id);
         return;
+      case Stage.hostLocal: {
+        const host = this.hosts[at]!;
+        this.deliver(id, host.entity, host.tcp, host.udp, host);
+        return;
+      }
     }
   }
 
@@ -298,7 +340,7 @@ export class Network {
 
   traceHop(id: number, where: string, what: string): void {
     const slot = this.packets.trace[id]!;
-    if (slot >= 0) this.ctx.tracer.hop(slot, this.ctx.sched.now, where, what);
+    if (slot >= 0) this.ctx.tracer.hop(slot, this.packets.time[id] as SimTime, where, what);
   }
 
   /** The one place packets are dropped: counted by reason, traced, logged at most once a second per site and reason. */

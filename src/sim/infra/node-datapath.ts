@@ -115,7 +115,7 @@ export class NodeDatapath {
       }
     }
     if (out < 0) {
-      this.net.deliver(id, host.entity, host.tcp, host.udp, host);
+      this.net.toHostProcess(id, host);
       return;
     }
     const iface = host.ifaces[out]!;

@@ -22,6 +22,8 @@ export const Stage = {
   fabric: 5,
   /** Arriving at an element outside the nodes: a router, a load balancer, an external server. */
   element: 6,
+  /** Addressed to the host itself: handed to a host process's socket. */
+  hostLocal: 7,
 } as const;
 export type StageId = (typeof Stage)[keyof typeof Stage];
 
@@ -53,6 +55,8 @@ export class PacketPool {
   /** Outer header of an IP-in-IP packet (node to node), 0 when not encapsulated. */
   outerSrc: Uint32Array;
   outerDst: Uint32Array;
+  /** When the packet reaches its current stage: its send time plus the latency of the hops behind it. */
+  time: Float64Array;
   private free: Int32Array;
   private freeCount = 0;
   private capacity: number;
@@ -76,6 +80,7 @@ export class PacketPool {
     this.xff = new Uint32Array(initialCapacity);
     this.outerSrc = new Uint32Array(initialCapacity);
     this.outerDst = new Uint32Array(initialCapacity);
+    this.time = new Float64Array(initialCapacity);
     this.free = new Int32Array(initialCapacity);
   }
 
@@ -129,6 +134,7 @@ export class PacketPool {
     this.xff = widen(this.xff, (k) => new Uint32Array(k));
     this.outerSrc = widen(this.outerSrc, (k) => new Uint32Array(k));
     this.outerDst = widen(this.outerDst, (k) => new Uint32Array(k));
+    this.time = widen(this.time, (k) => new Float64Array(k));
     this.free = widen(this.free, (k) => new Int32Array(k));
     this.capacity = n;
   }
