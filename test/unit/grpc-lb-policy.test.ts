@@ -38,6 +38,7 @@ class FakeNetwork implements LbHost {
   readonly states: string[] = [];
   resolveNows = 0;
   private readonly conns: Conn[] = [];
+  private readonly backingOff: Subchannel[] = [];
   private readonly outcomeH;
   private readonly deadlineH;
   private readonly backoffH;
@@ -53,7 +54,7 @@ class FakeNetwork implements LbHost {
       const c = this.conns[conn]!;
       if (c.live && c.sub.state === Connectivity.connecting) this.fail(conn);
     });
-    this.backoffH = s.register('test.backoff', (id) => this.policy.findSubchannel(id)?.backoffDone());
+    this.backoffH = s.register('test.backoff', (conn) => this.backingOff[conn]!.backoffDone());
     this.delayH = s.register('test.happy-eyeballs', (token) => this.policy.connectionDelayExpired(token));
   }
 
@@ -86,7 +87,8 @@ class FakeNetwork implements LbHost {
   }
 
   startBackoff(sub: Subchannel, wait: Duration): void {
-    this.ctx.sched.after(wait, this.backoffH, sub.id);
+    this.backingOff.push(sub);
+    this.ctx.sched.after(wait, this.backoffH, this.backingOff.length - 1);
   }
 
   disconnect(sub: Subchannel, connection: number): void {

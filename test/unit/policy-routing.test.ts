@@ -218,3 +218,38 @@ describe('route table', () => {
     expect(t.lookup(INTERNET)).toBeUndefined();
   });
 });
+
+describe('the lookup cache', () => {
+  it('forgets its answers when a rule or a route changes, so a lookup never returns a stale route', () => {
+    const r = eniNode();
+    expect(r.lookup(INTERNET, POD)?.dev).toBe('eth1');
+    r.removeSourceRule(POD);
+    expect(r.lookup(INTERNET, POD)?.dev).toBe('eth0');
+    r.addSourceRule(POD, ENI_TABLE);
+    expect(r.lookup(INTERNET, POD)?.dev).toBe('eth1');
+    expect(r.lookup(REMOTE_POD, NODE)?.dev).toBe('eth0');
+    r.main.add({ dst: cidr('10.244.2.7/32'), type: 'unicast', dev: 'veth9' });
+    expect(r.lookup(REMOTE_POD, NODE)?.dev).toBe('veth9');
+    r.main.removeHost(REMOTE_POD);
+    expect(r.lookup(REMOTE_POD, NODE)?.dev).toBe('eth0');
+    r.main.remove(() => true);
+    expect(r.lookup(REMOTE_POD, NODE)).toBeUndefined();
+    r.addRule({ priority: 5, to: cidr('10.244.2.0/24'), table: ENI_TABLE });
+    expect(r.lookup(REMOTE_POD, NODE)?.dev).toBe('eth1');
+  });
+
+  it('answers the same as an uncached lookup for many pairs that share cache slots', () => {
+    const r = eniNode();
+    const fresh = (dst: number, src: number) => {
+      const copy = eniNode();
+      return copy.lookup(dst, src);
+    };
+    for (let i = 0; i < 10_000; i++) {
+      const dst = (ipv4('10.244.0.0') + ((i * 7919) % 65536)) >>> 0;
+      const src = i % 3 === 0 ? POD : i % 3 === 1 ? OTHER_POD : NODE;
+      const got = r.lookup(dst, src);
+      if (i % 500 === 0) expect(got).toEqual(fresh(dst, src));
+      expect(r.lookup(dst, src)).toBe(got);
+    }
+  });
+});

@@ -159,6 +159,8 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   private readonly rpcs = new Map<number, Rpc>();
   private readonly waiting: Rpc[] = [];
   private readonly spareTransports: ClientTransport[] = [];
+  /** Subchannels waiting for their backoff timer, by id (the timer carries numbers only). */
+  private readonly backingOff = new Map<number, Subchannel>();
   private nextRpc = 0;
   private running = false;
   private addresses: readonly number[] = [];
@@ -265,6 +267,7 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   }
 
   startBackoff(sub: Subchannel, wait: Duration): void {
+    this.backingOff.set(sub.id, sub);
     this.ctx.sched.after(wait, this.shared.backoff, this.index, sub.id);
   }
 
@@ -283,8 +286,11 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
     for (const rpc of waiting) if (!rpc.done) this.attempt(rpc);
   }
 
-  onBackoff(sub: number): void {
-    this.policy.findSubchannel(sub)?.backoffDone();
+  onBackoff(id: number): void {
+    const sub = this.backingOff.get(id);
+    if (!sub) return;
+    this.backingOff.delete(id);
+    sub.backoffDone();
   }
 
   onConnectionDelay(token: number): void {

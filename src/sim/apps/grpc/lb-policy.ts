@@ -25,8 +25,6 @@ export interface LbPolicy {
   /** Leave IDLE: start connecting (the channel's ExitIdle). */
   exitIdle(): void;
   connectionDelayExpired(token: number): void;
-  /** The live subchannel with this id, for the app's timers; undefined once it is shut down. */
-  findSubchannel(id: number): Subchannel | undefined;
   shutdown(): void;
 }
 

@@ -100,11 +100,6 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
     if (this.index < this.list.length) this.requestConnection();
   }
 
-  findSubchannel(id: number): Subchannel | undefined {
-    for (const sub of this.subs) if (sub && sub.id === id) return sub;
-    return undefined;
-  }
-
   shutdown(): void {
     this.cancelDelay();
     for (const sub of this.subs) sub?.shutdown();

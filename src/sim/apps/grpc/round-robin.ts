@@ -77,14 +77,6 @@ export class RoundRobinPolicy implements LbPolicy, LbHost {
 
   connectionDelayExpired(_token: number): void {}
 
-  findSubchannel(id: number): Subchannel | undefined {
-    for (const child of this.children) {
-      const sub = child.findSubchannel(id);
-      if (sub) return sub;
-    }
-    return undefined;
-  }
-
   shutdown(): void {
     for (const child of this.children) child.shutdown();
     this.children = [];
