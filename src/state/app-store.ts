@@ -39,6 +39,8 @@ export interface AppState {
   theme: ThemeChoice;
   /** Entity the inspector shows, as `kind/name` (the form fault targets and log entries use), or null. */
   selected: string | null;
+  /** Playing pauses by itself at each chapter of the scenario's story; on after every load. */
+  pauseAtChapters: boolean;
 }
 
 export const appStore = createStore<AppState>(() => ({
@@ -56,6 +58,7 @@ export const appStore = createStore<AppState>(() => ({
   error: null,
   theme: 'system',
   selected: null,
+  pauseAtChapters: true,
 }));
 
 export function useApp<T>(selector: (s: AppState) => T): T {

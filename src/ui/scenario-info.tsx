@@ -1,4 +1,5 @@
 import { useApp } from '../state/app-store';
+import { ChapterList, CurrentChapter } from './chapters';
 import { FixToggles } from './fix-toggles';
 import { panel, panelTitle } from './styles';
 
@@ -40,7 +41,9 @@ export function ScenarioInfo() {
         <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
           {summary.durationSeconds} s simulated · id <code>{summary.id}</code>
         </p>
+        {summary.chapters.length > 0 && <ChapterList chapters={summary.chapters} />}
       </div>
+      <CurrentChapter chapters={summary.chapters} />
       {/* Kept out of the scrolling text so the toggles stay in view however long the description is. */}
       {summary.fixes.length > 0 && (
         <div className="max-h-[75%] shrink-0 overflow-y-auto border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">

@@ -135,6 +135,7 @@ export async function loadScenario(request: LoadRequest): Promise<boolean> {
       selectedFile: request.pickerValue,
       report: null,
       status: 'paused',
+      pauseAtChapters: true,
     });
     return true;
   } finally {
@@ -185,6 +186,13 @@ export function pause(): void {
 export function togglePlay(): void {
   if (appStore.getState().status === 'running') pause();
   else play();
+}
+
+/** Whether playing pauses by itself at each chapter start (the worker turns it back on with every load). */
+export function setPauseAtChapters(on: boolean): void {
+  if (!loaded()) return;
+  appStore.setState({ pauseAtChapters: on });
+  void send({ type: 'pauseAtChapters', on });
 }
 
 export function step(): void {

@@ -6,6 +6,10 @@ import type {
   RunReport,
   TopologyView,
 } from '../sim/api';
+import type { Chapter, ChartSpec } from '../sim/scenario/schema';
+
+export { DEFAULT_CHARTS } from '../sim/scenario/schema';
+export type { Chapter, ChartSpec };
 
 /** The one protocol between the UI and the simulation worker. Every message is plain data. */
 
@@ -27,6 +31,8 @@ export interface ScenarioSummary {
   seed: number;
   durationSeconds: number;
   fixes: { name: string; description: string }[];
+  chapters: Chapter[];
+  charts: ChartSpec[];
 }
 
 export type Command =
@@ -35,6 +41,8 @@ export type Command =
   | { type: 'pause' }
   | { type: 'step' }
   | { type: 'setSpeed'; speed: Speed }
+  /** Whether playing pauses by itself at each chapter of the scenario's story (on after every load). */
+  | { type: 'pauseAtChapters'; on: boolean }
   | { type: 'reset' }
   | { type: 'applyFault'; fault: FaultRequest }
   | { type: 'report' }

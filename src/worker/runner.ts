@@ -42,6 +42,8 @@ export interface Runner {
   step(): void;
   setSpeed(speed: Speed): void;
   speed(): Speed;
+  /** Simulated times (µs) where playing pauses by itself: a workshop host's chapter starts. Empty for none. */
+  setStops(stops: readonly number[]): void;
   running(): boolean;
   /** Wall milliseconds spent inside the sim since load, for the run report. */
   wallMs(): number;
@@ -62,6 +64,7 @@ export function createRunner(options: RunnerOptions): Runner {
   const stepUs = options.stepUs ?? 100_000;
 
   let sim: Sim | undefined;
+  let stops: number[] = [];
   let isRunning = false;
   let speed: Speed = 1;
   let cancelTick: (() => void) | undefined;
@@ -108,10 +111,11 @@ export function createRunner(options: RunnerOptions): Runner {
     const startedAt = clock.now();
     const elapsed = Math.min(Math.max(0, startedAt - lastWall), maxElapsedMs);
     lastWall = startedAt;
+    const stop = stops.find((t) => t > s.now()) ?? Infinity;
     try {
       const target =
         speed === 'max' ? s.durationUs : Math.min(s.durationUs, s.now() + Math.round(elapsed * 1000 * speed));
-      advance(s, target, startedAt);
+      advance(s, Math.min(target, stop), startedAt);
     } catch (error) {
       isRunning = false;
       spentMs += clock.now() - startedAt;
@@ -121,7 +125,7 @@ export function createRunner(options: RunnerOptions): Runner {
     }
     const finishedAt = clock.now();
     spentMs += finishedAt - startedAt;
-    if (s.done()) isRunning = false;
+    if (s.done() || s.now() === stop) isRunning = false;
     publish();
     if (isRunning) schedule(speed === 'max' ? tickMs - (finishedAt - startedAt) : tickMs);
   }
@@ -231,6 +235,9 @@ export function createRunner(options: RunnerOptions): Runner {
       publish();
     },
     speed: () => speed,
+    setStops(next) {
+      stops = [...next].sort((a, b) => a - b);
+    },
     running: () => isRunning,
     wallMs: () => spentMs,
     publish,

@@ -10,6 +10,11 @@ import { createRunner } from './runner';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
 let loaded: { scenario: Scenario; fixes: string[] } | undefined;
+let pauseAtChapters = true;
+
+function applyStops(): void {
+  runner.setStops(pauseAtChapters && loaded ? loaded.scenario.chapters.map((c) => Math.round(c.at * 1e6)) : []);
+}
 
 function deliver(message: WorkerMessage, transfer: ArrayBuffer[] = []): Promise<unknown> | undefined {
   if (!listener) return undefined;
@@ -46,6 +51,8 @@ function summarize(s: Scenario): ScenarioSummary {
     seed: s.seed,
     durationSeconds: s.duration,
     fixes: Object.entries(s.fixes).map(([name, fix]) => ({ name, description: fix.description })),
+    chapters: s.chapters,
+    charts: s.charts,
   };
 }
 
@@ -63,6 +70,8 @@ function handle(cmd: Command): Reply {
       if (!result.ok) return { type: 'error', message: result.errors.join('\n') };
       const sim = createSim(result.scenario, { fixes: result.appliedFixes });
       loaded = { scenario: result.scenario, fixes: result.appliedFixes };
+      pauseAtChapters = true;
+      applyStops();
       runner.load(sim);
       return { type: 'loaded', scenario: summarize(result.scenario), catalog: sim.faultCatalog() };
     }
@@ -80,6 +89,10 @@ function handle(cmd: Command): Reply {
     case 'setSpeed':
       if (!isSpeed(cmd.speed)) return { type: 'error', message: SPEED_ERROR };
       runner.setSpeed(cmd.speed);
+      return { type: 'ok' };
+    case 'pauseAtChapters':
+      pauseAtChapters = cmd.on === true;
+      applyStops();
       return { type: 'ok' };
     case 'reset':
       if (!loaded) throw new Error('no scenario is loaded');

@@ -228,6 +228,50 @@ describe('Netmortem in a browser', () => {
     });
   });
 
+  it('tells a story: pauses at each chapter with its text, and charts what the scenario asks for in tabs', async () => {
+    const doc = parseDocument(await readFile(demoPath, 'utf8'));
+    doc.set('chapters', [
+      { at: 3, title: 'Warm-up', text: 'Clients are connected.', action: 'Look at the chart tabs.' },
+      { at: 6, title: 'Later', text: 'Still calm.' },
+    ]);
+    doc.set('charts', [
+      { title: 'SYNs', kind: 'rate', unit: 'SYNs / s', series: [{ metric: 'tcp.syn.sent', label: 'SYNs' }] },
+      { title: 'Established', kind: 'level', series: [{ metric: 'tcp.connections.established', label: 'connections' }] },
+      { title: 'Latency', kind: 'histogram', unit: 'ms', series: [{ metric: 'requests.latency_ms', label: 'requests' }] },
+    ]);
+    const story = Buffer.from(doc.toString(), 'utf8');
+
+    await withApp('chapters-charts', '?speed=10', async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await byTestId(page, 'open-file').setInputFiles({ name: 'story.yaml', mimeType: 'application/yaml', buffer: story });
+      await expect.poll(() => byTestId(page, 'chapters').locator('li').count()).toBe(2);
+      expect(await byTestId(page, 'pause-at-chapters').isChecked()).toBe(true);
+      expect(await page.getByRole('tab').allTextContents()).toEqual(['SYNs', 'Established', 'Latency']);
+
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
+      expect(await clockUs(page)).toBe(3_000_000);
+      const current = await text(page, 'current-chapter');
+      expect(current).toContain('Chapter 1 of 2');
+      expect(current).toContain('Clients are connected.');
+      expect(current).toContain('Look at the chart tabs.');
+      await expect.poll(() => drawnShapes(page, 'chart')).toBeGreaterThan(0);
+
+      await byTestId(page, 'chart-tab-0').focus();
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('ArrowRight');
+      expect(await byTestId(page, 'chart-tab-2').getAttribute('aria-selected')).toBe('true');
+      await expect.poll(() => byTestId(page, 'chart').locator('rect.chart-bar').count()).toBeGreaterThan(0);
+
+      await byTestId(page, 'pause-at-chapters').uncheck();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 10_000 }).toBeGreaterThan(7_000_000);
+      expect(await text(page, 'current-chapter')).toContain('Chapter 2 of 2');
+      expectClean(app);
+    });
+  });
+
   it('names a bad URL parameter and falls back to the default speed', async () => {
     await withApp('bad-url-param', '?speed=fast', async (app) => {
       const { page } = app;

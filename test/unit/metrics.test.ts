@@ -123,9 +123,28 @@ describe('Metrics keys and labels', () => {
     m.histogram('dns.latency', [1], { server: 'nodelocal' });
     expect(m.seriesNames()).toEqual([
       'dns.latency.count{server=nodelocal}',
+      'dns.latency.le_1{server=nodelocal}',
       'dns.latency.p50{server=nodelocal}',
       'dns.latency.p99{server=nodelocal}',
     ]);
+  });
+
+  it('records each bucket per step, cumulative like Prometheus le, summing to the report totals', () => {
+    const m = new Metrics();
+    const h = m.histogram('switchover_s', [30, 60, 90]);
+    for (const v of [29, 31, 58]) h.observe(v);
+    m.sample();
+    for (const v of [61, 95]) h.observe(v);
+    m.sample();
+    const series = m.series();
+    expect(series['switchover_s.le_30']!.values).toEqual([1, 0]);
+    expect(series['switchover_s.le_60']!.values).toEqual([3, 0]);
+    expect(series['switchover_s.le_90']!.values).toEqual([3, 1]);
+    expect(series['switchover_s.count']!.values).toEqual([3, 2]);
+    const totals = m.totals();
+    for (const b of [30, 60, 90]) {
+      expect(totals[`switchover_s.le_${b}`]).toBe(series[`switchover_s.le_${b}`]!.values.reduce((x, y) => x + y, 0));
+    }
   });
 
   it('folds label sets beyond the cap into name{_other=true}', () => {

@@ -181,6 +181,28 @@ describe('runner pacing', () => {
     expect(last()).toMatchObject({ t: 226_000, speed: 0.25, running: true });
   });
 
+  it('pauses by itself exactly at each stop ahead, and plays on past it when asked', () => {
+    const { runner, sim, tick, last } = setup();
+    runner.setStops([3_000_000, 1_000_000, 0]);
+    runner.setSpeed(20);
+    runner.play();
+    tick(100);
+    expect(sim.now()).toBe(1_000_000);
+    expect(last()).toMatchObject({ t: 1_000_000, running: false });
+    tick(100);
+    expect(sim.now()).toBe(1_000_000);
+    runner.play();
+    tick(100);
+    tick(100);
+    expect(sim.now()).toBe(3_000_000);
+    expect(last().running).toBe(false);
+    runner.setStops([]);
+    runner.play();
+    tick(100);
+    expect(sim.now()).toBe(5_000_000);
+    expect(last().running).toBe(true);
+  });
+
   it('counts at most maxElapsedMs of a long wall gap', () => {
     const { runner, sim, tick } = setup();
     runner.play();

@@ -294,6 +294,31 @@ describe('chapters', () => {
   });
 });
 
+describe('charts', () => {
+  it('default to requests per second, and take rate, level and histogram charts with label patterns', () => {
+    const doc = placed();
+    const plain = loadScenario(JSON.stringify(doc), 'x.json', { faultIds: FAULTS });
+    expect(plain.ok && plain.scenario.charts.map((c) => c.series.map((s) => s.metric))).toEqual([['requests.ok', 'requests.failed']]);
+    doc['charts'] = [
+      { title: 'Flows', series: [{ metric: 'flows.new{dst=*}', label: 'to' }] },
+      { title: 'Tracked', kind: 'level', unit: 'entries', series: [{ metric: 'hypervisor.conntrack.used{instance=node-a}', label: 'node-a' }] },
+      { title: 'Switch-over', kind: 'histogram', unit: 's', series: [{ metric: 'grpc.client.switchover_s', label: 'clients' }] },
+    ];
+    const result = loadScenario(JSON.stringify(doc), 'x.json', { faultIds: FAULTS });
+    expect(result.ok && result.scenario.charts.map((c) => c.kind)).toEqual(['rate', 'level', 'histogram']);
+  });
+
+  it('name the field of a bad chart', () => {
+    const doc = placed();
+    doc['charts'] = [{ title: 'Bad', kind: 'pie', series: [{ metric: 'Flows*', label: 'x' }] }, { title: 'Empty', series: [] }];
+    expect(errorsFor(doc)).toEqual([
+      'charts[0].kind: expected one of "rate", "level", "histogram", got "pie"',
+      'charts[0].series[0].metric: must be a metric name like name{key=value}, or name{key=*} for the busiest series of a label',
+      'charts[1].series: needs at least 1 item',
+    ]);
+  });
+});
+
 describe('per-deployment knobs under params.<deployment>', () => {
   it('override what the topology says for that deployment', () => {
     const result = loadScenario(fixture('scenario-placed.yaml'), 'x.yaml', { faultIds: FAULTS, sets: ['params.web.replicas=7', 'params.web.gracePeriodS=10'] });

@@ -94,6 +94,8 @@ export class HistogramImpl implements Histogram, Instrument {
     private readonly countRing: RingBuffer,
     private readonly p50Ring: RingBuffer,
     private readonly p99Ring: RingBuffer,
+    /** Per bound, observations <= it during each step: what a live histogram chart sums. */
+    private readonly bucketRings: readonly RingBuffer[],
   ) {
     this.all = new Float64Array(bounds.length + 1);
     this.step = new Float64Array(bounds.length + 1);
@@ -123,6 +125,11 @@ export class HistogramImpl implements Histogram, Instrument {
     this.countRing.push(this.stepCount);
     this.p50Ring.push(bucketQuantile(0.5, this.bounds, this.step, this.stepCount));
     this.p99Ring.push(bucketQuantile(0.99, this.bounds, this.step, this.stepCount));
+    let cumulative = 0;
+    for (let i = 0; i < this.bucketRings.length; i++) {
+      cumulative += this.step[i]!;
+      this.bucketRings[i]!.push(cumulative);
+    }
     this.step.fill(0);
     this.stepCount = 0;
   }

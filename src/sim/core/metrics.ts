@@ -46,6 +46,7 @@ interface Series {
  *   gauge      `key`                          value at sample time
  *   histogram  `name.count{…}`                observations during the step
  *              `name.p50{…}`, `name.p99{…}`   quantiles of the step's observations (0 when there were none)
+ *              `name.le_B{…}` per bound B     observations <= B during the step (Prometheus's cumulative `le`)
  * A series created after sampling began reads 0 for the samples before it existed.
  */
 export class Metrics {
@@ -113,6 +114,7 @@ export class Metrics {
       this.addSeries(`${name}.count${labelPart}`),
       this.addSeries(`${name}.p50${labelPart}`),
       this.addSeries(`${name}.p99${labelPart}`),
+      bucketBounds.map((b) => this.addSeries(`${name}.le_${b}${labelPart}`)),
     );
     this.adopt(key, h);
     return h;

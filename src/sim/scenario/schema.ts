@@ -10,6 +10,9 @@ const TARGET = /^(node|pod|deployment|service)\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Dotted lower-case metric name with optional labels: `lb.requests.failed`, `drops{reason=rp_filter_martian}`.
 const METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\{[A-Za-z0-9_]+=[A-Za-z0-9_./-]+(,[A-Za-z0-9_]+=[A-Za-z0-9_./-]+)*\})?$/;
 
+// A chart may also name every series of a labelled metric, `flows.new{dst=*}`, and shows the busiest of them.
+const CHART_METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*\{[A-Za-z0-9_]+=\*\}$/;
+
 const id = z.string().regex(ID, { error: 'must be lower-case letters, digits and "-"' });
 
 const timelineEntry = z.strictObject({
@@ -27,11 +30,13 @@ const fix = z.strictObject({
   set: z.record(z.string(), z.union([z.number(), z.boolean(), z.string()])),
 });
 
+const metric = z.string().regex(METRIC, {
+  error: 'must be a dotted lower-case metric name, optionally with labels like name{key=value}',
+});
+
 const expectation = z.strictObject({
   description: z.string().optional(),
-  metric: z.string().regex(METRIC, {
-    error: 'must be a dotted lower-case metric name, optionally with labels like name{key=value}',
-  }),
+  metric,
   agg: z.enum(['total', 'peak', 'mean', 'min', 'last']),
   window: z.tuple([z.number().min(0), z.number().min(0)]).optional(),
   op: z.enum(['<', '<=', '>', '>=', '==', '!=']),
@@ -47,6 +52,40 @@ const chapter = z.strictObject({
   action: z.string().optional(),
 });
 
+/**
+ * A chart the UI draws live: `rate` plots counters per second, `level` plots gauges as they are, `histogram` draws the
+ * buckets of each histogram named (observations so far, by bucket).
+ */
+const chart = z.strictObject({
+  title: z.string().min(1).max(60),
+  kind: z.enum(['rate', 'level', 'histogram']).default('rate'),
+  // The y axis label, e.g. "SYNs / s".
+  unit: z.string().min(1).max(24).optional(),
+  series: z
+    .array(
+      z.strictObject({
+        metric: z.string().refine((m) => METRIC.test(m) || CHART_METRIC.test(m), {
+          error: 'must be a metric name like name{key=value}, or name{key=*} for the busiest series of a label',
+        }),
+        label: z.string().min(1).max(32),
+      }),
+    )
+    .min(1)
+    .max(6),
+});
+
+export const DEFAULT_CHARTS = [
+  {
+    title: 'Requests per second',
+    kind: 'rate' as const,
+    unit: 'requests / s',
+    series: [
+      { metric: 'requests.ok', label: 'ok' },
+      { metric: 'requests.failed', label: 'failed' },
+    ],
+  },
+];
+
 const scenarioObject = z.strictObject({
   version: z.literal(SCENARIO_VERSION),
   id,
@@ -60,6 +99,7 @@ const scenarioObject = z.strictObject({
   fixes: z.record(id, fix).default({}),
   expect: z.array(expectation).default([]),
   chapters: z.array(chapter).default([]),
+  charts: z.array(chart).min(1).max(8).default(DEFAULT_CHARTS),
 });
 
 /** The scenario format, version 1: structure with defaults, then the checks that span fields. */
@@ -81,3 +121,4 @@ export type TimelineEntry = Scenario['timeline'][number];
 export type ScenarioFix = Scenario['fixes'][string];
 export type Expectation = Scenario['expect'][number];
 export type Chapter = Scenario['chapters'][number];
+export type ChartSpec = Scenario['charts'][number];

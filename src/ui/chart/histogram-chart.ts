@@ -1,0 +1,129 @@
+import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
+import type { ChartSpec } from '../../worker/protocol';
+import type { SeriesBuffer } from '../../state/series-buffer';
+import type { SeriesChart } from './series-chart';
+
+/**
+ * A histogram's observations so far, one bar per bucket, summed from its per-step `name.le_B` series (cumulative
+ * like Prometheus's `le`). Bars of one histogram share a colour; up to six histograms sit side by side per bucket.
+ */
+
+const MARGIN = { top: 14, right: 18, bottom: 30, left: 52 };
+
+/** The bucket bounds a histogram has series for, ascending. */
+function boundsOf(buffer: SeriesBuffer, metric: string): number[] {
+  const prefix = `${metric}.le_`;
+  return buffer
+    .names()
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => Number(n.slice(prefix.length)))
+    .filter((b) => Number.isFinite(b))
+    .sort((a, b) => a - b);
+}
+
+/** Observations per bucket (bound → count in (previous bound, bound]) over every sample the buffer holds. */
+function bucketCounts(buffer: SeriesBuffer, metric: string, bounds: number[]): number[] {
+  const cumulative = bounds.map((b) => {
+    let sum = 0;
+    for (let k = buffer.start(); k < buffer.end(); k++) {
+      const v = buffer.value(`${metric}.le_${b}`, k);
+      if (Number.isFinite(v)) sum += v;
+    }
+    return sum;
+  });
+  return cumulative.map((c, i) => c - (i > 0 ? cumulative[i - 1]! : 0));
+}
+
+export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, spec: ChartSpec): SeriesChart {
+  const root = select(svg);
+  root.selectAll('*').remove();
+  const plot = root.append('g');
+  const grid = plot.append('g').attr('class', 'chart-grid');
+  const xAxis = plot.append('g').attr('class', 'chart-axis');
+  const yAxis = plot.append('g').attr('class', 'chart-axis');
+  const yLabel = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'start').text('observations');
+  const xLabel = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'end').text(spec.unit ?? '');
+  const bars = plot.append('g');
+  const note = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'middle');
+  let last: SeriesBuffer | undefined;
+
+  function draw(buffer: SeriesBuffer): void {
+    last = buffer;
+    const { width: W, height: H } = svg.getBoundingClientRect();
+    if (W === 0 || H === 0) return;
+    const w = Math.max(10, W - MARGIN.left - MARGIN.right);
+    const h = Math.max(10, H - MARGIN.top - MARGIN.bottom);
+    plot.attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
+
+    const histograms = spec.series.slice(0, 6).map((s, i) => {
+      const bounds = boundsOf(buffer, s.metric);
+      return { ...s, key: `s${i}`, bounds, counts: bucketCounts(buffer, s.metric, bounds) };
+    });
+    const bounds = [...new Set(histograms.flatMap((d) => d.bounds))].sort((a, b) => a - b);
+    const total = histograms.reduce((sum, d) => sum + d.counts.reduce((a, b) => a + b, 0), 0);
+    const x = scaleBand<number>().domain(bounds).range([0, w]).paddingInner(0.2).paddingOuter(0.1);
+    const inner = scaleBand<string>().domain(histograms.map((d) => d.key)).range([0, x.bandwidth()]).padding(0.05);
+    const peak = Math.max(1, ...histograms.flatMap((d) => d.counts));
+    const y = scaleLinear().domain([0, peak * 1.1]).range([h, 0]).nice(4);
+
+    grid.call(axisLeft(y).ticks(4).tickSize(-w).tickFormat(() => ''));
+    yAxis.call(axisLeft(y).ticks(4, '~s').tickSizeOuter(0));
+    const everyNth = Math.max(1, Math.ceil(bounds.length / Math.max(1, Math.floor(w / 36))));
+    xAxis
+      .attr('transform', `translate(0,${h})`)
+      .call(axisBottom(x).tickValues(bounds.filter((_, i) => i % everyNth === 0)).tickFormat((b) => `≤${b}`).tickSizeOuter(0));
+    yLabel.attr('x', 6).attr('y', 2).attr('dy', '0.7em');
+    xLabel.attr('x', w).attr('y', h + 26);
+
+    const cells = histograms.flatMap((d) => d.bounds.map((b, i) => ({ key: d.key, label: d.label, bound: b, count: d.counts[i]! })));
+    bars
+      .selectAll<SVGRectElement, (typeof cells)[number]>('rect')
+      .data(cells, (c) => `${c.key}:${c.bound}`)
+      .join('rect')
+      .attr('class', 'chart-bar')
+      .attr('data-series', (c) => c.key)
+      .attr('x', (c) => (x(c.bound) ?? 0) + (inner(c.key) ?? 0))
+      .attr('width', inner.bandwidth())
+      .attr('y', (c) => y(c.count))
+      .attr('height', (c) => h - y(c.count))
+      .selectAll('title')
+      .data((c) => [c])
+      .join('title')
+      .text((c) => `${c.label}: ${c.count} observations ≤ ${c.bound}`);
+
+    note
+      .attr('x', w / 2)
+      .attr('y', h / 2)
+      .text(total > 0 ? '' : buffer.end() === 0 ? 'Waiting for the first one-second sample…' : 'No observations yet');
+
+    select(legend)
+      .selectAll<HTMLSpanElement, (typeof histograms)[number]>('span.legend-item')
+      .data(histograms, (d) => d.key)
+      .join((enter) => {
+        const item = enter.append('span').attr('class', 'legend-item inline-flex items-baseline gap-1.5');
+        item.append('span').attr('class', 'swatch inline-block size-2.5 self-center rounded-sm');
+        item.append('span').attr('class', 'label text-slate-600 dark:text-slate-300');
+        item.append('span').attr('class', 'value font-mono text-base font-semibold tabular-nums');
+        return item;
+      })
+      .call((items) => {
+        items.select('.swatch').style('background', (d) => `var(--c-${d.key})`);
+        items.select('.label').text((d) => d.label);
+        items.select('.value').text((d) => String(d.counts.reduce((a, b) => a + b, 0)));
+      });
+  }
+
+  const resize = new ResizeObserver(() => {
+    if (last) draw(last);
+  });
+  resize.observe(svg);
+
+  return {
+    draw,
+    destroy() {
+      resize.disconnect();
+      root.selectAll('*').remove();
+      select(legend).selectAll('*').remove();
+    },
+  };
+}
