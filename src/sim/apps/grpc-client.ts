@@ -158,7 +158,8 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   private readonly connections = new Map<number, Connection>();
   private readonly rpcs = new Map<number, Rpc>();
   private readonly waiting: Rpc[] = [];
-  private readonly spareTransports: ClientTransport[] = [];
+  /** Closed connections kept for reuse: a reconnect storm opens thousands a second. */
+  private readonly spare: Connection[] = [];
   /** Subchannels waiting for their backoff timer, by id (the timer carries numbers only). */
   private readonly backingOff = new Map<number, Subchannel>();
   private nextRpc = 0;
@@ -259,9 +260,11 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   connect(sub: Subchannel, timeout: Duration): number {
     this.shared.m.connects.inc();
     const socket = this.host.tcp.connect(sub.address, this.target.port, this);
-    const transport = this.spareTransports.pop() ?? new ClientTransport(socket.id);
-    transport.reset(socket.id);
-    this.connections.set(socket.id, { sub, transport, streams: null });
+    const conn = this.spare.pop() ?? { sub, transport: new ClientTransport(socket.id), streams: null };
+    conn.sub = sub;
+    conn.transport.reset(socket.id);
+    conn.streams = null;
+    this.connections.set(socket.id, conn);
     this.ctx.sched.after(timeout, this.shared.connectDeadline, this.index, socket.id);
     return socket.id;
   }
@@ -344,13 +347,13 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
     this.connections.delete(socket.id);
     conn.sub.transportClosed(socket.id);
     if (conn.streams) for (const rpc of conn.streams.values()) this.failed(rpc, 'UNAVAILABLE');
-    this.spareTransports.push(conn.transport);
+    this.spare.push(conn);
   }
 
   private closeIfDrained(socket: Socket, conn: Connection): void {
     if (conn.transport.draining && (conn.streams?.size ?? 0) === 0) {
       this.connections.delete(socket.id);
-      this.spareTransports.push(conn.transport);
+      this.spare.push(conn);
       this.host.tcp.close(socket);
     }
   }

@@ -65,7 +65,7 @@ class Lookup {
   active = false;
   from = 0;
   conf!: ResolvConf;
-  candidates: string[] = [];
+  candidates: readonly string[] = [];
   candidate = 0;
   asIsFirst = false;
   /** The current candidate's query; every try of a candidate resends it with the same id, as res_send does. */
@@ -99,6 +99,7 @@ export class StubResolver implements DnsSocketReceiver {
   private readonly timeoutH: HandlerId;
   private readonly m: { lookups: Counter; queries: Counter; duration: Histogram };
   private readonly failures = new Map<LookupError, Counter>();
+  private readonly plans = new WeakMap<ResolvConf, Map<string, { candidates: readonly string[]; asIsFirst: boolean }>>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -121,8 +122,9 @@ export class StubResolver implements DnsSocketReceiver {
     l.active = true;
     l.from = from;
     l.conf = conf;
-    l.candidates = searchCandidates(name, conf);
-    l.asIsFirst = !name.endsWith('.') && l.candidates[0] === normalizeName(name) && l.candidates.length > 1;
+    const plan = this.plan(name, conf);
+    l.candidates = plan.candidates;
+    l.asIsFirst = plan.asIsFirst;
     l.candidate = 0;
     l.sawServfail = false;
     l.startedAt = this.ctx.sched.now;
@@ -130,6 +132,19 @@ export class StubResolver implements DnsSocketReceiver {
     l.token = token;
     this.m.lookups.inc();
     this.startCandidate(l);
+  }
+
+  /** The names to try for `name` under `conf`, worked out once: a service resolving its dependency per query asks often. */
+  private plan(name: string, conf: ResolvConf): { candidates: readonly string[]; asIsFirst: boolean } {
+    let byName = this.plans.get(conf);
+    if (!byName) this.plans.set(conf, (byName = new Map()));
+    let plan = byName.get(name);
+    if (!plan) {
+      const candidates = searchCandidates(name, conf);
+      plan = { candidates, asIsFirst: !name.endsWith('.') && candidates[0] === normalizeName(name) && candidates.length > 1 };
+      byName.set(name, plan);
+    }
+    return plan;
   }
 
   onOpen(): void {}
