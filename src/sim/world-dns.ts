@@ -45,13 +45,13 @@ export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; 
 
 /** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
 function setUpExternalDns(world: World, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>): ExternalDns {
+  const p = world.ctx.params.externalDns;
   const source = (): DesiredRecord[] => {
     const targets = world.workloads.pods
       .filter((p) => p.deployment === config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))
       .map((p) => ({ ip: p.ip, terminating: p.phase === 'terminating' }));
-    return [{ name: config.hostname, targets }];
+    return [{ name: config.hostname, targets, ttl: p.recordTtlS }];
   };
-  const p = world.ctx.params.externalDns;
   const controller = new ExternalDns(world.ctx, dns.provider, source, {
     ...EXTERNAL_DNS_DEFAULTS,
     interval: seconds(p.intervalS),

@@ -66,4 +66,12 @@ describe('external-dns on its loop (REFERENCE C.1, C.3)', () => {
       expect(served().includes(a)).toBe(deregisterOn === 'delete');
     }
   });
+
+  it("writes the record with Route 53's 300 s TTL unless the TTL annotation (params.externalDns.recordTtlS) says otherwise", () => {
+    for (const [sets, ttl] of [[[], 300], [['params.externalDns.recordTtlS=5'], 5]] as const) {
+      const { ctx, w } = world([...sets]);
+      ctx.sched.runUntil(atSeconds(1));
+      expect(w.dns!.provider.servedRecord('metric.example.com')?.ttl).toBe(ttl);
+    }
+  });
 });

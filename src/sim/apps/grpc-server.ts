@@ -87,7 +87,8 @@ export class GrpcServers implements LookupReceiver {
     this.ctx.note('warn', q.server.pod.entity, 'grpc.server.dns-error', `could not resolve its dependencies (${error}); the query fails`, {
       reason: `dns_${error}`,
     });
-    this.finish(token, GrpcStatus.internal);
+    // A dependency that cannot be found is a transient condition: UNAVAILABLE, which gRPC's status guide says to retry.
+    this.finish(token, GrpcStatus.unavailable);
   }
 
   private work(index: number): void {
@@ -109,14 +110,13 @@ export class GrpcServers implements LookupReceiver {
 
 /**
  * A gRPC server: one listener, HTTP/2 connections that carry many streams, and grpc-go's GracefulStop on SIGTERM
- * (GOAWAY, PING, final GOAWAY, drain; the listener closed so new connections are reset). SIGKILL at the end of the
- * grace period cuts whatever is left.
+ * (GOAWAY, PING, final GOAWAY, drain; the listener closed so new connections are reset). The process outlives
+ * GracefulStop until SIGKILL at the end of the grace period, which cuts whatever is left.
  */
 export class GrpcServer implements PodApp, Listener, SocketOwner, GracefulStopHost {
   accepting = false;
   private readonly conns = new Map<number, ServerConnection>();
   private readonly stop: GracefulStop;
-  private exit: (() => void) | null = null;
 
   constructor(
     private readonly shared: GrpcServers,
@@ -133,8 +133,7 @@ export class GrpcServer implements PodApp, Listener, SocketOwner, GracefulStopHo
     this.pod.tcp.listen(this.spec.port, this);
   }
 
-  terminate(exit: () => void): void {
-    this.exit = exit;
+  terminate(_exit: () => void): void {
     this.shared.ctx.note('info', this.pod.entity, 'grpc.server.graceful-stop', `GracefulStop: GOAWAY on ${this.conns.size} connection(s), new ones reset`);
     this.stop.begin(this.conns.values());
   }
@@ -211,8 +210,8 @@ export class GrpcServer implements PodApp, Listener, SocketOwner, GracefulStopHo
   }
 
   stopped(): void {
-    const exit = this.exit;
-    this.exit = null;
-    exit?.();
+    // Model choice: the incident's servers stayed for the whole grace period (INCIDENTS.md §1), so a SYN met a reset
+    // from the closed listener for those seconds, and silence only once the pod was gone.
+    this.shared.ctx.note('info', this.pod.entity, 'grpc.server.drained', 'GracefulStop returned: every connection drained; the process stays until SIGKILL');
   }
 }

@@ -21,7 +21,7 @@ export interface MetricsOptions {
   stepUs?: Duration;
   /** Samples kept per series; default 3600 (an hour at the default step). */
   capacity?: number;
-  /** Distinct label sets per metric name before they fold into `name{_other=true}`; default 64. */
+  /** Distinct label sets per metric name before they fold into `name{_other=true}`; default 256. */
   maxLabelValues?: number;
 }
 
@@ -63,7 +63,7 @@ export class Metrics {
   constructor(opts: MetricsOptions = {}) {
     const stepUs = opts.stepUs ?? seconds(1);
     const capacity = opts.capacity ?? 3600;
-    const maxLabelValues = opts.maxLabelValues ?? 64;
+    const maxLabelValues = opts.maxLabelValues ?? 256;
     if (!(stepUs > 0)) throw new RangeError(`stepUs must be positive, got ${stepUs}`);
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer`);
     if (!Number.isInteger(maxLabelValues) || maxLabelValues < 0) {

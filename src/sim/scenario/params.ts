@@ -93,6 +93,8 @@ const externalDns = z.strictObject({
   events: z.boolean().default(false),
   // When a pod's address leaves the record: when the pod is deleted (as in the first incident) or already at SIGTERM.
   deregisterOn: z.enum(['delete', 'sigterm']).default('delete'),
+  // The record's TTL annotation (external-dns.alpha.kubernetes.io/ttl); without one Route 53 records get 300 s (REFERENCE C.1).
+  recordTtlS: z.number().int().min(1).max(172_800).optional(),
 });
 
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
