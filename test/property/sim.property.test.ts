@@ -36,7 +36,10 @@ interface BaseRun {
   events: number;
 }
 
-describe.each(shippedScenarios())('shipped scenario $id', ({ file }) => {
+/** The digest of each shipped scenario at its own seed; a change that moves one must say why in its commit. */
+const GOLDEN = JSON.parse(readFileSync(new URL('../fixtures/golden-digests.json', import.meta.url), 'utf8')) as Record<string, string>;
+
+describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
   let base: BaseRun | undefined;
   /** The run at the scenario's own seed, shared by the checks below. */
   const baseRun = (): BaseRun => {
@@ -53,6 +56,10 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file }) => {
 
   it('meets every expectation it ships with, at its own seed', () => {
     expect(baseRun().report.expect.filter((e) => !e.held)).toEqual([]);
+  }, SLOW);
+
+  it('gives the golden digest at its own seed', () => {
+    expect(baseRun().report.digest, `update test/fixtures/golden-digests.json if the change is meant (npm run sim -- ${id} prints it)`).toBe(GOLDEN[id]);
   }, SLOW);
 
   it('gives the same digest for the same seed, and a different one for another seed', () => {
