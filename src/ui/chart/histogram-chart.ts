@@ -1,4 +1,5 @@
 import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
+import { createChartFrame } from './chart-frame';
 import type { ChartSpec } from '../../worker/protocol';
 import type { SeriesBuffer } from '../../state/series-buffer';
 import type { SeriesChart } from './series-chart';
@@ -7,8 +8,6 @@ import type { SeriesChart } from './series-chart';
  * A histogram's observations so far, one bar per bucket, summed from its per-step `name.le_B` series (cumulative
  * like Prometheus's `le`). Bars of one histogram share a colour; up to six histograms sit side by side per bucket.
  */
-
-const MARGIN = { top: 14, right: 18, bottom: 30, left: 52 };
 
 /** The bucket bounds a histogram has series for, ascending. */
 function boundsOf(buffer: SeriesBuffer, metric: string): number[] {
@@ -35,25 +34,19 @@ function bucketCounts(buffer: SeriesBuffer, metric: string, bounds: number[]): n
 }
 
 export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, spec: ChartSpec): SeriesChart {
-  const root = select(svg);
-  root.selectAll('*').remove();
-  const plot = root.append('g');
-  const grid = plot.append('g').attr('class', 'chart-grid');
-  const xAxis = plot.append('g').attr('class', 'chart-axis');
-  const yAxis = plot.append('g').attr('class', 'chart-axis');
-  const yLabel = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'start').text('observations');
-  const xLabel = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'end').text(spec.unit ?? '');
-  const bars = plot.append('g');
-  const note = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'middle');
   let last: SeriesBuffer | undefined;
+  const frame = createChartFrame(svg, legend, 'observations', () => {
+    if (last) draw(last);
+  });
+  const { grid, xAxis, yAxis, note } = frame;
+  const xLabel = frame.plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'end').text(spec.unit ?? '');
+  const bars = frame.plot.append('g');
 
   function draw(buffer: SeriesBuffer): void {
     last = buffer;
-    const { width: W, height: H } = svg.getBoundingClientRect();
-    if (W === 0 || H === 0) return;
-    const w = Math.max(10, W - MARGIN.left - MARGIN.right);
-    const h = Math.max(10, H - MARGIN.top - MARGIN.bottom);
-    plot.attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
+    const size = frame.fit();
+    if (!size) return;
+    const { w, h } = size;
 
     const histograms = spec.series.slice(0, 6).map((s, i) => {
       const bounds = boundsOf(buffer, s.metric);
@@ -72,7 +65,6 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
     xAxis
       .attr('transform', `translate(0,${h})`)
       .call(axisBottom(x).tickValues(bounds.filter((_, i) => i % everyNth === 0)).tickFormat((b) => `≤${b}`).tickSizeOuter(0));
-    yLabel.attr('x', 6).attr('y', 2).attr('dy', '0.7em');
     xLabel.attr('x', w).attr('y', h + 26);
 
     const cells = histograms.flatMap((d) => d.bounds.map((b, i) => ({ key: d.key, label: d.label, bound: b, count: d.counts[i]! })));
@@ -82,6 +74,7 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
       .join('rect')
       .attr('class', 'chart-bar')
       .attr('data-series', (c) => c.key)
+      .style('fill', (c) => `var(--c-${c.key})`)
       .attr('x', (c) => (x(c.bound) ?? 0) + (inner(c.key) ?? 0))
       .attr('width', inner.bandwidth())
       .attr('y', (c) => y(c.count))
@@ -113,17 +106,5 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
       });
   }
 
-  const resize = new ResizeObserver(() => {
-    if (last) draw(last);
-  });
-  resize.observe(svg);
-
-  return {
-    draw,
-    destroy() {
-      resize.disconnect();
-      root.selectAll('*').remove();
-      select(legend).selectAll('*').remove();
-    },
-  };
+  return { draw, destroy: frame.destroy };
 }

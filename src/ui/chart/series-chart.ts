@@ -1,4 +1,5 @@
 import { area, axisBottom, axisLeft, curveMonotoneX, line, max, scaleLinear, select } from 'd3';
+import { createChartFrame } from './chart-frame';
 import type { ChartSpec } from '../../sim/scenario/schema';
 import type { SeriesBuffer } from '../../state/series-buffer';
 import { formatRate } from '../format';
@@ -17,7 +18,6 @@ interface Line {
   key: string;
 }
 
-const MARGIN = { top: 14, right: 18, bottom: 26, left: 52 };
 /** Longer runs scroll: the chart shows the last five minutes. */
 const WINDOW_S = 300;
 /** Lines a `{label=*}` pattern expands to: the busiest series in view. */
@@ -69,22 +69,13 @@ function resolveLines(spec: ChartSpec, buffer: SeriesBuffer, from: number, to: n
 
 export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec: ChartSpec): SeriesChart {
   const perSecond = spec.kind === 'rate';
-  const root = select(svg);
-  root.selectAll('*').remove();
-  const plot = root.append('g');
-  const grid = plot.append('g').attr('class', 'chart-grid');
-  const xAxis = plot.append('g').attr('class', 'chart-axis');
-  const yAxis = plot.append('g').attr('class', 'chart-axis');
-  const yLabel = plot
-    .append('text')
-    .attr('class', 'chart-label')
-    .attr('text-anchor', 'start')
-    .text(spec.unit ?? (perSecond ? 'per second' : ''));
-  const areas = plot.append('g');
-  const lines = plot.append('g');
-  const note = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'middle');
-
   let last: { buffer: SeriesBuffer; durationUs: number } | undefined;
+  const frame = createChartFrame(svg, legend, spec.unit ?? (perSecond ? 'per second' : ''), () => {
+    if (last) draw(last.buffer, last.durationUs);
+  });
+  const { grid, xAxis, yAxis, note } = frame;
+  const areas = frame.plot.append('g');
+  const lines = frame.plot.append('g');
 
   function drawLegend(buffer: SeriesBuffer, shown: Line[]): void {
     const items = select(legend)
@@ -108,11 +99,9 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
 
   function draw(buffer: SeriesBuffer, durationUs: number): void {
     last = { buffer, durationUs };
-    const { width: W, height: H } = svg.getBoundingClientRect();
-    if (W === 0 || H === 0) return;
-    const w = Math.max(10, W - MARGIN.left - MARGIN.right);
-    const h = Math.max(10, H - MARGIN.top - MARGIN.bottom);
-    plot.attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
+    const size = frame.fit();
+    if (!size) return;
+    const { w, h } = size;
 
     const step = buffer.stepSeconds;
     const endT = buffer.end() * step;
@@ -139,7 +128,6 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
     xAxis
       .attr('transform', `translate(0,${h})`)
       .call(axisBottom(x).ticks(Math.max(2, Math.floor(w / 90))).tickFormat((d) => clockTick(Number(d))).tickSizeOuter(0));
-    yLabel.attr('x', 6).attr('y', 2).attr('dy', '0.7em');
 
     const defined = (p: Point): boolean => Number.isFinite(p.v);
     const lineGen = line<Point>().defined(defined).x((p) => x(p.t)).y((p) => y(p.v)).curve(curveMonotoneX);
@@ -151,6 +139,7 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
       .join('path')
       .attr('class', 'chart-area')
       .attr('data-series', (d) => d.key)
+      .style('fill', (d) => `var(--c-${d.key})`)
       .attr('d', (d) => areaGen(d.points) ?? '');
     lines
       .selectAll<SVGPathElement, (typeof data)[number]>('path')
@@ -158,6 +147,7 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
       .join('path')
       .attr('class', 'chart-line')
       .attr('data-series', (d) => d.key)
+      .style('stroke', (d) => `var(--c-${d.key})`)
       .attr('d', (d) => lineGen(d.points) ?? '');
 
     const anyPoints = data.some((d) => d.points.length > 0);
@@ -168,17 +158,5 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
     drawLegend(buffer, shown);
   }
 
-  const resize = new ResizeObserver(() => {
-    if (last) draw(last.buffer, last.durationUs);
-  });
-  resize.observe(svg);
-
-  return {
-    draw,
-    destroy() {
-      resize.disconnect();
-      root.selectAll('*').remove();
-      select(legend).selectAll('*').remove();
-    },
-  };
+  return { draw, destroy: frame.destroy };
 }
