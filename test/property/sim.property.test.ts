@@ -21,10 +21,11 @@ const runToEnd = (sim: Sim) => {
 };
 
 /**
- * Events the randomized checks of one scenario may spend, counted as the scenario's own run counts them (deterministic,
- * unlike wall time): the demo affords every run, a talk-scale replay of tens of millions of events only one or two.
+ * Events each randomized check of one scenario may spend, counted as the scenario's own run counts them (deterministic,
+ * unlike wall time): the demo affords every run in full, a talk-scale replay of tens of millions of events one run over
+ * part of its duration.
  */
-const EVENT_BUDGET = 40_000_000;
+const EVENT_BUDGET = 8_000_000;
 // A replay at the talk's scale runs for a minute or more per pass.
 const SLOW = 900_000;
 
@@ -53,6 +54,8 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
     return base;
   };
   const runsWithin = (wanted: number): number => Math.max(1, Math.min(wanted, Math.floor(EVENT_BUDGET / baseRun().events)));
+  /** The share of the duration one randomized run may cover within the budget. */
+  const reach = (): number => Math.min(1, EVENT_BUDGET / baseRun().events);
 
   it('meets every expectation it ships with, at its own seed', () => {
     expect(baseRun().report.expect.filter((e) => !e.held)).toEqual([]);
@@ -62,10 +65,14 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
     expect(baseRun().report.digest, `update test/fixtures/golden-digests.json if the change is meant (npm run sim -- ${id} prints it)`).toBe(GOLDEN[id]);
   }, SLOW);
 
+  // The golden digest above already pins the full run across processes; a second pass over the first quarter checks
+  // determinism within one process without doubling a talk-scale replay's cost.
   it('gives the same digest for the same seed, and a different one for another seed', () => {
     const a = baseRun();
     expect(a.report.digest).toMatch(/^[0-9a-f]{16}$/);
-    expect(runToEnd(load(file)).digest).toBe(a.report.digest);
+    const again = load(file);
+    again.runUntil(a.earlyUs);
+    expect(again.report(0).digest).toBe(a.early.digest);
     const other = load(file, (a.report.seed + 1) >>> 0);
     other.runUntil(a.earlyUs);
     expect(other.report(0).digest).not.toBe(a.early.digest);
@@ -73,7 +80,7 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
 
   it('accounts for every packet: delivered, dropped with a reason, or in flight', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.double({ min: 0.05, max: 1, noNaN: true }), (seed, fraction) => {
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.double({ min: 0.05 * reach(), max: reach(), noNaN: true }), (seed, fraction) => {
         const sim = load(file, seed);
         sim.runUntil(Math.round(sim.durationUs * fraction) as SimTime);
         const report = sim.report(0);
@@ -89,7 +96,7 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
   it('never moves simulated time backwards, whatever mix of steps and runUntil', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.constant(-1), fc.double({ min: 0, max: 3, noNaN: true })), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.oneof(fc.constant(-1), fc.double({ min: 0, max: 3 * reach(), noNaN: true })), { minLength: 1, maxLength: 60 }),
         (ops) => {
           const sim = load(file);
           let last = sim.now() as number;
