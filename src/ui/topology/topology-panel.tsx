@@ -76,7 +76,7 @@ export function TopologyPanel() {
     const drawing = createTopologyDrawing(contentRef.current);
     const showCounts = (c: { connecting: number; established: number; closing: number }): void => {
       if (countsRef.current) {
-        countsRef.current.textContent = `${c.established} established · ${c.connecting} connecting · ${c.closing} closing`;
+        countsRef.current.textContent = `via Services: ${c.established} established · ${c.connecting} connecting · ${c.closing} closing`;
       }
     };
     const initial = frameStore.getState();
@@ -105,7 +105,11 @@ export function TopologyPanel() {
           <span className="text-sm text-slate-600 dark:text-slate-300">
             {nodes} node{nodes === 1 ? '' : 's'} · {pods} pod{pods === 1 ? '' : 's'}
           </span>
-          <span ref={countsRef} className="hidden text-sm text-slate-500 tabular-nums md:inline dark:text-slate-400" />
+          <span
+            ref={countsRef}
+            title="Connections a Service translated to a backend pod, drawn as lines. Clients that dial pod addresses they found by DNS (the gRPC apps) are not counted here."
+            className="hidden text-sm text-slate-500 tabular-nums md:inline dark:text-slate-400"
+          />
         </div>
         <button type="button" className={`${button} h-7 px-2 text-xs`} onClick={() => zoom.current?.fit()} title="Fit to view (double-click the picture)">
           <FitIcon />
