@@ -49,3 +49,29 @@ export function createChartFrame(svg: SVGSVGElement, legend: HTMLElement, yLabel
     },
   };
 }
+
+/**
+ * The legend's entries, one per datum, each a swatch in its series colour, a label and a value; `value` gives the text
+ * shown for a datum's latest figure.
+ */
+export function drawLegend<T extends { key: string; label: string }>(
+  legend: HTMLElement,
+  data: T[],
+  id: (d: T) => string,
+  swatchClass: string,
+  value: (d: T) => string,
+): void {
+  const items = select(legend)
+    .selectAll<HTMLSpanElement, T>('span.legend-item')
+    .data(data, id)
+    .join((enter) => {
+      const item = enter.append('span').attr('class', 'legend-item inline-flex items-baseline gap-1.5');
+      item.append('span').attr('class', `swatch inline-block self-center ${swatchClass}`);
+      item.append('span').attr('class', 'label text-slate-600 dark:text-slate-300');
+      item.append('span').attr('class', 'value font-mono text-base font-semibold tabular-nums');
+      return item;
+    });
+  items.select('.swatch').style('background', (d) => `var(--c-${d.key})`);
+  items.select('.label').text((d) => d.label);
+  items.select('.value').text(value);
+}

@@ -1,5 +1,5 @@
 import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { createChartFrame } from './chart-frame';
+import { createChartFrame, drawLegend } from './chart-frame';
 import type { ChartSpec } from '../../worker/protocol';
 import type { SeriesBuffer } from '../../state/series-buffer';
 import type { SeriesChart } from './series-chart';
@@ -89,21 +89,7 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
       .attr('y', h / 2)
       .text(total > 0 ? '' : buffer.end() === 0 ? 'Waiting for the first one-second sample…' : 'No observations yet');
 
-    select(legend)
-      .selectAll<HTMLSpanElement, (typeof histograms)[number]>('span.legend-item')
-      .data(histograms, (d) => d.key)
-      .join((enter) => {
-        const item = enter.append('span').attr('class', 'legend-item inline-flex items-baseline gap-1.5');
-        item.append('span').attr('class', 'swatch inline-block size-2.5 self-center rounded-sm');
-        item.append('span').attr('class', 'label text-slate-600 dark:text-slate-300');
-        item.append('span').attr('class', 'value font-mono text-base font-semibold tabular-nums');
-        return item;
-      })
-      .call((items) => {
-        items.select('.swatch').style('background', (d) => `var(--c-${d.key})`);
-        items.select('.label').text((d) => d.label);
-        items.select('.value').text((d) => String(d.counts.reduce((a, b) => a + b, 0)));
-      });
+    drawLegend(legend, histograms, (d) => d.key, 'size-2.5 rounded-sm', (d) => String(d.counts.reduce((a, b) => a + b, 0)));
   }
 
   return { draw, destroy: frame.destroy };

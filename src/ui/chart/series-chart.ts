@@ -1,5 +1,5 @@
 import { area, axisBottom, axisLeft, curveMonotoneX, line, max, scaleLinear, select } from 'd3';
-import { createChartFrame } from './chart-frame';
+import { createChartFrame, drawLegend } from './chart-frame';
 import type { ChartSpec } from '../../sim/scenario/schema';
 import type { SeriesBuffer } from '../../state/series-buffer';
 import { formatRate } from '../format';
@@ -77,20 +77,8 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
   const areas = frame.plot.append('g');
   const lines = frame.plot.append('g');
 
-  function drawLegend(buffer: SeriesBuffer, shown: Line[]): void {
-    const items = select(legend)
-      .selectAll<HTMLSpanElement, Line>('span.legend-item')
-      .data(shown, (d) => `${d.key}:${d.name}`)
-      .join((enter) => {
-        const item = enter.append('span').attr('class', 'legend-item inline-flex items-baseline gap-1.5');
-        item.append('span').attr('class', 'swatch inline-block h-0.5 w-4 self-center rounded');
-        item.append('span').attr('class', 'label text-slate-600 dark:text-slate-300');
-        item.append('span').attr('class', 'value font-mono text-base font-semibold tabular-nums');
-        return item;
-      });
-    items.select('.swatch').style('background', (d) => `var(--c-${d.key})`);
-    items.select('.label').text((d) => d.label);
-    items.select('.value').text((d) => {
+  function showLegend(buffer: SeriesBuffer, shown: Line[]): void {
+    drawLegend(legend, shown, (d) => `${d.key}:${d.name}`, 'h-0.5 w-4 rounded', (d) => {
       if (!buffer.has(d.name) || buffer.end() === 0) return '—';
       const v = buffer.value(d.name, buffer.end() - 1);
       return perSecond ? `${formatRate(v / buffer.stepSeconds)}/s` : formatRate(v);
@@ -133,29 +121,25 @@ export function createSeriesChart(svg: SVGSVGElement, legend: HTMLElement, spec:
     const lineGen = line<Point>().defined(defined).x((p) => x(p.t)).y((p) => y(p.v)).curve(curveMonotoneX);
     const areaGen = area<Point>().defined(defined).x((p) => x(p.t)).y0(h).y1((p) => y(p.v)).curve(curveMonotoneX);
 
-    areas
-      .selectAll<SVGPathElement, (typeof data)[number]>('path')
-      .data(data, (d) => d.key)
-      .join('path')
-      .attr('class', 'chart-area')
-      .attr('data-series', (d) => d.key)
-      .style('fill', (d) => `var(--c-${d.key})`)
-      .attr('d', (d) => areaGen(d.points) ?? '');
-    lines
-      .selectAll<SVGPathElement, (typeof data)[number]>('path')
-      .data(data, (d) => d.key)
-      .join('path')
-      .attr('class', 'chart-line')
-      .attr('data-series', (d) => d.key)
-      .style('stroke', (d) => `var(--c-${d.key})`)
-      .attr('d', (d) => lineGen(d.points) ?? '');
+    const paths = (layer: typeof areas, cls: string, paint: 'fill' | 'stroke', shape: (points: Point[]) => string | null): void => {
+      layer
+        .selectAll<SVGPathElement, (typeof data)[number]>('path')
+        .data(data, (d) => d.key)
+        .join('path')
+        .attr('class', cls)
+        .attr('data-series', (d) => d.key)
+        .style(paint, (d) => `var(--c-${d.key})`)
+        .attr('d', (d) => shape(d.points) ?? '');
+    };
+    paths(areas, 'chart-area', 'fill', areaGen);
+    paths(lines, 'chart-line', 'stroke', lineGen);
 
     const anyPoints = data.some((d) => d.points.length > 0);
     note
       .attr('x', w / 2)
       .attr('y', h / 2)
       .text(anyPoints ? '' : buffer.end() === 0 ? 'Waiting for the first one-second sample…' : 'Nothing recorded for this chart yet');
-    drawLegend(buffer, shown);
+    showLegend(buffer, shown);
   }
 
   return { draw, destroy: frame.destroy };
