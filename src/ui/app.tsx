@@ -1,5 +1,7 @@
 import { useEffect } from 'react';
-import { followTopology, useSelectedPod } from '../state/selection';
+import { useApp } from '../state/app-store';
+import { followTopology } from '../state/selection';
+import { followSelection } from './sim-client';
 import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
@@ -13,10 +15,10 @@ import { startApp } from './startup';
 import { useThemeClass } from './theme';
 import { TopologyPanel } from './topology/topology-panel';
 
-/** Like a properties panel: the selected pod while there is one, the scenario (and its fixes) otherwise. */
+/** Like a properties panel: the selected entity while there is one, the scenario (and its fixes) otherwise. */
 function SelectionOrScenario() {
-  const pod = useSelectedPod();
-  return pod ? <Inspector pod={pod} /> : <ScenarioInfo />;
+  const selected = useApp((s) => s.selected);
+  return selected ? <Inspector entity={selected} /> : <ScenarioInfo />;
 }
 
 export function App() {
@@ -26,6 +28,7 @@ export function App() {
     void startApp();
   }, []);
   useEffect(followTopology, []);
+  useEffect(followSelection, []);
 
   return (
     <div className="flex h-full min-h-[640px] flex-col">
