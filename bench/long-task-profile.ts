@@ -279,7 +279,8 @@ export function diagnose(profile: CpuProfile, trace: TraceEvent[], distDir: stri
     const taskJs = new Map<string, number>();
     while (sample < times.length && times[sample]! < task.ts) sample++;
     for (let k = sample; k < times.length && times[k]! < end; k++) {
-      const ms = ((times[k + 1] ?? profile.endTime) - times[k]!) / 1000;
+      // The profiler occasionally records a sample out of order; a negative gap counts as none.
+      const ms = Math.max(0, (times[k + 1] ?? profile.endTime) - times[k]!) / 1000;
       const frames = stackOf(profile.samples[k]!);
       samplesInTasks++;
       add(jsSelf, frames[0] ?? '(root)', ms);
