@@ -5,6 +5,7 @@ import { followSelection } from './sim-client';
 import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
+import { FaultPalette } from './fault-palette';
 import { EventLog } from './event-log';
 import { Header } from './header';
 import { Inspector } from './inspector';
@@ -34,7 +35,8 @@ export function App() {
     <div className="flex h-full min-h-[640px] flex-col">
       <Header theme={theme} />
       <ErrorBanner />
-      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
+      <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
+        <FaultPalette />
         <TopologyPanel />
         <div className="row-span-2 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
           <SelectionOrScenario />

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { clearSelection } from '../state/selection';
+import { cancelPlacing } from './fault-palette';
 import { changeSpeed, step, togglePlay } from './sim-client';
 
 /** Text fields and selects keep their own keys; everywhere else the shortcuts apply. */
@@ -42,7 +43,7 @@ export function useKeyboardShortcuts(): void {
           changeSpeed(-1);
           break;
         case 'Escape':
-          if (clearSelection()) event.preventDefault();
+          if (cancelPlacing() || clearSelection()) event.preventDefault();
           break;
         default:
       }

@@ -1,6 +1,9 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ZoomTransform } from 'd3';
-import { appStore } from '../../state/app-store';
+import { appStore, useApp } from '../../state/app-store';
+import { faultsForBox, openFault, placementStore, stopPlacing, targetFor, type BoxInfo } from '../../state/fault-placement';
+import { FaultPopover } from '../fault-palette';
+import { FaultMenu, type MenuState } from './fault-menu';
 import { frameStore, useFrame } from '../../state/frame-store';
 import type { TopologyView } from '../../sim/api';
 import { clearSelection, selectEntity } from '../../state/selection';
@@ -23,6 +26,32 @@ function focusSites(topology: TopologyView, entity: string): number[] {
   const node = topology.nodes.find((n) => `node/${n.name}` === entity || n.instance?.entity === entity || n.name === pod?.node);
   const names = node ? [`node/${node.name}`, node.instance?.entity] : [entity];
   return names.flatMap((n) => (n && topology.sites.includes(n) ? [topology.sites.indexOf(n)] : []));
+}
+
+/** What a box under the pointer (or focused) offers as a fault target; null outside every box. */
+function boxAt(target: EventTarget | null): (BoxInfo & { element: Element }) | null {
+  if (!(target instanceof Element)) return null;
+  const element = target.closest('[data-entity], [data-group]');
+  if (!element) return null;
+  return {
+    element,
+    entity: element.getAttribute('data-entity'),
+    deployment: element.closest('[data-deployment]')?.getAttribute('data-deployment') ?? null,
+    node: element.closest('[data-node]')?.getAttribute('data-node') ?? null,
+  };
+}
+
+/** Marks every box as taking the fault being placed or not, so the picture lights up where it can land. */
+function markDropTargets(root: SVGGElement | null): void {
+  if (!root) return;
+  const placing = placementStore.getState().placing;
+  if (placing) root.setAttribute('data-placing', 'true');
+  else root.removeAttribute('data-placing');
+  for (const element of root.querySelectorAll('[data-entity], [data-group]')) {
+    const box = boxAt(element);
+    if (!placing || !box) element.removeAttribute('data-drop');
+    else element.setAttribute('data-drop', targetFor(placing, box) ? 'valid' : 'invalid');
+  }
 }
 
 /** The deployment chip an event happened in, if any. */
@@ -80,6 +109,7 @@ export function TopologyPanel() {
       if (!layout) return;
       layoutRef.current = layout;
       setDeployments(layout.deployments);
+      markDropTargets(contentRef.current);
       zoom.current?.update({ width: layout.width, height: layout.height });
       const topology = frameStore.getState().topology;
       if (topology) trafficRef.current?.setSites(sitePoints(topology, layout));
@@ -131,6 +161,9 @@ export function TopologyPanel() {
       traffic.setFocus(topology && entity ? focusSites(topology, entity) : []);
     };
     focusOn(appStore.getState().selected);
+    const unsubscribePlacement = placementStore.subscribe((s, prev) => {
+      if (s.placing !== prev.placing) markDropTargets(contentRef.current);
+    });
     const unsubscribeSelection = appStore.subscribe((s, prev) => {
       if (s.selected === prev.selected) return;
       drawing.setSelected(s.selected);
@@ -138,6 +171,7 @@ export function TopologyPanel() {
     });
     return () => {
       resize.disconnect();
+      unsubscribePlacement();
       unsubscribe();
       unsubscribeSelection();
       traffic.destroy();
@@ -160,8 +194,52 @@ export function TopologyPanel() {
     });
   }, []);
 
+  const catalog = useApp((s) => s.catalog);
+  const [menu, setMenu] = useState<MenuState | null>(null);
+  const panelRef = useRef<HTMLDivElement>(null);
+  const pointIn = (clientX: number, clientY: number): { x: number; y: number } => {
+    const r = panelRef.current!.getBoundingClientRect();
+    return { x: clientX - r.left, y: clientY - r.top };
+  };
+  const pointOf = (element: Element): { x: number; y: number } => {
+    const b = element.getBoundingClientRect();
+    return pointIn(b.left + Math.min(b.width, 24), b.top + Math.min(b.height, 24));
+  };
+
+  /** A fault waiting for a target lands on the box clicked or entered; true when it did. */
+  const place = (target: EventTarget, at: { x: number; y: number }): boolean => {
+    const placing = placementStore.getState().placing;
+    if (!placing) return false;
+    const box = boxAt(target);
+    const chosen = box ? targetFor(placing, box) : null;
+    if (chosen) openFault(placing, { target: chosen, ...at });
+    else stopPlacing();
+    return true;
+  };
+
+  const onDragOver = (event: DragEvent<HTMLDivElement>): void => {
+    const placing = placementStore.getState().placing;
+    const box = boxAt(event.target);
+    if (!placing || !box || !targetFor(placing, box)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+  };
+
+  const onDrop = (event: DragEvent<HTMLDivElement>): void => {
+    event.preventDefault();
+    place(event.target, pointIn(event.clientX, event.clientY));
+  };
+
+  const openMenu = (target: EventTarget, at: { x: number; y: number }): boolean => {
+    const box = boxAt(target);
+    if (!box) return false;
+    setMenu({ ...at, title: box.entity ?? `deployment/${box.deployment}`, items: faultsForBox(catalog, box) });
+    return true;
+  };
+
   /** A click on a box selects it, on a chip expands its deployment; anywhere else clears the selection. A drag's click never arrives (d3-zoom eats it). */
   const onPictureClick = (event: MouseEvent<SVGSVGElement>): void => {
+    if (place(event.target, pointIn(event.clientX, event.clientY))) return;
     const group = groupAt(event.target);
     if (group !== null) {
       toggle(group);
@@ -174,7 +252,15 @@ export function TopologyPanel() {
 
   /** Enter or Space on a focused box selects it; handled here so Space does not also reach the play/pause shortcut. */
   const onPictureKey = (event: KeyboardEvent<SVGSVGElement>): void => {
+    if ((event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey)) && event.target instanceof Element) {
+      if (openMenu(event.target, pointOf(event.target))) event.preventDefault();
+      return;
+    }
     if (event.key !== 'Enter' && event.key !== ' ') return;
+    if (event.target instanceof Element && boxAt(event.target) && place(event.target, pointOf(event.target))) {
+      event.preventDefault();
+      return;
+    }
     const group = groupAt(event.target);
     const entity = entityAt(event.target);
     if (group === null && entity === null) return;
@@ -249,7 +335,7 @@ export function TopologyPanel() {
           {searchError}
         </p>
       )}
-      <div className="relative min-h-0 flex-1">
+      <div ref={panelRef} className="relative min-h-0 flex-1" onDragOver={onDragOver} onDrop={onDrop}>
         <svg
           ref={svgRef}
           data-testid="topology"
@@ -258,10 +344,15 @@ export function TopologyPanel() {
           aria-label="Cluster topology: routers, load balancers, services, machines and pods, with live traffic. Select anything to inspect it."
           onClick={onPictureClick}
           onKeyDown={onPictureKey}
+          onContextMenu={(event) => {
+            if (openMenu(event.target, pointIn(event.clientX, event.clientY))) event.preventDefault();
+          }}
         >
           <g ref={contentRef} />
         </svg>
         <canvas ref={canvasRef} data-testid="traffic" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
+        <FaultPopover />
+        {menu && <FaultMenu menu={menu} onClose={() => setMenu(null)} />}
         {empty && (
           <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">Loading scenario…</div>
         )}

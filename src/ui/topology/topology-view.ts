@@ -87,8 +87,18 @@ function gaugeLevel(ratio: number): string {
   return ratio >= 0.95 ? 'full' : ratio >= 0.7 ? 'high' : 'ok';
 }
 
+/** What each gauge shows now, so a frame that changes nothing writes nothing (every write restyles the picture). */
+const shown = new WeakMap<Element, string>();
+
+function changed(element: Element | null, key: string): boolean {
+  if (!element || shown.get(element) === key) return false;
+  shown.set(element, key);
+  return true;
+}
+
 function setGauge(g: Selection<SVGGElement, unknown, null, undefined>, used: number, max: number): void {
   const ratio = max > 0 ? Math.min(1, Math.max(0, used / max)) : 0;
+  if (!changed(g.node(), `${formatCompact(used)}/${max}/${Math.round(ratio * 200)}`)) return;
   g.attr('data-level', gaugeLevel(ratio)).attr('display', used < 0 ? 'none' : null);
   g.select('.topo-gauge-fill').attr('width', GAUGE_W * ratio);
   g.select('.topo-gauge-value').text(max > 0 ? `${formatCompact(used)} / ${formatCompact(max)}` : formatCompact(used));
@@ -125,6 +135,10 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   let selected: string | null = null;
   let colourOf = new Map<string, number>();
   let viewport = { width: 1600, height: 800 };
+  let far: boolean | null = null;
+  // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
+  let lastMembers = '';
+  let lastRoutes = '';
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -151,6 +165,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         m.append('g').attr('class', 'topo-instance-gauge');
         return m;
       })
+      .attr('data-node', (b) => b.node.name)
       .call((m) => {
         m.select<SVGGElement>('.topo-instance')
           .attr('display', (b) => (b.node.instance ? null : 'none'))
@@ -212,6 +227,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .attr('data-ip-attached', (b) => String(b.pod.ipAttached))
       .attr('data-pod', (b) => b.pod.name)
       .attr('data-entity', (b) => `pod/${b.pod.name}`)
+      .attr('data-deployment', (b) => b.pod.deployment)
+      .attr('data-node', (b) => b.pod.node)
       .attr('aria-label', (b) => `pod ${b.pod.name}, ${podState(b.pod)}`)
       .attr('data-selected', (b) => (`pod/${b.pod.name}` === selected ? 'true' : null))
       .call((p) => {
@@ -246,6 +263,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .attr('transform', (b) => `translate(${b.x},${b.y})`)
       .attr('style', (b) => `--pod: ${podColour(b.deployment)}`)
       .attr('data-group', (b) => b.deployment)
+      .attr('data-deployment', (b) => b.deployment)
+      .attr('data-node', (b) => b.node)
       .attr('aria-label', (b) => `${b.pods.length} pods of ${b.deployment} on ${b.node}; press to show them one by one`)
       .call((c) => {
         c.select('.topo-group-body').attr('width', (b) => b.w).attr('height', (b) => b.h);
@@ -485,16 +504,27 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         b.node.instance ? (live.instanceTracked[i] ?? 0) / b.node.instance.allowance : 0,
         b.node.dnsMaxConcurrent ? (live.dnsInFlight[i] ?? 0) / b.node.dnsMaxConcurrent : 0,
       );
-      m.attr('data-level', gaugeLevel(worst));
+      const level = gaugeLevel(worst);
+      if (changed(this, level)) m.attr('data-level', level);
     });
-    drawMembers(live.members, l);
-    drawRoutes(live.routes, l);
+    const membersKey = live.members.map((m) => `${m.lb}|${m.virtualServer}|${m.ip}:${m.port}|${m.health}`).join(',');
+    if (membersKey !== lastMembers) {
+      lastMembers = membersKey;
+      drawMembers(live.members, l);
+    }
+    const routesKey = live.routes.map((r) => `${r.router}|${r.prefix}|${r.nextHops.join(' ')}`).join(',');
+    if (routesKey !== lastRoutes) {
+      lastRoutes = routesKey;
+      drawRoutes(live.routes, l);
+    }
   }
 
   function redraw(): TopologyLayout | undefined {
     if (!topology) return undefined;
     const l = layoutTopology(topology, expanded, viewport);
     layout = l;
+    lastMembers = '';
+    lastRoutes = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawNodes(l.nodes);
     drawGroups(l.groups);
@@ -539,7 +569,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       return redraw();
     },
     setZoomScale(k) {
-      g.attr('data-far', k < FAR_BELOW ? 'true' : null);
+      if (far === k < FAR_BELOW) return;
+      far = k < FAR_BELOW;
+      g.attr('data-far', far ? 'true' : null);
     },
     destroy() {
       g.selectAll('*').remove();

@@ -90,7 +90,13 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
   let colours: string[] = [];
   let coloursAt = -Infinity;
   const reduceMotion = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
-  const resize = new ResizeObserver(() => draw(performance.now()));
+  // Sized by the observer: reading the canvas's size while drawing would force a layout of the page every frame.
+  let size = { w: 0, h: 0 };
+  const resize = new ResizeObserver((entries) => {
+    const box = entries.at(-1)?.contentRect;
+    if (box) size = { w: box.width, h: box.height };
+    draw(performance.now());
+  });
   resize.observe(canvas);
 
   function themeColours(now: number): string[] {
@@ -121,8 +127,7 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
   function draw(now: number): void {
     if (!ctx) return;
     const dpr = window.devicePixelRatio || 1;
-    const w = canvas.clientWidth;
-    const h = canvas.clientHeight;
+    const { w, h } = size;
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(h * dpr);
