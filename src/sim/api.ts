@@ -264,6 +264,8 @@ export interface Sim {
   live(): LiveView;
   /** The live state of one entity (`kind/name`), or null when the run has no such entity. */
   inspect(entity: string): Inspection | null;
+  /** The causal chain behind a symptom (drop reason or error kind) at an entity, or where it happened most. */
+  whyOf(kind: string, entity?: string): WhyChain | null;
   /** The version `topology()` would report, without building the view. */
   topologyVersion(): number;
   /** Live connections as triples: client pod index, server pod index, ConnState id. */

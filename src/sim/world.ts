@@ -21,11 +21,11 @@ import { DnsSystem } from './dns/dns-system';
 import type { NamespaceStacks } from './dns/packet-transport';
 import type { ExternalHost } from './infra/external-host';
 import { setUpEdge } from './edge';
-import { buildWhy, type WhyChain } from './report/why';
+import { buildWhy, whyFor, type WhyChain, type WhyWorld } from './report/why';
 import { elementOf, hostOf, NOWHERE } from './infra/fabric';
 import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
-import { DROP_REASON_IDS } from './report/drop-reasons';
+import { DROP_REASON_IDS, DROP_REASONS, explainDrop, type DropReason } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
 import { knobsOf, type DeploymentParams } from './scenario/params';
 import { GrpcServers } from './apps/grpc-server';
@@ -182,7 +182,17 @@ export class World {
 
   /** Causal chains for the run's main symptoms, from the facts its mechanisms recorded. */
   why(): WhyChain[] {
-    return buildWhy(this.ctx.causes, {
+    return buildWhy(this.ctx.causes, this.whyWorld());
+  }
+
+  /** The chain behind one symptom (a drop reason or error kind) at an entity, or where it happened most. */
+  whyOf(kind: string, entity?: string): WhyChain | null {
+    return whyFor(this.ctx.causes, this.whyWorld(), kind, entity, (k) => (k in DROP_REASONS ? explainDrop(k as DropReason) : undefined));
+  }
+
+  /** What the chain builders ask of the world about addresses, pods and clients. */
+  private whyWorld(): WhyWorld {
+    return {
       podByIp: (ip) => {
         const pods = this.workloads.pods;
         for (let i = pods.length - 1; i >= 0; i--) {
@@ -210,7 +220,7 @@ export class World {
         const how = s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (a fixed interval)` : "by gRPC's backoff (1 s, ×1.6, up to 120 s)";
         return `its ${s.lbPolicy} channels redial each address ${how}, giving each attempt ${s.minConnectTimeoutMs} ms`;
       },
-    });
+    };
   }
 
   /** Once a metrics step: gauges of tables, and the bounded sweep that expires their old entries. */

@@ -5,6 +5,7 @@ import { followSelection } from './sim-client';
 import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
+import { WhyPanel } from './why-panel';
 import { FaultPalette } from './fault-palette';
 import { EventLog } from './event-log';
 import { Header } from './header';
@@ -38,7 +39,8 @@ export function App() {
       <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
         <FaultPalette />
         <TopologyPanel />
-        <div className="row-span-2 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
+        <div className="row-span-2 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
+          <WhyPanel />
           <SelectionOrScenario />
           <DropsPanel />
         </div>

@@ -3,6 +3,7 @@ import type { FaultRequest } from '../sim/api';
 import { appStore, dismissError, showError } from '../state/app-store';
 import { orderFixes } from '../state/fix-selection';
 import { clearFrames, ingestFrame } from '../state/frame-store';
+import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
 import type { Command, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
 
@@ -102,6 +103,16 @@ function checkAlive(): void {
     // A worker that was only slow recovers on its own: withdraw the warning.
     if (appStore.getState().error?.kind === 'worker-hang') appStore.setState({ error: null });
   });
+}
+
+/** Asks the simulation why a symptom happened; the chain lands in the why store. */
+export async function askWhy(kind: string, entity?: string): Promise<void> {
+  if (!loaded()) return;
+  const asked = entity === undefined ? { kind } : { kind, entity };
+  whyStore.setState({ asked, chain: undefined });
+  const reply = await send({ type: 'why', ...asked }, 'Could not explain');
+  if (whyStore.getState().asked !== asked) return;
+  whyStore.setState({ chain: reply.type === 'why' ? reply.chain : null });
 }
 
 /** Keeps the worker's inspected entity equal to the selection. Returns the unsubscribe function. */

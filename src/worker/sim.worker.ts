@@ -104,6 +104,9 @@ function handle(cmd: Command): Reply {
       return { type: 'ok' };
     case 'report':
       return { type: 'report', report: requireSim().report(runner.wallMs()) };
+    case 'why':
+      if (typeof cmd.kind !== 'string' || !/^[a-z_]+$/.test(cmd.kind)) return { type: 'error', message: `kind: expected a drop reason or error kind like dns_refused, got ${JSON.stringify(cmd.kind)}` };
+      return { type: 'why', chain: requireSim().whyOf(cmd.kind, cmd.entity) };
     case 'inspect':
       if (cmd.entity !== null && (typeof cmd.entity !== 'string' || !/^[a-z]+\/.+/.test(cmd.entity))) {
         return { type: 'error', message: `entity: expected kind/name (like pod/web-0), got ${JSON.stringify(cmd.entity)}` };

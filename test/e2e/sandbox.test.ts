@@ -90,6 +90,28 @@ describe('the sandbox', () => {
     });
   }, 150_000);
 
+  it('explains a DNS refusal in the first incident down to the clients\' reconnect policy, and links each step to the picture', async () => {
+    await withApp('why-dns-refused', '?scenario=its-not-dns.yaml&speed=max', async (app) => {
+      const { page } = app;
+      await ready(page, 'its-not-dns.yaml');
+      await playTo(page, 80, 200_000);
+      await expect.poll(() => dropCount(page, 'dns_refused')).toBeGreaterThan(0);
+      await page.locator('[data-testid="why-button"][data-reason="dns_refused"]').click();
+      const panel = byTestId(page, 'why-panel');
+      await panel.waitFor({ state: 'visible' });
+      await expect.poll(() => text(page, 'why-symptom')).toMatch(/^dns_refused at node\//);
+      const steps = await panel.getByTestId('why-step').allTextContents();
+      expect(steps[0]).toMatch(/REFUSED/);
+      expect(steps.some((s) => /hypervisor dropped/.test(s))).toBe(true);
+      expect(steps.at(-1)).toMatch(/deployment\/alerting.*redial each address every 300 ms/);
+      // A step's entity is a link: it selects that entity in the picture.
+      await panel.getByTestId('why-step').last().getByRole('button').click();
+      await expect.poll(() => byTestId(page, 'inspector').count()).toBe(1);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 300_000);
+
   it('lights up where a picked fault can land, places it from the keyboard, and offers a box its faults on right-click', async () => {
     await withApp('palette-keyboard-menu', '?scenario=demo.yaml&speed=5', async (app) => {
       const { page } = app;

@@ -362,6 +362,7 @@ export function searchTopology(topology: TopologyView, layout: TopologyLayout, t
   const candidates: { entity: string; keys: string[]; deployment?: string; box: () => Rect | undefined }[] = [
     ...topology.pods.map((p) => ({ entity: `pod/${p.name}`, keys: [p.name, p.ip], deployment: p.deployment, box: () => layout.podRect.get(p.index) })),
     ...layout.nodes.map((n) => ({ entity: `node/${n.node.name}`, keys: [n.node.name, n.node.ip, ...n.node.interfaces.flatMap((i) => (i.ip ? [i.ip] : []))], box: () => n.inner })),
+    ...layout.nodes.flatMap((n) => (n.node.instance ? [{ entity: n.node.instance.entity, keys: [] as string[], box: () => n as Rect }] : [])),
     ...layout.routers.map((r) => ({ entity: r.router.entity, keys: [r.router.name, r.router.ip], box: () => r })),
     ...layout.lbs.map((b) => ({ entity: b.lb.entity, keys: [b.lb.name, b.lb.ip], box: () => b })),
     ...layout.services.map((s) => ({ entity: `service/${s.service.name}`, keys: [s.service.name, s.service.clusterIp], box: () => s })),
