@@ -61,14 +61,21 @@ export interface TopologyView {
 export const ConnState = { connecting: 0, established: 1, closing: 2 } as const;
 export type ConnStateId = (typeof ConnState)[keyof typeof ConnState];
 
+/** A fault parameter's value: a number, a switch, or one of a `choice` parameter's words. */
+export type FaultParamValue = number | boolean | string;
+
 export interface FaultParamDescriptor {
   name: string;
   label: string;
-  kind: 'number' | 'boolean';
-  default: number | boolean;
+  kind: 'number' | 'boolean' | 'choice';
+  default: FaultParamValue;
   min?: number;
   max?: number;
+  /** Numbers only: whole numbers only. */
+  integer?: boolean;
   unit?: string;
+  /** `choice` only: the words it accepts, the default among them. */
+  choices?: string[];
 }
 
 export interface FaultDescriptor {
@@ -82,8 +89,9 @@ export interface FaultDescriptor {
 
 export interface FaultRequest {
   fault: string;
+  /** `kind/name`, with kind one of the fault's `targets`: node, pod, deployment, service, router, lb or dns. */
   target: string;
-  params?: Record<string, number | boolean>;
+  params?: Record<string, FaultParamValue>;
 }
 
 export interface SeriesReport {
