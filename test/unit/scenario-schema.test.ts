@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadScenario, type LoadOptions, type LoadResult } from '../../src/sim/scenario/load';
@@ -440,7 +441,21 @@ describe('cross-field checks', () => {
     ]);
     const bad = placed();
     bad['timeline'][0].target = 'web-0';
-    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment or service (like pod/web-0)']);
+    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb or dns (like pod/web-0)']);
+  });
+
+  it('checks timeline targets of the edge and DNS kinds', () => {
+    const doc = placed();
+    doc['timeline'].push(
+      { at: 1, fault: 'change-ecmp-hash', target: 'router/tor', params: { mode: 'resilient' } },
+      { at: 2, fault: 'rejoin-node', target: 'lb/bigip' },
+      { at: 3, fault: 'break-upstream', target: 'dns/cluster' },
+    );
+    expect(errorsFor(doc, { faultIds: FAULT_IDS })).toEqual([
+      'timeline[1].target: unknown router "tor"',
+      'timeline[2].target: unknown lb "bigip"',
+      'timeline[3].target: the scenario has no topology.dns to target',
+    ]);
   });
 
   it('checks expectation windows', () => {

@@ -291,6 +291,10 @@ export class Workloads {
     return this.deletedAt.get(ip);
   }
 
+  deploymentNames(): string[] {
+    return [...this.byName.keys()];
+  }
+
   hasDeployment(name: string): boolean {
     return this.byName.has(name);
   }

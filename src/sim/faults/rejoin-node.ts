@@ -1,0 +1,22 @@
+import type { Fault } from './fault';
+import { nodeNamed } from './targets';
+
+export const rejoinNode: Fault = {
+  id: 'rejoin-node',
+  label: 'Rejoin node',
+  icon: '⊕',
+  description:
+    'Brings a removed node back into the cluster: it takes pods again, its MetalLB speaker peers and announces, and F5 pools of node members add it at the next node poll in unknown health until the monitor has probed it.',
+  targets: ['node'],
+  params: [],
+  apply(world, _kind, name, _params, cause) {
+    const host = nodeNamed(world, name);
+    if (host.inCluster) throw new Error(`target: node "${name}" is already in the cluster (remove-node takes it out first)`);
+    host.inCluster = true;
+    world.ctx.note('info', host.entity, 'node.joined', 'registered with the cluster again', { cause });
+    world.workloads.uncordon(host, cause);
+    world.edge.metallb?.startSpeaker(host, cause);
+    world.edge.nodesChanged();
+    world.ctx.touchTopology();
+  },
+};
