@@ -38,6 +38,10 @@ export interface NodeView {
   name: string;
   ip: string;
   podCidr: string;
+  /** False once cordoned (drain-node, remove-node). */
+  schedulable: boolean;
+  /** False once removed from the cluster (remove-node) until it rejoins. */
+  inCluster: boolean;
 }
 
 export interface ServiceView {

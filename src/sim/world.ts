@@ -252,7 +252,14 @@ export class World {
   topology(): TopologyView {
     return {
       version: this.topologyVersion,
-      nodes: this.hosts.map((h) => ({ index: h.index, name: h.name, ip: formatIpv4(h.ip), podCidr: formatCidr(h.podCidr) })),
+      nodes: this.hosts.map((h) => ({
+        index: h.index,
+        name: h.name,
+        ip: formatIpv4(h.ip),
+        podCidr: formatCidr(h.podCidr),
+        schedulable: h.schedulable,
+        inCluster: h.inCluster,
+      })),
       pods: this.workloads.pods
         .filter((p) => p.shown)
         .map((p) => ({

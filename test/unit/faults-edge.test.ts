@@ -183,6 +183,7 @@ describe('remove-node under MetalLB', () => {
     expect(live).toHaveLength(4);
     expect(live.every((p) => p.host.name !== 'node-b')).toBe(true);
     expect(() => apply(w, 'remove-node', 'node/node-b')).toThrow('target: node "node-b" is not in the cluster any more');
+    expect(w.topology().nodes[1]).toMatchObject({ name: 'node-b', schedulable: false, inCluster: false });
   });
 });
 
@@ -277,6 +278,7 @@ describe('remove-node and rejoin-node behind an F5 pool of node members', () => 
     const sim = createSim(loadText(yaml));
     sim.runUntil(sim.durationUs);
     const log = sim.eventsSince(0);
+    expect(sim.topology().nodes.find((n) => n.name === 'node-c')).toMatchObject({ schedulable: true, inCluster: true });
     expect(log.filter((e) => e.kind === 'fault.applied').map((e) => [e.t / 1e6, e.entity, e.cause])).toEqual([
       [10, 'node/node-c', 'timeline[0]'],
       [40, 'node/node-c', 'timeline[1]'],

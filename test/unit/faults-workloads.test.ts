@@ -87,6 +87,10 @@ describe('drain-node', () => {
     expect(onA.length).toBeGreaterThan(0);
     s.applyFault({ fault: 'drain-node', target: 'node/node-a' });
     expect(events(s, 'node.cordoned')[0]).toMatchObject({ entity: 'node/node-a', cause: 'user' });
+    expect(s.topology().nodes.map((n) => [n.name, n.schedulable, n.inCluster])).toEqual([
+      ['node-a', false, true],
+      ['node-b', true, true],
+    ]);
     const evicted = events(s, 'pod.terminating');
     expect(evicted.map((e) => e.entity.slice(4)).sort()).toEqual([...onA].sort());
     // Each with its own grace period (30 s): SIGTERM, not SIGKILL.

@@ -257,6 +257,7 @@ export class Workloads {
   drain(host: Host, gracePeriodSeconds: number | undefined, cause: string): void {
     host.schedulable = false;
     this.ctx.note('warn', host.entity, 'node.cordoned', 'cordoned: no new pods are scheduled here', { cause });
+    this.ctx.touchTopology();
     for (const pod of this.pods) {
       if (pod.host === host && pod.active) this.deletePod(pod, gracePeriodSeconds, `drain of ${host.entity}`);
     }
@@ -267,6 +268,7 @@ export class Workloads {
     if (host.schedulable) return;
     host.schedulable = true;
     this.ctx.note('info', host.entity, 'node.uncordoned', 'schedulable again', { cause });
+    this.ctx.touchTopology();
     for (const d of this.deployments) this.reconcile(d, -1);
   }
 
