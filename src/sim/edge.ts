@@ -20,6 +20,8 @@ export interface Edge {
   loadBalancers: ReadonlyMap<string, LoadBalancerHop>;
   /** Nodes joined or left the cluster: CIS re-reads the node list at its next poll and syncs node-member pools. */
   nodesChanged(): void;
+  /** Every pool of the named load balancer emptied and filled again: each member new, unknown until probed. */
+  recreatePools(lb: string): void;
 }
 
 /**
@@ -51,10 +53,12 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
     starts.push(() => speakersOf.start());
   }
   const nodeSyncs: (() => void)[] = [];
+  const recreates = new Map<string, () => void>();
   for (const spec of topology.loadBalancers) {
     const built = setUpLoadBalancer(world, spec, params.lb);
     loadBalancers.set(spec.name, built.hop);
     nodeSyncs.push(built.syncNodes);
+    recreates.set(spec.name, built.recreate);
     starts.push(built.start);
   }
   let pollPending = false;
@@ -76,7 +80,7 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
     starts.push(() => client.start());
   }
   return {
-    edge: { routers, metallb, loadBalancers, nodesChanged },
+    edge: { routers, metallb, loadBalancers, nodesChanged, recreatePools: (lb) => recreates.get(lb)?.() },
     start: () => {
       for (const start of starts) start();
     },
@@ -88,7 +92,7 @@ function setUpLoadBalancer(
   world: World,
   spec: Scenario['topology']['loadBalancers'][number],
   settings: Scenario['params']['lb'],
-): { hop: LoadBalancerHop; start: () => void; syncNodes: () => void } {
+): { hop: LoadBalancerHop; start: () => void; syncNodes: () => void; recreate: () => void } {
   let hop: LoadBalancerHop | null = null;
   const probeTimeout = seconds(Math.min(settings.monitorIntervalS, settings.monitorTimeoutS));
   const lb = new LoadBalancer(world.ctx, spec.name, ipv4(spec.ip), (member, done) => {
@@ -104,6 +108,7 @@ function setUpLoadBalancer(
   };
   const syncs: (() => void)[] = [];
   const nodeSyncs: (() => void)[] = [];
+  const recreates: (() => void)[] = [];
   for (const v of spec.virtualServers) {
     const service = world.services.get(v.service)!;
     const vs = lb.addVirtualServer({ name: v.name, vip: ipv4(v.vip), port: v.port, snat: settings.snat ? 'automap' : 'none', pool });
@@ -120,6 +125,10 @@ function setUpLoadBalancer(
     // CIS follows a Service's endpoints as they change (cluster mode), and the node list on its poll (nodesChanged).
     if (v.members === 'pods') world.workloads.watchSlices((changed) => changed === service && sync());
     else nodeSyncs.push(sync);
+    recreates.push(() => {
+      for (const id of [...lb.members(vs)]) lb.removeMember(id);
+      sync();
+    });
     // The starting state is what the monitor would have settled on: members that can serve are up, others down.
     const canServe = (ip: number): boolean =>
       v.members === 'pods' ||
@@ -140,6 +149,9 @@ function setUpLoadBalancer(
     },
     syncNodes: () => {
       for (const sync of nodeSyncs) sync();
+    },
+    recreate: () => {
+      for (const recreate of recreates) recreate();
     },
   };
 }

@@ -289,3 +289,25 @@ describe('remove-node and rejoin-node behind an F5 pool of node members', () => 
     expect(r.packets.delivered + r.packets.dropped + r.packets.inFlight).toBe(r.packets.sent);
   });
 });
+
+describe('recreate-pool', () => {
+  it('every member comes back unknown: the node without a local endpoint takes connections it drops until it is marked down', () => {
+    const r = f5();
+    runTo(r.ctx, 5);
+    expect(['10.0.0.11', '10.0.0.12', '10.0.0.13'].map((ip) => r.member(ip)?.health)).toEqual(['up', 'up', 'down']);
+    apply(r.w, 'recreate-pool', 'lb/bigip');
+    expect(events(r.ctx, 'lb.pools.recreated')[0]).toMatchObject({ entity: 'lb/bigip', cause: 'test' });
+    expect(['10.0.0.11', '10.0.0.12', '10.0.0.13'].map((ip) => r.member(ip)?.health)).toEqual(['unknown', 'unknown', 'unknown']);
+    const dialled = r.dial(5.5, 20);
+    expect(dialled.filter((ok) => !ok).length).toBeGreaterThan(dialled.length / 3 - 3);
+    // The first probes (5 s later) bring the served nodes up; node-c goes down at 5 + 16 s.
+    expect(['10.0.0.11', '10.0.0.12', '10.0.0.13'].map((ip) => r.member(ip)?.health)).toEqual(['up', 'up', 'down']);
+    expect(events(r.ctx, 'lb.member.down').filter((e) => e.t > 0).map((e) => e.t / 1e6)).toEqual([21]);
+    expect(r.dial(23, 30).every((ok) => ok)).toBe(true);
+  });
+
+  it('rejects an unknown load balancer', () => {
+    const r = f5();
+    expect(() => apply(r.w, 'recreate-pool', 'lb/bigipp')).toThrow('target: no lb named "bigipp" (did you mean "bigip"?)');
+  });
+});

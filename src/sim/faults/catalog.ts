@@ -7,6 +7,7 @@ import { crashLoop } from './crash-loop';
 import { deletePod } from './delete-pod';
 import { drainNode } from './drain-node';
 import type { Fault } from './fault';
+import { recreatePool } from './recreate-pool';
 import { rejoinNode } from './rejoin-node';
 import { removeBgpSpeaker } from './remove-bgp-speaker';
 import { removeInterfaceAddress } from './remove-interface-address';
@@ -28,6 +29,7 @@ export const FAULTS: readonly Fault[] = [
   drainNode,
   removeNode,
   rejoinNode,
+  recreatePool,
   addBgpSpeaker,
   removeBgpSpeaker,
   changeEcmpHash,

@@ -3,6 +3,7 @@ import type { GrpcClientSettings } from '../apps/grpc-client';
 import type { ClusterDns } from '../dns/cluster-dns';
 import type { ServerImpairment } from '../dns/server-impairment';
 import type { Host } from '../infra/host';
+import type { LoadBalancerHop } from '../infra/load-balancer-hop';
 import type { RouterHop } from '../infra/router-hop';
 import type { MetalLb } from '../k8s/metallb';
 import { didYouMean } from '../scenario/suggest';
@@ -67,4 +68,10 @@ export function rollOutClientSettings(world: World, name: string, change: Partia
   const what = Object.entries(change).map(([k, v]) => `${k}=${v}`).join(', ');
   world.ctx.note('info', `deployment/${name}`, 'grpc.client.settings.changed', `pod template now sets ${what}`, { cause });
   world.workloads.rollout(name, cause);
+}
+
+export function loadBalancerNamed(world: World, name: string): LoadBalancerHop {
+  const lb = world.edge.loadBalancers.get(name);
+  if (!lb) throw missing('lb', name, [...world.edge.loadBalancers.keys()]);
+  return lb;
 }
