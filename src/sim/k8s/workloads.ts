@@ -1,5 +1,5 @@
 import type { EventHandle, HandlerId } from '../core/scheduler';
-import { millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
+import { millis, seconds, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import type { Host } from '../infra/host';
 import { Pod, type PodApp } from '../infra/pod';
