@@ -165,6 +165,19 @@ describe('crash-loop', () => {
     expect(webPods(s).every((p) => p.phase === 'running' && p.ready)).toBe(true);
   });
 
+  it('applied again, it crashes the running containers now and the crash they had pending is dropped', () => {
+    const s = sim();
+    at(s, 10);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 100 } });
+    at(s, 22);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 100 } });
+    at(s, 41);
+    expect(seconds(events(s, 'pod.crashed', 'pod/web-0'))).toEqual([10, 22]);
+    at(s, 48);
+    expect(seconds(events(s, 'pod.restarted', 'pod/web-0'))).toEqual([20, 42]);
+    expect(seconds(events(s, 'pod.crashed', 'pod/web-0'))).toEqual([10, 22, 47]);
+  });
+
   it('a pod deleted while it waits out its back-off goes at once, and is replaced by a pod that crashes too', () => {
     const s = sim();
     at(s, 10);

@@ -397,6 +397,7 @@ export class Workloads {
     if (at >= crash.until) return;
     const r = this.restartsOf(pod);
     r.startedAt = this.ctx.sched.now;
+    this.ctx.sched.cancel(r.crashTimer);
     r.crashTimer = this.ctx.sched.at(at as SimTime, this.crashContainer, pod.index);
   }
 
@@ -411,6 +412,8 @@ export class Workloads {
     if (pod.phase !== 'running' || !pod.app) return;
     const d = this.deployment(pod.deployment);
     const r = this.restartsOf(pod);
+    // Applied again while a crash was pending: this crash replaces that one.
+    this.ctx.sched.cancel(r.crashTimer);
     r.crashTimer = -1;
     const now = this.ctx.sched.now;
     if (r.count > 0 && now - r.startedAt >= seconds(CRASH_BACKOFF_RESET_S)) r.count = 0;
