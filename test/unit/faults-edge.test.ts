@@ -264,9 +264,25 @@ describe('remove-node and rejoin-node behind an F5 pool of node members', () => 
     expect(r.dial(78, 85).every((ok) => ok)).toBe(true);
   });
 
+  it('a drained node only needs uncordoning: it takes pods again and its pool member never left', () => {
+    const r = f5();
+    runTo(r.ctx, 5);
+    apply(r.w, 'drain-node', 'node/node-a');
+    runTo(r.ctx, 10);
+    expect(r.w.workloads.pods.filter((p) => p.active).every((p) => p.host.name !== 'node-a')).toBe(true);
+    apply(r.w, 'rejoin-node', 'node/node-a');
+    expect(r.w.hosts[0]!.schedulable).toBe(true);
+    expect(events(r.ctx, 'node.uncordoned')[0]).toMatchObject({ entity: 'node/node-a', cause: 'test' });
+    // A scale-up now may land on node-a again, the least loaded node.
+    apply(r.w, 'scale-deployment', 'deployment/web', { replicas: 3 });
+    expect(r.w.workloads.pods.filter((p) => p.phase === 'pending').map((p) => p.host.name)).toEqual(['node-a']);
+    runTo(r.ctx, 40);
+    expect(events(r.ctx, 'lb.member.added').filter((e) => e.t > 0)).toEqual([]);
+  });
+
   it('refuses to rejoin a node that never left', () => {
     const r = f5();
-    expect(() => apply(r.w, 'rejoin-node', 'node/node-a')).toThrow('target: node "node-a" is already in the cluster');
+    expect(() => apply(r.w, 'rejoin-node', 'node/node-a')).toThrow('target: node "node-a" is already in the cluster and schedulable');
     expect(() => apply(r.w, 'rejoin-node', 'node/node-q')).toThrow('target: no node named "node-q"');
   });
 

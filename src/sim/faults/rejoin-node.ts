@@ -6,12 +6,16 @@ export const rejoinNode: Fault = {
   label: 'Rejoin node',
   icon: '⊕',
   description:
-    'Brings a removed node back into the cluster: it takes pods again, its MetalLB speaker peers and announces, and F5 pools of node members add it at the next node poll in unknown health until the monitor has probed it.',
+    'Brings a drained or removed node back: it takes pods again; a removed one also gets its MetalLB speaker back and rejoins F5 pools of node members at the next node poll, in unknown health until the monitor has probed it.',
   targets: ['node'],
   params: [],
   apply(world, _kind, name, _params, cause) {
     const host = nodeNamed(world, name);
-    if (host.inCluster) throw new Error(`target: node "${name}" is already in the cluster (remove-node takes it out first)`);
+    if (host.inCluster) {
+      if (host.schedulable) throw new Error(`target: node "${name}" is already in the cluster and schedulable`);
+      world.workloads.uncordon(host, cause);
+      return;
+    }
     host.inCluster = true;
     world.ctx.note('info', host.entity, 'node.joined', 'registered with the cluster again', { cause });
     world.workloads.uncordon(host, cause);
