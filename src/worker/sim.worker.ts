@@ -3,7 +3,7 @@ import type { Sim } from '../sim/api';
 import { simTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import type { Scenario } from '../sim/scenario/schema';
-import { createSim, FAULT_IDS } from '../sim/sim';
+import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
 import { isSpeed, SPEED_ERROR } from './protocol';
 import type { Command, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { createRunner } from './runner';
@@ -65,7 +65,7 @@ function requireSim(): Sim {
 function handle(cmd: Command): Reply {
   switch (cmd.type) {
     case 'load': {
-      const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS });
+      const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS, faults: faultCatalog() });
       // On failure the current sim stays loaded and keeps its state.
       if (!result.ok) return { type: 'error', message: result.errors.join('\n') };
       const sim = createSim(result.scenario, { fixes: result.appliedFixes });

@@ -192,7 +192,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .call((n) => {
             n.select('.topo-ring').attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
             n.select('.topo-node-box').attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
-            n.select('.topo-node-title').text((b) => `node/${b.node.name}`);
+            n.select('.topo-node-title').text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · removed' : !b.node.schedulable ? ' · cordoned' : ''}`);
             n.select('.topo-far-title').text((b) => b.node.name);
             n.select('.topo-node-sub').text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
             n.select('.topo-ifaces').text((b) => interfacesLine(b.node));
