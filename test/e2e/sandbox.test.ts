@@ -112,6 +112,67 @@ describe('the sandbox', () => {
     });
   }, 300_000);
 
+  it('adds a BGP speaker dropped onto the router: a new ECMP next hop, and flows that moved are reset', async () => {
+    await withApp('bgp-speaker-on-router', '?scenario=bare-metal-sandbox.yaml&speed=5', async (app) => {
+      const { page } = app;
+      await ready(page, 'bare-metal-sandbox.yaml');
+      await playTo(page, 8);
+      const ecmp = page.locator('path.topo-ecmp');
+      await expect.poll(() => ecmp.count()).toBe(2);
+      const resetsBefore = await dropCount(page, 'no_socket_reset');
+
+      await card(page, 'add-bgp-speaker').dragTo(page.locator('[data-entity="router/tor"]'));
+      const popover = byTestId(page, 'fault-popover');
+      await popover.waitFor({ state: 'visible' });
+      expect(await popover.getAttribute('aria-label')).toBe('Start BGP speaker on router/tor');
+      await popover.getByTestId('fault-button').click();
+      await popover.waitFor({ state: 'hidden' });
+      await byTestId(page, 'play-button').click();
+
+      // After BGP converges the router spreads flows over three next hops; flows that hash to node-c meet a node
+      // that never saw them, which answers with a reset.
+      await expect.poll(() => ecmp.count(), { timeout: 20_000 }).toBe(3);
+      await expect.poll(() => dropCount(page, 'no_socket_reset'), { timeout: 20_000 }).toBeGreaterThan(resetsBefore);
+      await expect.poll(() => page.getByTestId('drop-legend').allTextContents(), { timeout: 10_000 }).toEqual(
+        expect.arrayContaining([expect.stringContaining('no_socket_reset')]),
+      );
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 90_000);
+
+  it('lets a node rejoin behind the load balancer: its member is unknown, takes connections that fail, then goes down', async () => {
+    await withApp('rejoin-node-unknown-health', '?scenario=bare-metal-sandbox.yaml&speed=10', async (app) => {
+      const { page } = app;
+      await ready(page, 'bare-metal-sandbox.yaml');
+      const member = page.locator('rect.topo-member[data-ip="10.0.0.14"]');
+      await playTo(page, 3);
+      expect(await member.getAttribute('data-health')).toBe('down');
+
+      // Take node-d out of the cluster; the F5 drops its member at the next node poll.
+      await page.locator('[data-entity="node/node-d"]').click({ button: 'right' });
+      await page.locator('[data-testid="fault-menu"] [data-fault="remove-node"]').click();
+      await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => member.count(), { timeout: 30_000 }).toBe(0);
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+
+      // It joins again as a new member whose health nobody knows yet.
+      const failedBefore = await dropCount(page, 'no_local_endpoint');
+      await page.locator('[data-entity="node/node-d"]').click({ button: 'right' });
+      await page.locator('[data-testid="fault-menu"] [data-fault="rejoin-node"]').click();
+      await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('unknown');
+      // While unknown it takes partners' connections, which kube-proxy on node-d drops: no local Traefik pod.
+      await expect.poll(() => dropCount(page, 'no_local_endpoint'), { timeout: 30_000 }).toBeGreaterThan(failedBefore);
+      await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('down');
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 150_000);
+
   it('lights up where a picked fault can land, places it from the keyboard, and offers a box its faults on right-click', async () => {
     await withApp('palette-keyboard-menu', '?scenario=demo.yaml&speed=5', async (app) => {
       const { page } = app;

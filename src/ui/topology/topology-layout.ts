@@ -95,9 +95,10 @@ const ROUTER_W = 250;
 const ROUTER_H = 64;
 const LB_W = 300;
 const LB_H = 78;
-const BAND_GAP = 56;
+const BAND_GAP = 40;
 const EXT_W = 220;
-const EXT_H = 58;
+const EXT_H = 50;
+const EXT_GAP_Y = 12;
 const EXT_GAP = 70;
 /** The panel size assumed when the caller does not know it yet: a widescreen panel's. */
 const DEFAULT_VIEWPORT = { width: 1600, height: 800 };
@@ -258,7 +259,7 @@ export function layoutTopology(
   let ey = 0;
   for (const e of externals) {
     e.y = ey;
-    ey += EXT_H + BOX_GAP;
+    ey += EXT_H + EXT_GAP_Y;
   }
 
   const podsByName = new Map<string, PodBox>();

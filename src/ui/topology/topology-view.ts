@@ -378,8 +378,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         const e = enter.append('g').attr('class', 'topo-external').attr('tabindex', 0).attr('role', 'button');
         e.append('path').attr('class', 'topo-ring');
         e.append('rect').attr('class', 'topo-external-box').attr('rx', 10);
-        e.append('text').attr('class', 'name').attr('x', 12).attr('y', 23);
-        e.append('text').attr('class', 'sub').attr('x', 12).attr('y', 42);
+        e.append('text').attr('class', 'name').attr('x', 12).attr('y', 20);
+        e.append('text').attr('class', 'sub').attr('x', 12).attr('y', 38);
         e.append('title');
         return e;
       })
@@ -413,6 +413,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           r.append('title');
           return r;
         })
+        .attr('data-ip', (m) => m.ip)
         .attr('x', (_m, i) => 14 + i * chipW)
         .attr('y', 54)
         .attr('data-health', (m) => m.health)
