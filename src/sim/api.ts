@@ -157,6 +157,8 @@ export interface InspectSection {
 export interface Inspection {
   entity: string;
   sections: InspectSection[];
+  /** The latest sampled packets that passed through the entity, newest first, each traced hop by hop. */
+  traces: PacketTrace[];
 }
 
 /** Connection states drawn by the UI; numeric so they travel in typed arrays. */

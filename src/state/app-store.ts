@@ -43,6 +43,8 @@ export interface AppState {
   pauseAtChapters: boolean;
   /** The latest request to bring an entity into view; `n` tells two requests for the same entity apart. */
   reveal: { entity: string; n: number } | null;
+  /** The keyboard shortcut list is open. */
+  help: boolean;
 }
 
 export const appStore = createStore<AppState>(() => ({
@@ -62,6 +64,7 @@ export const appStore = createStore<AppState>(() => ({
   selected: null,
   pauseAtChapters: true,
   reveal: null,
+  help: false,
 }));
 
 export function useApp<T>(selector: (s: AppState) => T): T {

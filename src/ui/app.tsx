@@ -6,6 +6,7 @@ import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
 import { WhyPanel } from './why-panel';
+import { ShortcutsDialog } from './shortcuts-dialog';
 import { FaultPalette } from './fault-palette';
 import { EventLog } from './event-log';
 import { Header } from './header';
@@ -50,6 +51,7 @@ export function App() {
         </div>
       </main>
       <ReportLine />
+      <ShortcutsDialog />
     </div>
   );
 }

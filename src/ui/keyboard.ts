@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { appStore } from '../state/app-store';
 import { clearSelection } from '../state/selection';
 import { cancelPlacing } from './fault-palette';
 import { changeSpeed, step, togglePlay } from './sim-client';
@@ -16,7 +17,21 @@ function ownsSpace(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && target.type === 'checkbox';
 }
 
-/** Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection. */
+/** Every shortcut, as the `?` list shows it; `useKeyboardShortcuts` below implements the global ones. */
+export const SHORTCUTS: { keys: string[]; what: string }[] = [
+  { keys: ['Space'], what: 'Play or pause' },
+  { keys: ['→'], what: 'Step 0.1 s of simulated time' },
+  { keys: ['+', '='], what: 'Faster' },
+  { keys: ['-'], what: 'Slower' },
+  { keys: ['Esc'], what: 'Cancel a fault being placed, or clear the selection' },
+  { keys: ['Tab'], what: 'Move between controls and boxes of the picture' },
+  { keys: ['Enter', 'Space'], what: 'On a box: select it (or place the fault being picked); on a fault card: pick it' },
+  { keys: ['Shift+F10', 'Menu'], what: 'On a box: the faults it takes' },
+  { keys: ['←', '→'], what: 'In the chart tabs: the previous or next chart' },
+  { keys: ['?'], what: 'Show or hide this list' },
+];
+
+/** Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection, ? = the list above. */
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
@@ -42,8 +57,13 @@ export function useKeyboardShortcuts(): void {
           event.preventDefault();
           changeSpeed(-1);
           break;
+        case '?':
+          event.preventDefault();
+          appStore.setState((s) => ({ help: !s.help }));
+          break;
         case 'Escape':
-          if (cancelPlacing() || clearSelection()) event.preventDefault();
+          if (appStore.getState().help) appStore.setState({ help: false });
+          else if (cancelPlacing() || clearSelection()) event.preventDefault();
           break;
         default:
       }

@@ -189,10 +189,8 @@ export function TopologyPanel() {
   const catalog = useApp((s) => s.catalog);
   const [menu, setMenu] = useState<MenuState | null>(null);
   const panelRef = useRef<HTMLDivElement>(null);
-  const pointIn = (clientX: number, clientY: number): { x: number; y: number } => {
-    const r = panelRef.current!.getBoundingClientRect();
-    return { x: clientX - r.left, y: clientY - r.top };
-  };
+  // Popovers and menus are placed in viewport pixels (fixed), so the panel's clipping never cuts them off.
+  const pointIn = (clientX: number, clientY: number): { x: number; y: number } => ({ x: clientX, y: clientY });
   const pointOf = (element: Element): { x: number; y: number } => {
     const b = element.getBoundingClientRect();
     return pointIn(b.left + Math.min(b.width, 24), b.top + Math.min(b.height, 24));
@@ -231,9 +229,9 @@ export function TopologyPanel() {
 
   /** A click on a box selects it, on a chip expands its deployment; anywhere else clears the selection. A drag's click never arrives (d3-zoom eats it). */
   const onPictureClick = (event: MouseEvent<SVGSVGElement>): void => {
-    const at = pointIn(event.clientX, event.clientY);
-    if (place(event.target, at)) return;
-    const mark = trafficRef.current?.markAt(at.x, at.y);
+    if (place(event.target, pointIn(event.clientX, event.clientY))) return;
+    const r = panelRef.current!.getBoundingClientRect();
+    const mark = trafficRef.current?.markAt(event.clientX - r.left, event.clientY - r.top);
     const site = mark ? frameStore.getState().topology?.sites[mark.site] : undefined;
     if (mark && site) {
       void askWhy(mark.reason, site);
