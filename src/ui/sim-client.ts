@@ -183,6 +183,19 @@ export async function setFixes(fixes: readonly string[]): Promise<boolean> {
   return true;
 }
 
+/** Reloads the scenario with another seed (and the same fixes); the text is checked here so the message names the field. */
+export async function reseed(text: string): Promise<boolean> {
+  const request = lastGood;
+  const { fixes } = appStore.getState();
+  const seed = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(seed) || seed > 0xffffffff) {
+    showError({ title: 'Could not change the seed', message: `seed: expected a whole number from 0 to 4294967295, got "${text}"`, restartable: false, kind: 'input' });
+    return false;
+  }
+  if (!request) return false;
+  return loadScenario({ ...request, seed, fixes });
+}
+
 /** Playback commands before the first scenario is in are ignored rather than reported as errors. */
 const loaded = (): boolean => appStore.getState().summary !== null;
 

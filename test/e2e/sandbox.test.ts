@@ -173,6 +173,26 @@ describe('the sandbox', () => {
     });
   }, 150_000);
 
+  it('runs again with a seed typed into the header, and names the field when the seed is not a number', async () => {
+    await withApp('seed', '?scenario=demo.yaml', async (app) => {
+      const { page } = app;
+      await ready(page, 'demo.yaml');
+      expect(await text(page, 'seed-display')).toBe('4');
+      await byTestId(page, 'seed-display').click();
+      await byTestId(page, 'seed-input').fill('42');
+      await byTestId(page, 'seed-input').press('Enter');
+      await expect.poll(() => text(page, 'seed-display')).toBe('42');
+      await byTestId(page, 'seed-display').click();
+      await byTestId(page, 'seed-input').fill('4x');
+      await byTestId(page, 'seed-input').press('Enter');
+      await expect.poll(() => text(page, 'error-banner')).toContain('seed: expected a whole number');
+      expect(await byTestId(page, 'seed-input').inputValue()).toBe('4x');
+      await page.keyboard.press('Escape');
+      expect(await text(page, 'seed-display')).toBe('42');
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  });
+
   it('lights up where a picked fault can land, places it from the keyboard, and offers a box its faults on right-click', async () => {
     await withApp('palette-keyboard-menu', '?scenario=demo.yaml&speed=5', async (app) => {
       const { page } = app;
