@@ -139,6 +139,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
   let lastMembers = '';
   let lastRoutes = '';
+  type Single = Selection<SVGGElement, unknown, null, undefined>;
+  /** Each machine's gauges, found once per relayout rather than queried on every frame. */
+  let machines: { b: NodeBox; machine: Single; ct: Single; dns: Single; tracked: Single }[] = [];
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -493,12 +496,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   function applyLive(live: LiveView): void {
     const l = layout;
     if (!l) return;
-    nodeLayer.selectAll<SVGGElement, NodeBox>('g.topo-machine').each(function (b) {
-      const m = select(this);
+    for (const { b, machine, ct, dns, tracked } of machines) {
       const i = b.node.index;
-      setGauge(m.select('[data-gauge="ct"]'), live.conntrackUsed[i] ?? 0, b.node.conntrackMax);
-      setGauge(m.select('[data-gauge="dns"]'), b.node.dnsMaxConcurrent === null ? -1 : (live.dnsInFlight[i] ?? 0), b.node.dnsMaxConcurrent ?? 0);
-      if (b.node.instance) setGauge(m.select('[data-gauge="tracked"]'), live.instanceTracked[i] ?? 0, b.node.instance.allowance);
+      setGauge(ct, live.conntrackUsed[i] ?? 0, b.node.conntrackMax);
+      setGauge(dns, b.node.dnsMaxConcurrent === null ? -1 : (live.dnsInFlight[i] ?? 0), b.node.dnsMaxConcurrent ?? 0);
+      if (b.node.instance) setGauge(tracked, live.instanceTracked[i] ?? 0, b.node.instance.allowance);
       // The far view colours the whole box by its fullest table, so a full instance stands out in a grid of a hundred.
       const worst = Math.max(
         b.node.conntrackMax > 0 ? (live.conntrackUsed[i] ?? 0) / b.node.conntrackMax : 0,
@@ -506,8 +508,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         b.node.dnsMaxConcurrent ? (live.dnsInFlight[i] ?? 0) / b.node.dnsMaxConcurrent : 0,
       );
       const level = gaugeLevel(worst);
-      if (changed(this, level)) m.attr('data-level', level);
-    });
+      if (changed(machine.node(), level)) machine.attr('data-level', level);
+    }
     const membersKey = live.members.map((m) => `${m.lb}|${m.virtualServer}|${m.ip}:${m.port}|${m.health}`).join(',');
     if (membersKey !== lastMembers) {
       lastMembers = membersKey;
@@ -528,6 +530,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     lastRoutes = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawNodes(l.nodes);
+    machines = [];
+    nodeLayer.selectAll<SVGGElement, NodeBox>('g.topo-machine').each(function (b) {
+      const machine = select<SVGGElement, unknown>(this);
+      const gauge = (kind: Gauge): Single => machine.select<SVGGElement>(`[data-gauge="${kind}"]`) as unknown as Single;
+      machines.push({ b, machine, ct: gauge('ct'), dns: gauge('dns'), tracked: gauge('tracked') });
+    });
     drawGroups(l.groups);
     drawPods([...l.pods.values()]);
     drawBands(l);
