@@ -85,8 +85,10 @@ const NODE_HEADER = 86;
 const INSTANCE_BAND = 30;
 const INSTANCE_PAD = 6;
 const CELL_GAP = 22;
-/** Room for the node's two gauges side by side (150 px each). */
-const NODE_W_COMPACT = 2 * NODE_PAD + 2 * 150 + 16;
+/** A gauge's geometry: its label and figures on one line (baseline textY), its bar below it. */
+export const GAUGE = { w: 150, textY: 10, barY: 14, barH: 7, gap: 16, nodeX: 12, nodeY: 58, instanceY: 4, instanceRight: 14 } as const;
+/** Room for the node's two gauges side by side. */
+const NODE_W_COMPACT = 2 * NODE_PAD + 2 * GAUGE.w + GAUGE.gap;
 const NODE_W_FULL = 2 * NODE_PAD + 2 * POD_W + GAP;
 const SVC_W = 250;
 const SVC_H = 64;
@@ -332,6 +334,28 @@ export function connectionPath(a: Rect, b: Rect, state: number): { d: string; mi
   // The midpoint of a quadratic Bézier is halfway between the chord's midpoint and the control point.
   const mid: [number, number] = [((x1 + x2) / 2 + cx) / 2, ((y1 + y2) / 2 + cy) / 2];
   return { d: `M${x1},${y1}Q${cx},${cy} ${x2},${y2}`, mid };
+}
+
+/** A gauge drawn at (x, y) in the picture: which node, which table, and its limit. */
+export interface GaugeBox {
+  node: number;
+  kind: 'ct' | 'dns' | 'tracked';
+  x: number;
+  y: number;
+  max: number;
+}
+
+/** Every machine's gauges: the node's conntrack and node-local DNS slots, and the instance's tracked connections. */
+export function gaugeBoxes(l: TopologyLayout): GaugeBox[] {
+  return l.nodes.flatMap((b) => {
+    const n = b.node;
+    const x = b.inner.x + GAUGE.nodeX;
+    const y = b.inner.y + GAUGE.nodeY;
+    const out: GaugeBox[] = [{ node: n.index, kind: 'ct', x, y, max: n.conntrackMax }];
+    if (n.dnsMaxConcurrent !== null) out.push({ node: n.index, kind: 'dns', x: x + GAUGE.w + GAUGE.gap, y, max: n.dnsMaxConcurrent });
+    if (n.instance) out.push({ node: n.index, kind: 'tracked', x: b.x + b.w - GAUGE.w - GAUGE.instanceRight, y: b.y + GAUGE.instanceY, max: n.instance.allowance });
+    return out;
+  });
 }
 
 /** Where a wire site is drawn: traffic lines meet at `flow`; drop marks line up leftwards from `mark`, clear of the text. */

@@ -13,6 +13,7 @@ import { button, panel } from '../styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
+import { createGaugeLayer, type GaugeLayer } from './gauge-layer';
 import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
 import './topology.css';
@@ -80,6 +81,8 @@ export function TopologyPanel() {
   const countsRef = useRef<HTMLSpanElement>(null);
   const drawingRef = useRef<TopologyDrawing | null>(null);
   const trafficRef = useRef<TrafficLayer | null>(null);
+  const gaugeCanvasRef = useRef<HTMLCanvasElement>(null);
+  const gaugesRef = useRef<GaugeLayer | null>(null);
   const layoutRef = useRef<TopologyLayout | null>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [deployments, setDeployments] = useState<TopologyLayout['deployments']>([]);
@@ -89,6 +92,7 @@ export function TopologyPanel() {
   const onTransform = useCallback((t: ZoomTransform) => {
     drawingRef.current?.setZoomScale(t.k);
     trafficRef.current?.setTransform(t);
+    gaugesRef.current?.setTransform(t);
   }, []);
   const zoom = useZoom(svgRef, contentRef, onTransform);
   const empty = useFrame((s) => s.topology === null);
@@ -102,6 +106,7 @@ export function TopologyPanel() {
       setDeployments(layout.deployments);
       markDropTargets(contentRef.current);
       zoom.current?.update({ width: layout.width, height: layout.height });
+      gaugesRef.current?.setLayout(layout);
       const topology = frameStore.getState().topology;
       if (topology) trafficRef.current?.setSites(sitePoints(topology, layout));
     },
@@ -109,9 +114,11 @@ export function TopologyPanel() {
   );
 
   useEffect(() => {
-    if (!contentRef.current || !canvasRef.current) return;
+    if (!contentRef.current || !canvasRef.current || !gaugeCanvasRef.current) return;
     const drawing = createTopologyDrawing(contentRef.current);
     drawingRef.current = drawing;
+    const gauges = createGaugeLayer(gaugeCanvasRef.current);
+    gaugesRef.current = gauges;
     // Drop marks change every frame; the legend follows them at most a few times a second.
     let legendAt = 0;
     const traffic = createTrafficLayer(canvasRef.current, () => {
@@ -137,13 +144,17 @@ export function TopologyPanel() {
     const initial = frameStore.getState();
     if (initial.topology) adopt(drawing.setTopology(initial.topology));
     showCounts(drawing.setConnections(initial.connections));
-    if (initial.live) drawing.setLive(initial.live);
+    if (initial.live) {
+      drawing.setLive(initial.live);
+      gauges.setLive(initial.live);
+    }
     drawing.setSelected(appStore.getState().selected);
     const unsubscribe = frameStore.subscribe((s, prev) => {
       if (s.topology && s.topology !== prev.topology) adopt(drawing.setTopology(s.topology));
       if (s.connections !== prev.connections) showCounts(drawing.setConnections(s.connections));
       if (s.live && s.live !== prev.live) {
         drawing.setLive(s.live);
+        gauges.setLive(s.live);
         traffic.setLive(s.live, s.t);
       }
     });
@@ -167,6 +178,8 @@ export function TopologyPanel() {
       unsubscribe();
       unsubscribeSelection();
       traffic.destroy();
+      gauges.destroy();
+      gaugesRef.current = null;
       drawing.destroy();
       drawingRef.current = null;
       trafficRef.current = null;
@@ -352,6 +365,7 @@ export function TopologyPanel() {
         >
           <g ref={contentRef} />
         </svg>
+ <canvas ref={gaugeCanvasRef} data-testid="gauges" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
         <canvas ref={canvasRef} data-testid="traffic" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
         <FaultPopover />
         {menu && <FaultMenu menu={menu} onClose={() => setMenu(null)} />}

@@ -1,10 +1,11 @@
 import { select, type Selection } from 'd3';
 import type { LbMemberView, LiveView, PodView, TopologyView } from '../../sim/api';
 import { ConnState } from '../../sim/api';
-import { formatCompact } from '../format';
+import { FAR_BELOW } from './gauge-layer';
 import {
   connectionPath,
   groupConnections,
+  GAUGE,
   interfacesLine,
   layoutTopology,
   nodeSubtitle,
@@ -47,7 +48,6 @@ export interface TopologyDrawing {
 const MAX_NAME = 18;
 const clip = (s: string, n = MAX_NAME): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 /** Below this zoom scale the picture switches to its far view. */
-const FAR_BELOW = 0.6;
 const PALETTE_SIZE = 8;
 
 export function podState(pod: PodView): string {
@@ -72,36 +72,12 @@ const stateName = (state: number): string =>
   state === ConnState.connecting ? 'connecting' : state === ConnState.established ? 'established' : 'closing';
 
 type Gauge = 'ct' | 'dns' | 'tracked';
-const GAUGE_W = 150;
 
-/** A labelled bar: how full a table or a limit is, its figures above its right end. */
+/** A gauge's label and empty track; the gauge layer paints its fill and figures every frame. */
 function appendGauge(parent: Selection<SVGGElement, NodeBox, SVGGElement, unknown>, kind: Gauge, x: number, y: number, label: string): void {
   const g = parent.append('g').attr('class', `topo-gauge detail`).attr('data-gauge', kind).attr('transform', `translate(${x},${y})`);
-  g.append('text').attr('class', 'topo-gauge-label').attr('y', 10).text(label);
-  g.append('text').attr('class', 'topo-gauge-value').attr('x', GAUGE_W).attr('y', 10).attr('text-anchor', 'end');
-  g.append('rect').attr('class', 'topo-gauge-track').attr('x', 0).attr('y', 14).attr('width', GAUGE_W).attr('height', 7).attr('rx', 3.5);
-  g.append('rect').attr('class', 'topo-gauge-fill').attr('x', 0).attr('y', 14).attr('width', 0).attr('height', 7).attr('rx', 3.5);
-}
-
-function gaugeLevel(ratio: number): string {
-  return ratio >= 0.95 ? 'full' : ratio >= 0.7 ? 'high' : 'ok';
-}
-
-/** What each gauge shows now, so a frame that changes nothing writes nothing (every write restyles the picture). */
-const shown = new WeakMap<Element, string>();
-
-function changed(element: Element | null, key: string): boolean {
-  if (!element || shown.get(element) === key) return false;
-  shown.set(element, key);
-  return true;
-}
-
-function setGauge(g: Selection<SVGGElement, unknown, null, undefined>, used: number, max: number): void {
-  const ratio = max > 0 ? Math.min(1, Math.max(0, used / max)) : 0;
-  if (!changed(g.node(), `${formatCompact(used)}/${max}/${Math.round(ratio * 200)}`)) return;
-  g.attr('data-level', gaugeLevel(ratio)).attr('display', used < 0 ? 'none' : null);
-  g.select('.topo-gauge-fill').attr('width', GAUGE_W * ratio);
-  g.select('.topo-gauge-value').text(max > 0 ? `${formatCompact(used)} / ${formatCompact(max)}` : formatCompact(used));
+  g.append('text').attr('class', 'topo-gauge-label').attr('y', GAUGE.textY).text(label);
+  g.append('rect').attr('class', 'topo-gauge-track').attr('x', 0).attr('y', GAUGE.barY).attr('width', GAUGE.w).attr('height', GAUGE.barH).attr('rx', GAUGE.barH / 2);
 }
 
 export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
@@ -139,9 +115,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
   let lastMembers = '';
   let lastRoutes = '';
-  type Single = Selection<SVGGElement, unknown, null, undefined>;
-  /** Each machine's gauges, found once per relayout rather than queried on every frame. */
-  let machines: { b: NodeBox; machine: Single; ct: Single; dns: Single; tracked: Single }[] = [];
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -160,8 +133,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         n.append('text').attr('class', 'topo-node-title detail').attr('x', 12).attr('y', 22);
         n.append('text').attr('class', 'topo-node-sub detail').attr('x', 12).attr('y', 39);
         n.append('text').attr('class', 'topo-node-sub topo-ifaces detail').attr('x', 12).attr('y', 54);
-        appendGauge(n, 'ct', 12, 58, 'conntrack');
-        appendGauge(n, 'dns', 12 + GAUGE_W + 16, 58, 'DNS slots');
+        appendGauge(n, 'ct', GAUGE.nodeX, GAUGE.nodeY, 'conntrack');
+        appendGauge(n, 'dns', GAUGE.nodeX + GAUGE.w + GAUGE.gap, GAUGE.nodeY, 'DNS slots');
         n.append('text').attr('class', 'topo-far-title far').attr('x', 14).attr('y', 44);
         n.append('title');
         // The instance's gauge sits in its band, drawn after the node so it stays on top.
@@ -183,7 +156,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           });
         m.select<SVGGElement>('.topo-instance-gauge')
           .attr('display', (b) => (b.node.instance ? null : 'none'))
-          .attr('transform', (b) => `translate(${b.x + b.w - GAUGE_W - 14},${b.y + 4})`)
+          .attr('transform', (b) => `translate(${b.x + b.w - GAUGE.w - GAUGE.instanceRight},${b.y + GAUGE.instanceY})`)
           .each(function (b) {
             const sel = select(this);
             if (sel.select('.topo-gauge').empty() && b.node.instance) appendGauge(sel as never, 'tracked', 0, 0, 'tracked');
@@ -496,20 +469,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   function applyLive(live: LiveView): void {
     const l = layout;
     if (!l) return;
-    for (const { b, machine, ct, dns, tracked } of machines) {
-      const i = b.node.index;
-      setGauge(ct, live.conntrackUsed[i] ?? 0, b.node.conntrackMax);
-      setGauge(dns, b.node.dnsMaxConcurrent === null ? -1 : (live.dnsInFlight[i] ?? 0), b.node.dnsMaxConcurrent ?? 0);
-      if (b.node.instance) setGauge(tracked, live.instanceTracked[i] ?? 0, b.node.instance.allowance);
-      // The far view colours the whole box by its fullest table, so a full instance stands out in a grid of a hundred.
-      const worst = Math.max(
-        b.node.conntrackMax > 0 ? (live.conntrackUsed[i] ?? 0) / b.node.conntrackMax : 0,
-        b.node.instance ? (live.instanceTracked[i] ?? 0) / b.node.instance.allowance : 0,
-        b.node.dnsMaxConcurrent ? (live.dnsInFlight[i] ?? 0) / b.node.dnsMaxConcurrent : 0,
-      );
-      const level = gaugeLevel(worst);
-      if (changed(machine.node(), level)) machine.attr('data-level', level);
-    }
     const membersKey = live.members.map((m) => `${m.lb}|${m.virtualServer}|${m.ip}:${m.port}|${m.health}`).join(',');
     if (membersKey !== lastMembers) {
       lastMembers = membersKey;
@@ -530,12 +489,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     lastRoutes = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawNodes(l.nodes);
-    machines = [];
-    nodeLayer.selectAll<SVGGElement, NodeBox>('g.topo-machine').each(function (b) {
-      const machine = select<SVGGElement, unknown>(this);
-      const gauge = (kind: Gauge): Single => machine.select<SVGGElement>(`[data-gauge="${kind}"]`) as unknown as Single;
-      machines.push({ b, machine, ct: gauge('ct'), dns: gauge('dns'), tracked: gauge('tracked') });
-    });
     drawGroups(l.groups);
     drawPods([...l.pods.values()]);
     drawBands(l);

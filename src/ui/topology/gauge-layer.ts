@@ -1,0 +1,127 @@
+import type { ZoomTransform } from 'd3';
+import type { LiveView } from '../../sim/api';
+import { formatCompact } from '../format';
+import { GAUGE, gaugeBoxes, type GaugeBox, type TopologyLayout } from './topology-layout';
+
+/**
+ * How full each table and limit is, drawn on a canvas over the picture: the SVG keeps the gauges' labels and tracks,
+ * which change only with the structure, and this layer paints the fills and figures of every frame, so a frame of
+ * live numbers never restyles or relays out the SVG. Far away it tints each machine by its fullest table instead.
+ */
+
+export const FAR_BELOW = 0.6;
+
+export function gaugeLevel(ratio: number): 'ok' | 'high' | 'full' {
+  return ratio >= 0.95 ? 'full' : ratio >= 0.7 ? 'high' : 'ok';
+}
+
+function used(live: LiveView, g: GaugeBox): number {
+  const i = g.node;
+  return g.kind === 'ct' ? (live.conntrackUsed[i] ?? 0) : g.kind === 'dns' ? (live.dnsInFlight[i] ?? 0) : (live.instanceTracked[i] ?? 0);
+}
+
+export interface GaugeLayer {
+  setLayout(layout: TopologyLayout): void;
+  setLive(live: LiveView): void;
+  setTransform(t: ZoomTransform): void;
+  destroy(): void;
+}
+
+export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
+  const ctx = canvas.getContext('2d');
+  let gauges: GaugeBox[] = [];
+  let machines: TopologyLayout['nodes'] = [];
+  let live: LiveView | null = null;
+  let transform: ZoomTransform | null = null;
+  let size = { w: 0, h: 0 };
+  let raf = 0;
+  const resize = new ResizeObserver((entries) => {
+    const box = entries.at(-1)?.contentRect;
+    if (box) size = { w: box.width, h: box.height };
+    schedule();
+  });
+  resize.observe(canvas);
+
+  function schedule(): void {
+    if (!raf) raf = requestAnimationFrame(draw);
+  }
+
+  function colours(): Record<string, string> {
+    const style = getComputedStyle(canvas);
+    const v = (name: string): string => style.getPropertyValue(name).trim() || '#888';
+    return { ok: v('--c-gauge-ok'), high: v('--c-gauge-high'), full: v('--c-gauge-full'), text: v('--c-node-title') };
+  }
+  let palette: Record<string, string> | null = null;
+  let paletteAt = -Infinity;
+
+  function draw(now: number): void {
+    raf = 0;
+    if (!ctx) return;
+    const dpr = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(size.w * dpr) || canvas.height !== Math.round(size.h * dpr)) {
+      canvas.width = Math.round(size.w * dpr);
+      canvas.height = Math.round(size.h * dpr);
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, size.w, size.h);
+    if (!transform || !live) return;
+    if (!palette || now - paletteAt > 1000) {
+      palette = colours();
+      paletteAt = now;
+    }
+    const t = transform;
+    const k = t.k;
+    if (k < FAR_BELOW) {
+      // Far away: a wash over each machine in the colour of its fullest table.
+      const worst = new Map<number, number>();
+      for (const g of gauges) if (g.max > 0) worst.set(g.node, Math.max(worst.get(g.node) ?? 0, used(live, g) / g.max));
+      for (const m of machines) {
+        const level = gaugeLevel(worst.get(m.node.index) ?? 0);
+        if (level === 'ok') continue;
+        ctx.globalAlpha = level === 'full' ? 0.45 : 0.3;
+        ctx.fillStyle = palette[level]!;
+        ctx.fillRect(t.applyX(m.inner.x), t.applyY(m.inner.y), m.inner.w * k, m.inner.h * k);
+      }
+      ctx.globalAlpha = 1;
+      return;
+    }
+    ctx.font = `${10.5 * k}px ui-monospace, monospace`;
+    ctx.textAlign = 'right';
+    for (const g of gauges) {
+      const n = used(live, g);
+      if (n < 0) continue;
+      const ratio = g.max > 0 ? Math.min(1, Math.max(0, n / g.max)) : 0;
+      const x = t.applyX(g.x);
+      const y = t.applyY(g.y);
+      const level = gaugeLevel(ratio);
+      ctx.fillStyle = palette[level]!;
+      const h = GAUGE.barH * k;
+      ctx.beginPath();
+      ctx.roundRect(x, y + GAUGE.barY * k, Math.max(ratio > 0 ? h : 0, GAUGE.w * ratio * k), h, h / 2);
+      ctx.fill();
+      ctx.fillStyle = palette['text']!;
+      ctx.font = `${level === 'full' ? '700 ' : ''}${10.5 * k}px ui-monospace, monospace`;
+      ctx.fillText(g.max > 0 ? `${formatCompact(n)} / ${formatCompact(g.max)}` : formatCompact(n), x + GAUGE.w * k, y + GAUGE.textY * k);
+    }
+  }
+
+  return {
+    setLayout(layout) {
+      gauges = gaugeBoxes(layout);
+      machines = layout.nodes;
+      schedule();
+    },
+    setLive(next) {
+      live = next;
+      schedule();
+    },
+    setTransform(next) {
+      transform = next;
+      schedule();
+    },
+    destroy() {
+      cancelAnimationFrame(raf);
+      resize.disconnect();
+    },
+  };
+}
