@@ -1,6 +1,5 @@
 import { useEffect } from 'react';
 import { followTopology, useSelectedPod } from '../state/selection';
-import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
 import { EventLog } from './event-log';
@@ -11,6 +10,7 @@ import { ReportLine } from './report-line';
 import { ScenarioInfo } from './scenario-info';
 import { startApp } from './startup';
 import { useThemeClass } from './theme';
+import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
 
 /** Like a properties panel: the selected pod while there is one, the scenario (and its fixes) otherwise. */
@@ -31,16 +31,14 @@ export function App() {
     <div className="flex h-full min-h-[640px] flex-col">
       <Header theme={theme} />
       <ErrorBanner />
-      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
+      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(12rem,1fr)_minmax(16rem,42%)_minmax(8rem,20%)] gap-3 p-3">
         <TopologyPanel />
-        <div className="row-span-2 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
+        <div className="row-span-3 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
           <SelectionOrScenario />
           <DropsPanel />
         </div>
-        <div className="grid min-h-0 grid-cols-[minmax(0,1fr)_minmax(0,1.2fr)] gap-3">
-          <ChartPanel />
-          <EventLog />
-        </div>
+        <TimelinePanel />
+        <EventLog />
       </main>
       <ReportLine />
     </div>

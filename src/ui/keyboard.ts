@@ -1,6 +1,19 @@
 import { useEffect } from 'react';
 import { clearSelection } from '../state/selection';
+import { frameStore } from '../state/frame-store';
+import { setCursor, setZoom, timelineStore } from '../state/timeline';
 import { changeSpeed, step, togglePlay } from './sim-client';
+import { toggleCompare } from './timeline/compare-client';
+import { jumpToCursor } from './timeline/timeline-panel';
+import { nudgeCursor } from './timeline/time-scale';
+import { currentDomain } from './timeline/timeline-view';
+
+/** Moves the timeline's crosshair one sample left or right. */
+function moveCursor(direction: 1 | -1): void {
+  const { series } = frameStore.getState();
+  const endS = series.end() * series.stepSeconds;
+  setCursor(nudgeCursor(timelineStore.getState().cursor, direction, series.stepSeconds, currentDomain(), endS));
+}
 
 /** Text fields and selects keep their own keys; everywhere else the shortcuts apply. */
 function typingInto(target: EventTarget | null): boolean {
@@ -15,7 +28,10 @@ function ownsSpace(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && target.type === 'checkbox';
 }
 
-/** Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection. */
+/**
+ * Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection; on the timeline
+ * [ and ] move the crosshair, j jumps the run to it, 0 shows the whole run, c opens or closes Compare.
+ */
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
@@ -40,6 +56,23 @@ export function useKeyboardShortcuts(): void {
         case '_':
           event.preventDefault();
           changeSpeed(-1);
+          break;
+        case '[':
+        case ']':
+          event.preventDefault();
+          moveCursor(event.key === ']' ? 1 : -1);
+          break;
+        case 'j':
+          event.preventDefault();
+          jumpToCursor();
+          break;
+        case '0':
+          event.preventDefault();
+          setZoom(null);
+          break;
+        case 'c':
+          event.preventDefault();
+          toggleCompare();
           break;
         case 'Escape':
           if (clearSelection()) event.preventDefault();

@@ -1,0 +1,94 @@
+import { useEffect, useState } from 'react';
+import { useApp } from '../../state/app-store';
+import { compareStore, useCompare } from '../../state/compare';
+import { frameStore } from '../../state/frame-store';
+import { DEFAULT_CHARTS } from '../../worker/protocol';
+import { formatCount } from '../format';
+import { changeText, diffSummary, type DiffSummary } from './diff-summary';
+import { clockLabel } from './time-scale';
+
+const number = (v: number): string => (Number.isInteger(v) ? formatCount(v) : v.toFixed(1));
+
+/** Recomputed at most this often: the table reads every sample of both runs. */
+const REFRESH_MS = 500;
+
+/** Legend and the difference in numbers while a comparison runs: every figure read from both runs' series. */
+export function CompareSummary() {
+  const status = useCompare((s) => s.status);
+  const message = useCompare((s) => s.message);
+  const fix = useCompare((s) => s.fix);
+  const fixOn = useCompare((s) => s.fixOn);
+  const bT = useCompare((s) => s.t);
+  const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
+  const [summary, setSummary] = useState<DiffSummary | null>(null);
+
+  useEffect(() => {
+    if (status !== 'following') {
+      setSummary(null);
+      return;
+    }
+    const update = (): void => setSummary(diffSummary(charts, frameStore.getState().series, compareStore.getState().series));
+    update();
+    const timer = setInterval(update, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [status, charts]);
+
+  if (status === 'error') {
+    return (
+      <p role="alert" data-testid="compare-error" className="border-b border-slate-200 bg-red-50 px-3 py-1 text-xs text-red-800 dark:border-slate-800 dark:bg-red-950/50 dark:text-red-200">
+        {message}
+      </p>
+    );
+  }
+  if (status === 'off' || !fix) return null;
+  const bName = `B: ${fixOn ? 'with' : 'without'} ${fix}`;
+  const window = summary && summary.to > summary.from ? `${clockLabel(summary.from * summary.stepSeconds)}–${clockLabel(summary.to * summary.stepSeconds)}` : '';
+
+  return (
+    <div data-testid="compare-summary" className="max-h-[40%] shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1.5 text-xs dark:border-slate-800">
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-slate-700 dark:text-slate-200">
+        <span className="flex items-center gap-1.5" data-testid="compare-legend-a">
+          <svg width="20" height="6" aria-hidden="true">
+            <line x1="0" x2="20" y1="3" y2="3" className="stroke-slate-600 dark:stroke-slate-300" strokeWidth="2" />
+          </svg>
+          A: as is
+        </span>
+        <span className="flex items-center gap-1.5" data-testid="compare-legend-b">
+          <svg width="20" height="6" aria-hidden="true">
+            <line x1="0" x2="20" y1="3" y2="3" className="stroke-slate-600 dark:stroke-slate-300" strokeWidth="2" strokeDasharray="4 3" />
+          </svg>
+          {bName}
+        </span>
+        <span className="text-slate-500 dark:text-slate-400" data-testid="compare-clock">
+          run B at {clockLabel(bT / 1e6)}
+          {window && ` · figures over ${window}, the samples both runs have`}
+        </span>
+      </div>
+      {summary && summary.rows.length > 0 && (
+        <table className="mt-1 w-full text-left tabular-nums" data-testid="compare-table">
+          <caption className="sr-only">Run A against run B, {window}</caption>
+          <thead className="text-slate-500 dark:text-slate-400">
+            <tr>
+              <th scope="col" className="py-0.5 pr-2 font-medium">what</th>
+              <th scope="col" className="py-0.5 pr-2 text-right font-medium">A</th>
+              <th scope="col" className="py-0.5 pr-2 text-right font-medium">B</th>
+              <th scope="col" className="py-0.5 text-right font-medium">B vs A</th>
+            </tr>
+          </thead>
+          <tbody className="text-slate-800 dark:text-slate-100">
+            {summary.rows.map((r) => (
+              <tr key={`${r.agg}:${r.label}`} data-testid="compare-row" data-label={r.label} data-a={r.a} data-b={r.b}>
+                <td className="py-0.5 pr-2">
+                  {r.label} <span className="text-slate-500 dark:text-slate-400">({r.agg})</span>
+                </td>
+                <td className="py-0.5 pr-2 text-right font-mono">{number(r.a)}</td>
+                <td className="py-0.5 pr-2 text-right font-mono">{number(r.b)}</td>
+                <td className="py-0.5 text-right font-mono">{changeText(r.a, r.b)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
