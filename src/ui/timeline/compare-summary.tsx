@@ -42,10 +42,13 @@ export function CompareSummary() {
   }
   if (status === 'off' || !fix) return null;
   const bName = `B: ${fixOn ? 'with' : 'without'} ${fix}`;
+  const rows = summary?.rows ?? [];
+  const changed = rows.filter((r) => r.a !== 0 || r.b !== 0);
+  const zeroInBoth = rows.filter((r) => r.a === 0 && r.b === 0);
   const window = summary && summary.to > summary.from ? `${clockLabel(summary.from * summary.stepSeconds)}–${clockLabel(summary.to * summary.stepSeconds)}` : '';
 
   return (
-    <div data-testid="compare-summary" className="max-h-[40%] shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1.5 text-xs dark:border-slate-800">
+    <div data-testid="compare-summary" className="max-h-28 shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1.5 text-xs dark:border-slate-800">
       <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-slate-700 dark:text-slate-200">
         <span className="flex items-center gap-1.5" data-testid="compare-legend-a">
           <svg width="20" height="6" aria-hidden="true">
@@ -64,30 +67,25 @@ export function CompareSummary() {
           {window && ` · figures over ${window}, the samples both runs have`}
         </span>
       </div>
-      {summary && summary.rows.length > 0 && (
-        <table className="mt-1 w-full text-left tabular-nums" data-testid="compare-table">
-          <caption className="sr-only">Run A against run B, {window}</caption>
-          <thead className="text-slate-500 dark:text-slate-400">
-            <tr>
-              <th scope="col" className="py-0.5 pr-2 font-medium">what</th>
-              <th scope="col" className="py-0.5 pr-2 text-right font-medium">A</th>
-              <th scope="col" className="py-0.5 pr-2 text-right font-medium">B</th>
-              <th scope="col" className="py-0.5 text-right font-medium">B vs A</th>
-            </tr>
-          </thead>
-          <tbody className="text-slate-800 dark:text-slate-100">
-            {summary.rows.map((r) => (
-              <tr key={`${r.agg}:${r.label}`} data-testid="compare-row" data-label={r.label} data-a={r.a} data-b={r.b}>
-                <td className="py-0.5 pr-2">
-                  {r.label} <span className="text-slate-500 dark:text-slate-400">({r.agg})</span>
-                </td>
-                <td className="py-0.5 pr-2 text-right font-mono">{number(r.a)}</td>
-                <td className="py-0.5 pr-2 text-right font-mono">{number(r.b)}</td>
-                <td className="py-0.5 text-right font-mono">{changeText(r.a, r.b)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {summary && changed.length > 0 && (
+        <dl className="mt-1 grid grid-cols-[repeat(auto-fill,minmax(17rem,1fr))] gap-x-4 gap-y-0.5" data-testid="compare-table" aria-label={`Run A against run B, ${window}`}>
+          {changed.map((r) => (
+            <div key={`${r.agg}:${r.label}`} data-testid="compare-row" data-label={r.label} data-a={r.a} data-b={r.b} className="flex min-w-0 items-baseline gap-1.5">
+              <dt className="min-w-0 truncate text-slate-600 dark:text-slate-300" title={`${r.label} (${r.agg})`}>
+                {r.label} <span className="text-slate-500 dark:text-slate-400">{r.agg}</span>
+              </dt>
+              <dd className="ml-auto shrink-0 font-mono tabular-nums text-slate-900 dark:text-slate-100">
+                {number(r.a)} → {number(r.b)}{' '}
+                <span className="font-semibold">{changeText(r.a, r.b)}</span>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {summary && zeroInBoth.length > 0 && (
+        <p className="mt-0.5 text-slate-500 dark:text-slate-400" data-testid="compare-zero">
+          0 in both: {zeroInBoth.map((r) => r.label).join(', ')}
+        </p>
       )}
     </div>
   );

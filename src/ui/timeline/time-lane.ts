@@ -44,7 +44,7 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
         const g = enter.append('g').attr('class', 'timeline-lane-marker').attr('data-testid', 'timeline-marker');
         g.append('title');
         g.append('path');
-        g.append('text').attr('text-anchor', 'middle').attr('y', 10);
+        g.append('text').attr('text-anchor', 'start').attr('y', 9);
         return g;
       });
     groups
@@ -52,9 +52,9 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
       .attr('transform', (m) => `translate(${x(m.t)},0)`)
       .attr('class', (m) => `timeline-lane-marker timeline-lane-${m.kind}`);
     groups.select('title').text((m) => `${clockLabel(m.t)} ${m.label}`);
-    // Chapters are numbered flags, faults are downward triangles.
-    groups.select('path').attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V14M0,1H12V7H0' : 'M-5,2H5L0,11Z'));
-    groups.select('text').attr('x', 6).text((m) => (m.kind === 'chapter' ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
+    // Chapters are numbered ticks, faults are downward triangles.
+    groups.select('path').attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V13' : 'M-5,2H5L0,11Z'));
+    groups.select('text').attr('x', 3).text((m) => (m.kind === 'chapter' ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
     const nx = x(nowS);
     now.attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none').attr('d', `M${nx - 5},${axisY - 10}H${nx + 5}L${nx},${axisY}Z`);
   }

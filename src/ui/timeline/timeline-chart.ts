@@ -110,7 +110,9 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
   brushLayer.on('pointermove.cursor', (event: PointerEvent) => {
     if (!last) return;
     const [px] = pointer(event, plot.node());
-    on.hover(timeAtPixel(px, size.w, last.domain));
+    // The crosshair sits on the sample it reads, so its line and the dots agree.
+    const step = last.a.stepSeconds;
+    on.hover(Math.max(step, Math.round(timeAtPixel(px, size.w, last.domain) / step) * step));
   });
   root.on('dblclick', (event: MouseEvent) => {
     event.preventDefault();
