@@ -1,6 +1,6 @@
 import { appStore } from '../../state/app-store';
 import { compareStore, resetCompare } from '../../state/compare';
-import { toggleFix } from '../../state/fix-selection';
+import { fixesForB } from '../../state/fix-selection';
 import { frameStore } from '../../state/frame-store';
 import type { Frame, TimedFault } from '../../worker/protocol';
 import { currentLoad, openSideWorker, type SideWorker } from '../sim-client';
@@ -18,12 +18,6 @@ let busy = false;
 let sentRecord: readonly TimedFault[] | undefined;
 // True from sending a seek until its answer: frames before the answer may predate the seek.
 let awaitingReply = false;
-
-/** The fixes run B uses: the main run's with `fix` switched the other way. */
-export function fixesForB(available: { name: string }[], aFixes: readonly string[], fix: string): { fixes: string[]; on: boolean } {
-  const on = !aFixes.includes(fix);
-  return { fixes: toggleFix(available.map((f) => ({ name: f.name, description: '' })), aFixes, fix, on), on };
-}
 
 function ingestB(gen: number, frame: Frame): void {
   if (gen !== generation) return;
