@@ -28,10 +28,10 @@ export function App() {
   useEffect(followTopology, []);
 
   return (
-    <div className="flex h-full min-h-[640px] flex-col">
+    <div className="flex h-full min-h-[760px] flex-col">
       <Header theme={theme} />
       <ErrorBanner />
-      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(11rem,1fr)_minmax(17rem,1.15fr)_minmax(8rem,0.5fr)] gap-3 p-3">
+      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
         <TopologyPanel />
         <div className="row-span-3 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
           <SelectionOrScenario />

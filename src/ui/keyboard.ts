@@ -4,7 +4,7 @@ import { frameStore } from '../state/frame-store';
 import { setCursor, setZoom, timelineStore } from '../state/timeline';
 import { changeSpeed, step, togglePlay } from './sim-client';
 import { toggleCompare } from './timeline/compare-client';
-import { jumpToCursor } from './timeline/timeline-panel';
+import { jumpToCursor } from './timeline/timeline-actions';
 import { nudgeCursor } from './timeline/time-scale';
 import { currentDomain } from './timeline/timeline-view';
 

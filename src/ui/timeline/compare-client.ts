@@ -142,6 +142,7 @@ export function closeCompare(): void {
 
 export function toggleCompare(): void {
   if (compareStore.getState().open) closeCompare();
+  else if ((appStore.getState().summary?.fixes.length ?? 0) === 0) return;
   else openCompare();
 }
 

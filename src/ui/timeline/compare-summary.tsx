@@ -3,7 +3,7 @@ import { useApp } from '../../state/app-store';
 import { compareStore, useCompare } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
 import { DEFAULT_CHARTS } from '../../worker/protocol';
-import { formatCount } from '../format';
+import { formatClock, formatCount } from '../format';
 import { changeText, diffSummary, type DiffSummary } from './diff-summary';
 import { clockLabel } from './time-scale';
 
@@ -48,8 +48,8 @@ export function CompareSummary() {
   const window = summary && summary.to > summary.from ? `${clockLabel(summary.from * summary.stepSeconds)}–${clockLabel(summary.to * summary.stepSeconds)}` : '';
 
   return (
-    <div data-testid="compare-summary" className="max-h-28 shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1.5 text-xs dark:border-slate-800">
-      <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-slate-700 dark:text-slate-200">
+    <details open data-testid="compare-summary" className="group max-h-32 shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1 text-xs dark:border-slate-800">
+      <summary className="flex cursor-pointer flex-wrap items-center gap-x-4 gap-y-1 rounded text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-200">
         <span className="flex items-center gap-1.5" data-testid="compare-legend-a">
           <svg width="20" height="6" aria-hidden="true">
             <line x1="0" x2="20" y1="3" y2="3" className="stroke-slate-600 dark:stroke-slate-300" strokeWidth="2" />
@@ -62,11 +62,11 @@ export function CompareSummary() {
           </svg>
           {bName}
         </span>
-        <span className="text-slate-500 dark:text-slate-400" data-testid="compare-clock">
-          run B at {clockLabel(bT / 1e6)}
+        <span className="text-slate-500 dark:text-slate-400" data-testid="compare-clock" data-us={bT}>
+          run B at {formatClock(bT)}
           {window && ` · figures over ${window}, the samples both runs have`}
         </span>
-      </div>
+      </summary>
       {summary && changed.length > 0 && (
         <dl className="mt-1 grid grid-cols-[repeat(auto-fill,minmax(17rem,1fr))] gap-x-4 gap-y-0.5" data-testid="compare-table" aria-label={`Run A against run B, ${window}`}>
           {changed.map((r) => (
@@ -75,8 +75,7 @@ export function CompareSummary() {
                 {r.label} <span className="text-slate-500 dark:text-slate-400">{r.agg}</span>
               </dt>
               <dd className="ml-auto shrink-0 font-mono tabular-nums text-slate-900 dark:text-slate-100">
-                {number(r.a)} → {number(r.b)}{' '}
-                <span className="font-semibold">{changeText(r.a, r.b)}</span>
+                {number(r.a)} → {number(r.b)} <span className="font-semibold">{changeText(r.a, r.b)}</span>
               </dd>
             </div>
           ))}
@@ -87,6 +86,6 @@ export function CompareSummary() {
           0 in both: {zeroInBoth.map((r) => r.label).join(', ')}
         </p>
       )}
-    </div>
+    </details>
   );
 }

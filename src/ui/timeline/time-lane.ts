@@ -56,7 +56,10 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
     groups.select('path').attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V13' : 'M-5,2H5L0,11Z'));
     groups.select('text').attr('x', 3).text((m) => (m.kind === 'chapter' ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
     const nx = x(nowS);
-    now.attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none').attr('d', `M${nx - 5},${axisY - 10}H${nx + 5}L${nx},${axisY}Z`);
+    // The run's clock: a playhead in the marker row, clear of the tick labels.
+    now
+      .attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none')
+      .attr('d', `M${nx - 5},0H${nx + 5}L${nx},8ZM${nx - 0.75},8h1.5V14h-1.5Z`);
   }
 
   return {

@@ -1,6 +1,7 @@
 import { max } from 'd3-array';
 import { axisLeft } from 'd3-axis';
 import { brushX, type D3BrushEvent } from 'd3-brush';
+import { format } from 'd3-format';
 import { scaleLinear, type ScaleLinear } from 'd3-scale';
 import { pointer, select } from 'd3-selection';
 import { line } from 'd3-shape';
@@ -48,6 +49,9 @@ interface Point {
   t: number;
   v: number;
 }
+
+// Each tick picks its own SI prefix, so 0 reads "0" rather than "0k".
+const siFormat = format('~s');
 
 /** Waits this long after a click before jumping, so a double click (reset zoom) does not also jump. */
 const CLICK_DELAY_MS = 250;
@@ -210,7 +214,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     y = scaleLinear().domain([0, Math.max(1, peak * 1.1)]).range([h, 0]).nice(3);
 
     grid.call(axisLeft(y).ticks(3).tickSize(-w).tickFormat(() => ''));
-    yAxis.call(axisLeft(y).ticks(3, '~s').tickSizeOuter(0));
+    yAxis.call(axisLeft(y).ticks(3).tickFormat((d) => siFormat(Number(d))).tickSizeOuter(0));
 
     const defined = (p: Point): boolean => Number.isFinite(p.v) && p.t >= domain[0] - step && p.t <= domain[1] + step;
     const lineGen = line<Point>().defined(defined).x((p) => x(p.t)).y((p) => y(p.v));

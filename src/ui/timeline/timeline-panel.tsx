@@ -1,35 +1,19 @@
 import { useEffect, useRef } from 'react';
 import { useApp } from '../../state/app-store';
 import { frameStore, useFrame } from '../../state/frame-store';
-import { removeChart, setCursor, setZoom, timelineStore, useTimeline } from '../../state/timeline';
+import { removeChart, setZoom, useTimeline } from '../../state/timeline';
 import { DEFAULT_CHARTS, type ChartSpec } from '../../worker/protocol';
 import { createHistogramChart } from '../chart/histogram-chart';
 import { formatClock } from '../format';
-import { seek } from '../sim-client';
 import { panel, smallButton } from '../styles';
 import { AddChart } from './add-chart';
 import { CompareControl } from './compare-control';
 import { CompareSummary } from './compare-summary';
-import { createTimelineChart, type TimelineHandlers } from './timeline-chart';
+import { createTimelineChart } from './timeline-chart';
+import { handlers, jumpToCursor } from './timeline-actions';
 import { createTimeLane } from './time-lane';
-import { clockLabel, toSeekUs } from './time-scale';
+import { clockLabel } from './time-scale';
 import { currentView, subscribeView } from './timeline-view';
-
-const handlers: TimelineHandlers = {
-  hover: (t) => setCursor(t),
-  zoom: (domain) => setZoom(domain),
-  jump: (t) => {
-    setCursor(t);
-    void seek(toSeekUs(t, frameStore.getState().durationUs / 1e6));
-  },
-  reset: () => setZoom(null),
-};
-
-/** Jumps the run to the crosshair's time; the keyboard's way to do what a click on a chart does. */
-export function jumpToCursor(): void {
-  const { cursor } = timelineStore.getState();
-  if (cursor !== null) handlers.jump(cursor);
-}
 
 function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }) {
   const svgRef = useRef<SVGSVGElement>(null);
