@@ -29,11 +29,11 @@ function ingestB(gen: number, frame: Frame): void {
     next.seriesVersion = s.seriesVersion + 1;
   }
   if (frame.run !== s.run) next.seriesVersion = s.seriesVersion + 1;
+  compareStore.setState(next);
   if (frame.seekTarget === undefined && busy && !awaitingReply) {
     busy = false;
     follow();
   }
-  compareStore.setState(next);
 }
 
 /** Sends B to the main run's clock (and fault record) unless a seek is already on its way. */
