@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type KeyboardEvent } from 'react';
 import type { LogEvent, Severity } from '../sim/api';
 import { useFrame } from '../state/frame-store';
 import { selectEntity } from '../state/selection';
@@ -25,11 +25,12 @@ function pick(event: LogEvent): void {
   setCursor(event.t / 1e6);
 }
 
-function Entry({ event }: { event: LogEvent }) {
+function Entry({ event, first }: { event: LogEvent; first: boolean }) {
   return (
     <li data-testid="event-log-entry" data-severity={event.severity} data-kind={event.kind} data-entity={event.entity} className="border-b border-slate-100 last:border-0 dark:border-slate-800/70">
       <button
         type="button"
+        tabIndex={first ? 0 : -1}
         onClick={() => pick(event)}
         title={`Select ${event.entity} and put the crosshair at ${formatEventTime(event.t)}`}
         className="grid w-full grid-cols-[5rem_3.5rem_minmax(0,1fr)] items-baseline gap-x-2.5 px-3 py-1 text-left text-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-500 dark:hover:bg-slate-800/60"
@@ -51,6 +52,18 @@ function Entry({ event }: { event: LogEvent }) {
       </button>
     </li>
   );
+}
+
+/** One Tab stop for the whole list: the arrow keys walk its entries. */
+function moveFocus(event: KeyboardEvent<HTMLOListElement>): void {
+  const step = event.key === 'ArrowDown' ? 1 : event.key === 'ArrowUp' ? -1 : 0;
+  if (step === 0) return;
+  const buttons = [...event.currentTarget.querySelectorAll('button')];
+  const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+  const next = buttons[Math.min(buttons.length - 1, Math.max(0, at + step))];
+  if (!next) return;
+  event.preventDefault();
+  next.focus();
 }
 
 /** Newest events first, coloured by severity, filtered by entity, kind and severity; debug events only on request. */
@@ -100,9 +113,9 @@ export function EventLog() {
           ))}
         </select>
       </div>
-      <ol data-testid="event-log" className="min-h-0 flex-1 overflow-y-auto" aria-live="off">
-        {shown.map((e) => (
-          <Entry key={e.seq} event={e} />
+      <ol data-testid="event-log" className="min-h-0 flex-1 overflow-y-auto" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
+        {shown.map((e, i) => (
+          <Entry key={e.seq} event={e} first={i === 0} />
         ))}
         {shown.length === 0 && (
           <li className="px-3 py-4 text-sm text-slate-500 dark:text-slate-400">{events.length === 0 ? 'No events yet.' : 'No events match the filters.'}</li>

@@ -241,6 +241,12 @@ describe('The timeline', () => {
       expect(severities.every((s) => s === 'warn' || s === 'error')).toBe(true);
       await byTestId(page, 'event-filter-severity').selectOption('info');
 
+      // The list is one Tab stop; the arrow keys walk it.
+      expect(await entries.getByRole('button').evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length)).toBe(1);
+      await entries.first().getByRole('button').focus();
+      await page.keyboard.press('ArrowDown');
+      expect(await page.evaluate(() => document.activeElement?.closest('li') === document.querySelectorAll('[data-testid="event-log-entry"]')[1])).toBe(true);
+
       // A pod still in the topology: its event selects it in the inspector and puts the crosshair on its time.
       await byTestId(page, 'event-filter-entity').fill('pod/web-3');
       const first = entries.first();

@@ -111,12 +111,20 @@ function TimeLaneRow() {
 function SeekProgress() {
   const target = useFrame((s) => s.seekTarget);
   const t = useFrame((s) => s.t);
-  if (target === null) return null;
-  const pct = target > 0 ? Math.min(100, Math.floor((t / target) * 100)) : 100;
+  const run = useFrame((s) => s.run);
+  // Where this seek started (a replay starts at 0 in a new run), so the bar measures this jump only.
+  const start = useRef<{ target: number; run: number; from: number } | null>(null);
+  if (target === null) {
+    start.current = null;
+    return null;
+  }
+  if (!start.current || start.current.target !== target || start.current.run !== run) start.current = { target, run, from: t };
+  const { from } = start.current;
+  const pct = target > from ? Math.min(100, Math.floor(((t - from) / (target - from)) * 100)) : 100;
   return (
     <div className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-300" data-testid="seek-progress" role="status">
       <span>
-        Replaying to {formatClock(target)} … {formatClock(t)}
+        Jumping to {formatClock(target)}, at {formatClock(t)}
       </span>
       <progress className="h-1.5 w-24 accent-indigo-600" max={100} value={pct} aria-label="Jump progress" />
     </div>
