@@ -31,6 +31,17 @@ export interface PodView {
   deployment: string;
   phase: PodPhase;
   ready: boolean;
+  /** Gone, but the cloud still delivers its address to the instance (the IP is released later). */
+  ipAttached: boolean;
+}
+
+export interface InterfaceView {
+  name: string;
+  kind: 'primary' | 'secondary' | 'tunnel';
+  /** Null when the interface has no IPv4 address (an ENI that only carries pod addresses). */
+  ip: string | null;
+  /** net.ipv4.conf.<dev>.rp_filter; the kernel applies max(all, dev). */
+  rpFilter: number;
 }
 
 export interface NodeView {
@@ -38,6 +49,37 @@ export interface NodeView {
   name: string;
   ip: string;
   podCidr: string;
+  platform: 'cloud' | 'bare-metal';
+  /** net.ipv4.conf.all.rp_filter. */
+  rpFilter: number;
+  interfaces: InterfaceView[];
+  conntrackMax: number;
+  /** The cloud instance (its hypervisor) the node runs on, with its tracked-connection allowance. */
+  instance: { entity: string; allowance: number } | null;
+  /** Node-local DNS's cap on concurrent upstream queries, when the node runs it. */
+  dnsMaxConcurrent: number | null;
+}
+
+export interface RouterView {
+  name: string;
+  entity: string;
+  ip: string;
+  ecmp: string;
+  hashSeed: number;
+}
+
+export interface LoadBalancerView {
+  name: string;
+  entity: string;
+  ip: string;
+}
+
+/** Something outside the cluster: a resolver, a DNS provider's API, a client on the internet. */
+export interface ExternalView {
+  entity: string;
+  name: string;
+  ip: string | null;
+  kind: 'resolver' | 'dns-provider' | 'client';
 }
 
 export interface ServiceView {
@@ -55,6 +97,62 @@ export interface TopologyView {
   nodes: NodeView[];
   pods: PodView[];
   services: ServiceView[];
+  routers: RouterView[];
+  loadBalancers: LoadBalancerView[];
+  externals: ExternalView[];
+  /**
+   * Where packets can be counted and dropped, in the order live traffic and drop counts refer to them: every node
+   * (by node index), then the packet elements (routers, load balancers, external hosts), then instances and the fabric.
+   */
+  sites: string[];
+}
+
+export type MemberHealthView = 'unknown' | 'up' | 'down';
+
+export interface LbMemberView {
+  lb: string;
+  virtualServer: string;
+  ip: string;
+  port: number;
+  kind: 'node' | 'pod';
+  health: MemberHealthView;
+}
+
+export interface RouterRouteView {
+  router: string;
+  prefix: string;
+  /** Next-hop addresses in ECMP order. */
+  nextHops: string[];
+}
+
+/**
+ * Numbers that change every frame, kept out of the structure so the structure is sent only when it changes. Node
+ * arrays are by node index; -1 where a node has no such thing (no instance, no node-local DNS).
+ */
+export interface LiveView {
+  conntrackUsed: Float64Array;
+  instanceTracked: Float64Array;
+  dnsInFlight: Float64Array;
+  members: LbMemberView[];
+  routes: RouterRouteView[];
+  /** Cumulative packets between sites as quads: from site, to site, packets, connection attempts (first SYNs). */
+  traffic: Float64Array;
+  /** Cumulative drops by site and reason: drops[site * reasons.length + r]. */
+  drops: Float64Array;
+  reasons: readonly string[];
+}
+
+/** One block of an entity's live state in the inspector: labelled values, computed by the simulation. */
+export interface InspectSection {
+  title: string;
+  rows: [label: string, value: string][];
+  /** Rows left out to keep the block short. */
+  more?: number;
+}
+
+export interface Inspection {
+  entity: string;
+  sections: InspectSection[];
 }
 
 /** Connection states drawn by the UI; numeric so they travel in typed arrays. */
@@ -163,6 +261,9 @@ export interface Sim {
   applyFault(request: FaultRequest): void;
   faultCatalog(): FaultDescriptor[];
   topology(): TopologyView;
+  live(): LiveView;
+  /** The live state of one entity (`kind/name`), or null when the run has no such entity. */
+  inspect(entity: string): Inspection | null;
   /** The version `topology()` would report, without building the view. */
   topologyVersion(): number;
   /** Live connections as triples: client pod index, server pod index, ConnState id. */

@@ -1,3 +1,4 @@
+import { inspectEntity } from './inspect';
 import type { FaultDescriptor, FaultRequest, LogEvent, RunReport, SeriesSlice, Sim } from './api';
 import { digest } from './core/digest';
 import { atSeconds, seconds, toSeconds, type SimTime } from './core/time';
@@ -101,6 +102,8 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
     applyFault: (request) => applyFault(request, 'user'),
     faultCatalog: (): FaultDescriptor[] => faultCatalog(),
     topology: () => w.topology(),
+    live: () => w.live(),
+    inspect: (entity) => inspectEntity(w, entity),
     topologyVersion: () => w.version,
     connections: () => w.connections(),
     sampleCount: () => metrics.sampleCount(),

@@ -1,4 +1,5 @@
-import type { ConnStateId, TopologyView } from './api';
+import type { ConnStateId, LiveView, TopologyView } from './api';
+import { liveView, topologyView } from './world-view';
 import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
@@ -231,28 +232,11 @@ export class World {
   }
 
   topology(): TopologyView {
-    return {
-      version: this.topologyVersion,
-      nodes: this.hosts.map((h) => ({ index: h.index, name: h.name, ip: formatIpv4(h.ip), podCidr: formatCidr(h.podCidr) })),
-      pods: this.workloads.pods
-        .filter((p) => p.shown)
-        .map((p) => ({
-          index: p.index,
-          name: p.name,
-          node: p.host.name,
-          ip: formatIpv4(p.ip),
-          deployment: p.deployment,
-          phase: p.phase,
-          ready: p.ready,
-        })),
-      services: [...this.services.values()].map((s) => ({
-        name: s.name,
-        clusterIp: formatIpv4(s.clusterIp),
-        port: s.port,
-        selector: s.selector,
-        endpoints: s.slice.endpoints.filter((e) => e.ready).map((e) => this.workloads.pods[e.pod]!.name),
-      })),
-    };
+    return topologyView(this, this.topologyVersion);
+  }
+
+  live(): LiveView {
+    return liveView(this);
   }
 
   /** Client-side connections with a known backend, as (client pod, backend pod, state) triples. */

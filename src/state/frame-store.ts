@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { LogEvent, TopologyView } from '../sim/api';
+import type { Inspection, LiveView, LogEvent, TopologyView } from '../sim/api';
 import type { Frame, TimedFault } from '../worker/protocol';
 import { SeriesBuffer } from './series-buffer';
 
@@ -16,6 +16,10 @@ export interface FrameState {
   eventsExecuted: number;
   topology: TopologyView | null;
   connections: Int32Array;
+  /** The inspected entity's live state from the latest frame. */
+  inspection: Inspection | null;
+  /** The latest live numbers (gauges, traffic, drops by site); null before the first frame. */
+  live: LiveView | null;
   /** Mutated in place; `seriesVersion` changes whenever it does. */
   series: SeriesBuffer;
   seriesVersion: number;
@@ -38,6 +42,8 @@ const initial = (): FrameState => ({
   eventsExecuted: 0,
   topology: null,
   connections: new Int32Array(0),
+  live: null,
+  inspection: null,
   series: new SeriesBuffer(),
   seriesVersion: 0,
   events: [],
@@ -69,6 +75,8 @@ export function ingestFrame(frame: Frame): void {
     durationUs: frame.durationUs,
     eventsExecuted: frame.eventsExecuted,
     connections: frame.connections,
+    live: frame.live,
+    inspection: frame.inspection,
     drops: frame.drops,
     seekTarget: frame.seekTarget ?? null,
   };

@@ -35,6 +35,23 @@ export function useSelectedPod(): PodView | undefined {
   return useFrame((s) => findPod(s.topology, selected));
 }
 
+/** Whether the topology draws the entity: a pod, node, instance, router, load balancer, Service or external system. */
+export function entityExists(topology: TopologyView, entity: string): boolean {
+  const { kind, name } = splitEntity(entity);
+  switch (kind) {
+    case 'pod':
+      return topology.pods.some((p) => p.name === name);
+    case 'node':
+      return topology.nodes.some((n) => n.name === name);
+    case 'instance':
+      return topology.nodes.some((n) => n.instance?.entity === entity);
+    case 'service':
+      return topology.services.some((s) => s.name === name);
+    default:
+      return [...topology.routers, ...topology.loadBalancers, ...topology.externals].some((e) => e.entity === entity);
+  }
+}
+
 /**
  * Clears the selection when a new topology no longer holds the selected entity. Between runs (no topology yet) the
  * selection is kept, so a reset or a fix toggle comes back to the same pod. Returns the unsubscribe function.
@@ -42,7 +59,7 @@ export function useSelectedPod(): PodView | undefined {
 export function followTopology(): () => void {
   const prune = (topology: TopologyView | null): void => {
     const { selected } = appStore.getState();
-    if (topology && selected !== null && !findPod(topology, selected)) clearSelection();
+    if (topology && selected !== null && !entityExists(topology, selected)) clearSelection();
   };
   prune(frameStore.getState().topology);
   return frameStore.subscribe((s, prev) => {

@@ -1,7 +1,10 @@
 import { useEffect } from 'react';
-import { followTopology, useSelectedPod } from '../state/selection';
+import { useApp } from '../state/app-store';
+import { followTopology } from '../state/selection';
+import { followSelection } from './sim-client';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
+import { FaultPalette } from './fault-palette';
 import { EventLog } from './event-log';
 import { Header } from './header';
 import { Inspector } from './inspector';
@@ -13,10 +16,10 @@ import { useThemeClass } from './theme';
 import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
 
-/** Like a properties panel: the selected pod while there is one, the scenario (and its fixes) otherwise. */
+/** Like a properties panel: the selected entity while there is one, the scenario (and its fixes) otherwise. */
 function SelectionOrScenario() {
-  const pod = useSelectedPod();
-  return pod ? <Inspector pod={pod} /> : <ScenarioInfo />;
+  const selected = useApp((s) => s.selected);
+  return selected ? <Inspector entity={selected} /> : <ScenarioInfo />;
 }
 
 export function App() {
@@ -26,12 +29,16 @@ export function App() {
     void startApp();
   }, []);
   useEffect(followTopology, []);
+  useEffect(followSelection, []);
 
   return (
     <div className="flex h-full min-h-[760px] flex-col">
       <Header theme={theme} />
       <ErrorBanner />
-      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
+      <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
+        <div className="row-span-3 flex min-h-0">
+          <FaultPalette />
+        </div>
         <TopologyPanel />
         <div className="row-span-3 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
           <SelectionOrScenario />

@@ -84,14 +84,25 @@ function ParamInput({
 }
 
 /** One catalog fault for one target: its parameters (catalog defaults first) and the button that applies it now. */
-export function FaultAction({ fault, target, disabledReason }: { fault: FaultDescriptor; target: string; disabledReason?: string }) {
+export function FaultAction({
+  fault,
+  target,
+  disabledReason,
+  onApplied,
+}: {
+  fault: FaultDescriptor;
+  target: string;
+  disabledReason?: string;
+  /** Called after the worker accepted the fault. */
+  onApplied?: () => void;
+}) {
   const [draft, setDraft] = useState<ParamDraft>(() => defaultDraft(fault));
   const [pending, setPending] = useState(false);
   const busy = useApp((s) => s.busy);
   const apply = async (): Promise<void> => {
     setPending(true);
     try {
-      await applyFault({ fault: fault.id, target, params: draftToParams(fault, draft) }, fault.label);
+      if (await applyFault({ fault: fault.id, target, params: draftToParams(fault, draft) }, fault.label)) onApplied?.();
     } finally {
       setPending(false);
     }

@@ -19,6 +19,10 @@ export function formatEventTime(us: number): string {
 const integer = new Intl.NumberFormat('en-US');
 export const formatCount = (n: number): string => integer.format(n);
 
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+/** 75k, 1.2M: for gauges where space is short. */
+export const formatCompact = (n: number): string => compact.format(n);
+
 /** A rate with sensible precision: 1234/s, 12.3/s, 0.25/s. */
 export function formatRate(perSecond: number): string {
   if (!Number.isFinite(perSecond)) return '—';

@@ -1,7 +1,8 @@
-import type { PodView } from '../sim/api';
+import type { InspectSection, PodView } from '../sim/api';
 import { useApp } from '../state/app-store';
 import { faultsFor } from '../state/fault-draft';
-import { clearSelection, podEntity } from '../state/selection';
+import { useFrame } from '../state/frame-store';
+import { clearSelection, findPod, splitEntity } from '../state/selection';
 import { FaultAction } from './fault-action';
 import { CloseIcon } from './icons';
 import { panel, panelTitle } from './styles';
@@ -29,17 +30,52 @@ function Field({ label, value, testId }: { label: string; value: string; testId:
   );
 }
 
-/** The selected pod as the latest frame shows it, and every catalog fault that can target a pod. */
-export function Inspector({ pod }: { pod: PodView }) {
+function PodFields({ pod }: { pod: PodView }) {
+  return (
+    <dl className="mt-2 grid grid-cols-[auto_minmax(0,1fr)_auto_minmax(0,1fr)] items-baseline gap-x-2.5 gap-y-1">
+      <Field label="node" value={pod.node} testId="inspector-node" />
+      <Field label="IP" value={pod.ip || '—'} testId="inspector-ip" />
+      <Field label="phase" value={pod.phase} testId="inspector-phase" />
+      <Field label="ready" value={pod.ready ? 'yes' : 'no'} testId="inspector-ready" />
+      <Field label="deployment" value={pod.deployment} testId="inspector-deployment" />
+    </dl>
+  );
+}
+
+/** One block of live state, as the simulation computed it for this frame. */
+function Section({ section }: { section: InspectSection }) {
+  return (
+    <div className="border-t border-slate-200 px-3 py-2 dark:border-slate-800" data-testid="inspector-section">
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{section.title}</h3>
+      <dl className="mt-1 grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-3 gap-y-0.5">
+        {section.rows.map(([label, value], i) => (
+          <div key={`${label}-${i}`} className="contents">
+            <dt className="truncate font-mono text-xs text-slate-500 dark:text-slate-400" title={label}>
+              {label}
+            </dt>
+            <dd className="min-w-0 truncate font-mono text-xs text-slate-800 dark:text-slate-100" title={value}>
+              {value}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      {section.more !== undefined && <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">and {section.more.toLocaleString('en-US')} more</p>}
+    </div>
+  );
+}
+
+/** The selected entity as the latest frame shows it: its live state from the simulation, and the faults that target it. */
+export function Inspector({ entity }: { entity: string }) {
   const catalog = useApp((s) => s.catalog);
-  const kind = 'pod';
-  const selected = podEntity(pod.name);
+  const pod = useFrame((s) => findPod(s.topology, entity));
+  const inspection = useFrame((s) => (s.inspection?.entity === entity ? s.inspection : null));
+  const { kind, name } = splitEntity(entity);
   const faults = faultsFor(catalog, kind);
-  const readiness = pod.phase === 'running' ? (pod.ready ? 'ready' : 'not ready') : pod.phase;
-  const gone = pod.phase === 'gone' ? `${selected} is gone` : undefined;
+  const readiness = pod ? (pod.phase === 'running' ? (pod.ready ? 'ready' : 'not ready') : pod.phase) : undefined;
+  const gone = pod?.phase === 'gone' ? `${entity} is gone` : undefined;
 
   return (
-    <section data-testid="inspector" className={panel} aria-label={`Inspector: ${selected}`}>
+    <section data-testid="inspector" className={panel} aria-label={`Inspector: ${entity}`}>
       <div className={panelTitle}>
         <h2>Inspector</h2>
         <button
@@ -55,29 +91,24 @@ export function Inspector({ pod }: { pod: PodView }) {
       <div className="min-h-0 flex-1 overflow-y-auto">
         <div className="px-3 py-2.5">
           <div className="flex items-center justify-between gap-2">
-            <h3 className="min-w-0 truncate font-mono text-base font-semibold text-slate-900 dark:text-white" title={selected}>
+            <h3 className="min-w-0 truncate font-mono text-base font-semibold text-slate-900 dark:text-white" title={entity}>
               <span className="font-normal text-slate-500 dark:text-slate-400">{kind}/</span>
-              {pod.name}
+              {name}
             </h3>
-            <span
-              data-testid="inspector-status"
-              className={`shrink-0 rounded-full border-2 px-2 text-xs font-semibold text-slate-800 dark:text-slate-100 ${badgeStyle(pod)}`}
-            >
-              {readiness}
-            </span>
+            {pod && (
+              <span data-testid="inspector-status" className={`shrink-0 rounded-full border-2 px-2 text-xs font-semibold text-slate-800 dark:text-slate-100 ${badgeStyle(pod)}`}>
+                {readiness}
+              </span>
+            )}
           </div>
-          <dl className="mt-2 grid grid-cols-[auto_minmax(0,1fr)_auto_minmax(0,1fr)] items-baseline gap-x-2.5 gap-y-1">
-            <Field label="node" value={pod.node} testId="inspector-node" />
-            <Field label="IP" value={pod.ip || '—'} testId="inspector-ip" />
-            <Field label="phase" value={pod.phase} testId="inspector-phase" />
-            <Field label="ready" value={pod.ready ? 'yes' : 'no'} testId="inspector-ready" />
-            <Field label="deployment" value={pod.deployment} testId="inspector-deployment" />
-          </dl>
+          {pod && <PodFields pod={pod} />}
         </div>
+        {inspection?.sections.filter((s) => !(pod && s.title === 'Pod')).map((s) => <Section key={s.title} section={s} />)}
+        {!inspection && <p className="border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">Waiting for the next frame…</p>}
         <div className="space-y-3 border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">
           <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Faults</h3>
           {faults.map((f) => (
-            <FaultAction key={f.id} fault={f} target={selected} disabledReason={gone} />
+            <FaultAction key={f.id} fault={f} target={entity} disabledReason={gone} />
           ))}
           {faults.length === 0 && <p className="text-sm text-slate-500 dark:text-slate-400">No fault in the catalog targets a {kind}.</p>}
         </div>

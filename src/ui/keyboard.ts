@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { clearSelection } from '../state/selection';
 import { frameStore } from '../state/frame-store';
 import { setCursor, setZoom, timelineStore } from '../state/timeline';
+import { cancelPlacing } from './fault-palette';
 import { changeSpeed, step, togglePlay } from './sim-client';
 import { toggleCompare } from './timeline/compare-client';
 import { jumpToCursor } from './timeline/timeline-actions';
@@ -75,7 +76,7 @@ export function useKeyboardShortcuts(): void {
           toggleCompare();
           break;
         case 'Escape':
-          if (clearSelection()) event.preventDefault();
+          if (cancelPlacing() || clearSelection()) event.preventDefault();
           break;
         default:
       }

@@ -72,6 +72,8 @@ function spawn(): void {
   });
   api = Comlink.wrap<WorkerApi>(worker);
   void api.subscribe(Comlink.proxy((message: WorkerMessage) => onMessage(gen, message)));
+  // A new worker knows nothing of the selection; tell it which entity the inspector shows.
+  void api.send({ type: 'inspect', entity: appStore.getState().selected });
   pingSentAt = undefined;
   watchdog ??= setInterval(checkAlive, PING_EVERY_MS);
 }
@@ -99,6 +101,13 @@ function checkAlive(): void {
     pingSentAt = undefined;
     // A worker that was only slow recovers on its own: withdraw the warning.
     if (appStore.getState().error?.kind === 'worker-hang') appStore.setState({ error: null });
+  });
+}
+
+/** Keeps the worker's inspected entity equal to the selection. Returns the unsubscribe function. */
+export function followSelection(): () => void {
+  return appStore.subscribe((s, prev) => {
+    if (s.selected !== prev.selected && api) void send({ type: 'inspect', entity: s.selected });
   });
 }
 

@@ -2,6 +2,8 @@ import type { SimTime } from '../sim/core/time';
 import type {
   FaultDescriptor,
   FaultRequest,
+  Inspection,
+  LiveView,
   LogEvent,
   RunReport,
   TopologyView,
@@ -53,6 +55,8 @@ export type Command =
    */
   | { type: 'seek'; t: number; faults?: TimedFault[] }
   | { type: 'report' }
+  /** Frames carry the live state of this entity (`kind/name`) from now on; null for none. */
+  | { type: 'inspect'; entity: string | null }
   | { type: 'ping' };
 
 export type Reply =
@@ -85,6 +89,10 @@ export interface Frame {
   topology?: TopologyView;
   /** Live connections as triples: client pod index, server pod index, ConnState id. */
   connections: Int32Array;
+  /** The inspected entity's live state; null when none is inspected or the run has no such entity. */
+  inspection: Inspection | null;
+  /** Gauges, pool members, ECMP next hops, traffic and drops where they happen: the numbers the topology draws. */
+  live: LiveView;
   series: SeriesChunk;
   events: LogEvent[];
   drops: Record<string, number>;

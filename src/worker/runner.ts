@@ -44,6 +44,8 @@ export interface Runner {
   step(): void;
   setSpeed(speed: Speed): void;
   speed(): Speed;
+  /** The entity whose live state frames carry (`kind/name`), or null. */
+  inspect(entity: string | null): void;
   /** Simulated times (µs) where playing pauses by itself: a workshop host's chapter starts. Empty for none. */
   setStops(stops: readonly number[]): void;
   running(): boolean;
@@ -77,6 +79,7 @@ export function createRunner(options: RunnerOptions): Runner {
 
   let sim: Sim | undefined;
   let stops: number[] = [];
+  let inspected: string | null = null;
   let isRunning = false;
   let speed: Speed = 1;
   let cancelTick: (() => void) | undefined;
@@ -191,6 +194,15 @@ export function createRunner(options: RunnerOptions): Runner {
     // Copies: the sim may hand out views of its own buffers, which must never be detached by a transfer.
     const values = new Float64Array(slice.values);
     const connections = new Int32Array(s.connections());
+    const own = s.live();
+    const live = {
+      ...own,
+      conntrackUsed: new Float64Array(own.conntrackUsed),
+      instanceTracked: new Float64Array(own.instanceTracked),
+      dnsInFlight: new Float64Array(own.dnsInFlight),
+      traffic: new Float64Array(own.traffic),
+      drops: new Float64Array(own.drops),
+    };
 
     const fresh = s.eventsSince(nextSeq).filter((e) => e.seq >= nextSeq);
     const last = fresh[fresh.length - 1];
@@ -211,6 +223,8 @@ export function createRunner(options: RunnerOptions): Runner {
       speed,
       eventsExecuted: s.eventsExecuted(),
       connections,
+      inspection: inspected === null ? null : s.inspect(inspected),
+      live,
       series: { names: slice.names, stepSeconds: slice.stepSeconds, from: slice.from, count: slice.count, values },
       events,
       drops: s.drops(),
@@ -225,7 +239,8 @@ export function createRunner(options: RunnerOptions): Runner {
       topologyVersion = topology.version;
       frame.topology = topology;
     }
-    return { frame, transfer: [values.buffer, connections.buffer] };
+    const liveBuffers = [live.conntrackUsed, live.instanceTracked, live.dnsInFlight, live.traffic, live.drops].map((a) => a.buffer as ArrayBuffer);
+    return { frame, transfer: [values.buffer, connections.buffer, ...liveBuffers] };
   }
 
   function publish(): void {
@@ -307,6 +322,10 @@ export function createRunner(options: RunnerOptions): Runner {
       publish();
     },
     speed: () => speed,
+    inspect(entity) {
+      inspected = entity;
+      publish();
+    },
     setStops(next) {
       stops = [...next].sort((a, b) => a - b);
     },

@@ -116,6 +116,12 @@ function handle(cmd: Command): Reply {
     }
     case 'report':
       return { type: 'report', report: requireSim().report(runner.wallMs()) };
+    case 'inspect':
+      if (cmd.entity !== null && (typeof cmd.entity !== 'string' || !/^[a-z]+\/.+/.test(cmd.entity))) {
+        return { type: 'error', message: `entity: expected kind/name (like pod/web-0), got ${JSON.stringify(cmd.entity)}` };
+      }
+      runner.inspect(cmd.entity);
+      return { type: 'ok' };
     case 'ping':
       return { type: 'pong', t: runner.current()?.now() ?? simTime(0) };
     default: {

@@ -356,7 +356,7 @@ describe('Netmortem in a browser', () => {
       expect(await byTestId(page, 'inspector').count()).toBe(0);
       const web1 = podIn(page, 'web-1');
       expect(await web1.getAttribute('data-ready')).toBe('true');
-      expect(await web1.getAttribute('aria-label')).toBe('pod web-1');
+      expect(await web1.getAttribute('aria-label')).toBe('pod web-1, ready');
 
       await web1.click();
       const inspector = byTestId(page, 'inspector');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultRequest, LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
+import type { FaultRequest, LiveView, LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
 import { simTime, type SimTime } from '../../src/sim/core/time';
 import type { Frame, WorkerMessage } from '../../src/worker/protocol';
 import { createRunner, type RunnerOptions } from '../../src/worker/runner';
@@ -71,7 +71,14 @@ class FakeSim implements Sim {
   }
   topology(): TopologyView {
     this.topologyViews++;
-    return { version: this.version, nodes: [], pods: [], services: [] };
+    return { version: this.version, nodes: [], pods: [], services: [], routers: [], loadBalancers: [], externals: [], sites: [] };
+  }
+  inspect() {
+    return null;
+  }
+  live(): LiveView {
+    const none = new Float64Array(0);
+    return { conntrackUsed: none, instanceTracked: none, dnsInFlight: none, members: [], routes: [], traffic: none, drops: none, reasons: [] };
   }
   topologyVersion(): number {
     return this.version;
@@ -327,7 +334,10 @@ describe('runner frames', () => {
     const frame = last();
     expect(frame.connections).toEqual(new Int32Array([0, 1, 1]));
     expect(frame.connections.buffer).not.toBe(sim.ownConnections.buffer);
-    expect(transfers.at(-1)).toEqual([frame.series.values.buffer, frame.connections.buffer]);
+    const { conntrackUsed, instanceTracked, dnsInFlight, traffic, drops } = frame.live;
+    const liveBuffers = [conntrackUsed, instanceTracked, dnsInFlight, traffic, drops].map((a) => a.buffer);
+    expect(new Set(liveBuffers).size).toBe(5);
+    expect(transfers.at(-1)).toEqual([frame.series.values.buffer, frame.connections.buffer, ...liveBuffers]);
   });
 
   it('holds frames while one is in flight and then sends the accumulated delta', async () => {

@@ -5,6 +5,7 @@ import { millis, seconds, toMillis, type Duration, type SimTime } from '../core/
 import type { SimContext } from '../context';
 import type { DnsSystem } from '../dns/dns-system';
 import type { LookupError, LookupReceiver } from '../dns/stub-resolver';
+import type { InspectSection } from '../api';
 import type { PodApp } from '../infra/pod';
 import { formatIpv4 } from '../net/ipv4';
 import { Payload, type PayloadId } from '../net/packet';
@@ -16,7 +17,7 @@ import type { LbHost, LbPolicy } from './grpc/lb-policy';
 import { PICK_FIRST_DEFAULTS, PickFirstPolicy } from './grpc/pick-first';
 import { NEVER, ResolutionLimiter, GRPC_GO_RESOLUTION } from './grpc/resolution-limiter';
 import { RoundRobinPolicy } from './grpc/round-robin';
-import type { Subchannel } from './grpc/subchannel';
+import { CONNECTIVITY_NAMES, type Subchannel } from './grpc/subchannel';
 import { GrpcStatus, statusOf, streamOf } from './grpc/wire';
 
 /** How one gRPC client deployment behaves; every field is a knob under params.<deployment>. */
@@ -204,6 +205,30 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
   terminate(exit: () => void): void {
     this.stop();
     exit();
+  }
+
+  inspect(): InspectSection[] {
+    const s = this.settings;
+    const subs = this.policy.subchannelStates();
+    const shown = 16;
+    return [
+      {
+        title: `gRPC channel to ${this.target.hostname}:${this.target.port}`,
+        rows: [
+          ['state', CONNECTIVITY_NAMES[this.policy.state]],
+          ['LB policy', s.lbPolicy],
+          ['reconnect', s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (fixed)` : 'gRPC backoff (1 s ×1.6, max 120 s)'],
+          ['resolved addresses', String(this.addresses.length)],
+          ['RPCs in flight', String(this.rpcs.size)],
+          ['RPCs waiting for a pick', String(this.waiting.length)],
+        ],
+      },
+      {
+        title: 'Subchannels',
+        rows: subs.slice(0, shown).map((sub) => [formatIpv4(sub.address), CONNECTIVITY_NAMES[sub.state]]),
+        ...(subs.length > shown ? { more: subs.length - shown } : {}),
+      },
+    ];
   }
 
   killed(): void {

@@ -73,7 +73,7 @@ export class DnsProvider implements DnsServer {
     private readonly ctx: SimContext,
     private readonly transport: DnsTransport,
     readonly options: DnsProviderOptions = ROUTE53_DEFAULTS,
-    private readonly entity = 'provider/route53',
+    readonly entity = 'provider/route53',
   ) {
     this.tokens = new PpsAllowance(options.apiRatePerSecond, options.apiBurst);
     this.syncH = ctx.sched.register('dns.provider.insync', (id) => this.applyServed(id));

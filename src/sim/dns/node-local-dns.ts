@@ -98,6 +98,17 @@ export class NodeLocalDns implements ForwardReceiver {
     this.memoryTotal = m.gauge('dns.nodelocal.memory_bytes');
   }
 
+  /** Upstream queries node-local DNS on the named node holds now (its slots in use), or -1 when the node runs none. */
+  inFlightOn(name: string): number {
+    const node = this.nodes.find((n) => n.name === name);
+    return node ? node.inflight : -1;
+  }
+
+  /** max_concurrent of the cluster-zone forward each node runs; 0 means no cap. */
+  get maxConcurrent(): number {
+    return forwardSettings([], this.options.clusterForward).maxConcurrent;
+  }
+
   /**
    * Starts node-local DNS on a node. `host` is the node's network namespace (the DaemonSet runs with hostNetwork),
    * `from` the sender id its upstream sockets use.

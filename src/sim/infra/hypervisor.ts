@@ -154,6 +154,11 @@ export class Hypervisor {
     return `instance/${this.instance}`;
   }
 
+  /** The tracked-connection allowance: how many flows the instance can track at once. */
+  get allowance(): number {
+    return this.table.max;
+  }
+
   describeDrop(reason: DropReason): string | undefined {
     switch (reason) {
       case 'hypervisor_conntrack_exceeded':

@@ -91,7 +91,7 @@ export class LoadBalancerHop implements PacketElement {
     const flags = p.flags[id]!;
     if (proto === Proto.tcp && (flags & (TcpFlag.SYN | TcpFlag.ACK)) !== TcpFlag.SYN) {
       // A segment of a connection the box does not know (its entry idled out): it answers with a reset.
-      this.network.resetFrom(id, this);
+      this.network.resetFrom(id, this, this.element);
       return;
     }
     const memberId = this.lb.pick(vs);
@@ -141,6 +141,6 @@ export class LoadBalancerHop implements PacketElement {
     // The request leaves with the client's address in X-Forwarded-For when the box inserts it (SNAT hides the source).
     if (this.insertXff && (ref & 1) === 0 && p.payload[id] === Payload.request) p.xff[id] = this.flows.originalSource(ref >> 1);
     applyTrackedNat(this.flows, ref, p, id, this.ctx.sched.now);
-    this.network.toFabric(id);
+    this.network.toFabric(id, this.element);
   }
 }

@@ -66,6 +66,10 @@ export class LoadBalancer {
     return -1;
   }
 
+  get virtualServerCount(): number {
+    return this.names.length;
+  }
+
   virtualServerName(vs: number): string {
     return this.names[vs]!;
   }

@@ -59,6 +59,11 @@ export class Network {
   private driving = false;
   /** The time of the packet at the stage being run cut-through. */
   private clock = 0;
+  /** Packets and SYNs between wire sites (nodes by index, then elements), for the live traffic picture. */
+  private traffic = new Float64Array(0);
+  private trafficSites = 0;
+  /** Drops by reason at each site that has dropped anything, for marks where they happen. */
+  private readonly dropsAt = new Map<DropSite, Float64Array>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -139,7 +144,12 @@ export class Network {
       return;
     }
     this.traceHop(id, this.elements[index - this.hosts.length]!.entity, 'sent');
-    this.forward(id, Stage.fabric, 0);
+    this.forward(id, Stage.fabric, index);
+  }
+
+  /** The wire site of an element: sites number the nodes first, then the elements. */
+  elementSite(element: number): number {
+    return this.hosts.length + element;
   }
 
   /** The namespace id of an element with sockets of its own (an external server or client). */
@@ -147,7 +157,7 @@ export class Network {
     return -1 - this.hosts.length - element;
   }
 
-  /** Sends the packet on to `at` in `stage`, one hop's latency later. */
+  /** Sends the packet on to `at` in `stage` (for the fabric: the wire site it comes from), one hop's latency later. */
   forward(id: number, stage: number, at: number): void {
     const p = this.packets;
     p.stage[id] = stage;
@@ -217,7 +227,7 @@ export class Network {
   private atHypervisorOut(id: number, host: Host): void {
     const reason = host.hypervisor!.egress(this.packets, id, this.packets.iface[id]!, this.ctx.sched.now);
     if (reason) this.drop(id, reason, host.hypervisor!);
-    else this.forward(id, Stage.fabric, 0);
+    else this.forward(id, Stage.fabric, host.index);
   }
 
   private atHypervisorIn(id: number, host: Host): void {
@@ -237,7 +247,7 @@ export class Network {
       if (!live) this.ctx.causes.attempt(dst, this.originOf(p.srcIp[id]!));
     }
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
-    else this.toTarget(id, target);
+    else this.toTarget(id, target, p.at[id]!);
   }
 
   /** Who a source address belongs to: a pod's deployment, a node, an element, or the bare address. */
@@ -259,18 +269,20 @@ export class Network {
   }
 
   /** An element (a router) hands a packet to whoever holds the next-hop address, whatever its destination. */
-  forwardTo(id: number, nextHop: number, site: DropSite): void {
+  forwardTo(id: number, nextHop: number, site: DropSite, element: number): void {
     const target = this.fabric.holder(nextHop);
     if (target === NOWHERE) this.drop(id, 'no_route', site);
-    else this.toTarget(id, target);
+    else this.toTarget(id, target, this.elementSite(element));
   }
 
   /** An element (a load balancer) puts a packet it rewrote back on the fabric, which routes it by destination. */
-  toFabric(id: number): void {
-    this.forward(id, Stage.fabric, 0);
+  toFabric(id: number, element: number): void {
+    this.forward(id, Stage.fabric, this.elementSite(element));
   }
 
-  private toTarget(id: number, target: number): void {
+  private toTarget(id: number, target: number, from: number): void {
+    const to = isElement(target) ? this.elementSite(elementOf(target)) : hostOf(target);
+    this.countTraffic(id, from, to);
     if (isElement(target)) {
       this.forward(id, Stage.element, elementOf(target));
       return;
@@ -319,8 +331,50 @@ export class Network {
     tcp.receive(srcIp, srcPort, dstPort, flags, payload, message);
   }
 
+  private countTraffic(id: number, from: number, to: number): void {
+    const n = this.hosts.length + this.elements.length;
+    if (n !== this.trafficSites) {
+      const grown = new Float64Array(n * n * 2);
+      const old = this.trafficSites;
+      for (let a = 0; a < old; a++) grown.set(this.traffic.subarray(a * old * 2, (a + 1) * old * 2), a * n * 2);
+      this.traffic = grown;
+      this.trafficSites = n;
+    }
+    const at = (from * n + to) * 2;
+    this.traffic[at]!++;
+    if ((this.packets.flags[id]! & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && this.packets.proto[id] === Proto.tcp) this.traffic[at + 1]!++;
+  }
+
+  /** Cumulative traffic between wire sites as quads (from, to, packets, SYNs), for pairs that carried any. */
+  trafficQuads(): Float64Array {
+    const n = this.trafficSites;
+    const t = this.traffic;
+    let used = 0;
+    for (let i = 0; i < t.length; i += 2) if (t[i]! > 0) used++;
+    const out = new Float64Array(used * 4);
+    let k = 0;
+    for (let i = 0; i < t.length; i += 2) {
+      if (t[i]! === 0) continue;
+      const pair = i / 2;
+      out[k++] = Math.floor(pair / n);
+      out[k++] = pair % n;
+      out[k++] = t[i]!;
+      out[k++] = t[i + 1]!;
+    }
+    return out;
+  }
+
+  /** Drops by reason (DROP_REASON_IDS order) at one site; zeros when it has dropped nothing. */
+  dropsAtSite(site: DropSite): Float64Array | undefined {
+    return this.dropsAt.get(site);
+  }
+
+  get fabricDropSite(): DropSite {
+    return this.fabricSite;
+  }
+
   /** An element without the packet's connection drops it and answers with a reset from the address it was sent to. */
-  resetFrom(id: number, site: DropSite): void {
+  resetFrom(id: number, site: DropSite, element: number): void {
     const p = this.packets;
     const srcIp = p.srcIp[id]!;
     const srcPort = p.srcPort[id]!;
@@ -331,7 +385,7 @@ export class Network {
     if (rst) return;
     const reply = this.emit(dstIp, dstPort, srcIp, srcPort, Proto.tcp, Payload.none, 0);
     p.flags[reply] = TcpFlag.RST | TcpFlag.ACK;
-    this.toFabric(reply);
+    this.toFabric(reply, element);
   }
 
   traced(id: number): boolean {
@@ -349,6 +403,9 @@ export class Network {
     if (this.traced(id)) this.traceHop(id, site.entity, `dropped: ${reason}`);
     this.ctx.drops.drop(reason);
     const r = DROP_REASON_IDS.indexOf(reason);
+    let here = this.dropsAt.get(site);
+    if (!here) this.dropsAt.set(site, (here = new Float64Array(DROP_REASON_IDS.length)));
+    here[r]!++;
     const now = this.ctx.sched.now;
     if (now - site.lastDropLog[r]! >= DROP_LOG_INTERVAL) {
       site.lastDropLog[r] = now;

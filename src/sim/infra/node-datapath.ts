@@ -134,7 +134,7 @@ export class NodeDatapath {
       p.iface[id] = host.ifaceIndex('eth0');
     } else p.iface[id] = out;
     if (host.hypervisor) this.net.forward(id, Stage.hypervisorOut, host.index);
-    else this.net.forward(id, Stage.fabric, 0);
+    else this.net.forward(id, Stage.fabric, host.index);
   }
 
   /** An IP-in-IP packet reached its node: the tunnel device strips the outer header and it comes in on tunl0. */

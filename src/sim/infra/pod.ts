@@ -1,4 +1,4 @@
-import type { PodPhase } from '../api';
+import type { InspectSection, PodPhase } from '../api';
 import type { Ipv4 } from '../net/ipv4';
 import type { TcpStack } from '../net/tcp';
 import type { UdpStack } from '../net/udp';
@@ -12,6 +12,8 @@ export interface PodApp {
   terminate(exit: () => void): void;
   /** The process is gone (exited or SIGKILLed); its sockets are already reset. */
   killed?(): void;
+  /** The app's own state for the inspector (a gRPC channel's subchannels, say). */
+  inspect?(): InspectSection[];
 }
 
 export class Pod {

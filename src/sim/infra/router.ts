@@ -142,6 +142,11 @@ export class Router {
     this.install(mp, key, `withdrew ${key} via ${formatIpv4(nextHop)}`, cause);
   }
 
+  /** Every BGP prefix with its next hops in ECMP order, for the topology picture. */
+  multipathRoutes(): { prefix: string; hops: readonly number[] }[] {
+    return [...this.multipath].map(([prefix, mp]) => ({ prefix, hops: mp.hops }));
+  }
+
   /** BGP next hops of a prefix, in ECMP order (empty when it has no route). */
   multipathHops(prefix: Cidr): readonly number[] {
     return this.multipath.get(formatCidr(prefix))?.hops ?? [];

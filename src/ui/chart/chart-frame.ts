@@ -26,7 +26,13 @@ export function createChartFrame(svg: SVGSVGElement, legend: HTMLElement, yLabel
   const yAxis = plot.append('g').attr('class', 'chart-axis');
   const yLabel = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'start').text(yLabelText);
   const note = plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'middle');
-  const resize = new ResizeObserver(redraw);
+  // The size comes from the observer: reading it on every frame would force a layout of the whole page each time.
+  let size = { width: 0, height: 0 };
+  const resize = new ResizeObserver((entries) => {
+    const box = entries.at(-1)?.contentRect;
+    if (box) size = { width: box.width, height: box.height };
+    redraw();
+  });
   resize.observe(svg);
   return {
     plot,
@@ -36,7 +42,7 @@ export function createChartFrame(svg: SVGSVGElement, legend: HTMLElement, yLabel
     yLabel,
     note,
     fit() {
-      const { width, height } = svg.getBoundingClientRect();
+      const { width, height } = size;
       if (width === 0 || height === 0) return null;
       plot.attr('transform', `translate(${MARGIN.left},${MARGIN.top})`);
       yLabel.attr('x', 6).attr('y', 2).attr('dy', '0.7em');

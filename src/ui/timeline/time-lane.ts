@@ -20,14 +20,18 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
   const marks = plot.append('g');
   const now = plot.append('path').attr('class', 'timeline-now');
   let last: { view: TimelineView; nowS: number } | undefined;
-  const resize = new ResizeObserver(() => {
+  // Sized by the observer, not by reading layout on every draw.
+  let box = { width: 0, height: 0 };
+  const resize = new ResizeObserver((entries) => {
+    const rect = entries.at(-1)?.contentRect;
+    if (rect) box = { width: rect.width, height: rect.height };
     if (last) draw(last.view, last.nowS);
   });
   resize.observe(svg);
 
   function draw(view: TimelineView, nowS: number): void {
     last = { view, nowS };
-    const { width, height } = svg.getBoundingClientRect();
+    const { width, height } = box;
     if (width === 0 || height === 0) return;
     const w = Math.max(10, width - PLOT_MARGIN.left - PLOT_MARGIN.right);
     const axisY = height - 2;

@@ -90,7 +90,11 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
   let lines: Line[] = [];
   let clickTimer: ReturnType<typeof setTimeout> | undefined;
   let dirty = true;
-  const resize = new ResizeObserver(() => {
+  // The size comes from the observer: reading it on every draw would force a layout of the whole page each time.
+  let box = { width: 0, height: 0 };
+  const resize = new ResizeObserver((entries) => {
+    const rect = entries.at(-1)?.contentRect;
+    if (rect) box = { width: rect.width, height: rect.height };
     dirty = true;
     if (last) draw(last);
   });
@@ -125,7 +129,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
   });
 
   function fit(): boolean {
-    const { width, height } = svg.getBoundingClientRect();
+    const { width, height } = box;
     if (width === 0 || height === 0) return false;
     const w = Math.max(10, width - PLOT_MARGIN.left - PLOT_MARGIN.right);
     const h = Math.max(10, height - PLOT_MARGIN.top - PLOT_MARGIN.bottom);

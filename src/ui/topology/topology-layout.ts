@@ -1,6 +1,10 @@
-import type { NodeView, PodView, ServiceView, TopologyView } from '../../sim/api';
+import type { ExternalView, LoadBalancerView, NodeView, PodView, RouterView, ServiceView, TopologyView } from '../../sim/api';
 
-/** Pure geometry for the topology picture: services on top, nodes below with their pods in a grid. */
+/**
+ * Pure geometry for the topology picture, top to bottom: routers, load balancers, Services, then the machines (a cloud
+ * instance around its node, or a bare-metal node) with their pods; systems outside the cluster in a column on the left.
+ * A deployment with many pods is drawn as one chip per node ("alerting-engine × 20") until it is expanded.
+ */
 
 export interface Rect {
   x: number;
@@ -11,6 +15,8 @@ export interface Rect {
 
 export interface NodeBox extends Rect {
   node: NodeView;
+  /** The node's own box inside the instance frame (the whole box on bare metal). */
+  inner: Rect;
   compact: boolean;
 }
 
@@ -19,43 +25,82 @@ export interface PodBox extends Rect {
   compact: boolean;
 }
 
+/** Several pods of one deployment on one node, drawn as one chip. */
+export interface GroupBox extends Rect {
+  key: string;
+  node: string;
+  deployment: string;
+  pods: PodView[];
+}
+
 export interface ServiceBox extends Rect {
   service: ServiceView;
+}
+
+export interface RouterBox extends Rect {
+  router: RouterView;
+}
+
+export interface LbBox extends Rect {
+  lb: LoadBalancerView;
+}
+
+export interface ExternalBox extends Rect {
+  external: ExternalView;
 }
 
 export interface TopologyLayout {
   width: number;
   height: number;
   nodes: NodeBox[];
-  /** By pod index, which is what connection triples refer to. */
+  nodesByName: Map<string, NodeBox>;
+  nodesByIp: Map<string, NodeBox>;
+  /** Drawn pods by pod index, which is what connection triples refer to; aggregated pods are absent. */
   pods: Map<number, PodBox>;
   podsByName: Map<string, PodBox>;
+  groups: GroupBox[];
+  /** Where a pod is drawn: its own box, or the chip of its group. */
+  podRect: Map<number, Rect>;
   services: ServiceBox[];
+  routers: RouterBox[];
+  lbs: LbBox[];
+  externals: ExternalBox[];
+  /** Deployments and their pod counts (shown pods), in drawing order, for the legend and the colours. */
+  deployments: { name: string; pods: number; groupable: boolean; aggregated: boolean }[];
 }
 
 export const POD_W = 156;
 export const POD_H = 46;
-const COMPACT_POD = 22;
-/** Above this many pods a node draws them as small squares; names move to tooltips. */
-const COMPACT_ABOVE = 24;
-const POD_GAP = 10;
-const NODE_PAD = 14;
-const NODE_HEADER = 50;
-const NODE_GAP = 28;
-const NODES_PER_ROW = 4;
+const COMPACT_POD = 20;
+/** A node with more drawn items than this shows pods as small squares; names move to tooltips. */
+const COMPACT_ABOVE = 6;
+/** This many pods of one deployment on one node are drawn as a chip, unless the deployment is expanded. */
+export const GROUP_FROM = 4;
+const GROUP_W = 168;
+const GROUP_H = 26;
+const GAP = 8;
+const NODE_PAD = 12;
+/** Node title, addresses and interfaces, then the gauges row. */
+const NODE_HEADER = 86;
+const INSTANCE_BAND = 30;
+const INSTANCE_PAD = 6;
+const CELL_GAP = 22;
+/** Room for the node's two gauges side by side (150 px each). */
+const NODE_W_COMPACT = 2 * NODE_PAD + 2 * 150 + 16;
+const NODE_W_FULL = 2 * NODE_PAD + 2 * POD_W + GAP;
 const SVC_W = 250;
 const SVC_H = 64;
-const SVC_GAP = 28;
-const SVC_TO_NODES = 60;
-const ARC_ROOM = 40;
-
-function columnsFor(n: number, compact: boolean): number {
-  if (compact) return Math.ceil(Math.sqrt(n * 2));
-  if (n <= 1) return 1;
-  if (n <= 4) return 2;
-  if (n <= 9) return 3;
-  return Math.ceil(Math.sqrt(n));
-}
+const BOX_GAP = 28;
+const ROUTER_W = 250;
+const ROUTER_H = 64;
+const LB_W = 300;
+const LB_H = 78;
+const BAND_GAP = 56;
+const EXT_W = 220;
+const EXT_H = 58;
+const EXT_GAP = 70;
+/** The panel size assumed when the caller does not know it yet: a widescreen panel's. */
+const DEFAULT_VIEWPORT = { width: 1600, height: 800 };
 
 const phaseOrder = { running: 0, pending: 1, terminating: 2, gone: 3 } as const;
 
@@ -67,14 +112,62 @@ function podOrder(a: PodView, b: PodView): number {
   );
 }
 
-/** Width the node's header text needs (12 px monospace is about 7.3 px per character). */
-export function nodeLabelWidth(node: NodeView): number {
-  return Math.ceil(nodeSubtitle(node).length * 7.3) + 2 * NODE_PAD;
+const nodeAddresses = (node: NodeView): string => `${node.ip} · pods ${node.podCidr}`;
+
+export function interfacesLine(node: NodeView): string {
+  return node.interfaces.map((i) => `${i.name} ${i.ip ?? 'no IPv4'}`).join(' · ');
 }
 
-export const nodeSubtitle = (node: NodeView): string => `${node.ip} · pods ${node.podCidr}`;
+export { nodeAddresses as nodeSubtitle };
 
-export function layoutTopology(topology: TopologyView): TopologyLayout {
+/** Lays boxes of equal width left to right in rows, centred in `width`; returns the height used. */
+function row<T extends Rect>(boxes: T[], y: number, width: number): number {
+  if (boxes.length === 0) return 0;
+  const total = boxes.reduce((s, b) => s + b.w, 0) + (boxes.length - 1) * BOX_GAP;
+  let x = Math.max(0, (width - total) / 2);
+  for (const b of boxes) {
+    b.x = x;
+    b.y = y;
+    x += b.w + BOX_GAP;
+  }
+  return Math.max(...boxes.map((b) => b.h));
+}
+
+/** Columns for the machines grid that let the whole picture be drawn biggest in the viewport. */
+function bestColumns(heights: number[], cellW: number, fixedW: number, fixedH: number, viewport: { width: number; height: number }): number {
+  let best = 1;
+  let bestScale = 0;
+  for (let cols = 1; cols <= Math.max(1, heights.length); cols++) {
+    let h = fixedH;
+    for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
+    const w = Math.max(fixedW, cols * cellW + (cols - 1) * CELL_GAP);
+    const scale = Math.min(viewport.width / w, viewport.height / h);
+    if (scale > bestScale * 1.001) {
+      bestScale = scale;
+      best = cols;
+    }
+  }
+  return best;
+}
+
+export function layoutTopology(
+  topology: TopologyView,
+  expanded: ReadonlySet<string> = new Set(),
+  viewport: { width: number; height: number } = DEFAULT_VIEWPORT,
+): TopologyLayout {
+  const counts = new Map<string, number>();
+  const perNode = new Map<string, number>();
+  for (const pod of topology.pods) {
+    counts.set(pod.deployment, (counts.get(pod.deployment) ?? 0) + 1);
+    const key = `${pod.node}/${pod.deployment}`;
+    perNode.set(key, (perNode.get(key) ?? 0) + 1);
+  }
+  const crowded = new Set([...perNode].filter(([, n]) => n >= GROUP_FROM).map(([key]) => key.slice(key.indexOf('/') + 1)));
+  const deployments = [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, pods]) => ({ name, pods, groupable: crowded.has(name), aggregated: crowded.has(name) && !expanded.has(name) }));
+  const aggregated = new Set(deployments.filter((d) => d.aggregated).map((d) => d.name));
+
   const podsOn = new Map<string, PodView[]>();
   for (const pod of topology.pods) {
     const list = podsOn.get(pod.node) ?? [];
@@ -83,61 +176,115 @@ export function layoutTopology(topology: TopologyView): TopologyLayout {
   }
 
   const sized = topology.nodes.map((node) => {
-    const pods = (podsOn.get(node.name) ?? []).sort(podOrder);
-    const compact = pods.length > COMPACT_ABOVE;
-    const cols = Math.max(1, columnsFor(pods.length, compact));
-    const rows = Math.ceil(pods.length / cols);
-    const cw = compact ? COMPACT_POD : POD_W;
-    const ch = compact ? COMPACT_POD : POD_H;
-    const gap = compact ? 4 : POD_GAP;
-    const w = Math.max(POD_W + 2 * NODE_PAD, cols * cw + (cols - 1) * gap + 2 * NODE_PAD, nodeLabelWidth(node));
-    const h = NODE_HEADER + Math.max(1, rows) * ch + Math.max(0, rows - 1) * gap + NODE_PAD;
-    return { node, pods, compact, cols, cw, ch, gap, w, h };
+    const all = (podsOn.get(node.name) ?? []).sort(podOrder);
+    const single = all.filter((p) => !aggregated.has(p.deployment));
+    const grouped = new Map<string, PodView[]>();
+    for (const p of all) if (aggregated.has(p.deployment)) grouped.set(p.deployment, [...(grouped.get(p.deployment) ?? []), p]);
+    const compact = single.length + grouped.size > COMPACT_ABOVE;
+    return { node, single, grouped, compact };
   });
+  const anyFull = sized.some((s) => !s.compact && s.single.length > 0);
+  const nodeW = anyFull ? Math.max(NODE_W_FULL, NODE_W_COMPACT) : NODE_W_COMPACT;
+  const inner = nodeW - 2 * NODE_PAD;
 
-  const hasServices = topology.services.length > 0;
-  const nodesTop = hasServices ? SVC_H + SVC_TO_NODES : 0;
-  const nodes: NodeBox[] = [];
-  const pods = new Map<number, PodBox>();
-  const podsByName = new Map<string, PodBox>();
-  let y = nodesTop;
-  let width = 0;
-  for (let start = 0; start < sized.length; start += NODES_PER_ROW) {
-    const row = sized.slice(start, start + NODES_PER_ROW);
-    const rowH = Math.max(...row.map((r) => r.h));
-    let x = 0;
-    for (const r of row) {
-      nodes.push({ node: r.node, compact: r.compact, x, y, w: r.w, h: rowH });
-      r.pods.forEach((pod, i) => {
-        const box: PodBox = {
-          pod,
-          compact: r.compact,
-          x: x + NODE_PAD + (i % r.cols) * (r.cw + r.gap),
-          y: y + NODE_HEADER + Math.floor(i / r.cols) * (r.ch + r.gap),
-          w: r.cw,
-          h: r.ch,
-        };
-        pods.set(pod.index, box);
-        podsByName.set(pod.name, box);
-      });
-      x += r.w + NODE_GAP;
+  /** Places a node's chips and pods from (0, 0) inside its pod area; returns its height. */
+  function placeContents(s: (typeof sized)[number], ox: number, oy: number, pods: Map<number, PodBox>, groups: GroupBox[]): number {
+    let y = oy;
+    for (const [deployment, list] of s.grouped) {
+      groups.push({ key: `${s.node.name}/${deployment}`, node: s.node.name, deployment, pods: list, x: ox, y, w: Math.min(GROUP_W, inner), h: GROUP_H });
+      y += GROUP_H + GAP;
     }
-    width = Math.max(width, x - NODE_GAP);
-    y += rowH + NODE_GAP;
+    const cw = s.compact ? COMPACT_POD : POD_W;
+    const ch = s.compact ? COMPACT_POD : POD_H;
+    const gap = s.compact ? 4 : GAP;
+    const cols = Math.max(1, Math.floor((inner + gap) / (cw + gap)));
+    s.single.forEach((pod, i) => {
+      pods.set(pod.index, { pod, compact: s.compact, x: ox + (i % cols) * (cw + gap), y: y + Math.floor(i / cols) * (ch + gap), w: cw, h: ch });
+    });
+    const rows = Math.ceil(s.single.length / cols);
+    y += rows * ch + Math.max(0, rows - 1) * gap;
+    return Math.max(y - oy, COMPACT_POD);
   }
-  // Connection arcs bulge below the nodes; keep room for them inside the fitted area.
-  const height = Math.max(nodesTop, y - NODE_GAP) + ARC_ROOM;
 
-  const svcRowW = topology.services.length * SVC_W + Math.max(0, topology.services.length - 1) * SVC_GAP;
-  width = Math.max(width, svcRowW);
-  let sx = (width - svcRowW) / 2;
-  const services = topology.services.map((service) => {
-    const box: ServiceBox = { service, x: sx, y: 0, w: SVC_W, h: SVC_H };
-    sx += SVC_W + SVC_GAP;
-    return box;
+  const scratchPods = new Map<number, PodBox>();
+  const heights = sized.map((s) => {
+    const contents = placeContents(s, 0, 0, scratchPods, []);
+    const cloud = s.node.instance !== null;
+    return NODE_HEADER + contents + NODE_PAD + (cloud ? INSTANCE_BAND + INSTANCE_PAD : 0);
   });
+  const cellW = nodeW + (sized.some((s) => s.node.instance) ? 2 * INSTANCE_PAD : 0);
+  const externals: ExternalBox[] = topology.externals.map((external) => ({ external, x: 0, y: 0, w: EXT_W, h: EXT_H }));
+  const left = externals.length > 0 ? EXT_W + EXT_GAP : 0;
+  const routers: RouterBox[] = topology.routers.map((router) => ({ router, x: 0, y: 0, w: ROUTER_W, h: ROUTER_H }));
+  const lbs: LbBox[] = topology.loadBalancers.map((lb) => ({ lb, x: 0, y: 0, w: LB_W, h: LB_H }));
+  const services: ServiceBox[] = topology.services.map((service) => ({ service, x: 0, y: 0, w: SVC_W, h: SVC_H }));
+  const bands = [routers, lbs, services] as Rect[][];
+  const bandRowW = Math.max(0, ...bands.map((b) => b.reduce((s, r) => s + r.w + BOX_GAP, -BOX_GAP)));
+  const bandsH = bands.reduce((s, b) => s + (b.length > 0 ? Math.max(...b.map((r) => r.h)) + BAND_GAP : 0), 0);
+  const cols = bestColumns(heights, cellW, bandRowW, bandsH, { width: viewport.width - left, height: viewport.height });
+  const gridW = cols * cellW + (cols - 1) * CELL_GAP;
+  const bandsW = Math.max(gridW, bandRowW);
+  let y = 0;
+  for (const band of bands) {
+    const h = row(band, y, bandsW);
+    for (const b of band) b.x += left;
+    if (h > 0) y += h + BAND_GAP;
+  }
 
-  return { width, height, nodes, pods, podsByName, services };
+  const nodes: NodeBox[] = [];
+  const nodesByName = new Map<string, NodeBox>();
+  const nodesByIp = new Map<string, NodeBox>();
+  const pods = new Map<number, PodBox>();
+  const groups: GroupBox[] = [];
+  const gridLeft = left + Math.max(0, (bandsW - gridW) / 2);
+  for (let start = 0; start < sized.length; start += cols) {
+    const rowH = Math.max(...heights.slice(start, start + cols));
+    sized.slice(start, start + cols).forEach((s, i) => {
+      const x = gridLeft + i * (cellW + CELL_GAP);
+      const cloud = s.node.instance !== null;
+      const innerRect = cloud
+        ? { x: x + INSTANCE_PAD, y: y + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD }
+        : { x, y, w: nodeW, h: rowH };
+      const box: NodeBox = { node: s.node, inner: innerRect, compact: s.compact, x, y, w: cellW, h: rowH };
+      nodes.push(box);
+      nodesByName.set(s.node.name, box);
+      nodesByIp.set(s.node.ip, box);
+      placeContents(s, innerRect.x + NODE_PAD, innerRect.y + NODE_HEADER, pods, groups);
+    });
+    y += rowH + CELL_GAP;
+  }
+  const height = Math.max(y - CELL_GAP, 0);
+
+  let ey = 0;
+  for (const e of externals) {
+    e.y = ey;
+    ey += EXT_H + BOX_GAP;
+  }
+
+  const podsByName = new Map<string, PodBox>();
+  const podRect = new Map<number, Rect>();
+  for (const box of pods.values()) {
+    podsByName.set(box.pod.name, box);
+    podRect.set(box.pod.index, box);
+  }
+  for (const g of groups) for (const p of g.pods) podRect.set(p.index, g);
+
+  return {
+    width: left + bandsW,
+    height: Math.max(height, ey),
+    nodes,
+    nodesByName,
+    nodesByIp,
+    pods,
+    podsByName,
+    groups,
+    podRect,
+    services,
+    routers,
+    lbs,
+    externals,
+    deployments,
+  };
 }
 
 export interface ConnectionGroup {
@@ -162,7 +309,7 @@ export function groupConnections(triples: Int32Array): ConnectionGroup[] {
   return [...groups.values()];
 }
 
-/** A gentle arc between two pods; each state bends a little more so overlapping states stay visible. */
+/** A gentle arc between two boxes; each state bends a little more so overlapping states stay visible. */
 export function connectionPath(a: Rect, b: Rect, state: number): { d: string; mid: [number, number] } {
   const x1 = a.x + a.w / 2;
   const y1 = a.y + a.h / 2;
@@ -184,4 +331,45 @@ export function connectionPath(a: Rect, b: Rect, state: number): { d: string; mi
   // The midpoint of a quadratic Bézier is halfway between the chord's midpoint and the control point.
   const mid: [number, number] = [((x1 + x2) / 2 + cx) / 2, ((y1 + y2) / 2 + cy) / 2];
   return { d: `M${x1},${y1}Q${cx},${cy} ${x2},${y2}`, mid };
+}
+
+/** Where a wire site is drawn: traffic lines meet at `flow`; drop marks line up leftwards from `mark`, clear of the text. */
+export interface SitePoint {
+  flow: [number, number];
+  mark: [number, number];
+}
+
+/** Anchors of each wire site (TopologyView.sites): a node's box, an instance's band, an element's box; null if not drawn. */
+export function sitePoints(topology: TopologyView, l: TopologyLayout): (SitePoint | null)[] {
+  const byEntity = new Map<string, SitePoint>();
+  const boxPoint = (r: Rect): SitePoint => ({ flow: [r.x + r.w / 2, r.y + r.h / 2], mark: [r.x + r.w - 14, r.y + 14] });
+  for (const n of l.nodes) {
+    const i = n.inner;
+    byEntity.set(`node/${n.node.name}`, { flow: [i.x + i.w / 2, i.y + NODE_HEADER / 2], mark: [i.x + i.w - 14, i.y + 16] });
+    // Past the instance's title, before its gauge.
+    if (n.node.instance) byEntity.set(n.node.instance.entity, { flow: [n.x + n.w / 2, n.y + INSTANCE_BAND / 2], mark: [n.x + 150, n.y + INSTANCE_BAND / 2] });
+  }
+  for (const r of l.routers) byEntity.set(r.router.entity, boxPoint(r));
+  for (const b of l.lbs) byEntity.set(b.lb.entity, boxPoint(b));
+  for (const e of l.externals) byEntity.set(e.external.entity, boxPoint(e));
+  return topology.sites.map((s) => byEntity.get(s) ?? null);
+}
+
+/** What a search term finds: the entity and the box to zoom to, by name or address, exact matches first. */
+export function searchTopology(topology: TopologyView, layout: TopologyLayout, term: string): { entity: string; deployment?: string; box?: Rect } | null {
+  const q = term.trim().toLowerCase();
+  if (!q) return null;
+  const candidates: { entity: string; keys: string[]; deployment?: string; box: () => Rect | undefined }[] = [
+    ...topology.pods.map((p) => ({ entity: `pod/${p.name}`, keys: [p.name, p.ip], deployment: p.deployment, box: () => layout.podRect.get(p.index) })),
+    ...layout.nodes.map((n) => ({ entity: `node/${n.node.name}`, keys: [n.node.name, n.node.ip, ...n.node.interfaces.flatMap((i) => (i.ip ? [i.ip] : []))], box: () => n.inner })),
+    ...layout.routers.map((r) => ({ entity: r.router.entity, keys: [r.router.name, r.router.ip], box: () => r })),
+    ...layout.lbs.map((b) => ({ entity: b.lb.entity, keys: [b.lb.name, b.lb.ip], box: () => b })),
+    ...layout.services.map((s) => ({ entity: `service/${s.service.name}`, keys: [s.service.name, s.service.clusterIp], box: () => s })),
+    ...layout.externals.map((e) => ({ entity: e.external.entity, keys: [e.external.name, e.external.ip ?? ''], box: () => e })),
+  ];
+  const exact = candidates.find((c) => c.entity.toLowerCase() === q || c.keys.some((k) => k.toLowerCase() === q));
+  const hit = exact ?? candidates.find((c) => c.keys.some((k) => k.toLowerCase().includes(q)));
+  if (!hit) return null;
+  const box = hit.box();
+  return { entity: hit.entity, ...(hit.deployment ? { deployment: hit.deployment } : {}), ...(box ? { box } : {}) };
 }

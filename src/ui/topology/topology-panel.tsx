@@ -1,147 +1,401 @@
-import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
-import { appStore } from '../../state/app-store';
+import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent, type MouseEvent } from 'react';
+import type { ZoomTransform } from 'd3';
+import { appStore, useApp } from '../../state/app-store';
+import { faultsForBox, openFault, placementStore, stopPlacing, targetFor, type BoxInfo } from '../../state/fault-placement';
+import { FaultPopover } from '../fault-palette';
+import { FaultMenu, type MenuState } from './fault-menu';
 import { frameStore, useFrame } from '../../state/frame-store';
-import { clearSelection, podEntity, selectEntity, splitEntity } from '../../state/selection';
+import type { TopologyView } from '../../sim/api';
+import { clearSelection, selectEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
 import { button, panel } from '../styles';
-import { createTopologyDrawing } from './topology-view';
+import { glyphPath, reasonStyle } from './drop-marks';
+import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
+import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
+import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
-import './pod-selection.css';
+import './topology.css';
 
-const podNameOf = (selected: string | null): string | null => {
-  if (selected === null) return null;
-  const { kind, name } = splitEntity(selected);
-  return kind === 'pod' ? name : null;
-};
+/** The selectable box an event happened in, if any; d3 marks each with its entity. */
+const entityAt = (target: EventTarget): string | null =>
+  target instanceof Element ? (target.closest<SVGElement>('[data-entity]')?.getAttribute('data-entity') ?? null) : null;
 
-/** The pod group an event happened in, if any; d3 marks each with its name. */
-const podAt = (target: EventTarget): string | null =>
-  target instanceof Element ? (target.closest<SVGGElement>('[data-testid="pod"]')?.dataset['pod'] ?? null) : null;
-
-/** A click on a pod selects it; anywhere else on the picture clears the selection. A drag's click never arrives (d3-zoom eats it). */
-function onPictureClick(event: MouseEvent<SVGSVGElement>): void {
-  const pod = podAt(event.target);
-  if (pod === null) clearSelection();
-  else selectEntity(podEntity(pod));
+/** The wire sites whose traffic matters for a selected entity: itself, or for a pod its node and instance. */
+function focusSites(topology: TopologyView, entity: string): number[] {
+  const pod = entity.startsWith('pod/') ? topology.pods.find((p) => `pod/${p.name}` === entity) : undefined;
+  const node = topology.nodes.find((n) => `node/${n.name}` === entity || n.instance?.entity === entity || n.name === pod?.node);
+  const names = node ? [`node/${node.name}`, node.instance?.entity] : [entity];
+  return names.flatMap((n) => (n && topology.sites.includes(n) ? [topology.sites.indexOf(n)] : []));
 }
 
-/** Enter or Space on a focused pod selects it; handled here so Space does not also reach the play/pause shortcut. */
-function onPictureKey(event: KeyboardEvent<SVGSVGElement>): void {
-  if (event.key !== 'Enter' && event.key !== ' ') return;
-  const pod = podAt(event.target);
-  if (pod === null) return;
-  event.preventDefault();
-  selectEntity(podEntity(pod));
+/** What a box under the pointer (or focused) offers as a fault target; null outside every box. */
+function boxAt(target: EventTarget | null): (BoxInfo & { element: Element }) | null {
+  if (!(target instanceof Element)) return null;
+  const element = target.closest('[data-entity], [data-group]');
+  if (!element) return null;
+  return {
+    element,
+    entity: element.getAttribute('data-entity'),
+    deployment: element.closest('[data-deployment]')?.getAttribute('data-deployment') ?? null,
+    node: element.closest('[data-node]')?.getAttribute('data-node') ?? null,
+  };
 }
+
+/** Marks every box as taking the fault being placed or not, so the picture lights up where it can land. */
+function markDropTargets(root: SVGGElement | null): void {
+  if (!root) return;
+  const placing = placementStore.getState().placing;
+  if (placing) root.setAttribute('data-placing', 'true');
+  else root.removeAttribute('data-placing');
+  for (const element of root.querySelectorAll('[data-entity], [data-group]')) {
+    const box = boxAt(element);
+    if (!placing || !box) element.removeAttribute('data-drop');
+    else element.setAttribute('data-drop', targetFor(placing, box) ? 'valid' : 'invalid');
+  }
+}
+
+/** The deployment chip an event happened in, if any. */
+const groupAt = (target: EventTarget): string | null =>
+  target instanceof Element ? (target.closest<SVGElement>('[data-group]')?.getAttribute('data-group') ?? null) : null;
 
 function Swatch({ kind, label }: { kind: string; label: string }) {
-  const styles: Record<string, string> = {
-    ready: 'bg-[var(--c-ready-fill)] border-[var(--c-ready-stroke)]',
-    unready: 'bg-[var(--c-unready-fill)] border-[var(--c-ready-stroke)] border-dashed',
-    pending: 'bg-[var(--c-pending-fill)] border-[var(--c-pending-stroke)] border-dashed',
-    terminating: 'bg-[var(--c-terminating-fill)] border-[var(--c-terminating-stroke)]',
-    gone: 'border-[var(--c-gone-stroke)] border-dashed opacity-60',
-  };
   return (
     <span className="inline-flex items-center gap-1.5">
-      <span className={`inline-block h-3 w-4 rounded-sm border-2 ${styles[kind] ?? ''}`} aria-hidden="true" />
-      {label}
-    </span>
-  );
-}
-
-function Line({ state, label }: { state: 0 | 1 | 2; label: string }) {
-  return (
-    <span className="inline-flex items-center gap-1.5">
-      <svg width="22" height="8" aria-hidden="true">
-        <line x1="1" y1="4" x2="21" y2="4" className="topo-conn" data-state={state} strokeWidth={2.5} style={{ animation: 'none' }} />
+      <svg width="16" height="12" aria-hidden="true" className="topo-pod" data-phase={kind === 'gone-ip' ? 'gone' : kind === 'not-ready' ? 'running' : kind} data-ready={kind === 'not-ready' ? 'false' : 'true'} data-ip-attached={kind === 'gone-ip' ? 'true' : 'false'} style={{ ['--pod' as string]: 'var(--c-d0)' }}>
+        <rect className="topo-pod-body" x="1" y="1" width="14" height="10" rx="2" />
+        <rect className="topo-pod-hatch" x="1" y="1" width="14" height="10" rx="2" />
       </svg>
       {label}
     </span>
   );
 }
 
-/** The cluster picture: d3 draws it, the store feeds it directly, React only provides the frame around it. */
+function DropGlyph({ reason }: { reason: string }) {
+  const s = reasonStyle(reason);
+  return (
+    <svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true">
+      <path d={glyphPath(s.glyph, 5.5)} fill={s.colour} stroke="var(--c-node-title)" strokeWidth="1" />
+    </svg>
+  );
+}
+
+export { DropGlyph };
+
+/** The cluster picture: d3 draws structure in SVG, a canvas draws traffic and drops, React provides the frame around them. */
 export function TopologyPanel() {
   const svgRef = useRef<SVGSVGElement>(null);
   const contentRef = useRef<SVGGElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
   const countsRef = useRef<HTMLSpanElement>(null);
-  const zoom = useZoom(svgRef, contentRef);
+  const drawingRef = useRef<TopologyDrawing | null>(null);
+  const trafficRef = useRef<TrafficLayer | null>(null);
+  const layoutRef = useRef<TopologyLayout | null>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const [deployments, setDeployments] = useState<TopologyLayout['deployments']>([]);
+  const [drops, setDrops] = useState<DropRate[]>([]);
+  const [search, setSearch] = useState('');
+  const [searchError, setSearchError] = useState('');
+  const onTransform = useCallback((t: ZoomTransform) => {
+    drawingRef.current?.setZoomScale(t.k);
+    trafficRef.current?.setTransform(t);
+  }, []);
+  const zoom = useZoom(svgRef, contentRef, onTransform);
   const empty = useFrame((s) => s.topology === null);
   const nodes = useFrame((s) => s.topology?.nodes.length ?? 0);
   const pods = useFrame((s) => s.topology?.pods.filter((p) => p.phase !== 'gone').length ?? 0);
 
+  const adopt = useCallback(
+    (layout: TopologyLayout | undefined) => {
+      if (!layout) return;
+      layoutRef.current = layout;
+      setDeployments(layout.deployments);
+      markDropTargets(contentRef.current);
+      zoom.current?.update({ width: layout.width, height: layout.height });
+      const topology = frameStore.getState().topology;
+      if (topology) trafficRef.current?.setSites(sitePoints(topology, layout));
+    },
+    [zoom],
+  );
+
   useEffect(() => {
-    if (!contentRef.current) return;
+    if (!contentRef.current || !canvasRef.current) return;
     const drawing = createTopologyDrawing(contentRef.current);
+    drawingRef.current = drawing;
+    // Drop marks change every frame; the legend follows them at most a few times a second.
+    let legendAt = 0;
+    const traffic = createTrafficLayer(canvasRef.current, () => {
+      const now = performance.now();
+      if (now - legendAt < 300) return;
+      legendAt = now;
+      setDrops([...traffic.activeDrops()]);
+    });
+    trafficRef.current = traffic;
     const showCounts = (c: { connecting: number; established: number; closing: number }): void => {
-      if (countsRef.current) {
-        countsRef.current.textContent = `via Services: ${c.established} established · ${c.connecting} connecting · ${c.closing} closing`;
-      }
+      if (countsRef.current) countsRef.current.textContent = `via Services: ${c.established} established · ${c.connecting} connecting · ${c.closing} closing`;
     };
+    const svg = svgRef.current!;
+    let size = { width: 0, height: 0 };
+    const resize = new ResizeObserver(() => {
+      const { width, height } = svg.getBoundingClientRect();
+      // Relaying out thousands of pods on every pixel of a drag would stutter; a tenth of a change is worth it.
+      if (width === 0 || height === 0 || (Math.abs(width - size.width) < size.width * 0.1 && Math.abs(height - size.height) < size.height * 0.1)) return;
+      size = { width, height };
+      adopt(drawing.setViewport(width, height));
+    });
+    resize.observe(svg);
     const initial = frameStore.getState();
-    if (initial.topology) zoom.current?.update(drawing.setTopology(initial.topology));
+    if (initial.topology) adopt(drawing.setTopology(initial.topology));
     showCounts(drawing.setConnections(initial.connections));
-    drawing.setSelectedPod(podNameOf(appStore.getState().selected));
+    if (initial.live) drawing.setLive(initial.live);
+    drawing.setSelected(appStore.getState().selected);
     const unsubscribe = frameStore.subscribe((s, prev) => {
-      if (s.topology && s.topology !== prev.topology) zoom.current?.update(drawing.setTopology(s.topology));
+      if (s.topology && s.topology !== prev.topology) adopt(drawing.setTopology(s.topology));
       if (s.connections !== prev.connections) showCounts(drawing.setConnections(s.connections));
+      if (s.live && s.live !== prev.live) {
+        drawing.setLive(s.live);
+        traffic.setLive(s.live, s.t);
+      }
+    });
+    const focusOn = (entity: string | null): void => {
+      const topology = frameStore.getState().topology;
+      traffic.setFocus(topology && entity ? focusSites(topology, entity) : []);
+    };
+    focusOn(appStore.getState().selected);
+    const unsubscribePlacement = placementStore.subscribe((s, prev) => {
+      if (s.placing !== prev.placing) markDropTargets(contentRef.current);
     });
     const unsubscribeSelection = appStore.subscribe((s, prev) => {
-      if (s.selected !== prev.selected) drawing.setSelectedPod(podNameOf(s.selected));
+      if (s.selected === prev.selected) return;
+      drawing.setSelected(s.selected);
+      focusOn(s.selected);
     });
     return () => {
+      resize.disconnect();
+      unsubscribePlacement();
       unsubscribe();
       unsubscribeSelection();
+      traffic.destroy();
       drawing.destroy();
+      drawingRef.current = null;
+      trafficRef.current = null;
     };
-  }, [zoom]);
+  }, [adopt]);
+
+  useEffect(() => {
+    adopt(drawingRef.current?.setExpanded(expanded));
+  }, [expanded, adopt]);
+
+  const toggle = useCallback((deployment: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(deployment)) next.delete(deployment);
+      else next.add(deployment);
+      return next;
+    });
+  }, []);
+
+  const catalog = useApp((s) => s.catalog);
+  const [menu, setMenu] = useState<MenuState | null>(null);
+  const panelRef = useRef<HTMLDivElement>(null);
+  const pointIn = (clientX: number, clientY: number): { x: number; y: number } => {
+    const r = panelRef.current!.getBoundingClientRect();
+    return { x: clientX - r.left, y: clientY - r.top };
+  };
+  const pointOf = (element: Element): { x: number; y: number } => {
+    const b = element.getBoundingClientRect();
+    return pointIn(b.left + Math.min(b.width, 24), b.top + Math.min(b.height, 24));
+  };
+
+  /** A fault waiting for a target lands on the box clicked or entered; true when it did. */
+  const place = (target: EventTarget, at: { x: number; y: number }): boolean => {
+    const placing = placementStore.getState().placing;
+    if (!placing) return false;
+    const box = boxAt(target);
+    const chosen = box ? targetFor(placing, box) : null;
+    if (chosen) openFault(placing, { target: chosen, ...at });
+    else stopPlacing();
+    return true;
+  };
+
+  const onDragOver = (event: DragEvent<HTMLDivElement>): void => {
+    const placing = placementStore.getState().placing;
+    const box = boxAt(event.target);
+    if (!placing || !box || !targetFor(placing, box)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+  };
+
+  const onDrop = (event: DragEvent<HTMLDivElement>): void => {
+    event.preventDefault();
+    place(event.target, pointIn(event.clientX, event.clientY));
+  };
+
+  const openMenu = (target: EventTarget, at: { x: number; y: number }): boolean => {
+    const box = boxAt(target);
+    if (!box) return false;
+    setMenu({ ...at, title: box.entity ?? `deployment/${box.deployment}`, items: faultsForBox(catalog, box) });
+    return true;
+  };
+
+  /** A click on a box selects it, on a chip expands its deployment; anywhere else clears the selection. A drag's click never arrives (d3-zoom eats it). */
+  const onPictureClick = (event: MouseEvent<SVGSVGElement>): void => {
+    if (place(event.target, pointIn(event.clientX, event.clientY))) return;
+    const group = groupAt(event.target);
+    if (group !== null) {
+      toggle(group);
+      return;
+    }
+    const entity = entityAt(event.target);
+    if (entity === null) clearSelection();
+    else selectEntity(entity);
+  };
+
+  /** Enter or Space on a focused box selects it; handled here so Space does not also reach the play/pause shortcut. */
+  const onPictureKey = (event: KeyboardEvent<SVGSVGElement>): void => {
+    if ((event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey)) && event.target instanceof Element) {
+      if (openMenu(event.target, pointOf(event.target))) event.preventDefault();
+      return;
+    }
+    if (event.key !== 'Enter' && event.key !== ' ') return;
+    if (event.target instanceof Element && boxAt(event.target) && place(event.target, pointOf(event.target))) {
+      event.preventDefault();
+      return;
+    }
+    const group = groupAt(event.target);
+    const entity = entityAt(event.target);
+    if (group === null && entity === null) return;
+    event.preventDefault();
+    if (group !== null) toggle(group);
+    else if (entity !== null) selectEntity(entity);
+  };
+
+  const onSearch = (event: FormEvent): void => {
+    event.preventDefault();
+    const topology = frameStore.getState().topology;
+    const layout = layoutRef.current;
+    if (!topology || !layout) return;
+    const hit = searchTopology(topology, layout, search);
+    if (!hit) {
+      setSearchError(search.trim() ? `Nothing named or addressed “${search.trim()}”` : '');
+      return;
+    }
+    setSearchError('');
+    const needsExpanding = hit.deployment !== undefined && layout.deployments.some((d) => d.name === hit.deployment && d.aggregated);
+    if (needsExpanding) {
+      const next = new Set(expanded).add(hit.deployment!);
+      setExpanded(next);
+      const relaid = drawingRef.current?.setExpanded(next);
+      const box = relaid?.podRect.get(topology.pods.find((p) => `pod/${p.name}` === hit.entity)!.index);
+      if (box) zoom.current?.focus(box);
+    } else if (hit.box) zoom.current?.focus(hit.box);
+    selectEntity(hit.entity);
+  };
+
+  const big = deployments.filter((d) => d.groupable);
+  const dropsByReason = [...drops.reduce((m, d) => m.set(d.reason, (m.get(d.reason) ?? 0) + d.rate), new Map<string, number>())].sort((a, b) => b[1] - a[1]);
 
   return (
     <section className={`${panel} relative`} aria-label="Topology">
-      <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
-        <div className="flex items-baseline gap-3">
+      <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
+        <div className="flex min-w-0 items-baseline gap-3">
           <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Topology</h2>
-          <span className="text-sm text-slate-600 dark:text-slate-300">
+          <span className="text-sm whitespace-nowrap text-slate-600 dark:text-slate-300">
             {nodes} node{nodes === 1 ? '' : 's'} · {pods} pod{pods === 1 ? '' : 's'}
           </span>
           <span
             ref={countsRef}
-            title="Connections a Service translated to a backend pod, drawn as lines. Clients that dial pod addresses they found by DNS (the gRPC apps) are not counted here."
-            className="hidden text-sm text-slate-500 tabular-nums md:inline dark:text-slate-400"
+            title="Connections a Service translated to a backend pod, drawn as lines. Clients that dial pod addresses they found by DNS (the gRPC apps) are not counted here; their packets show as traffic between machines."
+            className="hidden truncate text-sm text-slate-500 tabular-nums xl:inline dark:text-slate-400"
           />
         </div>
-        <button type="button" className={`${button} h-7 px-2 text-xs`} onClick={() => zoom.current?.fit()} title="Fit to view (double-click the picture)">
-          <FitIcon />
-          Fit
-        </button>
+        <div className="flex items-center gap-2">
+          <form role="search" onSubmit={onSearch} className="flex items-center gap-1">
+            <label htmlFor="topo-search" className="sr-only">
+              Find a pod, node, router or address
+            </label>
+            <input
+              id="topo-search"
+              data-testid="topology-search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Find name or IP…"
+              aria-invalid={searchError ? true : undefined}
+              aria-describedby={searchError ? 'topo-search-error' : undefined}
+              className="h-7 w-40 rounded-md border border-slate-300 bg-white px-2 text-xs text-slate-800 placeholder:text-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+            />
+          </form>
+          <button type="button" className={`${button} h-7 px-2 text-xs`} onClick={() => zoom.current?.fit()} title="Fit to view (double-click the picture)">
+            <FitIcon />
+            Fit
+          </button>
+        </div>
       </div>
-      <div className="relative min-h-0 flex-1">
+      {searchError && (
+        <p id="topo-search-error" role="status" className="border-b border-slate-200 px-3 py-1 text-xs text-amber-700 dark:border-slate-800 dark:text-amber-300">
+          {searchError}
+        </p>
+      )}
+      <div ref={panelRef} className="relative min-h-0 flex-1" onDragOver={onDragOver} onDrop={onDrop}>
         <svg
           ref={svgRef}
           data-testid="topology"
           className="absolute inset-0 size-full cursor-grab touch-none select-none active:cursor-grabbing"
           role="group"
-          aria-label="Cluster topology: nodes, pods, services and live connections. Select a pod to inspect it and apply faults."
+          aria-label="Cluster topology: routers, load balancers, services, machines and pods, with live traffic. Select anything to inspect it."
           onClick={onPictureClick}
           onKeyDown={onPictureKey}
+          onContextMenu={(event) => {
+            if (openMenu(event.target, pointIn(event.clientX, event.clientY))) event.preventDefault();
+          }}
         >
           <g ref={contentRef} />
         </svg>
+        <canvas ref={canvasRef} data-testid="traffic" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
+        <FaultPopover />
+        {menu && <FaultMenu menu={menu} onClose={() => setMenu(null)} />}
         {empty && (
-          <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">
-            Loading scenario…
+          <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">Loading scenario…</div>
+        )}
+        {big.length > 0 && (
+          <div className="absolute top-2 right-3 flex flex-col items-end gap-1" aria-label="Big deployments">
+            {big.map((d) => (
+              <button
+                key={d.name}
+                type="button"
+                data-testid="deployment-toggle"
+                aria-pressed={!d.aggregated}
+                onClick={() => toggle(d.name)}
+                className="rounded-md bg-white/90 px-2 py-0.5 font-mono text-xs text-slate-700 shadow-sm ring-1 ring-slate-300 backdrop-blur hover:ring-indigo-400 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-900/90 dark:text-slate-200 dark:ring-slate-700"
+                title={d.aggregated ? `Show each of the ${d.pods} pods of ${d.name}` : `Fold ${d.name} into one chip per node`}
+              >
+                {d.name} × {d.pods.toLocaleString('en-US')} · {d.aggregated ? 'expand' : 'fold'}
+              </button>
+            ))}
           </div>
         )}
-        <div className="pointer-events-none absolute bottom-2 left-3 flex flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/85 px-2.5 py-1.5 text-xs text-slate-600 backdrop-blur dark:bg-slate-900/85 dark:text-slate-300">
-          <Swatch kind="ready" label="ready" />
-          <Swatch kind="unready" label="not ready" />
-          <Swatch kind="pending" label="pending" />
+        <div className="pointer-events-none absolute bottom-2 left-3 flex max-w-[calc(100%-1.5rem)] flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/85 px-2.5 py-1.5 text-xs text-slate-600 backdrop-blur dark:bg-slate-900/85 dark:text-slate-300">
+          <Swatch kind="running" label="ready" />
+          <Swatch kind="not-ready" label="not ready" />
           <Swatch kind="terminating" label="terminating" />
-          <Swatch kind="gone" label="gone" />
-          <Line state={1} label="established" />
-          <Line state={0} label="connecting" />
-          <Line state={2} label="closing" />
+          <Swatch kind="gone-ip" label="gone, IP attached" />
+          <span className="inline-flex items-center gap-1.5">
+            <svg width="22" height="8" aria-hidden="true">
+              <line x1="1" y1="4" x2="21" y2="4" stroke="var(--c-conn-established)" strokeWidth="2.5" opacity="0.6" />
+            </svg>
+            traffic
+          </span>
+          <span className="inline-flex items-center gap-1.5">
+            <svg width="22" height="8" aria-hidden="true">
+              <line x1="1" y1="4" x2="21" y2="4" stroke="var(--c-gauge-full)" strokeWidth="2.5" strokeDasharray="4 3" />
+            </svg>
+            SYNs only
+          </span>
+          {dropsByReason.slice(0, 6).map(([reason, rate]) => (
+            <span key={reason} className="inline-flex items-center gap-1" data-testid="drop-legend">
+              <DropGlyph reason={reason} />
+              <code>{reason}</code> {formatPerSecond(rate)}
+            </span>
+          ))}
         </div>
       </div>
     </section>

@@ -1,14 +1,20 @@
-import { select } from 'd3';
-import type { PodView, TopologyView } from '../../sim/api';
+import { select, type Selection } from 'd3';
+import type { LbMemberView, LiveView, PodView, TopologyView } from '../../sim/api';
 import { ConnState } from '../../sim/api';
+import { formatCompact } from '../format';
 import {
   connectionPath,
   groupConnections,
+  interfacesLine,
   layoutTopology,
   nodeSubtitle,
   type ConnectionGroup,
+  type ExternalBox,
+  type GroupBox,
+  type LbBox,
   type NodeBox,
   type PodBox,
+  type RouterBox,
   type ServiceBox,
   type TopologyLayout,
 } from './topology-layout';
@@ -22,66 +28,181 @@ export interface ConnectionCounts {
 }
 
 export interface TopologyDrawing {
-  /** Redraws structure; returns the drawing's size for the zoom controller. */
-  setTopology(topology: TopologyView): { width: number; height: number };
+  /** Redraws structure; returns the new layout for the zoom controller and the traffic layer. */
+  setTopology(topology: TopologyView): TopologyLayout;
+  /** Gauges, pool members and ECMP next hops of the latest frame. */
+  setLive(live: LiveView): void;
   setConnections(triples: Int32Array): ConnectionCounts;
-  /** Marks one pod as selected (by name), or none. */
-  setSelectedPod(name: string | null): void;
+  /** Marks one entity (`kind/name`) as selected, or none. */
+  setSelected(entity: string | null): void;
+  /** Deployments drawn pod by pod although they crowd their nodes; the others become one chip per node. */
+  setExpanded(deployments: ReadonlySet<string>): TopologyLayout | undefined;
+  /** The panel's size, which decides how many machines go in a row; relays out when it changes. */
+  setViewport(width: number, height: number): TopologyLayout | undefined;
+  /** Far away, boxes show only their name and their fullest gauge, in bigger type. */
+  setZoomScale(k: number): void;
   destroy(): void;
 }
 
 const MAX_NAME = 18;
 const clip = (s: string, n = MAX_NAME): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** Below this zoom scale the picture switches to its far view. */
+const FAR_BELOW = 0.6;
+const PALETTE_SIZE = 8;
 
-function podTitle(pod: PodView): string {
-  const readiness = pod.phase === 'running' ? (pod.ready ? 'ready' : 'not ready') : pod.phase;
-  return `pod/${pod.name} · ${pod.ip || 'no IP'} · ${readiness} · deployment ${pod.deployment} · node ${pod.node}`;
+export function podState(pod: PodView): string {
+  if (pod.phase === 'running') return pod.ready ? 'ready' : 'not ready';
+  if (pod.phase === 'gone') return pod.ipAttached ? 'gone, IP still attached' : 'gone';
+  return pod.phase;
 }
 
-/** Outline drawn around a selected or keyboard-focused pod, a few pixels outside its box. */
-function ringPath(b: PodBox): string {
-  const o = b.compact ? 3 : 4;
-  const r = (b.compact ? 4 : 8) + o;
-  const w = b.w + 2 * o;
-  const h = b.h + 2 * o;
-  return `M${-o + r},${-o}h${w - 2 * r}a${r},${r} 0 0 1 ${r},${r}v${h - 2 * r}a${r},${r} 0 0 1 ${-r},${r}h${-(w - 2 * r)}a${r},${r} 0 0 1 ${-r},${-r}v${-(h - 2 * r)}a${r},${r} 0 0 1 ${r},${-r}z`;
+function podTitle(pod: PodView): string {
+  return `pod/${pod.name} · ${pod.ip || 'no IP'} · ${podState(pod)} · deployment ${pod.deployment} · node ${pod.node}`;
+}
+
+/** Outline drawn around a selected or keyboard-focused box, a few pixels outside it. */
+function ringPath(w: number, h: number, radius: number, o: number): string {
+  const r = radius + o;
+  const W = w + 2 * o;
+  const H = h + 2 * o;
+  return `M${-o + r},${-o}h${W - 2 * r}a${r},${r} 0 0 1 ${r},${r}v${H - 2 * r}a${r},${r} 0 0 1 ${-r},${r}h${-(W - 2 * r)}a${r},${r} 0 0 1 ${-r},${-r}v${-(H - 2 * r)}a${r},${r} 0 0 1 ${r},${-r}z`;
 }
 
 const stateName = (state: number): string =>
   state === ConnState.connecting ? 'connecting' : state === ConnState.established ? 'established' : 'closing';
 
+type Gauge = 'ct' | 'dns' | 'tracked';
+const GAUGE_W = 150;
+
+/** A labelled bar: how full a table or a limit is, its figures above its right end. */
+function appendGauge(parent: Selection<SVGGElement, NodeBox, SVGGElement, unknown>, kind: Gauge, x: number, y: number, label: string): void {
+  const g = parent.append('g').attr('class', `topo-gauge detail`).attr('data-gauge', kind).attr('transform', `translate(${x},${y})`);
+  g.append('text').attr('class', 'topo-gauge-label').attr('y', 10).text(label);
+  g.append('text').attr('class', 'topo-gauge-value').attr('x', GAUGE_W).attr('y', 10).attr('text-anchor', 'end');
+  g.append('rect').attr('class', 'topo-gauge-track').attr('x', 0).attr('y', 14).attr('width', GAUGE_W).attr('height', 7).attr('rx', 3.5);
+  g.append('rect').attr('class', 'topo-gauge-fill').attr('x', 0).attr('y', 14).attr('width', 0).attr('height', 7).attr('rx', 3.5);
+}
+
+function gaugeLevel(ratio: number): string {
+  return ratio >= 0.95 ? 'full' : ratio >= 0.7 ? 'high' : 'ok';
+}
+
+/** What each gauge shows now, so a frame that changes nothing writes nothing (every write restyles the picture). */
+const shown = new WeakMap<Element, string>();
+
+function changed(element: Element | null, key: string): boolean {
+  if (!element || shown.get(element) === key) return false;
+  shown.set(element, key);
+  return true;
+}
+
+function setGauge(g: Selection<SVGGElement, unknown, null, undefined>, used: number, max: number): void {
+  const ratio = max > 0 ? Math.min(1, Math.max(0, used / max)) : 0;
+  if (!changed(g.node(), `${formatCompact(used)}/${max}/${Math.round(ratio * 200)}`)) return;
+  g.attr('data-level', gaugeLevel(ratio)).attr('display', used < 0 ? 'none' : null);
+  g.select('.topo-gauge-fill').attr('width', GAUGE_W * ratio);
+  g.select('.topo-gauge-value').text(max > 0 ? `${formatCompact(used)} / ${formatCompact(max)}` : formatCompact(used));
+}
+
 export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   const g = select(root);
   g.selectAll('*').remove();
+  const defs = g.append('defs');
+  defs
+    .append('pattern')
+    .attr('id', 'topo-hatch')
+    .attr('patternUnits', 'userSpaceOnUse')
+    .attr('width', 6)
+    .attr('height', 6)
+    .attr('patternTransform', 'rotate(45)')
+    .append('rect')
+    .attr('width', 2.5)
+    .attr('height', 6)
+    .attr('class', 'topo-hatch-stripe');
+  const bandLinks = g.append('g').attr('class', 'topo-band-links');
   const endpointLayer = g.append('g').attr('class', 'topo-endpoints');
   const nodeLayer = g.append('g').attr('class', 'topo-nodes');
   const connLayer = g.append('g').attr('class', 'topo-conns');
+  const groupLayer = g.append('g').attr('class', 'topo-groups');
   const podLayer = g.append('g').attr('class', 'topo-pods');
-  const svcLayer = g.append('g').attr('class', 'topo-services');
+  const bandLayer = g.append('g').attr('class', 'topo-bands');
+  const extLayer = g.append('g').attr('class', 'topo-externals');
+  let topology: TopologyView | undefined;
   let layout: TopologyLayout | undefined;
+  let expanded: ReadonlySet<string> = new Set();
   let lastTriples: Int32Array = new Int32Array(0);
-  let selectedPod: string | null = null;
+  let lastLive: LiveView | undefined;
+  let selected: string | null = null;
+  let colourOf = new Map<string, number>();
+  let viewport = { width: 1600, height: 800 };
+  let far: boolean | null = null;
+  // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
+  let lastMembers = '';
+  let lastRoutes = '';
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
-      .selectAll<SVGGElement, NodeBox>('g.topo-node')
+      .selectAll<SVGGElement, NodeBox>('g.topo-machine')
       .data(boxes, (b) => b.node.name)
       .join((enter) => {
-        const n = enter.append('g').attr('class', 'topo-node');
-        n.append('rect').attr('class', 'topo-node-box').attr('rx', 12);
-        n.append('text').attr('class', 'topo-node-title').attr('x', 14).attr('y', 22);
-        n.append('text').attr('class', 'topo-node-sub').attr('x', 14).attr('y', 39);
+        const m = enter.append('g').attr('class', 'topo-machine');
+        const inst = m.append('g').attr('class', 'topo-instance').attr('role', 'button').attr('tabindex', 0);
+        inst.append('path').attr('class', 'topo-ring');
+        inst.append('rect').attr('class', 'topo-instance-box').attr('rx', 14);
+        inst.append('text').attr('class', 'topo-instance-title detail').attr('x', 12).attr('y', 20);
+        inst.append('title');
+        const n = m.append('g').attr('class', 'topo-node').attr('role', 'button').attr('tabindex', 0);
+        n.append('path').attr('class', 'topo-ring');
+        n.append('rect').attr('class', 'topo-node-box').attr('rx', 10);
+        n.append('text').attr('class', 'topo-node-title detail').attr('x', 12).attr('y', 22);
+        n.append('text').attr('class', 'topo-node-sub detail').attr('x', 12).attr('y', 39);
+        n.append('text').attr('class', 'topo-node-sub topo-ifaces detail').attr('x', 12).attr('y', 54);
+        appendGauge(n, 'ct', 12, 58, 'conntrack');
+        appendGauge(n, 'dns', 12 + GAUGE_W + 16, 58, 'DNS slots');
+        n.append('text').attr('class', 'topo-far-title far').attr('x', 14).attr('y', 44);
         n.append('title');
-        return n;
+        // The instance's gauge sits in its band, drawn after the node so it stays on top.
+        m.append('g').attr('class', 'topo-instance-gauge');
+        return m;
       })
-      .attr('transform', (b) => `translate(${b.x},${b.y})`)
-      .call((n) => {
-        n.select('rect').attr('width', (b) => b.w).attr('height', (b) => b.h);
-        n.select('.topo-node-title').text((b) => `node/${b.node.name}`);
-        n.select('.topo-node-sub').text((b) => nodeSubtitle(b.node));
-        n.select('title').text((b) => `node/${b.node.name} · ${b.node.ip} · pod CIDR ${b.node.podCidr}`);
+      .attr('data-node', (b) => b.node.name)
+      .call((m) => {
+        m.select<SVGGElement>('.topo-instance')
+          .attr('display', (b) => (b.node.instance ? null : 'none'))
+          .attr('data-entity', (b) => b.node.instance?.entity ?? null)
+          .attr('aria-label', (b) => `instance ${b.node.name}`)
+          .attr('transform', (b) => `translate(${b.x},${b.y})`)
+          .call((inst) => {
+            inst.select('.topo-ring').attr('d', (b) => ringPath(b.w, b.h, 14, 4));
+            inst.select('rect').attr('width', (b) => b.w).attr('height', (b) => b.h);
+            inst.select('.topo-instance-title').text((b) => `instance/${b.node.name}`);
+            inst.select('title').text((b) => `instance/${b.node.name}: the hypervisor in front of node ${b.node.name}; it tracks connections up to its allowance of ${b.node.instance?.allowance ?? 0}`);
+          });
+        m.select<SVGGElement>('.topo-instance-gauge')
+          .attr('display', (b) => (b.node.instance ? null : 'none'))
+          .attr('transform', (b) => `translate(${b.x + b.w - GAUGE_W - 14},${b.y + 4})`)
+          .each(function (b) {
+            const sel = select(this);
+            if (sel.select('.topo-gauge').empty() && b.node.instance) appendGauge(sel as never, 'tracked', 0, 0, 'tracked');
+          });
+        m.select<SVGGElement>('.topo-node')
+          .attr('data-entity', (b) => `node/${b.node.name}`)
+          .attr('aria-label', (b) => `node ${b.node.name}`)
+          .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`)
+          .call((n) => {
+            n.select('.topo-ring').attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
+            n.select('.topo-node-box').attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
+            n.select('.topo-node-title').text((b) => `node/${b.node.name}`);
+            n.select('.topo-far-title').text((b) => b.node.name);
+            n.select('.topo-node-sub').text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
+            n.select('.topo-ifaces').text((b) => interfacesLine(b.node));
+            n.select('[data-gauge="dns"]').attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
+            n.select('title').text((b) => `node/${b.node.name} · ${b.node.ip} · pod CIDR ${b.node.podCidr} · ${b.node.platform} · rp_filter (all) ${b.node.rpFilter}\ninterfaces: ${interfacesLine(b.node)}`);
+          });
       });
   }
+
+  const podColour = (deployment: string): string => `var(--c-d${(colourOf.get(deployment) ?? 0) % PALETTE_SIZE})`;
 
   function drawPods(boxes: PodBox[]): void {
     podLayer
@@ -89,63 +210,153 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .data(boxes, (b) => String(b.pod.index))
       .join((enter) => {
         // Focusable buttons: the panel around the drawing turns click, Enter and Space on them into a selection.
-        const p = enter
-          .append('g')
-          .attr('class', 'topo-pod')
-          .attr('data-testid', 'pod')
-          .attr('tabindex', 0)
-          .attr('role', 'button');
-        p.append('path').attr('class', 'topo-pod-ring');
-        p.append('rect');
+        const p = enter.append('g').attr('class', 'topo-pod').attr('data-testid', 'pod').attr('tabindex', 0).attr('role', 'button');
+        p.append('path').attr('class', 'topo-ring');
+        p.append('rect').attr('class', 'topo-pod-body');
+        p.append('rect').attr('class', 'topo-pod-hatch');
         p.append('text').attr('class', 'name').attr('x', 10).attr('y', 19);
         p.append('text').attr('class', 'sub').attr('x', 10).attr('y', 36);
+        p.append('text').attr('class', 'topo-pod-ip-tag');
         p.append('title');
         return p;
       })
       .attr('transform', (b) => `translate(${b.x},${b.y})`)
+      .attr('style', (b) => `--pod: ${podColour(b.pod.deployment)}`)
       .attr('data-phase', (b) => b.pod.phase)
       .attr('data-ready', (b) => String(b.pod.ready))
+      .attr('data-ip-attached', (b) => String(b.pod.ipAttached))
       .attr('data-pod', (b) => b.pod.name)
-      .attr('aria-label', (b) => `pod ${b.pod.name}`)
-      .attr('data-selected', (b) => (b.pod.name === selectedPod ? 'true' : null))
+      .attr('data-entity', (b) => `pod/${b.pod.name}`)
+      .attr('data-deployment', (b) => b.pod.deployment)
+      .attr('data-node', (b) => b.pod.node)
+      .attr('aria-label', (b) => `pod ${b.pod.name}, ${podState(b.pod)}`)
+      .attr('data-selected', (b) => (`pod/${b.pod.name}` === selected ? 'true' : null))
       .call((p) => {
-        p.select('.topo-pod-ring').attr('d', ringPath);
-        p.select('rect')
+        p.select('.topo-ring').attr('d', (b) => ringPath(b.w, b.h, b.compact ? 4 : 8, b.compact ? 3 : 4));
+        p.selectAll<SVGRectElement, PodBox>('.topo-pod-body, .topo-pod-hatch')
           .attr('width', (b) => b.w)
           .attr('height', (b) => b.h)
           .attr('rx', (b) => (b.compact ? 4 : 8));
         p.select('.name').text((b) => (b.compact ? '' : clip(b.pod.name)));
         p.select('.sub').text((b) => (b.compact ? '' : clip(`${b.pod.ip || '—'} · ${b.pod.deployment}`, 21)));
+        p.select('.topo-pod-ip-tag')
+          .attr('x', (b) => (b.compact ? b.w / 2 : b.w - 8))
+          .attr('y', (b) => (b.compact ? b.h / 2 + 3.5 : 16))
+          .attr('text-anchor', (b) => (b.compact ? 'middle' : 'end'))
+          .text((b) => (b.pod.ipAttached ? 'IP' : ''));
         p.select('title').text((b) => podTitle(b.pod));
       });
   }
 
-  function drawServices(boxes: ServiceBox[], l: TopologyLayout): void {
-    svcLayer
-      .selectAll<SVGGElement, ServiceBox>('g.topo-svc')
-      .data(boxes, (b) => b.service.name)
+  function drawGroups(boxes: GroupBox[]): void {
+    groupLayer
+      .selectAll<SVGGElement, GroupBox>('g.topo-group')
+      .data(boxes, (b) => b.key)
       .join((enter) => {
-        const s = enter.append('g').attr('class', 'topo-svc');
-        s.append('rect').attr('rx', 10);
+        const c = enter.append('g').attr('class', 'topo-group').attr('data-testid', 'pod-group').attr('tabindex', 0).attr('role', 'button');
+        c.append('rect').attr('class', 'topo-group-body').attr('rx', 6);
+        c.append('g').attr('class', 'topo-group-states');
+        c.append('text').attr('class', 'topo-group-label').attr('x', 8).attr('y', 17);
+        c.append('title');
+        return c;
+      })
+      .attr('transform', (b) => `translate(${b.x},${b.y})`)
+      .attr('style', (b) => `--pod: ${podColour(b.deployment)}`)
+      .attr('data-group', (b) => b.deployment)
+      .attr('data-deployment', (b) => b.deployment)
+      .attr('data-node', (b) => b.node)
+      .attr('aria-label', (b) => `${b.pods.length} pods of ${b.deployment} on ${b.node}; press to show them one by one`)
+      .call((c) => {
+        c.select('.topo-group-body').attr('width', (b) => b.w).attr('height', (b) => b.h);
+        c.select('.topo-group-label').text((b) => `${clip(b.deployment, 16)} × ${b.pods.length}`);
+        c.select('title').text((b) => {
+          const by = new Map<string, number>();
+          for (const p of b.pods) by.set(podState(p), (by.get(podState(p)) ?? 0) + 1);
+          return `${b.pods.length} pods of ${b.deployment} on node ${b.node}: ${[...by].map(([s, n]) => `${n} ${s}`).join(', ')}. Click to show each pod.`;
+        });
+        // A strip along the bottom: the share of the group's pods in each state.
+        c.select<SVGGElement>('.topo-group-states').each(function (b) {
+          const order = ['ready', 'not ready', 'pending', 'terminating', 'gone, IP still attached', 'gone'];
+          let x = 0;
+          const parts = order
+            .map((s) => ({ s, n: b.pods.filter((p) => podState(p) === s).length }))
+            .filter((p) => p.n > 0)
+            .map((p) => {
+              const w = (b.w * p.n) / b.pods.length;
+              const part = { ...p, x, w };
+              x += w;
+              return part;
+            });
+          select(this)
+            .selectAll('rect')
+            .data(parts)
+            .join('rect')
+            .attr('class', 'topo-group-state')
+            .attr('data-state', (p) => p.s)
+            .attr('x', (p) => p.x)
+            .attr('y', b.h - 5)
+            .attr('width', (p) => p.w)
+            .attr('height', 5);
+        });
+      });
+  }
+
+  function drawBands(l: TopologyLayout): void {
+    const boxes: { key: string; entity: string; kind: string; title: string; sub: string; tip: string; rect: RouterBox | LbBox | ServiceBox }[] = [
+      ...l.routers.map((r) => ({
+        key: r.router.entity,
+        entity: r.router.entity,
+        kind: 'router',
+        title: r.router.entity,
+        sub: `${r.router.ip} · ECMP ${r.router.ecmp} · seed ${r.router.hashSeed}`,
+        tip: `${r.router.entity}: a router that spreads flows over BGP next hops by hashing (${r.router.ecmp}, key ${r.router.hashSeed})`,
+        rect: r,
+      })),
+      ...l.lbs.map((b) => ({
+        key: b.lb.entity,
+        entity: b.lb.entity,
+        kind: 'lb',
+        title: b.lb.entity,
+        sub: `self IP ${b.lb.ip}`,
+        tip: `${b.lb.entity}: a load balancer; its pool members are coloured by health`,
+        rect: b,
+      })),
+      ...l.services.map((s) => ({
+        key: `svc/${s.service.name}`,
+        entity: `service/${s.service.name}`,
+        kind: 'svc',
+        title: `svc/${s.service.name}`,
+        sub: `${s.service.clusterIp}:${s.service.port} · ${s.service.endpoints.length} endpoint${s.service.endpoints.length === 1 ? '' : 's'}`,
+        tip: `svc/${s.service.name} selects ${s.service.selector}; endpoints: ${s.service.endpoints.join(', ') || 'none'}`,
+        rect: s,
+      })),
+    ];
+    bandLayer
+      .selectAll<SVGGElement, (typeof boxes)[number]>('g.topo-band')
+      .data(boxes, (b) => b.key)
+      .join((enter) => {
+        const s = enter.append('g').attr('class', 'topo-band').attr('tabindex', 0).attr('role', 'button');
+        s.append('path').attr('class', 'topo-ring');
+        s.append('rect').attr('class', 'topo-band-box').attr('rx', 10);
         s.append('text').attr('class', 'name').attr('x', 14).attr('y', 24);
         s.append('text').attr('class', 'sub').attr('x', 14).attr('y', 45);
+        s.append('g').attr('class', 'topo-members');
         s.append('title');
         return s;
       })
-      .attr('transform', (b) => `translate(${b.x},${b.y})`)
+      .attr('data-kind', (b) => b.kind)
+      .attr('data-entity', (b) => b.entity)
+      .attr('aria-label', (b) => b.title)
+      .attr('transform', (b) => `translate(${b.rect.x},${b.rect.y})`)
       .call((s) => {
-        s.select('rect').attr('width', (b) => b.w).attr('height', (b) => b.h);
-        s.select('.name').text((b) => `svc/${b.service.name}`);
-        s.select('.sub').text((b) => {
-          const n = b.service.endpoints.length;
-          return `${b.service.clusterIp}:${b.service.port} · ${n} endpoint${n === 1 ? '' : 's'}`;
-        });
-        s.select('title').text(
-          (b) => `svc/${b.service.name} selects ${b.service.selector}; endpoints: ${b.service.endpoints.join(', ') || 'none'}`,
-        );
+        s.select('.topo-ring').attr('d', (b) => ringPath(b.rect.w, b.rect.h, 10, 4));
+        s.select('.topo-band-box').attr('width', (b) => b.rect.w).attr('height', (b) => b.rect.h);
+        s.select('.name').text((b) => b.title);
+        s.select('.sub').text((b) => b.sub);
+        s.select('title').text((b) => b.tip);
       });
 
-    const links = boxes.flatMap((box) =>
+    const links = l.services.flatMap((box) =>
       box.service.endpoints.flatMap((podName) => {
         const pod = l.podsByName.get(podName);
         return pod ? [{ key: `${box.service.name}>${podName}`, box, pod }] : [];
@@ -156,24 +367,101 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .data(links, (d) => d.key)
       .join('path')
       .attr('class', 'topo-endpoint')
-      .attr('d', ({ box, pod }) => {
-        const x1 = box.x + box.w / 2;
-        const y1 = box.y + box.h;
-        const x2 = pod.x + pod.w / 2;
-        const y2 = pod.y;
-        const my = (y1 + y2) / 2;
-        return `M${x1},${y1}C${x1},${my} ${x2},${my} ${x2},${y2}`;
+      .attr('d', ({ box, pod }) => curve(box.x + box.w / 2, box.y + box.h, pod.x + pod.w / 2, pod.y));
+  }
+
+  function drawExternals(boxes: ExternalBox[]): void {
+    extLayer
+      .selectAll<SVGGElement, ExternalBox>('g.topo-external')
+      .data(boxes, (b) => b.external.entity)
+      .join((enter) => {
+        const e = enter.append('g').attr('class', 'topo-external').attr('tabindex', 0).attr('role', 'button');
+        e.append('path').attr('class', 'topo-ring');
+        e.append('rect').attr('class', 'topo-external-box').attr('rx', 10);
+        e.append('text').attr('class', 'name').attr('x', 12).attr('y', 23);
+        e.append('text').attr('class', 'sub').attr('x', 12).attr('y', 42);
+        e.append('title');
+        return e;
+      })
+      .attr('data-entity', (b) => b.external.entity)
+      .attr('data-kind', (b) => b.external.kind)
+      .attr('aria-label', (b) => b.external.entity)
+      .attr('transform', (b) => `translate(${b.x},${b.y})`)
+      .call((e) => {
+        e.select('.topo-ring').attr('d', (b) => ringPath(b.w, b.h, 10, 4));
+        e.select('rect').attr('width', (b) => b.w).attr('height', (b) => b.h);
+        e.select('.name').text((b) => clip(b.external.entity, 26));
+        const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet' };
+        e.select('.sub').text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
+        e.select('title').text((b) => `${b.external.entity}: ${what[b.external.kind]}, outside the cluster`);
       });
+  }
+
+  function drawMembers(members: LbMemberView[], l: TopologyLayout): void {
+    const chipW = 16;
+    const byLb = new Map<string, LbMemberView[]>();
+    for (const m of members) byLb.set(m.lb, [...(byLb.get(m.lb) ?? []), m]);
+    bandLayer.selectAll<SVGGElement, { entity: string; rect: LbBox }>('g.topo-band[data-kind="lb"]').each(function () {
+      const entity = this.getAttribute('data-entity')!;
+      const list = byLb.get(entity) ?? [];
+      select(this)
+        .select('.topo-members')
+        .selectAll<SVGRectElement, LbMemberView>('rect')
+        .data(list, (m) => `${m.virtualServer}/${m.ip}:${m.port}`)
+        .join((enter) => {
+          const r = enter.append('rect').attr('class', 'topo-member').attr('rx', 3).attr('width', chipW - 3).attr('height', 12);
+          r.append('title');
+          return r;
+        })
+        .attr('x', (_m, i) => 14 + i * chipW)
+        .attr('y', 54)
+        .attr('data-health', (m) => m.health)
+        .call((r) => r.select('title').text((m) => `${m.virtualServer} member ${m.ip}:${m.port} (${m.kind}) · health ${m.health}`));
+    });
+    const links = members.flatMap((m) => {
+      const lb = l.lbs.find((b) => b.lb.entity === m.lb);
+      const node = m.kind === 'node' ? l.nodesByIp.get(m.ip) : undefined;
+      const i = (byLb.get(m.lb) ?? []).indexOf(m);
+      return lb && node ? [{ key: `${m.lb}>${m.virtualServer}>${m.ip}`, m, x1: lb.x + 14 + i * chipW + 6, y1: lb.y + lb.h, node }] : [];
+    });
+    bandLinks
+      .selectAll<SVGPathElement, (typeof links)[number]>('path.topo-member-link')
+      .data(links, (d) => d.key)
+      .join('path')
+      .attr('class', 'topo-member-link')
+      .attr('data-health', (d) => d.m.health)
+      .attr('d', (d) => curve(d.x1, d.y1, d.node.inner.x + d.node.inner.w / 2, d.node.y));
+  }
+
+  function drawRoutes(routes: LiveView['routes'], l: TopologyLayout): void {
+    const links = routes.flatMap((r) => {
+      const router = l.routers.find((b) => b.router.entity === r.router);
+      if (!router) return [];
+      return r.nextHops.flatMap((hop, i) => {
+        const node = l.nodesByIp.get(hop);
+        return node ? [{ key: `${r.router}>${r.prefix}>${hop}`, prefix: r.prefix, i, n: r.nextHops.length, router, node }] : [];
+      });
+    });
+    bandLinks
+      .selectAll<SVGPathElement, (typeof links)[number]>('path.topo-ecmp')
+      .data(links, (d) => d.key)
+      .join((enter) => {
+        const p = enter.append('path').attr('class', 'topo-ecmp');
+        p.append('title');
+        return p;
+      })
+      .attr('d', (d) => curve(d.router.x + d.router.w / 2, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2, d.node.y))
+      .call((p) => p.select('title').text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}`));
   }
 
   function drawConnections(triples: Int32Array): ConnectionCounts {
     const counts: ConnectionCounts = { connecting: 0, established: 0, closing: 0 };
     const l = layout;
     if (!l) return counts;
-    const groups = groupConnections(triples).filter((c) => l.pods.has(c.client) && l.pods.has(c.server));
+    const groups = groupConnections(triples).filter((c) => l.podRect.has(c.client) && l.podRect.has(c.server));
     for (const c of groups) counts[stateName(c.state) as keyof ConnectionCounts] += c.count;
     type Drawn = ConnectionGroup & { d: string; mid: [number, number] };
-    const drawn: Drawn[] = groups.map((c) => ({ ...c, ...connectionPath(l.pods.get(c.client)!, l.pods.get(c.server)!, c.state) }));
+    const drawn: Drawn[] = groups.map((c) => ({ ...c, ...connectionPath(l.podRect.get(c.client)!, l.podRect.get(c.server)!, c.state) }));
     const key = (c: ConnectionGroup): string => `${c.client}:${c.server}:${c.state}`;
 
     connLayer
@@ -201,28 +489,98 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     return counts;
   }
 
+  function applyLive(live: LiveView): void {
+    const l = layout;
+    if (!l) return;
+    nodeLayer.selectAll<SVGGElement, NodeBox>('g.topo-machine').each(function (b) {
+      const m = select(this);
+      const i = b.node.index;
+      setGauge(m.select('[data-gauge="ct"]'), live.conntrackUsed[i] ?? 0, b.node.conntrackMax);
+      setGauge(m.select('[data-gauge="dns"]'), b.node.dnsMaxConcurrent === null ? -1 : (live.dnsInFlight[i] ?? 0), b.node.dnsMaxConcurrent ?? 0);
+      if (b.node.instance) setGauge(m.select('[data-gauge="tracked"]'), live.instanceTracked[i] ?? 0, b.node.instance.allowance);
+      // The far view colours the whole box by its fullest table, so a full instance stands out in a grid of a hundred.
+      const worst = Math.max(
+        b.node.conntrackMax > 0 ? (live.conntrackUsed[i] ?? 0) / b.node.conntrackMax : 0,
+        b.node.instance ? (live.instanceTracked[i] ?? 0) / b.node.instance.allowance : 0,
+        b.node.dnsMaxConcurrent ? (live.dnsInFlight[i] ?? 0) / b.node.dnsMaxConcurrent : 0,
+      );
+      const level = gaugeLevel(worst);
+      if (changed(this, level)) m.attr('data-level', level);
+    });
+    const membersKey = live.members.map((m) => `${m.lb}|${m.virtualServer}|${m.ip}:${m.port}|${m.health}`).join(',');
+    if (membersKey !== lastMembers) {
+      lastMembers = membersKey;
+      drawMembers(live.members, l);
+    }
+    const routesKey = live.routes.map((r) => `${r.router}|${r.prefix}|${r.nextHops.join(' ')}`).join(',');
+    if (routesKey !== lastRoutes) {
+      lastRoutes = routesKey;
+      drawRoutes(live.routes, l);
+    }
+  }
+
+  function redraw(): TopologyLayout | undefined {
+    if (!topology) return undefined;
+    const l = layoutTopology(topology, expanded, viewport);
+    layout = l;
+    lastMembers = '';
+    lastRoutes = '';
+    colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
+    drawNodes(l.nodes);
+    drawGroups(l.groups);
+    drawPods([...l.pods.values()]);
+    drawBands(l);
+    drawExternals(l.externals);
+    drawConnections(lastTriples);
+    if (lastLive) applyLive(lastLive);
+    markSelected();
+    return l;
+  }
+
+  function markSelected(): void {
+    g.selectAll<SVGElement, unknown>('[data-entity]').attr('data-selected', function () {
+      return this.getAttribute('data-entity') === selected ? 'true' : null;
+    });
+  }
+
   return {
-    setTopology(topology) {
-      const l = layoutTopology(topology);
-      layout = l;
-      drawNodes(l.nodes);
-      drawPods([...l.pods.values()]);
-      drawServices(l.services, l);
-      drawConnections(lastTriples);
-      return { width: l.width, height: l.height };
+    setTopology(next) {
+      topology = next;
+      return redraw()!;
+    },
+    setLive(live) {
+      lastLive = live;
+      applyLive(live);
     },
     setConnections(triples) {
       lastTriples = triples;
       return drawConnections(triples);
     },
-    setSelectedPod(name) {
-      selectedPod = name;
-      podLayer
-        .selectAll<SVGGElement, PodBox>('g.topo-pod')
-        .attr('data-selected', (b) => (b.pod.name === name ? 'true' : null));
+    setSelected(entity) {
+      selected = entity;
+      markSelected();
+    },
+    setExpanded(next) {
+      expanded = next;
+      return redraw();
+    },
+    setViewport(width, height) {
+      viewport = { width, height };
+      return redraw();
+    },
+    setZoomScale(k) {
+      if (far === k < FAR_BELOW) return;
+      far = k < FAR_BELOW;
+      g.attr('data-far', far ? 'true' : null);
     },
     destroy() {
       g.selectAll('*').remove();
     },
   };
+}
+
+/** A vertical S-curve from (x1, y1) down to (x2, y2). */
+function curve(x1: number, y1: number, x2: number, y2: number): string {
+  const my = (y1 + y2) / 2;
+  return `M${x1},${y1}C${x1},${my} ${x2},${my} ${x2},${y2}`;
 }

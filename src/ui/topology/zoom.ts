@@ -1,4 +1,4 @@
-import { select, zoom, zoomIdentity, type D3ZoomEvent } from 'd3';
+import { select, zoom, zoomIdentity, type D3ZoomEvent, type ZoomTransform } from 'd3';
 
 /** d3 zoom/pan for an <svg> whose drawing lives in one <g>; framework-free. */
 export interface ZoomController {
@@ -6,6 +6,8 @@ export interface ZoomController {
   update(bounds: { width: number; height: number }): void;
   /** Fits the whole drawing into view and resumes automatic fitting. */
   fit(): void;
+  /** Zooms to one box of the drawing (a search hit) at a readable scale. */
+  focus(box: { x: number; y: number; w: number; h: number }): void;
   destroy(): void;
 }
 
@@ -14,7 +16,7 @@ const PAD = 24;
 const PAD_BOTTOM = 52;
 const MAX_FIT_SCALE = 1.5;
 
-export function createZoom(svg: SVGSVGElement, content: SVGGElement): ZoomController {
+export function createZoom(svg: SVGSVGElement, content: SVGGElement, onTransform: (t: ZoomTransform) => void = () => {}): ZoomController {
   let bounds = { width: 0, height: 0 };
   let userMoved = false;
   const svgSel = select(svg);
@@ -24,6 +26,7 @@ export function createZoom(svg: SVGSVGElement, content: SVGGElement): ZoomContro
       // Only gestures carry a sourceEvent; programmatic fits do not.
       if (event.sourceEvent) userMoved = true;
       content.setAttribute('transform', event.transform.toString());
+      onTransform(event.transform);
     });
   svgSel.call(behaviour).on('dblclick.zoom', null).on('dblclick.fit', () => fit());
 
@@ -47,6 +50,14 @@ export function createZoom(svg: SVGSVGElement, content: SVGGElement): ZoomContro
       if (!userMoved) fit();
     },
     fit,
+    focus(box) {
+      userMoved = true;
+      const { width: W, height: H } = svg.getBoundingClientRect();
+      if (W === 0 || H === 0) return;
+      const k = Math.max(0.6, Math.min(1.5, (W * 0.5) / Math.max(box.w, 1), (H * 0.5) / Math.max(box.h, 1)));
+      const t = zoomIdentity.translate(W / 2 - (box.x + box.w / 2) * k, H / 2 - (box.y + box.h / 2) * k).scale(k);
+      svgSel.transition().duration(350).call(behaviour.transform, t);
+    },
     destroy() {
       resize.disconnect();
       svgSel.on('.zoom', null).on('dblclick.fit', null);

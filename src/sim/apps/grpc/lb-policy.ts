@@ -26,6 +26,8 @@ export interface LbPolicy {
   exitIdle(): void;
   connectionDelayExpired(token: number): void;
   shutdown(): void;
+  /** Each address the policy holds a subchannel for, with the subchannel's state, for the inspector. */
+  subchannelStates(): { address: number; state: ConnectivityState }[];
 }
 
 /**

@@ -46,6 +46,10 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
     return this.list;
   }
 
+  subchannelStates(): { address: number; state: ConnectivityState }[] {
+    return this.subs.flatMap((sub, i) => (sub ? [{ address: this.list[i]!, state: sub.state }] : []));
+  }
+
   updateAddresses(addresses: readonly number[]): void {
     this.cancelDelay();
     const previousCount = this.list.length;

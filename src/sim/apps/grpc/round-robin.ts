@@ -44,6 +44,10 @@ export class RoundRobinPolicy implements LbPolicy, LbHost {
     return this.children.map((child) => child.addresses[0]!);
   }
 
+  subchannelStates(): { address: number; state: ConnectivityState }[] {
+    return this.children.map((child) => ({ address: child.addresses[0]!, state: child.state }));
+  }
+
   updateAddresses(addresses: readonly number[]): void {
     const next: PickFirstPolicy[] = [];
     this.updating = true;

@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** The bar for JavaScript the entry HTML loads before the app can run. */
+export const INITIAL_JS_LIMIT_KB = 300;
+
+export interface JsFile {
+  /** Path relative to the build folder, e.g. `assets/index-abc.js`. */
+  file: string;
+  bytes: number;
+  gzipBytes: number;
+}
+
+export interface BundleFigures {
+  initial: JsFile[];
+  initialGzipBytes: number;
+  worker: JsFile[];
+  /** Chunks loaded later (dynamic imports): neither initial nor the worker. */
+  lazy: JsFile[];
+}
+
+function measure(distDir: string, file: string): JsFile {
+  const body = readFileSync(join(distDir, file));
+  return { file, bytes: body.length, gzipBytes: gzipSync(body).length };
+}
+
+/** `./assets/x.js` in the HTML → `assets/x.js`; absolute or remote URLs are not part of the build. */
+function localPath(ref: string): string | undefined {
+  if (/^[a-z]+:|^\/\//i.test(ref)) return undefined;
+  return posix.normalize(ref.replace(/^\.\//, '').replace(/^\//, ''));
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  return new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag)?.slice(1).find((v) => v !== undefined);
+}
+
+/** Scripts and modulepreloads of the entry HTML, plus the chunks they import statically (what the browser fetches before running). */
+export function initialJsFiles(distDir: string): string[] {
+  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
+  const found: string[] = [];
+  for (const tag of html.match(/<script\b[^>]*>/gi) ?? []) {
+    const src = attribute(tag, 'src');
+    const path = src === undefined ? undefined : localPath(src);
+    if (path) found.push(path);
+  }
+  for (const tag of html.match(/<link\b[^>]*>/gi) ?? []) {
+    if (attribute(tag, 'rel')?.toLowerCase() !== 'modulepreload') continue;
+    const href = attribute(tag, 'href');
+    const path = href === undefined ? undefined : localPath(href);
+    if (path) found.push(path);
+  }
+  // Minified static imports read `import{…}from"./x.js"` or `import"./x.js"`; dynamic `import("…")` is lazy and skipped.
+  const staticImport = /\bimport\s*(?:[\w$*{}\s,]+?\s*from\s*)?["'`](\.{1,2}\/[^"'`]+\.js)["'`]/g;
+  const queue = [...new Set(found)];
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    const code = readFileSync(join(distDir, file), 'utf8');
+    for (const m of code.matchAll(staticImport)) {
+      const dep = posix.normalize(posix.join(posix.dirname(file), m[1]!));
+      if (!seen.has(dep)) {
+        seen.add(dep);
+        queue.push(dep);
+      }
+    }
+  }
+  return [...seen];
+}
+
+export function measureBundle(distDir: string): BundleFigures {
+  const initialFiles = initialJsFiles(distDir);
+  const initial = initialFiles.map((f) => measure(distDir, f));
+  const others = readdirSync(join(distDir, 'assets'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => `assets/${f}`)
+    .filter((f) => !initialFiles.includes(f));
+  const isWorker = (f: string): boolean => /worker/i.test(posix.basename(f));
+  return {
+    initial,
+    initialGzipBytes: initial.reduce((sum, f) => sum + f.gzipBytes, 0),
+    worker: others.filter(isWorker).map((f) => measure(distDir, f)),
+    lazy: others.filter((f) => !isWorker(f)).map((f) => measure(distDir, f)),
+  };
+}
+
+// kB of 1,000 bytes, as vite prints them, so the figures can be compared with the build output.
+const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
+
+export function printBundle(f: BundleFigures): void {
+  const total = f.initialGzipBytes / 1000;
+  const verdict = total <= INITIAL_JS_LIMIT_KB ? 'PASS' : 'FAIL';
+  console.log(`initial JS: ${kb(f.initialGzipBytes)} kB gzipped (bar ≤ ${INITIAL_JS_LIMIT_KB} kB: ${verdict}, ${((total / INITIAL_JS_LIMIT_KB) * 100).toFixed(0)}% of it)`);
+  const row = (f: JsFile): string => `  ${f.file.padEnd(36)} ${kb(f.bytes).padStart(7)} kB raw → ${kb(f.gzipBytes).padStart(6)} kB gzipped`;
+  for (const file of f.initial) console.log(row(file));
+  console.log('worker (loaded when the app starts the simulation, not counted above):');
+  for (const file of f.worker) console.log(row(file));
+  if (f.worker.length === 0) console.log('  (none found)');
+  if (f.lazy.length > 0) {
+    console.log('lazy chunks (not counted above):');
+    for (const file of f.lazy) console.log(row(file));
+  }
+}

@@ -1,0 +1,333 @@
+import type { Browser, CDPSession, Page } from 'playwright-core';
+import type { CpuProfile, TraceEvent } from './long-task-profile';
+
+/**
+ * Plays the shipped "It wasn't DNS" replay at max speed in the built app and records, from before the app's scripts
+ * run, every long task the main thread reports, while the bench hovers, zooms, clicks and presses keys like a user.
+ */
+
+/** The bar: no main-thread task longer than this while the replay plays. */
+export const LONG_TASK_BAR_MS = 100;
+
+export interface LongTask {
+  start: number;
+  duration: number;
+}
+
+interface LongFrame {
+  start: number;
+  duration: number;
+  /** Where style and layout began (0 when the frame did not render). */
+  styleAndLayoutStart: number;
+  renderStart: number;
+  scriptMs: number;
+}
+
+interface Probe {
+  longTasks: LongTask[];
+  longFrames: LongFrame[];
+  frames: number;
+  animationFrames: number;
+  playAt: number;
+  playEndAt: number;
+  framesAtPlay: number;
+  animationFramesAtPlay: number;
+}
+
+export interface ResponsivenessFigures {
+  viewport: { width: number; height: number };
+  wallSeconds: number;
+  loadSeconds: number;
+  simulatedSeconds: number;
+  finished: boolean;
+  /** Long tasks from the press of Play to the end of the window: what the bar is about. */
+  playing: LongTask[];
+  /** Long tasks before Play: parsing, the first render, the scenario arriving. */
+  loading: LongTask[];
+  framesPerSecond: number;
+  animationFramesPerSecond: number;
+  longFrames: { count: number; scriptMs: number; styleLayoutMs: number; otherMs: number };
+  interactions: number;
+  resumes: number;
+  /** Elements in the document and in the topology picture at the end of the window. */
+  elements: { document: number; topology: number };
+  problems: string[];
+  profile?: CpuProfile;
+  trace?: TraceEvent[];
+}
+
+export interface RunOptions {
+  viewport: { width: number; height: number };
+  seconds: number;
+  /** Record a CPU profile of the main thread during play (costs a little; figures of such a run are not the bench's). */
+  profile?: boolean;
+}
+
+// Plain script text: tsx would wrap a serialized function with helpers that do not exist in the page.
+const PROBE = `(() => {
+  const probe = { longTasks: [], longFrames: [], frames: 0, animationFrames: 0, playAt: -1, playEndAt: -1, framesAtPlay: 0, animationFramesAtPlay: 0 };
+  window.__bench = probe;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) probe.longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const scriptMs = (e.scripts || []).reduce((sum, s) => sum + s.duration, 0);
+        probe.longFrames.push({ start: e.startTime, duration: e.duration, styleAndLayoutStart: e.styleAndLayoutStart, renderStart: e.renderStart, scriptMs });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
+  } catch {}
+  const tick = () => { probe.animationFrames++; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  // Frames reach the page as Comlink calls on a MessagePort; a second listener counts them without touching the app's.
+  const counted = new WeakSet();
+  const add = MessagePort.prototype.addEventListener;
+  MessagePort.prototype.addEventListener = function (type, listener, options) {
+    if (type === 'message' && !counted.has(this)) {
+      counted.add(this);
+      add.call(this, 'message', (event) => {
+        const arg = event.data && event.data.argumentList && event.data.argumentList[0];
+        if (arg && arg.value && arg.value.type === 'frame') probe.frames++;
+      });
+    }
+    return add.call(this, type, listener, options);
+  };
+})();`;
+
+const SCENARIO_URL_QUERY = '?scenario=its-not-dns.yaml&speed=max';
+
+async function readProbe(page: Page): Promise<Probe> {
+  return JSON.parse(await page.evaluate<string>('JSON.stringify(window.__bench)')) as Probe;
+}
+
+async function statusText(page: Page): Promise<string> {
+  return ((await page.getByTestId('run-status').textContent()) ?? '').trim();
+}
+
+async function simSeconds(page: Page): Promise<number> {
+  return Number(await page.getByTestId('sim-clock').getAttribute('data-us')) / 1e6;
+}
+
+/** Centres of up to `limit` pods on screen, spread over the picture. */
+async function podPoints(page: Page, limit: number): Promise<{ x: number; y: number }[]> {
+  const json = await page.evaluate<string>(`(() => {
+    const pods = [...document.querySelectorAll('[data-testid="pod"]')];
+    const step = Math.max(1, Math.floor(pods.length / ${limit}));
+    const out = [];
+    for (let i = 0; i < pods.length && out.length < ${limit}; i += step) {
+      const r = pods[i].getBoundingClientRect();
+      if (r.width > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth) out.push({ x: r.x + r.width / 2, y: r.y + r.height / 2 });
+    }
+    return JSON.stringify(out);
+  })()`);
+  return JSON.parse(json) as { x: number; y: number }[];
+}
+
+/** One user gesture per call, cycling through hover, zoom, selection, speed keys and chart tabs. */
+async function interact(page: Page, round: number, pods: { x: number; y: number }[]): Promise<void> {
+  const topology = await page.getByTestId('topology').boundingBox();
+  switch (round % 6) {
+    case 0:
+      for (const p of pods.slice(0, 6)) await page.mouse.move(p.x, p.y, { steps: 4 });
+      break;
+    case 1:
+      if (topology) {
+        await page.mouse.move(topology.x + topology.width / 2, topology.y + topology.height / 2);
+        for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -120);
+        for (let i = 0; i < 3; i++) await page.mouse.wheel(0, 120);
+      }
+      break;
+    case 2: {
+      const p = pods[round % Math.max(1, pods.length)];
+      if (p) await page.mouse.click(p.x, p.y);
+      break;
+    }
+    case 3:
+      await page.keyboard.press('Escape');
+      // Down a rung and back up to max: the worker gets two setSpeed commands and the header re-renders.
+      await page.keyboard.press('-');
+      await page.keyboard.press('+');
+      break;
+    case 4: {
+      const tabs = page.locator('[data-testid^="chart-tab-"]');
+      const count = await tabs.count();
+      if (count > 1) await tabs.nth(Math.floor(round / 6) % count).click();
+      break;
+    }
+    default: {
+      const chart = await page.getByTestId('chart').boundingBox();
+      if (chart) {
+        for (let i = 0; i <= 8; i++) await page.mouse.move(chart.x + (chart.width * i) / 8, chart.y + chart.height / 2, { steps: 2 });
+      }
+    }
+  }
+}
+
+// Timeline events name the rendering phases the JS profiler lumps together as "(program)"; the stack category adds the JS
+// that forced a style or layout update.
+const TRACE_CATEGORIES = ['-*', 'toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.stack'];
+
+async function startProfiler(page: Page): Promise<CDPSession> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
+  await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: TRACE_CATEGORIES } });
+  await cdp.send('Profiler.start');
+  return cdp;
+}
+
+async function stopProfiler(cdp: CDPSession): Promise<{ profile: CpuProfile; trace: TraceEvent[] }> {
+  const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+  const complete = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e) => resolve(e.stream ?? '')));
+  await cdp.send('Tracing.end');
+  const handle = await complete;
+  const chunks: string[] = [];
+  for (;;) {
+    const part = await cdp.send('IO.read', { handle, size: 1 << 22 });
+    chunks.push(part.base64Encoded ? Buffer.from(part.data, 'base64').toString('utf8') : part.data);
+    if (part.eof) break;
+  }
+  await cdp.send('IO.close', { handle });
+  const parsed = JSON.parse(chunks.join('')) as { traceEvents: TraceEvent[] } | TraceEvent[];
+  return { profile, trace: Array.isArray(parsed) ? parsed : parsed.traceEvents };
+}
+
+export async function runResponsiveness(browser: Browser, appUrl: string, options: RunOptions): Promise<ResponsivenessFigures> {
+  const context = await browser.newContext({ viewport: options.viewport, deviceScaleFactor: 1, serviceWorkers: 'block' });
+  const problems: string[] = [];
+  try {
+    await context.addInitScript({ content: PROBE });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    page.setDefaultTimeout(30_000);
+    const opened = Date.now();
+    await page.goto(appUrl + SCENARIO_URL_QUERY, { waitUntil: 'load' });
+    // The worker builds 2,000 clients before it answers the load; the chapter switch appears with the scenario.
+    await page.getByTestId('pause-at-chapters').waitFor({ state: 'visible', timeout: 120_000 });
+    await page.locator('[data-testid="pod"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    const loadSeconds = (Date.now() - opened) / 1000;
+    await page.getByTestId('pause-at-chapters').uncheck();
+    const speed = ((await page.getByTestId('speed-display').textContent()) ?? '').trim();
+    if (speed !== 'max') throw new Error(`expected speed max from the URL, the app shows ${JSON.stringify(speed)}`);
+
+    const cdp = options.profile ? await startProfiler(page) : undefined;
+    await page.evaluate('(() => { const p = window.__bench; p.playAt = performance.now(); p.framesAtPlay = p.frames; p.animationFramesAtPlay = p.animationFrames; })()');
+    await page.getByTestId('play-button').click();
+    const started = Date.now();
+    const deadline = started + options.seconds * 1000;
+    let interactions = 0;
+    let resumes = 0;
+    let finished = false;
+    let pods: { x: number; y: number }[] = [];
+    while (Date.now() < deadline) {
+      const status = await statusText(page);
+      if (status === 'done') {
+        finished = true;
+        break;
+      }
+      // Something paused the run (a chapter stop, a stray key): play on so the window measures playing.
+      if (status === 'paused') {
+        resumes++;
+        await page.getByTestId('play-button').click();
+      }
+      // Reading pod positions forces a layout, so it happens once per cycle of gestures rather than before each.
+      if (interactions % 6 === 0) pods = await podPoints(page, 12);
+      await interact(page, interactions++, pods);
+      await page.waitForTimeout(400);
+    }
+    await page.evaluate('window.__bench.playEndAt = performance.now()');
+    const wallSeconds = (Date.now() - started) / 1000;
+    const simulatedSeconds = await simSeconds(page);
+    const recorded = cdp ? await stopProfiler(cdp) : undefined;
+    await cdp?.detach();
+    const banner = page.getByTestId('error-banner');
+    if (await banner.isVisible()) problems.push(`error banner: ${((await banner.textContent()) ?? '').trim()}`);
+    const probe = await readProbe(page);
+    const elements = JSON.parse(
+      await page.evaluate<string>(`JSON.stringify({ document: document.getElementsByTagName('*').length, topology: document.querySelectorAll('[data-testid="topology"] *').length })`),
+    ) as { document: number; topology: number };
+    const playWindow = (start: number): boolean => start >= probe.playAt && start <= probe.playEndAt;
+    const seconds = (probe.playEndAt - probe.playAt) / 1000;
+    let scriptMs = 0;
+    let styleLayoutMs = 0;
+    let otherMs = 0;
+    const frames = probe.longFrames.filter((f) => playWindow(f.start));
+    for (const f of frames) {
+      const styleLayout = f.styleAndLayoutStart > 0 ? f.start + f.duration - f.styleAndLayoutStart : 0;
+      scriptMs += f.scriptMs;
+      styleLayoutMs += styleLayout;
+      otherMs += Math.max(0, f.duration - f.scriptMs - styleLayout);
+    }
+    const figures: ResponsivenessFigures = {
+      viewport: options.viewport,
+      wallSeconds,
+      loadSeconds,
+      simulatedSeconds,
+      finished,
+      playing: probe.longTasks.filter((t) => playWindow(t.start)),
+      loading: probe.longTasks.filter((t) => t.start < probe.playAt),
+      framesPerSecond: (probe.frames - probe.framesAtPlay) / seconds,
+      animationFramesPerSecond: (probe.animationFrames - probe.animationFramesAtPlay) / seconds,
+      longFrames: { count: frames.length, scriptMs, styleLayoutMs, otherMs },
+      interactions,
+      resumes,
+      elements,
+      problems,
+    };
+    if (recorded) Object.assign(figures, recorded);
+    return figures;
+  } finally {
+    await context.close();
+  }
+}
+
+export interface LongTaskStats {
+  count: number;
+  longestMs: number;
+  p95Ms: number;
+  totalBlockingMs: number;
+}
+
+export function longTaskStats(tasks: readonly LongTask[]): LongTaskStats {
+  const durations = tasks.map((t) => t.duration).sort((a, b) => a - b);
+  // Nearest-rank p95.
+  const p95 = durations.length === 0 ? 0 : durations[Math.ceil(0.95 * durations.length) - 1]!;
+  return {
+    count: durations.length,
+    longestMs: durations.at(-1) ?? 0,
+    p95Ms: p95,
+    totalBlockingMs: durations.reduce((sum, d) => sum + Math.max(0, d - 50), 0),
+  };
+}
+
+export function printResponsiveness(f: ResponsivenessFigures): void {
+  const play = longTaskStats(f.playing);
+  const load = longTaskStats(f.loading);
+  const verdict = play.longestMs <= LONG_TASK_BAR_MS ? 'PASS' : 'FAIL';
+  const ms = (v: number): string => `${Math.round(v).toLocaleString('en-US')} ms`;
+  console.log(
+    `${f.viewport.width}×${f.viewport.height}: ${f.wallSeconds.toFixed(1)} s playing at max → ${f.simulatedSeconds.toFixed(1)} simulated s` +
+      `${f.finished ? ' (the end)' : ''}; scenario ready ${f.loadSeconds.toFixed(1)} s after opening the page`,
+  );
+  console.log(
+    `  long tasks while playing: ${play.count}, longest ${ms(play.longestMs)}, p95 ${ms(play.p95Ms)}, total blocking ${ms(play.totalBlockingMs)} ` +
+      `(${((play.totalBlockingMs / 1000 / f.wallSeconds) * 100).toFixed(1)}% of the window) → bar "no task over ${LONG_TASK_BAR_MS} ms": ${verdict}`,
+  );
+  console.log(`  long tasks while loading: ${load.count}, longest ${ms(load.longestMs)}, total blocking ${ms(load.totalBlockingMs)} (not held to the bar)`);
+  const lf = f.longFrames;
+  const lfTotal = lf.scriptMs + lf.styleLayoutMs + lf.otherMs;
+  const share = (v: number): string => (lfTotal > 0 ? `${((v / lfTotal) * 100).toFixed(0)}%` : '-');
+  console.log(
+    `  worker frames received ${f.framesPerSecond.toFixed(1)}/s, animation frames ${f.animationFramesPerSecond.toFixed(1)}/s; ` +
+      `long animation frames ${lf.count}: scripts ${share(lf.scriptMs)}, style+layout ${share(lf.styleLayoutMs)}, other ${share(lf.otherMs)} of their time`,
+  );
+  console.log(
+    `  ${f.interactions} interactions (hover, wheel zoom, pod click, Escape, −/+, chart tabs)${f.resumes > 0 ? `, ${f.resumes} resumes after a pause` : ''}; ` +
+      `${f.elements.document.toLocaleString('en-US')} elements in the page, ${f.elements.topology.toLocaleString('en-US')} of them in the topology picture`,
+  );
+  for (const p of f.problems) console.log(`  ! ${p}`);
+}

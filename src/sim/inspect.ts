@@ -1,0 +1,171 @@
+import type { InspectSection, Inspection } from './api';
+import { ExternalHost } from './infra/external-host';
+import type { Host } from './infra/host';
+import { LoadBalancerHop } from './infra/load-balancer-hop';
+import { RouterHop } from './infra/router-hop';
+import { formatCidr, formatIpv4 } from './net/ipv4';
+import { TABLE_LOCAL, TABLE_MAIN } from './net/policy-routing';
+import type { Route } from './net/route-table';
+import { TcpState, type TcpStack } from './net/tcp';
+import type { World } from './world';
+
+/** The inspector's view of one entity: what its mechanisms hold right now, as labelled rows. */
+
+/** Rows kept per list; the rest is counted, so a node with a thousand rules stays readable. */
+const LIST_ROWS = 12;
+
+function list(title: string, rows: [string, string][]): InspectSection {
+  return rows.length > LIST_ROWS ? { title, rows: rows.slice(0, LIST_ROWS), more: rows.length - LIST_ROWS } : { title, rows };
+}
+
+const used = (n: number, max: number): string => `${n.toLocaleString('en-US')} of ${max.toLocaleString('en-US')} (${max > 0 ? Math.round((100 * n) / max) : 0} %)`;
+
+function routeText(r: Route): string {
+  const parts = [r.type === 'unicast' ? '' : r.type, r.via === undefined ? '' : `via ${formatIpv4(r.via)}`, r.dev ? `dev ${r.dev}` : ''];
+  return parts.filter(Boolean).join(' ') || r.type;
+}
+
+function sockets(tcp: TcpStack): InspectSection {
+  const counts = [0, 0, 0, 0, 0];
+  for (const s of tcp.sockets()) counts[s.state]!++;
+  return {
+    title: 'TCP sockets',
+    rows: [
+      ['connecting (SYN sent)', String(counts[TcpState.synSent])],
+      ['SYN received', String(counts[TcpState.synReceived])],
+      ['established', String(counts[TcpState.established])],
+      ['closing', String(counts[TcpState.finWait]! + counts[TcpState.closed]!)],
+    ],
+  };
+}
+
+function inspectNode(world: World, host: Host): InspectSection[] {
+  const nodeLocal = world.dns?.nodeLocal ?? null;
+  const inFlight = nodeLocal?.inFlightOn(host.name) ?? -1;
+  const rules = host.routing.listRules();
+  const main = host.routing.table(TABLE_MAIN).list();
+  return [
+    {
+      title: 'Node',
+      rows: [
+        ['address', formatIpv4(host.ip)],
+        ['pod CIDR', formatCidr(host.podCidr)],
+        ['platform', host.platform],
+        ['rp_filter (all)', String(host.rpFilterAll)],
+        ['conntrack', used(host.conntrack.size, host.conntrack.max)],
+        ['pods with an address here', String(host.pods.size)],
+        ...(inFlight >= 0 ? ([['node-local DNS slots in use', used(inFlight, nodeLocal!.maxConcurrent)]] as [string, string][]) : []),
+      ],
+    },
+    {
+      title: 'Interfaces',
+      rows: host.ifaces
+        .filter((i) => i.kind !== 'veth')
+        .map((i) => [i.name, `${i.addresses.map(formatIpv4).join(', ') || 'no IPv4 address'} · ${i.kind} · rp_filter ${Math.max(i.rpFilter, host.rpFilterAll)}`]),
+    },
+    list(
+      'ip rule',
+      rules.map((r) => [String(r.priority), `${r.from ? `from ${formatCidr(r.from)} ` : ''}${r.to ? `to ${formatCidr(r.to)} ` : ''}lookup ${r.table === TABLE_MAIN ? 'main' : r.table === TABLE_LOCAL ? 'local' : r.table}`]),
+    ),
+    list('Routes (main table)', main.map((r) => [formatCidr(r.dst), routeText(r)])),
+  ];
+}
+
+function inspectInstance(host: Host): InspectSection[] {
+  const h = host.hypervisor!;
+  return [
+    {
+      title: 'Instance (hypervisor)',
+      rows: [
+        ['node', host.name],
+        ['tracked connections', used(h.table.size, h.allowance)],
+        ['addresses attached', String(h.attached.size)],
+        ['what it tracks', 'every flow through a security group, in and out, until the flow times out'],
+      ],
+    },
+  ];
+}
+
+function inspectPod(world: World, name: string): InspectSection[] | null {
+  const pods = world.workloads.pods;
+  let pod;
+  for (let i = pods.length - 1; i >= 0; i--) if (pods[i]!.name === name) pod = pods[i];
+  if (!pod) return null;
+  const attached = pod.phase === 'gone' && world.network.fabric.holder(pod.ip) >= 0;
+  const sections: InspectSection[] = [
+    {
+      title: 'Pod',
+      rows: [
+        ['phase', pod.phase],
+        ['ready', pod.ready ? 'yes' : 'no'],
+        ['address', `${formatIpv4(pod.ip)}${attached ? ' (still attached to the instance)' : ''}`],
+        ['node', pod.host.name],
+        ['deployment', pod.deployment],
+      ],
+    },
+  ];
+  if (pod.phase !== 'gone') sections.push(sockets(pod.tcp));
+  if (pod.phase !== 'gone' && pod.app?.inspect) sections.push(...pod.app.inspect());
+  return sections;
+}
+
+function inspectService(world: World, name: string): InspectSection[] | null {
+  const s = world.services.get(name);
+  if (!s) return null;
+  return [
+    {
+      title: 'Service',
+      rows: [
+        ['ClusterIP', `${formatIpv4(s.clusterIp)}:${s.port}`],
+        ['selector', s.selector],
+        ['type', s.type],
+        ...(s.type !== 'ClusterIP' ? ([['externalTrafficPolicy', s.externalTrafficPolicy]] as [string, string][]) : []),
+      ],
+    },
+    list(
+      'Endpoints',
+      s.slice.endpoints.map((e) => [formatIpv4(e.ip), `${world.workloads.pods[e.pod]?.name ?? '?'} · ${e.ready ? 'ready' : e.terminating ? 'terminating' : 'not ready'}`]),
+    ),
+  ];
+}
+
+function inspectElement(world: World, entity: string): InspectSection[] | null {
+  const element = world.network.elements.find((e) => e.entity === entity);
+  if (element instanceof RouterHop) {
+    const r = element.router;
+    return [
+      { title: 'Router', rows: [['address', formatIpv4(element.ip)], ['ECMP', `${r.ecmpMode}, hash key ${r.hashSeed}`]] },
+      ...r.multipathRoutes().map((m) => list(`ECMP group ${m.prefix}`, m.hops.map((hop, i) => [`next hop ${i + 1}`, formatIpv4(hop)]))),
+    ];
+  }
+  if (element instanceof LoadBalancerHop) {
+    const lb = element.lb;
+    const out: InspectSection[] = [{ title: 'Load balancer', rows: [['self IP', formatIpv4(lb.selfIp)], ['virtual servers', String(lb.virtualServerCount)]] }];
+    for (let vs = 0; vs < lb.virtualServerCount; vs++) {
+      const members = lb.members(vs).map((id) => lb.member(id)).filter((m) => !m.removed);
+      out.push(list(`Pool of ${lb.virtualServerName(vs)}`, members.map((m) => [`${formatIpv4(m.ip)}:${m.port}`, `${m.kind} · ${m.health}${m.activated ? '' : ' · not yet activated'}`])));
+    }
+    return out;
+  }
+  if (element instanceof ExternalHost) {
+    return [{ title: 'Outside the cluster', rows: [['address', formatIpv4(element.ip)]] }, sockets(element.tcp)];
+  }
+  return null;
+}
+
+export function inspectEntity(world: World, entity: string): Inspection | null {
+  const slash = entity.indexOf('/');
+  const kind = entity.slice(0, slash);
+  const name = entity.slice(slash + 1);
+  let sections: InspectSection[] | null = null;
+  if (kind === 'node') {
+    const host = world.hosts.find((h) => h.name === name);
+    sections = host ? inspectNode(world, host) : null;
+  } else if (kind === 'instance') {
+    const host = world.hosts.find((h) => h.hypervisor?.entity === entity);
+    sections = host ? inspectInstance(host) : null;
+  } else if (kind === 'pod') sections = inspectPod(world, name);
+  else if (kind === 'service') sections = inspectService(world, name);
+  else sections = inspectElement(world, entity);
+  return sections ? { entity, sections } : null;
+}

@@ -1,0 +1,117 @@
+import type { ExternalView, LbMemberView, LiveView, LoadBalancerView, RouterView, TopologyView } from './api';
+import type { DropSite } from './infra/network';
+import { ExternalHost } from './infra/external-host';
+import { LoadBalancerHop } from './infra/load-balancer-hop';
+import { RouterHop } from './infra/router-hop';
+import { NOWHERE } from './infra/fabric';
+import { formatCidr, formatIpv4 } from './net/ipv4';
+import { DROP_REASON_IDS } from './report/drop-reasons';
+import type { World } from './world';
+
+/** Plain-data pictures of a World for the UI: its structure (sent when it changes) and its live numbers (every frame). */
+
+/** Drop sites in the order `TopologyView.sites` names them: nodes, packet elements, instances, the fabric. */
+function dropSites(world: World): DropSite[] {
+  const instances = world.hosts.flatMap((h) => (h.hypervisor ? [h.hypervisor] : []));
+  return [...world.hosts, ...world.network.elements, ...instances, world.network.fabricDropSite];
+}
+
+function externalKind(entity: string): ExternalView['kind'] {
+  return entity === 'external/dns-resolver' ? 'resolver' : 'client';
+}
+
+export function topologyView(world: World, version: number): TopologyView {
+  const nodeLocal = world.dns?.nodeLocal ?? null;
+  const routers: RouterView[] = [];
+  const loadBalancers: LoadBalancerView[] = [];
+  const externals: ExternalView[] = [];
+  for (const element of world.network.elements) {
+    if (element instanceof RouterHop) {
+      const r = element.router;
+      routers.push({ name: r.name, entity: r.entity, ip: formatIpv4(element.ip), ecmp: r.ecmpMode, hashSeed: r.hashSeed });
+    } else if (element instanceof LoadBalancerHop) {
+      loadBalancers.push({ name: element.lb.name, entity: element.lb.entity, ip: formatIpv4(element.lb.selfIp) });
+    } else if (element instanceof ExternalHost) {
+      externals.push({ entity: element.entity, name: element.entity.slice(element.entity.indexOf('/') + 1), ip: formatIpv4(element.ip), kind: externalKind(element.entity) });
+    }
+  }
+  if (world.dns) externals.push({ entity: world.dns.provider.entity, name: world.dns.provider.entity.split('/')[1]!, ip: null, kind: 'dns-provider' });
+
+  return {
+    version,
+    nodes: world.hosts.map((h) => ({
+      index: h.index,
+      name: h.name,
+      ip: formatIpv4(h.ip),
+      podCidr: formatCidr(h.podCidr),
+      platform: h.platform,
+      rpFilter: h.rpFilterAll,
+      interfaces: h.ifaces
+        .filter((i) => i.kind !== 'veth')
+        .map((i) => ({ name: i.name, kind: i.kind as 'primary' | 'secondary' | 'tunnel', ip: i.hasAddress ? formatIpv4(i.primaryAddress) : null, rpFilter: i.rpFilter })),
+      conntrackMax: h.conntrack.max,
+      instance: h.hypervisor ? { entity: h.hypervisor.entity, allowance: h.hypervisor.allowance } : null,
+      dnsMaxConcurrent: nodeLocal && nodeLocal.inFlightOn(h.name) >= 0 ? nodeLocal.maxConcurrent : null,
+    })),
+    pods: world.workloads.pods
+      .filter((p) => p.shown)
+      .map((p) => ({
+        index: p.index,
+        name: p.name,
+        node: p.host.name,
+        ip: formatIpv4(p.ip),
+        deployment: p.deployment,
+        phase: p.phase,
+        ready: p.ready,
+        ipAttached: p.phase === 'gone' && p.ip !== 0 && world.network.fabric.holder(p.ip) !== NOWHERE,
+      })),
+    services: [...world.services.values()].map((s) => ({
+      name: s.name,
+      clusterIp: formatIpv4(s.clusterIp),
+      port: s.port,
+      selector: s.selector,
+      endpoints: s.slice.endpoints.filter((e) => e.ready).map((e) => world.workloads.pods[e.pod]!.name),
+    })),
+    routers,
+    loadBalancers,
+    externals,
+    sites: dropSites(world).map((s) => s.entity),
+  };
+}
+
+export function liveView(world: World): LiveView {
+  const hosts = world.hosts;
+  const nodeLocal = world.dns?.nodeLocal ?? null;
+  const conntrackUsed = new Float64Array(hosts.length);
+  const instanceTracked = new Float64Array(hosts.length);
+  const dnsInFlight = new Float64Array(hosts.length);
+  for (const h of hosts) {
+    conntrackUsed[h.index] = h.conntrack.size;
+    instanceTracked[h.index] = h.hypervisor ? h.hypervisor.table.size : -1;
+    dnsInFlight[h.index] = nodeLocal ? nodeLocal.inFlightOn(h.name) : -1;
+  }
+  const members: LbMemberView[] = [];
+  const routes: LiveView['routes'] = [];
+  for (const element of world.network.elements) {
+    if (element instanceof LoadBalancerHop) {
+      const lb = element.lb;
+      for (let vs = 0; vs < lb.virtualServerCount; vs++) {
+        for (const id of lb.members(vs)) {
+          const m = lb.member(id);
+          if (m.removed) continue;
+          members.push({ lb: lb.entity, virtualServer: lb.virtualServerName(vs), ip: formatIpv4(m.ip), port: m.port, kind: m.kind, health: m.health });
+        }
+      }
+    } else if (element instanceof RouterHop) {
+      for (const r of element.router.multipathRoutes()) routes.push({ router: element.entity, prefix: r.prefix, nextHops: r.hops.map(formatIpv4) });
+    }
+  }
+  const sites = dropSites(world);
+  const reasons = DROP_REASON_IDS.length;
+  const drops = new Float64Array(sites.length * reasons);
+  sites.forEach((site, i) => {
+    const counts = world.network.dropsAtSite(site);
+    if (counts) drops.set(counts, i * reasons);
+  });
+  return { conntrackUsed, instanceTracked, dnsInFlight, members, routes, traffic: world.network.trafficQuads(), drops, reasons: DROP_REASON_IDS };
+}

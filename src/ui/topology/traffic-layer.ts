@@ -1,0 +1,268 @@
+import type { ZoomTransform } from 'd3';
+import type { LiveView } from '../../sim/api';
+import { glyphPath, reasonStyle } from './drop-marks';
+import type { SitePoint } from './topology-layout';
+
+/**
+ * Live traffic on a <canvas> over the topology: flows between machines and elements as curves whose width follows
+ * their packet rate, sampled packets moving along them, SYN-only flows (connection attempts nobody answers) drawn as
+ * such, and drops marked where they happen by reason. Rates are differences of the worker's cumulative counts over
+ * simulated time, so a paused run shows its last rates without moving.
+ */
+
+export interface FlowRate {
+  from: number;
+  to: number;
+  /** Packets per simulated second. */
+  rate: number;
+  /** Share of those packets that are SYNs without ACK. */
+  synShare: number;
+}
+
+export interface DropRate {
+  site: number;
+  reason: string;
+  /** Drops per simulated second over the last frame. */
+  rate: number;
+}
+
+/** Per-pair and per-site rates between two cumulative snapshots taken `dtSeconds` apart (simulated). */
+export function rates(prev: LiveView | null, next: LiveView, dtSeconds: number): { flows: FlowRate[]; drops: DropRate[] } {
+  const flows: FlowRate[] = [];
+  const drops: DropRate[] = [];
+  if (!(dtSeconds > 0)) return { flows, drops };
+  const before = new Map<number, [number, number]>();
+  if (prev) for (let i = 0; i + 3 < prev.traffic.length; i += 4) before.set(prev.traffic[i]! * 65536 + prev.traffic[i + 1]!, [prev.traffic[i + 2]!, prev.traffic[i + 3]!]);
+  for (let i = 0; i + 3 < next.traffic.length; i += 4) {
+    const from = next.traffic[i]!;
+    const to = next.traffic[i + 1]!;
+    const [p0, s0] = before.get(from * 65536 + to) ?? [0, 0];
+    const packets = next.traffic[i + 2]! - p0;
+    if (packets <= 0) continue;
+    flows.push({ from, to, rate: packets / dtSeconds, synShare: (next.traffic[i + 3]! - s0) / packets });
+  }
+  const n = next.reasons.length;
+  for (let i = 0; i < next.drops.length; i++) {
+    const d = next.drops[i]! - (prev && prev.drops.length === next.drops.length ? prev.drops[i]! : 0);
+    if (d > 0) drops.push({ site: Math.floor(i / n), reason: next.reasons[i % n]!, rate: d / dtSeconds });
+  }
+  return { flows, drops };
+}
+
+/** Flows drawn at once; the busiest win, so a flood of two thousand pairs stays legible. */
+const MAX_FLOWS = 80;
+/** Simulated microseconds a drop mark takes to fade once its drops stop; a paused run keeps its marks. */
+const MARK_FADE_US = 2_000_000;
+/** Screen pixels per wall second a sampled packet moves. */
+const DOT_SPEED = 140;
+
+export interface TrafficLayer {
+  setSites(points: readonly (SitePoint | null)[]): void;
+  setLive(live: LiveView, t: number): void;
+  setTransform(t: ZoomTransform): void;
+  /** Sites whose flows are all drawn (the selection's), on top of the busiest flows elsewhere. */
+  setFocus(sites: readonly number[]): void;
+  /** The drop marks on screen with their latest rates, for the legend. */
+  activeDrops(): DropRate[];
+  destroy(): void;
+}
+
+interface Mark {
+  site: number;
+  reason: string;
+  rate: number;
+  /** Simulated time of the last frame with these drops. */
+  seenAt: number;
+}
+
+export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => void): TrafficLayer {
+  const ctx = canvas.getContext('2d');
+  let sites: readonly (SitePoint | null)[] = [];
+  let transform: ZoomTransform | null = null;
+  let prev: LiveView | null = null;
+  let prevT = 0;
+  let allFlows: FlowRate[] = [];
+  let flows: FlowRate[] = [];
+  let focus = new Set<number>();
+  const marks = new Map<string, Mark>();
+  let movingUntil = 0;
+  let raf = 0;
+  let colours: string[] = [];
+  let coloursAt = -Infinity;
+  const reduceMotion = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+  // Sized by the observer: reading the canvas's size while drawing would force a layout of the page every frame.
+  let size = { w: 0, h: 0 };
+  const resize = new ResizeObserver((entries) => {
+    const box = entries.at(-1)?.contentRect;
+    if (box) size = { w: box.width, h: box.height };
+    draw(performance.now());
+  });
+  resize.observe(canvas);
+
+  function themeColours(now: number): string[] {
+    if (now - coloursAt > 1000) {
+      const style = getComputedStyle(canvas);
+      colours = ['--c-d0', '--c-d1', '--c-d2', '--c-d3', '--c-d4', '--c-d5', '--c-d6', '--c-d7', '--c-conn-established', '--c-gauge-full', '--c-node-title'].map((v) => style.getPropertyValue(v).trim() || '#888');
+      coloursAt = now;
+    }
+    return colours;
+  }
+
+  function schedule(): void {
+    if (!raf) raf = requestAnimationFrame(frame);
+  }
+
+  function frame(now: number): void {
+    raf = 0;
+    draw(now);
+    if (now < movingUntil && !reduceMotion) schedule();
+  }
+
+  function pickFlows(): void {
+    const focused = allFlows.filter((f) => focus.has(f.from) || focus.has(f.to));
+    const rest = allFlows.filter((f) => !focus.has(f.from) && !focus.has(f.to)).sort((a, b) => b.rate - a.rate);
+    flows = [...rest.slice(0, Math.max(0, MAX_FLOWS - focused.length)), ...focused];
+  }
+
+  function draw(now: number): void {
+    if (!ctx) return;
+    const dpr = window.devicePixelRatio || 1;
+    const { w, h } = size;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(h * dpr);
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    if (!transform) return;
+    const k = transform.k;
+    const [flowColour, synColour, labelColour] = themeColours(now).slice(8) as [string, string, string];
+    const palette = themeColours(now);
+    const at = (p: [number, number]): [number, number] => [transform!.applyX(p[0]), transform!.applyY(p[1])];
+
+    const moving = now < movingUntil && !reduceMotion;
+    for (const f of flows) {
+      const a = sites[f.from];
+      const b = sites[f.to];
+      if (!a || !b || f.from === f.to) continue;
+      const [x1, y1] = at(a.flow);
+      const [x2, y2] = at(b.flow);
+      const dx = x2 - x1;
+      const dy = y2 - y1;
+      const dist = Math.hypot(dx, dy) || 1;
+      // Bend each direction to its own side so the two ways of a conversation do not overlap.
+      const bend = Math.min(60, dist * 0.18);
+      const cx = (x1 + x2) / 2 - (dy / dist) * bend;
+      const cy = (y1 + y2) / 2 + (dx / dist) * bend;
+      const syn = f.synShare > 0.5;
+      const width = Math.max(0.75, Math.min(9, 0.8 * Math.log10(1 + f.rate)) * Math.max(0.6, Math.min(1.5, k * 1.5)));
+      ctx.strokeStyle = syn ? synColour : flowColour;
+      ctx.globalAlpha = syn ? 0.75 : 0.45;
+      ctx.lineWidth = width;
+      ctx.setLineDash(syn ? [4, 4] : []);
+      ctx.beginPath();
+      ctx.moveTo(x1, y1);
+      ctx.quadraticCurveTo(cx, cy, x2, y2);
+      ctx.stroke();
+      if (!moving) continue;
+      // Sampled packets: a few dots per flow, more for busier flows, all moving at one screen speed.
+      const dots = Math.max(1, Math.min(6, Math.round(Math.log10(1 + f.rate))));
+      const len = dist + bend;
+      ctx.globalAlpha = 0.95;
+      ctx.fillStyle = syn ? synColour : flowColour;
+      for (let d = 0; d < dots; d++) {
+        const u = (((now / 1000) * DOT_SPEED) / len + d / dots + ((f.from * 7 + f.to * 13) % 17) / 17) % 1;
+        const x = (1 - u) * (1 - u) * x1 + 2 * (1 - u) * u * cx + u * u * x2;
+        const y = (1 - u) * (1 - u) * y1 + 2 * (1 - u) * u * cy + u * u * y2;
+        ctx.beginPath();
+        ctx.arc(x, y, syn ? 2 : 2.5, 0, Math.PI * 2);
+        ctx.fill();
+      }
+    }
+    ctx.setLineDash([]);
+
+    const perSite = new Map<number, number>();
+    for (const [key, m] of marks) {
+      const age = prevT - m.seenAt;
+      if (age > MARK_FADE_US) {
+        marks.delete(key);
+        continue;
+      }
+      const p = sites[m.site];
+      if (!p) continue;
+      const nth = perSite.get(m.site) ?? 0;
+      perSite.set(m.site, nth + 1);
+      const [sx, sy] = at(p.mark);
+      const style = reasonStyle(m.reason);
+      const r = Math.max(4, Math.min(11, (2.5 + 1.8 * Math.log10(1 + m.rate)) * Math.max(0.7, Math.min(1.4, k))));
+      // Several reasons at one place line up leftwards from its mark point.
+      const x = sx - nth * 24;
+      const y = sy;
+      ctx.globalAlpha = Math.max(0.15, 1 - age / MARK_FADE_US);
+      ctx.translate(x, y);
+      const path = new Path2D(glyphPath(style.glyph, r));
+      ctx.fillStyle = palette[style.slot]!;
+      ctx.fill(path);
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = labelColour;
+      ctx.stroke(path);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      if (k >= 1) {
+        ctx.font = '600 10px ui-monospace, monospace';
+        ctx.fillStyle = labelColour;
+        ctx.textAlign = 'center';
+        ctx.fillText(formatPerSecond(m.rate), x, y + r + 11);
+        ctx.textAlign = 'start';
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  return {
+    setSites(points) {
+      sites = points;
+      schedule();
+    },
+    setLive(live, t) {
+      const now = performance.now();
+      const dt = (t - prevT) / 1e6;
+      if (prev && dt > 0) {
+        const r = rates(prev, live, dt);
+        allFlows = r.flows;
+        pickFlows();
+        for (const d of r.drops) marks.set(`${d.site}:${d.reason}`, { site: d.site, reason: d.reason, rate: d.rate, seenAt: t });
+        movingUntil = now + 600;
+        onChange();
+      } else if (!prev || t < prevT) {
+        allFlows = [];
+        flows = [];
+        marks.clear();
+        onChange();
+      }
+      if (!prev || t !== prevT) {
+        prev = live;
+        prevT = t;
+      }
+      schedule();
+    },
+    setTransform(t) {
+      transform = t;
+      schedule();
+    },
+    setFocus(sites) {
+      focus = new Set(sites);
+      pickFlows();
+      schedule();
+    },
+    activeDrops: () => [...marks.values()].map(({ site, reason, rate }) => ({ site, reason, rate })),
+    destroy() {
+      cancelAnimationFrame(raf);
+      resize.disconnect();
+    },
+  };
+}
+
+export function formatPerSecond(rate: number): string {
+  if (rate >= 1000) return `${(rate / 1000).toFixed(rate >= 10_000 ? 0 : 1)}k/s`;
+  return `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`;
+}

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openPage, screenshotOnFailure, type AppPage } from './browser';
+import { serveDist, type StaticServer } from './server';
+
+/** The sandbox around the picture: the fault palette, the right-click menu, search, live traffic and the inspector. */
+
+let browser: Browser;
+let server: StaticServer;
+
+beforeAll(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function withApp(name: string, query: string, body: (app: AppPage) => Promise<void>): Promise<void> {
+  const app = await openPage(browser, server.url + query, { viewport: { width: 1600, height: 1000 } });
+  try {
+    await screenshotOnFailure(app.page, name, () => body(app));
+  } finally {
+    await app.close();
+  }
+}
+
+const byTestId = (page: Page, id: string) => page.getByTestId(id);
+const text = async (page: Page, id: string) => ((await byTestId(page, id).textContent({ timeout: 2_000 })) ?? '').trim();
+const clockUs = async (page: Page): Promise<number> => Number(await byTestId(page, 'sim-clock').getAttribute('data-us'));
+const card = (page: Page, fault: string) => page.locator(`[data-testid="fault-card"][data-fault="${fault}"]`);
+const pod = (page: Page, name: string) => page.locator(`[data-testid="pod"][data-pod="${name}"]`);
+const eventsAbout = async (page: Page, entity: string): Promise<string[]> =>
+  (await byTestId(page, 'event-log-entry').allTextContents()).filter((t) => t.includes(entity));
+
+async function ready(page: Page, file: string): Promise<void> {
+  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(file);
+  await expect.poll(() => text(page, 'run-status'), { timeout: 20_000 }).toBe('paused');
+}
+
+/** Plays until the clock passes `seconds`, then pauses and waits for the pause to land. */
+async function playTo(page: Page, seconds: number, timeout = 60_000): Promise<void> {
+  await page.getByTestId('pause-at-chapters').uncheck().catch(() => {});
+  await byTestId(page, 'play-button').click();
+  await expect.poll(() => clockUs(page), { timeout }).toBeGreaterThanOrEqual(seconds * 1e6);
+  await byTestId(page, 'play-button').click();
+  await expect.poll(() => text(page, 'run-status')).toBe('paused');
+}
+
+async function dropCount(page: Page, reason: string): Promise<number> {
+  const row = byTestId(page, 'drops').locator('li').filter({ hasText: reason });
+  if ((await row.count()) === 0) return 0;
+  return Number(((await row.locator('span').last().textContent()) ?? '0').replaceAll(',', ''));
+}
+
+describe('the sandbox', () => {
+  it('takes "delete pod" dragged onto a metric pod of the first incident: GOAWAY, resets, then gone with its address still attached', async () => {
+    await withApp('drag-delete-metric-pod', '?scenario=its-not-dns.yaml&speed=max', async (app) => {
+      const { page } = app;
+      await ready(page, 'its-not-dns.yaml');
+      await playTo(page, 5);
+      const victim = page.locator('[data-testid="pod"][data-deployment="metric"]').first();
+      const name = (await victim.getAttribute('data-pod'))!;
+      expect(await victim.getAttribute('data-phase')).toBe('running');
+      const resetsBefore = await dropCount(page, 'no_socket_reset');
+
+      await card(page, 'delete-pod').dragTo(victim);
+      const popover = byTestId(page, 'fault-popover');
+      await popover.waitFor({ state: 'visible' });
+      expect(await popover.getAttribute('aria-label')).toBe(`Delete pod on pod/${name}`);
+      await popover.locator('[data-param="gracePeriodSeconds"]').fill('5');
+      await popover.getByTestId('fault-button').click();
+      await popover.waitFor({ state: 'hidden' });
+
+      // SIGTERM: GracefulStop sends GOAWAY on the pod's connections and it leaves the ready endpoints at once.
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => eventsAbout(page, `pod/${name}`), { timeout: 20_000 }).toEqual(
+        expect.arrayContaining([expect.stringContaining('Delete pod (user)'), expect.stringContaining('GOAWAY')]),
+      );
+      // SIGKILL after 5 s: gone, but the cloud keeps delivering its address to the instance for a while.
+      await expect.poll(() => pod(page, name).getAttribute('data-phase'), { timeout: 30_000 }).toBe('gone');
+      await byTestId(page, 'play-button').click();
+      expect(await pod(page, name).getAttribute('data-ip-attached')).toBe('true');
+      expect(await pod(page, name).getAttribute('aria-label')).toBe(`pod ${name}, gone, IP still attached`);
+      expect(await dropCount(page, 'no_socket_reset')).toBeGreaterThan(resetsBefore);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 150_000);
+
+  it('lights up where a picked fault can land, places it from the keyboard, and offers a box its faults on right-click', async () => {
+    await withApp('palette-keyboard-menu', '?scenario=demo.yaml&speed=5', async (app) => {
+      const { page } = app;
+      await ready(page, 'demo.yaml');
+
+      // Enter on a card starts a pick: pods take "delete pod", nodes and Services do not.
+      await card(page, 'delete-pod').focus();
+      await page.keyboard.press('Enter');
+      expect(await card(page, 'delete-pod').getAttribute('aria-pressed')).toBe('true');
+      expect(await pod(page, 'web-1').getAttribute('data-drop')).toBe('valid');
+      expect(await page.locator('[data-entity="node/node-b"]').getAttribute('data-drop')).toBe('invalid');
+      // Escape cancels the pick and the picture goes back to normal.
+      await page.keyboard.press('Escape');
+      expect(await card(page, 'delete-pod').getAttribute('aria-pressed')).toBe('false');
+      expect(await pod(page, 'web-1').getAttribute('data-drop')).toBeNull();
+
+      // Pick again, then Enter on a focused pod opens the parameters next to it.
+      await card(page, 'delete-pod').focus();
+      await page.keyboard.press('Enter');
+      await pod(page, 'web-1').focus();
+      await page.keyboard.press('Enter');
+      const popover = byTestId(page, 'fault-popover');
+      await popover.waitFor({ state: 'visible' });
+      expect(await popover.getAttribute('aria-label')).toBe('Delete pod on pod/web-1');
+      await page.keyboard.press('Escape');
+      await popover.waitFor({ state: 'hidden' });
+
+      // Right-click: the faults a pod takes, the deployment one aimed at its deployment.
+      await pod(page, 'web-2').click({ button: 'right' });
+      const menu = byTestId(page, 'fault-menu');
+      await menu.waitFor({ state: 'visible' });
+      expect(await menu.locator('[role="menuitem"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-fault')))).toEqual(
+        expect.arrayContaining(['delete-pod', 'rolling-update']),
+      );
+      await page.keyboard.press('ArrowDown');
+      const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-fault'));
+      expect(focused).not.toBeNull();
+      await menu.locator('[data-fault="rolling-update"]').click();
+      await popover.waitFor({ state: 'visible' });
+      expect(await popover.getAttribute('aria-label')).toBe('Rolling update on deployment/web');
+      await popover.getByTestId('fault-button').click();
+      await popover.waitFor({ state: 'hidden' });
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => page.locator('[data-testid="pod"][data-deployment="web"]').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  });
+
+  it('finds a pod by address, shows traffic and where drops happen, and inspects a node from the simulation', async () => {
+    await withApp('search-traffic-inspect', '?scenario=demo.yaml&speed=5', async (app) => {
+      const { page } = app;
+      await ready(page, 'demo.yaml');
+      await playTo(page, 21.5);
+
+      // Martian drops at node-a, by reason, in the legend; traffic painted on the canvas.
+      await expect.poll(() => page.getByTestId('drop-legend').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('rp_filter_martian')]));
+      const painted = await byTestId(page, 'traffic').evaluate((canvas) => {
+        const c = canvas as HTMLCanvasElement;
+        const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+        return n;
+      });
+      expect(painted).toBeGreaterThan(500);
+
+      await byTestId(page, 'topology-search').fill('10.244.2.2');
+      await byTestId(page, 'topology-search').press('Enter');
+      await expect.poll(() => text(page, 'inspector-ip')).toBe('10.244.2.2');
+      expect(await pod(page, 'web-1').getAttribute('data-selected')).toBe('true');
+      await byTestId(page, 'topology-search').fill('nothing-like-this');
+      await byTestId(page, 'topology-search').press('Enter');
+      await expect.poll(() => page.getByRole('status').filter({ hasText: 'nothing-like-this' }).count()).toBe(1);
+
+      await byTestId(page, 'topology-search').fill('node-a');
+      await byTestId(page, 'topology-search').press('Enter');
+      const inspector = byTestId(page, 'inspector');
+      await expect.poll(() => inspector.getAttribute('aria-label')).toBe('Inspector: node/node-a');
+      await expect.poll(() => inspector.getByTestId('inspector-section').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringMatching(/Interfaces.*eth1.*no IPv4 address/), expect.stringMatching(/ip rule.*lookup main/)]),
+      );
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadText } from '../fixtures/scenario-run';
+import type { LiveView, TopologyView } from '../../src/sim/api';
+import { atSeconds } from '../../src/sim/core/time';
+import { createSim } from '../../src/sim/sim';
+
+const demo = readFileSync(new URL('../../public/scenarios/demo.yaml', import.meta.url), 'utf8');
+
+const dropsAt = (t: TopologyView, l: LiveView, site: string, reason: string): number =>
+  l.drops[t.sites.indexOf(site) * l.reasons.length + l.reasons.indexOf(reason)]!;
+
+describe('the picture of a running world', () => {
+  it('shows cloud nodes with their interfaces, instances and node-side limits', () => {
+    const sim = createSim(loadText(demo));
+    const t = sim.topology();
+    expect(t.nodes).toHaveLength(3);
+    const a = t.nodes[0]!;
+    expect(a).toMatchObject({ name: 'node-a', platform: 'cloud', rpFilter: 2, instance: { entity: 'instance/node-a' } });
+    expect(a.instance!.allowance).toBeGreaterThan(0);
+    expect(a.conntrackMax).toBeGreaterThan(0);
+    // The pod-facing interface of an ENI node carries pod addresses but none of its own.
+    expect(a.interfaces.map((i) => [i.name, i.ip])).toEqual([
+      ['eth0', '10.0.0.11'],
+      ['eth1', null],
+    ]);
+    expect(t.sites.slice(0, 3)).toEqual(['node/node-a', 'node/node-b', 'node/node-c']);
+    expect(t.sites).toContain('instance/node-a');
+    expect(t.sites.at(-1)).toBe('network/fabric');
+  });
+
+  it('counts traffic between machines and drops where they happen, and marks a deleted pod whose address is still attached', () => {
+    const sim = createSim(loadText(demo));
+    sim.runUntil(atSeconds(19.9));
+    const before = sim.live();
+    const t = sim.topology();
+    expect(before.traffic.length % 4).toBe(0);
+    const pairs = before.traffic.length / 4;
+    expect(pairs).toBeGreaterThan(0);
+    let packets = 0;
+    for (let i = 0; i < before.traffic.length; i += 4) {
+      expect(before.traffic[i]).not.toBe(before.traffic[i + 1]);
+      expect(before.traffic[i + 3]!).toBeLessThanOrEqual(before.traffic[i + 2]!);
+      packets += before.traffic[i + 2]!;
+    }
+    // Only packets that cross the wire between machines are counted, so never more than were sent.
+    expect(packets).toBeLessThanOrEqual(sim.report(0).packets.sent);
+    expect(before.instanceTracked[0]).toBeGreaterThan(0);
+    expect(before.conntrackUsed[0]).toBeGreaterThan(0);
+    expect(dropsAt(t, before, 'node/node-a', 'rp_filter_martian')).toBe(0);
+
+    sim.runUntil(atSeconds(25));
+    const after = sim.live();
+    const t2 = sim.topology();
+    expect(dropsAt(t2, after, 'node/node-a', 'rp_filter_martian')).toBeGreaterThan(0);
+    expect(dropsAt(t2, after, 'node/node-b', 'rp_filter_martian')).toBe(0);
+    // Every drop of the run is at exactly one site.
+    const total = after.drops.reduce((a, b) => a + b, 0);
+    expect(total).toBe(Object.values(sim.drops()).reduce((a, b) => a + b, 0) - (sim.drops()['dns_refused'] ?? 0));
+    const web0 = t2.pods.find((p) => p.name === 'web-0')!;
+    expect(web0.phase).toBe('gone');
+    expect(web0.ipAttached).toBe(true);
+    expect(t2.pods.filter((p) => p.phase !== 'gone').every((p) => !p.ipAttached)).toBe(true);
+  });
+
+  it('shows routers with their ECMP next hops and clients outside the cluster', () => {
+    const text = `
+version: 1
+id: view-ecmp
+title: ECMP view
+description: two speakers announce a LoadBalancer IP
+seed: 1
+duration: 10
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: bare-metal, pods: [{ name: web-0, deployment: web }] }
+    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: bare-metal, pods: [{ name: web-1, deployment: web }] }
+  deployments: { web: { app: http-server, replicas: 2 } }
+  services:
+    web: { selector: web, clusterIp: 10.96.0.20, type: LoadBalancer, loadBalancerIp: 192.0.2.50, externalTrafficPolicy: Local }
+  routers: [{ name: tor, ip: 10.0.0.1 }]
+  bgp: { router: tor }
+  externalClients:
+    - { name: c0, ip: 203.0.113.1, targetIp: 192.0.2.50, targetPort: 80 }
+`;
+    const sim = createSim(loadText(text));
+    sim.runUntil(atSeconds(5));
+    const t = sim.topology();
+    expect(t.routers).toEqual([{ name: 'tor', entity: 'router/tor', ip: '10.0.0.1', ecmp: 'hash-threshold', hashSeed: 0 }]);
+    expect(t.externals).toEqual([{ entity: 'external/c0', name: 'c0', ip: '203.0.113.1', kind: 'client' }]);
+    expect(t.nodes.every((n) => n.instance === null)).toBe(true);
+    const l = sim.live();
+    expect(l.routes).toEqual([{ router: 'router/tor', prefix: '192.0.2.50/32', nextHops: ['10.0.0.11', '10.0.0.12'] }]);
+    expect(l.instanceTracked.every((v) => v === -1)).toBe(true);
+    // The client's packets cross from its site to the router's, and the router's go on to the nodes.
+    const router = t.sites.indexOf('router/tor');
+    const client = t.sites.indexOf('external/c0');
+    const quads = Array.from({ length: l.traffic.length / 4 }, (_, i) => [...l.traffic.subarray(i * 4, i * 4 + 4)]);
+    expect(quads.some(([from, to, n]) => from === client && to === router && n! > 0)).toBe(true);
+    expect(quads.some(([from, to, n]) => from === router && to! < 2 && n! > 0)).toBe(true);
+  });
+});
