@@ -39,11 +39,19 @@ async function hover(page: Page, index: number, t: number, durationS: number): P
   await page.mouse.move(box.x + 56 + ((box.width - 82) * t) / durationS, box.y + box.height / 2);
 }
 
+/** The fault palette starts open only on wide screens; a resized page shows it as a page loaded at that width would. */
+async function showPaletteAsLoaded(page: Page, width: number): Promise<void> {
+  const name = width >= 1100 ? 'Show the fault palette' : 'Hide the fault palette';
+  const toggle = page.getByRole('button', { name });
+  if ((await toggle.count()) > 0) await toggle.click();
+}
+
 async function captureAll(page: Page, name: string, chart: number, t: number, durationS: number): Promise<void> {
   for (const scheme of SCHEMES) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const size of SIZES) {
       await page.setViewportSize(size);
+      await showPaletteAsLoaded(page, size.width);
       await page.waitForTimeout(400);
       await hover(page, chart, t, durationS);
       await page.waitForTimeout(300);

@@ -175,7 +175,7 @@ export function TimelinePanel() {
         <CursorReadout />
         <ZoomControl />
         <SeekProgress />
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
           <AddChart />
           <CompareControl />
         </div>
