@@ -52,6 +52,11 @@ async function captureAll(page: Page, name: string, chart: number, t: number, du
     for (const size of SIZES) {
       await page.setViewportSize(size);
       await showPaletteAsLoaded(page, size.width);
+      // The A/B figures start folded on short screens; set them as a page opened at this height would.
+      await page.evaluate((open) => {
+        const summary = document.querySelector<HTMLDetailsElement>('[data-testid="compare-summary"]');
+        if (summary) summary.open = open;
+      }, size.height >= 800);
       await page.waitForTimeout(400);
       await hover(page, chart, t, durationS);
       await page.waitForTimeout(300);

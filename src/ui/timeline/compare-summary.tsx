@@ -21,6 +21,8 @@ export function CompareSummary() {
   const bT = useCompare((s) => s.t);
   const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
   const [summary, setSummary] = useState<DiffSummary | null>(null);
+  // Folded on short screens, where the figures would leave the charts no room; one click opens them.
+  const [open, setOpen] = useState(() => typeof window === 'undefined' || window.innerHeight >= 800);
 
   useEffect(() => {
     if (status !== 'following') {
@@ -45,10 +47,10 @@ export function CompareSummary() {
   const rows = summary?.rows ?? [];
   const changed = rows.filter((r) => r.a !== 0 || r.b !== 0);
   const zeroInBoth = rows.filter((r) => r.a === 0 && r.b === 0);
-  const window = summary && summary.to > summary.from ? `${clockLabel(summary.from * summary.stepSeconds)}–${clockLabel(summary.to * summary.stepSeconds)}` : '';
+  const span = summary && summary.to > summary.from ? `${clockLabel(summary.from * summary.stepSeconds)}–${clockLabel(summary.to * summary.stepSeconds)}` : '';
 
   return (
-    <details open data-testid="compare-summary" className="group max-h-[min(8rem,35%)] shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1 text-xs dark:border-slate-800">
+    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="compare-summary" className="group max-h-[min(8rem,35%)] shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1 text-xs dark:border-slate-800">
       <summary className="flex cursor-pointer flex-wrap items-center gap-x-4 gap-y-1 rounded text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-200">
         <span className="flex items-center gap-1.5" data-testid="compare-legend-a">
           <svg width="20" height="6" aria-hidden="true">
@@ -64,11 +66,11 @@ export function CompareSummary() {
         </span>
         <span className="text-slate-500 dark:text-slate-400" data-testid="compare-clock" data-us={bT}>
           run B at {formatClock(bT)}
-          {window && ` · figures over ${window}, the samples both runs have`}
+          {span && ` · figures over ${span}, the samples both runs have`}
         </span>
       </summary>
       {summary && changed.length > 0 && (
-        <dl className="mt-1 grid grid-cols-[repeat(auto-fill,minmax(17rem,1fr))] gap-x-4 gap-y-0.5" data-testid="compare-table" aria-label={`Run A against run B, ${window}`}>
+        <dl className="mt-1 grid grid-cols-[repeat(auto-fill,minmax(17rem,1fr))] gap-x-4 gap-y-0.5" data-testid="compare-table" aria-label={`Run A against run B, ${span}`}>
           {changed.map((r) => (
             <div key={`${r.agg}:${r.label}`} data-testid="compare-row" data-label={r.label} data-a={r.a} data-b={r.b} className="flex min-w-0 items-baseline gap-1.5">
               <dt className="min-w-0 truncate text-slate-600 dark:text-slate-300" title={`${r.label} (${r.agg})`}>

@@ -185,7 +185,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
       .selectAll<HTMLSpanElement, Line>('span.legend-item')
       .data(lines, (d) => `${d.key}:${d.name}`)
       .join((enter) => {
-        const item = enter.append('span').attr('class', 'legend-item inline-flex items-baseline gap-1.5').attr('data-testid', 'legend-item');
+        const item = enter.append('span').attr('class', 'legend-item inline-flex items-baseline gap-1.5 whitespace-nowrap').attr('data-testid', 'legend-item');
         item.append('span').attr('class', 'swatch inline-block h-0.5 w-4 self-center rounded');
         item.append('span').attr('class', 'label text-slate-600 dark:text-slate-300');
         item.append('span').attr('class', 'value font-mono font-semibold tabular-nums text-slate-900 dark:text-slate-100').attr('data-testid', 'legend-value');

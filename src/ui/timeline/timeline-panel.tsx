@@ -29,8 +29,8 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
   }, [spec]);
   const what = spec.series.map((s) => s.label).join(', ');
   return (
-    <div className="flex min-h-[7rem] flex-1 flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70" data-testid="timeline-chart" data-title={spec.title}>
-      <div className="flex items-baseline gap-x-3 gap-y-0.5 px-3 text-xs">
+    <div className="flex flex-1 flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70" data-testid="timeline-chart" data-title={spec.title}>
+      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-0.5 px-3 text-xs">
         <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
           {spec.title}
           <span className="ml-1.5 font-normal normal-case tracking-normal text-slate-500 dark:text-slate-400">
@@ -53,7 +53,7 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
       <svg
         ref={svgRef}
         data-testid="chart"
-        className="block min-h-0 w-full flex-1"
+        className="block min-h-[4.5rem] w-full flex-1"
         role="img"
         aria-label={`${spec.title}: ${what}. Drag to zoom, click to jump, double-click to show the whole run.`}
       />
