@@ -33,7 +33,8 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
 /** Hovers chart `index` at simulated second `t` of a run `durationS` long, scrolling it into view first. */
 async function hover(page: Page, index: number, t: number, durationS: number): Promise<void> {
   const chart = page.getByTestId('chart').nth(index);
-  await chart.scrollIntoViewIfNeeded();
+  // The whole row, title and legend included, not just its plot.
+  await page.getByTestId('timeline-chart').nth(index).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
   const box = await chart.boundingBox();
   if (!box) return;
   await page.mouse.move(box.x + 56 + ((box.width - 82) * t) / durationS, box.y + box.height / 2);

@@ -61,6 +61,8 @@ function seconds(label: string): number {
 
 /** The pixel position of simulated second `t` in a timeline chart (plot margins as drawn: left 56, right 26). */
 async function chartPoint(page: Page, index: number, t: number, durationS: number): Promise<{ x: number; y: number }> {
+  // The charts scroll inside the timeline; bring this one (title and legend too) into view first.
+  await byTestId(page, 'timeline-chart').nth(index).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
   const box = await byTestId(page, 'chart').nth(index).boundingBox();
   if (!box) throw new Error(`chart ${index} is not on screen`);
   const w = box.width - 56 - 26;
@@ -122,9 +124,9 @@ describe('The timeline', () => {
       const k = t / step - 1;
       const expected = (name: string) => `${formatRate(report.series[name]!.values[k]! / step)}/s`;
       await expect.poll(() => legendValues(page, 0)).toEqual({ 'requests.ok': expected('requests.ok'), 'requests.failed': expected('requests.failed') });
-      expect(await legendValues(page, 1)).toEqual({ 'tcp.syn.sent': expected('tcp.syn.sent') });
+      await expect.poll(() => legendValues(page, 1)).toEqual({ 'tcp.syn.sent': expected('tcp.syn.sent') });
       // Both charts draw the crosshair with a dot per series.
-      for (const i of [0, 1]) expect(await byTestId(page, 'chart').nth(i).locator('circle.timeline-dot').count()).toBeGreaterThan(0);
+      for (const i of [0, 1]) await expect.poll(() => byTestId(page, 'chart').nth(i).locator('circle.timeline-dot').count()).toBeGreaterThan(0);
 
       // ] and [ move it one sample; the markers show the timeline's fault.
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -134,7 +136,7 @@ describe('The timeline', () => {
       await page.keyboard.press('[');
       await expect.poll(() => text(page, 'crosshair-time')).toBe(`0:${t - 1}`);
       const faults = byTestId(page, 'time-lane').locator('[data-testid="timeline-marker"][data-kind="fault"]');
-      expect(await faults.count()).toBe(1);
+      await expect.poll(() => faults.count()).toBe(1);
       expect(await faults.locator('title').textContent()).toContain('pod/web-0');
       expectClean(app);
     });
@@ -152,15 +154,14 @@ describe('The timeline', () => {
       await page.mouse.move(to.x, to.y, { steps: 6 });
       await page.mouse.up();
       await expect.poll(() => text(page, 'zoom-range')).toMatch(/^0:1[45]–0:(29|30|31)/);
-      // The shared axis now shows only the brushed quarter minute.
-      const ticks = await byTestId(page, 'time-lane').locator('.tick text').allTextContents();
-      expect(ticks.map(seconds).every((s) => s >= 14 && s <= 31)).toBe(true);
+      // The shared axis now shows only the brushed quarter minute (it redraws on the next animation frame).
+      const ticks = () => byTestId(page, 'time-lane').locator('.tick text').allTextContents();
+      await expect.poll(async () => (await ticks()).map(seconds).every((s) => s >= 14 && s <= 31)).toBe(true);
       expect(await text(page, 'run-status')).toBe('done');
 
       await byTestId(page, 'chart').first().dblclick({ position: { x: 200, y: 30 } });
       await expect.poll(() => byTestId(page, 'zoom-range').count()).toBe(0);
-      const all = await byTestId(page, 'time-lane').locator('.tick text').allTextContents();
-      expect(all).toContain('1:00');
+      await expect.poll(ticks).toContain('1:00');
 
       await page.mouse.move(from.x, from.y);
       await page.mouse.down();
@@ -186,7 +187,7 @@ describe('The timeline', () => {
       await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
       const digest = await text(page, 'digest');
       const lane = byTestId(page, 'time-lane').locator('[data-testid="timeline-marker"][data-kind="fault"]');
-      expect(await lane.count()).toBe(2);
+      await expect.poll(() => lane.count()).toBe(2);
 
       const probe = await chartPoint(page, 0, 40, 60);
       await page.mouse.move(probe.x, probe.y);
@@ -202,12 +203,12 @@ describe('The timeline', () => {
       expect(landed % 100_000).toBe(0);
       expect(await byTestId(page, 'digest').count()).toBe(0);
       // The replayed run already holds the user's fault at 0.5 s; the timeline's own comes again at 20 s.
-      expect(await lane.count()).toBe(1);
+      await expect.poll(() => lane.count()).toBe(1);
 
       await playToEnd(page);
       await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
       expect(await text(page, 'digest')).toBe(digest);
-      expect(await lane.count()).toBe(2);
+      await expect.poll(() => lane.count()).toBe(2);
       await page.mouse.move(probe.x, probe.y);
       await expect.poll(() => legendValues(page, 0)).toEqual(before);
       expectClean(app);
@@ -303,11 +304,11 @@ describe('The timeline', () => {
       await expect.poll(() => row.getAttribute('data-b'), { timeout: 5_000 }).toBe(String(total(fixed, 'requests.failed')));
       expect(await row.getAttribute('data-a')).toBe(String(total(plain, 'requests.failed')));
       expect(total(fixed, 'requests.failed')).toBeLessThan(total(plain, 'requests.failed'));
-      expect(await byTestId(page, 'chart').first().locator('path.timeline-line-b').count()).toBeGreaterThan(0);
+      await expect.poll(() => byTestId(page, 'chart').first().locator('path.timeline-line-b').count()).toBeGreaterThan(0);
 
       await byTestId(page, 'compare-toggle').click();
       await expect.poll(() => byTestId(page, 'compare-summary').count()).toBe(0);
-      expect(await byTestId(page, 'chart').first().locator('path.timeline-line-b').count()).toBe(0);
+      await expect.poll(() => byTestId(page, 'chart').first().locator('path.timeline-line-b').count()).toBe(0);
       expectClean(app);
     });
   }, 90_000);
@@ -344,7 +345,7 @@ describe('A/B on the talk-scale replay', () => {
       expect(exceeded.b).toBe(0);
       expect(syns.b).toBeLessThan(syns.a / 3);
       expect(martians.b).toBeLessThan(martians.a / 3);
-      expect(await byTestId(page, 'chart').nth(1).locator('path.timeline-line-b').count()).toBeGreaterThan(0);
+      await expect.poll(() => byTestId(page, 'chart').nth(1).locator('path.timeline-line-b').count()).toBeGreaterThan(0);
 
       await byTestId(page, 'compare-toggle').click();
       await expect.poll(() => byTestId(page, 'compare-summary').count()).toBe(0);
