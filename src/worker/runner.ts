@@ -308,6 +308,7 @@ export function createRunner(options: RunnerOptions): Runner {
       if (!s.done()) {
         const startedAt = clock.now();
         try {
+          // No wall budget (a start time at infinity): a step always runs its whole 0.1 s.
           advance(s, Math.min(s.durationUs, s.now() + stepUs), Infinity);
         } finally {
           spentMs += clock.now() - startedAt;
