@@ -7,18 +7,22 @@ export interface CliArgs {
   until?: number;
   sets: string[];
   fixes: string[];
+  /** Extra timeline entries, `AT:FAULT:KIND/NAME[:param=value,...]`, appended after the scenario's own. */
+  faults: string[];
   out?: string;
 }
 
 export class UsageError extends Error {}
 
-export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--until SECONDS] [--set path=value]... [--fix NAME]... [--out FILE]
+export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--until SECONDS] [--set path=value]... [--fix NAME]... [--fault SPEC]... [--out FILE]
        npm run sim -- --list
 
   --seed N          run with this seed instead of the scenario's (integer 0..4294967295)
   --until SECONDS   stop the run at this simulated time (at most the scenario's duration)
   --set path=value  override any scenario value by dotted path, e.g. params.client.reconnectMs=600
   --fix NAME        apply one of the scenario's named fixes (repeatable, applied in order)
+  --fault SPEC      add a fault to the timeline: AT:FAULT:KIND/NAME[:param=value,...], e.g.
+                    20:scale-deployment:deployment/web:replicas=5 (see --list for faults and params)
   --out FILE        write the run report there instead of standard output
   --list            list shipped scenarios, their fixes, and the fault catalog
 
@@ -31,7 +35,7 @@ function takeValue(argv: string[], i: number, flag: string): string {
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { list: false, help: false, sets: [], fixes: [] };
+  const args: CliArgs = { list: false, help: false, sets: [], fixes: [], faults: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -74,6 +78,12 @@ export function parseArgs(argv: string[]): CliArgs {
       case '--fix':
         args.fixes.push(value());
         break;
+      case '--fault': {
+        const text = value();
+        if (!FAULT_SPEC.test(text)) throw new UsageError(`--fault: expected AT:FAULT:KIND/NAME[:param=value,...], got "${text}"`);
+        args.faults.push(text);
+        break;
+      }
       case '--out':
         args.out = value();
         break;
@@ -85,4 +95,17 @@ export function parseArgs(argv: string[]): CliArgs {
   }
   if (!args.list && !args.help && args.scenario === undefined) throw new UsageError('missing scenario: give a file path or a shipped scenario id (see --list)');
   return args;
+}
+
+const FAULT_SPEC = /^\d+(\.\d+)?:[a-z0-9-]+:[a-z]+\/[^:\s]+(:[A-Za-z0-9_]+=[^,=\s]+(,[A-Za-z0-9_]+=[^,=\s]+)*)?$/;
+
+/** `--fault` specs as `--set` assignments of timeline entries `first`, `first + 1`, …; values parse as `--set` values do. */
+export function faultSets(faults: readonly string[], first: number): string[] {
+  return faults.flatMap((spec, i) => {
+    const [at, fault, target, params] = spec.split(':') as [string, string, string, string | undefined];
+    const entry = `timeline[${first + i}]`;
+    const sets = [`${entry}.at=${at}`, `${entry}.fault=${fault}`, `${entry}.target=${target}`];
+    for (const pair of params ? params.split(',') : []) sets.push(`${entry}.params.${pair}`);
+    return sets;
+  });
 }

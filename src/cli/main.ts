@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { atSeconds, seconds, toSeconds, type SimTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
-import { parseArgs, USAGE, UsageError, type CliArgs } from './args';
+import { faultSets, parseArgs, USAGE, UsageError, type CliArgs } from './args';
 import { readScenarioSource, shippedScenarios } from './shipped';
 
 function fail(message: string): never {
@@ -25,7 +25,12 @@ function list(): void {
   for (const fault of faultCatalog()) {
     out.push(`  ${fault.id.padEnd(24)} ${fault.label} → ${fault.targets.map((t) => `${t}/<name>`).join(', ')}`);
     for (const p of fault.params) {
-      const range = p.kind === 'number' ? ` (${p.min ?? '…'}–${p.max ?? '…'}${p.unit ? ' ' + p.unit : ''})` : '';
+      const range =
+        p.kind === 'number'
+          ? ` (${p.min ?? '…'}–${p.max ?? '…'}${p.unit ? ' ' + p.unit : ''})`
+          : p.kind === 'choice'
+            ? ` (one of ${(p.choices ?? []).join(', ')})`
+            : '';
       out.push(`      ${p.name.padEnd(22)} default ${p.default}${range}`);
     }
   }
@@ -35,12 +40,13 @@ function list(): void {
 function run(args: CliArgs): number {
   const source = readScenarioSource(args.scenario!);
   if (!source) fail(`${args.scenario}: no such file, and no shipped scenario has that id (see --list)`);
-  const loaded = loadScenario(source.text, source.fileName, {
-    seed: args.seed,
-    fixes: args.fixes,
-    sets: args.sets,
-    faultIds: FAULT_IDS,
-  });
+  const options = { seed: args.seed, fixes: args.fixes, sets: args.sets, faultIds: FAULT_IDS, faults: faultCatalog() };
+  let loaded = loadScenario(source.text, source.fileName, options);
+  if (loaded.ok && args.faults.length > 0) {
+    // --fault entries go after the timeline the scenario ends up with, fixes and --set included.
+    const sets = [...args.sets, ...faultSets(args.faults, loaded.scenario.timeline.length)];
+    loaded = loadScenario(source.text, source.fileName, { ...options, sets });
+  }
   if (!loaded.ok) fail(`${source.fileName} is not a valid scenario:\n  ${loaded.errors.join('\n  ')}`);
   const scenario = loaded.scenario;
   if (args.until !== undefined && args.until > scenario.duration) {

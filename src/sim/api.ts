@@ -58,6 +58,10 @@ export interface NodeView {
   instance: { entity: string; allowance: number } | null;
   /** Node-local DNS's cap on concurrent upstream queries, when the node runs it. */
   dnsMaxConcurrent: number | null;
+  /** False once cordoned (drain-node, remove-node). */
+  schedulable: boolean;
+  /** False once removed from the cluster (remove-node) until it rejoins. */
+  inCluster: boolean;
 }
 
 export interface RouterView {
@@ -153,20 +157,29 @@ export interface InspectSection {
 export interface Inspection {
   entity: string;
   sections: InspectSection[];
+  /** The latest sampled packets that passed through the entity, newest first, each traced hop by hop. */
+  traces: PacketTrace[];
 }
 
 /** Connection states drawn by the UI; numeric so they travel in typed arrays. */
 export const ConnState = { connecting: 0, established: 1, closing: 2 } as const;
 export type ConnStateId = (typeof ConnState)[keyof typeof ConnState];
 
+/** A fault parameter's value: a number, a switch, or one of a `choice` parameter's words. */
+export type FaultParamValue = number | boolean | string;
+
 export interface FaultParamDescriptor {
   name: string;
   label: string;
-  kind: 'number' | 'boolean';
-  default: number | boolean;
+  kind: 'number' | 'boolean' | 'choice';
+  default: FaultParamValue;
   min?: number;
   max?: number;
+  /** Numbers only: whole numbers only. */
+  integer?: boolean;
   unit?: string;
+  /** `choice` only: the words it accepts, the default among them. */
+  choices?: string[];
 }
 
 export interface FaultDescriptor {
@@ -180,8 +193,9 @@ export interface FaultDescriptor {
 
 export interface FaultRequest {
   fault: string;
+  /** `kind/name`, with kind one of the fault's `targets`: node, pod, deployment, service, router, lb or dns. */
   target: string;
-  params?: Record<string, number | boolean>;
+  params?: Record<string, FaultParamValue>;
 }
 
 export interface SeriesReport {
@@ -264,6 +278,8 @@ export interface Sim {
   live(): LiveView;
   /** The live state of one entity (`kind/name`), or null when the run has no such entity. */
   inspect(entity: string): Inspection | null;
+  /** The causal chain behind a symptom (drop reason or error kind) at an entity, or where it happened most. */
+  whyOf(kind: string, entity?: string): WhyChain | null;
   /** The version `topology()` would report, without building the view. */
   topologyVersion(): number;
   /** Live connections as triples: client pod index, server pod index, ConnState id. */

@@ -1,10 +1,10 @@
 import type { HttpClients } from './apps/http-client';
-import { millis, seconds, toSeconds } from './core/time';
+import { millis, seconds, toSeconds, type SimTime } from './core/time';
 import { Bgp } from './infra/bgp';
 import { ExternalHost } from './infra/external-host';
 import { toElement } from './infra/fabric';
 import type { MemberSpec } from './infra/lb-pool';
-import { LoadBalancer } from './infra/load-balancer';
+import { CIS_NODE_POLL_INTERVAL, LoadBalancer } from './infra/load-balancer';
 import { LoadBalancerHop } from './infra/load-balancer-hop';
 import { Router } from './infra/router';
 import { RouterHop } from './infra/router-hop';
@@ -13,13 +13,26 @@ import { ipv4, type Ipv4 } from './net/ipv4';
 import type { Scenario } from './scenario/schema';
 import type { World } from './world';
 
+/** The edge's parts by name, for faults to act on. */
+export interface Edge {
+  routers: ReadonlyMap<string, RouterHop>;
+  metallb: MetalLb | null;
+  loadBalancers: ReadonlyMap<string, LoadBalancerHop>;
+  /** Nodes joined or left the cluster: CIS re-reads the node list at its next poll and syncs node-member pools. */
+  nodesChanged(): void;
+  /** Every pool of the named load balancer emptied and filled again: each member new, unknown until probed. */
+  recreatePools(lb: string): void;
+}
+
 /**
  * What sits in front of the cluster: routers with MetalLB's BGP announcements for LoadBalancer IPs, F5-style load
- * balancers whose pools follow Services, and clients on the internet. Returns what to start once pods run.
+ * balancers whose pools follow Services, and clients on the internet. Returns the parts and what to start once pods run.
  */
-export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients): () => void {
+export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients): { edge: Edge; start: () => void } {
   const { topology, params } = scenario;
   const routers = new Map<string, RouterHop>();
+  const loadBalancers = new Map<string, LoadBalancerHop>();
+  let metallb: MetalLb | null = null;
   for (const r of topology.routers) {
     const router = new Router(world.ctx, r.name, { ecmpMode: r.ecmp });
     routers.set(r.name, new RouterHop(world.network, router, ipv4(r.ip)));
@@ -31,25 +44,55 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
     const speakers = world.hosts.filter((h) => speakerNames.includes(h.name));
     const announced = [...world.services.values()].filter((s) => s.type === 'LoadBalancer' && s.loadBalancerIp !== undefined);
     const bgp = new Bgp(world.ctx, { convergenceDelay: millis(params.bgp.convergenceMs) });
-    const metallb = new MetalLb(bgp, hop.router, speakers, announced);
+    const speakersOf = new MetalLb(bgp, hop.router, speakers, announced, (entity, kind, message, cause) =>
+      world.ctx.note('info', entity, kind, message, { cause }),
+    );
+    metallb = speakersOf;
     for (const service of announced) world.network.fabric.addBlock({ base: service.loadBalancerIp! as Ipv4, prefix: 32 }, toElement(hop.element));
-    world.workloads.watchSlices((service) => metallb.refresh(service));
-    starts.push(() => metallb.start());
+    world.workloads.watchSlices((service) => speakersOf.refresh(service));
+    starts.push(() => speakersOf.start());
   }
-  for (const spec of topology.loadBalancers) starts.push(setUpLoadBalancer(world, spec, params.lb));
+  const nodeSyncs: (() => void)[] = [];
+  const recreates = new Map<string, () => void>();
+  for (const spec of topology.loadBalancers) {
+    const built = setUpLoadBalancer(world, spec, params.lb);
+    loadBalancers.set(spec.name, built.hop);
+    nodeSyncs.push(built.syncNodes);
+    recreates.set(spec.name, built.recreate);
+    starts.push(built.start);
+  }
+  let pollPending = false;
+  const nodePoll = world.ctx.sched.register('cis.node-poll', () => {
+    pollPending = false;
+    for (const sync of nodeSyncs) sync();
+  });
+  const nodesChanged = () => {
+    if (pollPending || nodeSyncs.length === 0) return;
+    pollPending = true;
+    // CIS polls the node list every 30 s from its start (REFERENCE G.2); the change shows at the next poll.
+    const now = world.ctx.sched.now;
+    world.ctx.sched.at((Math.floor(now / CIS_NODE_POLL_INTERVAL) * CIS_NODE_POLL_INTERVAL + CIS_NODE_POLL_INTERVAL) as SimTime, nodePoll);
+  };
   for (const c of topology.externalClients) {
     const host = new ExternalHost(world.network, `external/${c.name}`, ipv4(c.ip), world.tcp, world.udp);
     world.addExternal(host);
     const client = clients.create({ entity: host.entity, name: c.name, tcp: host.tcp }, { name: `${c.targetIp}:${c.targetPort}`, ip: ipv4(c.targetIp), port: c.targetPort });
     starts.push(() => client.start());
   }
-  return () => {
-    for (const start of starts) start();
+  return {
+    edge: { routers, metallb, loadBalancers, nodesChanged, recreatePools: (lb) => recreates.get(lb)?.() },
+    start: () => {
+      for (const start of starts) start();
+    },
   };
 }
 
 /** An F5-style box: its pools are the Service's node ports (one member per node) or its ready pods. */
-function setUpLoadBalancer(world: World, spec: Scenario['topology']['loadBalancers'][number], settings: Scenario['params']['lb']): () => void {
+function setUpLoadBalancer(
+  world: World,
+  spec: Scenario['topology']['loadBalancers'][number],
+  settings: Scenario['params']['lb'],
+): { hop: LoadBalancerHop; start: () => void; syncNodes: () => void; recreate: () => void } {
   let hop: LoadBalancerHop | null = null;
   const probeTimeout = seconds(Math.min(settings.monitorIntervalS, settings.monitorTimeoutS));
   const lb = new LoadBalancer(world.ctx, spec.name, ipv4(spec.ip), (member, done) => {
@@ -64,21 +107,28 @@ function setUpLoadBalancer(world: World, spec: Scenario['topology']['loadBalance
     activation: settings.activation,
   };
   const syncs: (() => void)[] = [];
+  const nodeSyncs: (() => void)[] = [];
+  const recreates: (() => void)[] = [];
   for (const v of spec.virtualServers) {
     const service = world.services.get(v.service)!;
     const vs = lb.addVirtualServer({ name: v.name, vip: ipv4(v.vip), port: v.port, snat: settings.snat ? 'automap' : 'none', pool });
     hop.serve(ipv4(v.vip));
     const desired = (): MemberSpec[] =>
       v.members === 'nodes'
-        ? world.hosts.map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
+        ? world.hosts.filter((h) => h.inCluster).map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
         : service.slice.endpoints.filter((e) => e.ready).map((e) => ({ kind: 'pod', ip: e.ip, port: e.port, reach: 'routed' }));
     const sync = () => {
       lb.syncMembers(vs, desired());
       if (service.healthCheckNodePort === undefined || v.members !== 'nodes') return;
       for (const id of lb.members(vs)) hop!.probePort.set(id, service.healthCheckNodePort);
     };
-    // CIS follows a Service's endpoints as they change (cluster mode); node lists are static in this model.
+    // CIS follows a Service's endpoints as they change (cluster mode), and the node list on its poll (nodesChanged).
     if (v.members === 'pods') world.workloads.watchSlices((changed) => changed === service && sync());
+    else nodeSyncs.push(sync);
+    recreates.push(() => {
+      for (const id of [...lb.members(vs)]) lb.removeMember(id);
+      sync();
+    });
     // The starting state is what the monitor would have settled on: members that can serve are up, others down.
     const canServe = (ip: number): boolean =>
       v.members === 'pods' ||
@@ -92,8 +142,17 @@ function setUpLoadBalancer(world: World, spec: Scenario['topology']['loadBalance
       }
     });
   }
-  return () => {
-    for (const sync of syncs) sync();
+  return {
+    hop,
+    start: () => {
+      for (const sync of syncs) sync();
+    },
+    syncNodes: () => {
+      for (const sync of nodeSyncs) sync();
+    },
+    recreate: () => {
+      for (const recreate of recreates) recreate();
+    },
   };
 }
 

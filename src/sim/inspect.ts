@@ -13,6 +13,7 @@ import type { World } from './world';
 
 /** Rows kept per list; the rest is counted, so a node with a thousand rules stays readable. */
 const LIST_ROWS = 12;
+const TRACES_SHOWN = 5;
 
 function list(title: string, rows: [string, string][]): InspectSection {
   return rows.length > LIST_ROWS ? { title, rows: rows.slice(0, LIST_ROWS), more: rows.length - LIST_ROWS } : { title, rows };
@@ -167,5 +168,15 @@ export function inspectEntity(world: World, entity: string): Inspection | null {
   } else if (kind === 'pod') sections = inspectPod(world, name);
   else if (kind === 'service') sections = inspectService(world, name);
   else sections = inspectElement(world, entity);
-  return sections ? { entity, sections } : null;
+  if (!sections) return null;
+  // A node's traces include its instance's hops and its pods', since they are the same machine's story.
+  const host = kind === 'node' ? world.hosts.find((h) => h.name === name) : undefined;
+  const machine = new Set([entity, ...(host ? [host.hypervisor?.entity ?? '', ...[...host.pods.values()].map((p) => p.entity)] : [])]);
+  const mine = (where: string): boolean => machine.has(where);
+  const traces = world.ctx.tracer
+    .recent()
+    .filter((t) => t.hops.some((h) => mine(h.where)))
+    .reverse()
+    .slice(0, TRACES_SHOWN);
+  return { entity, sections, traces };
 }

@@ -104,6 +104,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
     topology: () => w.topology(),
     live: () => w.live(),
     inspect: (entity) => inspectEntity(w, entity),
+    whyOf: (kind, entity) => w.whyOf(kind, entity),
     topologyVersion: () => w.version,
     connections: () => w.connections(),
     sampleCount: () => metrics.sampleCount(),

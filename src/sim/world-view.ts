@@ -52,6 +52,8 @@ export function topologyView(world: World, version: number): TopologyView {
       conntrackMax: h.conntrack.max,
       instance: h.hypervisor ? { entity: h.hypervisor.entity, allowance: h.hypervisor.allowance } : null,
       dnsMaxConcurrent: nodeLocal && nodeLocal.inFlightOn(h.name) >= 0 ? nodeLocal.maxConcurrent : null,
+      schedulable: h.schedulable,
+      inCluster: h.inCluster,
     })),
     pods: world.workloads.pods
       .filter((p) => p.shown)

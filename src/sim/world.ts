@@ -20,12 +20,12 @@ import { DnsClients } from './apps/dns-client';
 import { DnsSystem } from './dns/dns-system';
 import type { NamespaceStacks } from './dns/packet-transport';
 import type { ExternalHost } from './infra/external-host';
-import { setUpEdge } from './edge';
-import { buildWhy, type WhyChain } from './report/why';
+import { setUpEdge, type Edge } from './edge';
+import { buildWhy, whyFor, type WhyChain, type WhyWorld } from './report/why';
 import { elementOf, hostOf, NOWHERE } from './infra/fabric';
 import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
-import { DROP_REASON_IDS } from './report/drop-reasons';
+import { DROP_REASON_IDS, DROP_REASONS, explainDrop, type DropReason } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
 import { knobsOf, type DeploymentParams } from './scenario/params';
 import { GrpcServers } from './apps/grpc-server';
@@ -49,6 +49,9 @@ export class World {
   private readonly httpClients = new Set<string>();
   readonly workloads: Workloads;
   readonly kubeProxy: KubeProxy;
+  readonly cni: Cni;
+  /** Routers, MetalLB and load balancers in front of the cluster. */
+  readonly edge: Edge;
   private topologyVersion = 0;
 
   constructor(
@@ -90,7 +93,7 @@ export class World {
       syncCostPerRuleUs: kp.syncCostPerRuleUs,
     });
     this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp);
-    const cni = new Cni(ctx, this.hosts, pods, this.network.fabric);
+    const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric));
     for (const host of this.hosts) cni.setUpHost(host);
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy);
     const servers = new HttpServers(ctx, this.tcp);
@@ -137,7 +140,10 @@ export class World {
         const settings = { ...GRPC_CLIENT_DEFAULTS, ...definedKnobs(knobs) };
         this.clientSettings.set(name, settings);
         const target = { hostname, port: Number(port) };
-        this.workloads.addDeployment(spec, (pod) => grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, settings));
+        // Read at each pod's creation: a changed pod template reaches the pods its rollout creates.
+        this.workloads.addDeployment(spec, (pod) =>
+          grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, this.clientSettings.get(name)!),
+        );
       }
       else {
         const service = this.services.get(dep.target!)!;
@@ -146,7 +152,8 @@ export class World {
         this.workloads.addDeployment(spec, (pod) => clients.create(pod, target));
       }
     }
-    const startEdge = setUpEdge(this, scenario, clients);
+    const edge = setUpEdge(this, scenario, clients);
+    this.edge = edge.edge;
     this.workloads.reserveNames(topology.nodes.flatMap((n) => n.pods.map((p) => p.name)));
     topology.nodes.forEach((node, i) => {
       for (const pod of node.pods) {
@@ -154,8 +161,20 @@ export class World {
       }
     });
     this.workloads.startSteadyState();
-    startEdge();
+    edge.start();
     dns?.start();
+  }
+
+  /** A gRPC client deployment's pod-template settings, or undefined when it runs no gRPC client. */
+  grpcClientSettings(deployment: string): Readonly<GrpcClientSettings> | undefined {
+    return this.clientSettings.get(deployment);
+  }
+
+  /** Changes a gRPC client deployment's pod template; pods created from now on run with it. */
+  setGrpcClientSettings(deployment: string, change: Partial<GrpcClientSettings>): void {
+    const current = this.clientSettings.get(deployment);
+    if (!current) throw new Error(`no gRPC client deployment named "${deployment}"`);
+    this.clientSettings.set(deployment, { ...current, ...change });
   }
 
   addService(service: Service): void {
@@ -182,7 +201,17 @@ export class World {
 
   /** Causal chains for the run's main symptoms, from the facts its mechanisms recorded. */
   why(): WhyChain[] {
-    return buildWhy(this.ctx.causes, {
+    return buildWhy(this.ctx.causes, this.whyWorld());
+  }
+
+  /** The chain behind one symptom (a drop reason or error kind) at an entity, or where it happened most. */
+  whyOf(kind: string, entity?: string): WhyChain | null {
+    return whyFor(this.ctx.causes, this.whyWorld(), kind, entity, (k) => (k in DROP_REASONS ? explainDrop(k as DropReason) : undefined));
+  }
+
+  /** What the chain builders ask of the world about addresses, pods and clients. */
+  private whyWorld(): WhyWorld {
+    return {
       podByIp: (ip) => {
         const pods = this.workloads.pods;
         for (let i = pods.length - 1; i >= 0; i--) {
@@ -210,7 +239,7 @@ export class World {
         const how = s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (a fixed interval)` : "by gRPC's backoff (1 s, ×1.6, up to 120 s)";
         return `its ${s.lbPolicy} channels redial each address ${how}, giving each attempt ${s.minConnectTimeoutMs} ms`;
       },
-    });
+    };
   }
 
   /** Once a metrics step: gauges of tables, and the bounded sweep that expires their old entries. */

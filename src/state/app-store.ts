@@ -41,6 +41,10 @@ export interface AppState {
   selected: string | null;
   /** Playing pauses by itself at each chapter of the scenario's story; on after every load. */
   pauseAtChapters: boolean;
+  /** The latest request to bring an entity into view; `n` tells two requests for the same entity apart. */
+  reveal: { entity: string; n: number } | null;
+  /** The keyboard shortcut list is open. */
+  help: boolean;
 }
 
 export const appStore = createStore<AppState>(() => ({
@@ -59,6 +63,8 @@ export const appStore = createStore<AppState>(() => ({
   theme: 'system',
   selected: null,
   pauseAtChapters: true,
+  reveal: null,
+  help: false,
 }));
 
 export function useApp<T>(selector: (s: AppState) => T): T {

@@ -1,4 +1,4 @@
-import type { FaultDescriptor, FaultParamDescriptor } from '../sim/api';
+import type { FaultDescriptor, FaultParamDescriptor, FaultParamValue } from '../sim/api';
 
 /** Parameter values as typed into the inspector: text for numbers (so a half-typed "-" survives), booleans as is. */
 export type ParamDraft = Record<string, string | boolean>;
@@ -20,11 +20,12 @@ export function defaultDraft(fault: FaultDescriptor): ParamDraft {
  * The draft as fault parameters. Text that is not a number becomes NaN, so the simulation's own validation rejects it
  * with a message naming the parameter; the UI does not keep a second copy of the rules.
  */
-export function draftToParams(fault: FaultDescriptor, draft: ParamDraft): Record<string, number | boolean> {
-  const params: Record<string, number | boolean> = {};
+export function draftToParams(fault: FaultDescriptor, draft: ParamDraft): Record<string, FaultParamValue> {
+  const params: Record<string, FaultParamValue> = {};
   for (const p of fault.params) {
     const value = draft[p.name] ?? draftValue(p);
     if (p.kind === 'boolean') params[p.name] = value === true;
+    else if (p.kind === 'choice') params[p.name] = String(value);
     else params[p.name] = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
   }
   return params;

@@ -55,6 +55,16 @@ export interface BoxInfo {
 }
 
 /**
+ * The DNS upstream a box stands for, as the `dns/...` fault targets name them: CoreDNS's pods and Services are
+ * `dns/cluster`, the cloud resolver outside the cluster is `dns/provider`.
+ */
+export function dnsTargetOf(box: BoxInfo): string | null {
+  if (box.entity === 'external/dns-resolver') return 'dns/provider';
+  if (box.deployment === 'coredns' || box.entity === 'service/kube-dns' || box.entity === 'service/kube-dns-upstream') return 'dns/cluster';
+  return null;
+}
+
+/**
  * The target a fault takes when dropped on a box: the box itself if the fault accepts its kind, else the pod's or
  * chip's deployment, else the node the box sits on; null when the fault takes none of them.
  */
@@ -64,6 +74,8 @@ export function targetFor(fault: FaultDescriptor, box: BoxInfo): string | null {
     const kind = box.entity.slice(0, box.entity.indexOf('/'));
     if (kinds.includes(kind)) return box.entity;
   }
+  const dns = kinds.includes('dns') ? dnsTargetOf(box) : null;
+  if (dns) return dns;
   if (box.deployment && kinds.includes('deployment')) return `deployment/${box.deployment}`;
   if (box.node && kinds.includes('node')) return `node/${box.node}`;
   return null;

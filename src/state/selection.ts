@@ -15,6 +15,11 @@ export function selectEntity(entity: string): void {
   if (appStore.getState().selected !== entity) appStore.setState({ selected: entity });
 }
 
+/** Selects an entity and asks the picture to bring it into view (from outside the picture: search, why, the log). */
+export function revealEntity(entity: string): void {
+  appStore.setState((s) => ({ selected: entity, reveal: { entity, n: (s.reveal?.n ?? 0) + 1 } }));
+}
+
 /** Returns whether there was a selection to clear. */
 export function clearSelection(): boolean {
   if (appStore.getState().selected === null) return false;

@@ -4,6 +4,8 @@ import { followTopology } from '../state/selection';
 import { followSelection } from './sim-client';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
+import { WhyPanel } from './why-panel';
+import { ShortcutsDialog } from './shortcuts-dialog';
 import { FaultPalette } from './fault-palette';
 import { EventLog } from './event-log';
 import { Header } from './header';
@@ -40,7 +42,8 @@ export function App() {
           <FaultPalette />
         </div>
         <TopologyPanel />
-        <div className="row-span-3 grid min-h-0 grid-rows-[minmax(0,auto)_minmax(9rem,1fr)] gap-3">
+        <div className="row-span-3 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
+          <WhyPanel />
           <SelectionOrScenario />
           <DropsPanel />
         </div>
@@ -48,6 +51,7 @@ export function App() {
         <EventLog />
       </main>
       <ReportLine />
+      <ShortcutsDialog />
     </div>
   );
 }

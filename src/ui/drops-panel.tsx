@@ -1,7 +1,9 @@
 import { DROP_REASON_IDS, explainDrop } from '../sim/report/drop-reasons';
 import { useFrame } from '../state/frame-store';
 import { formatCount } from './format';
+import { askWhy } from './sim-client';
 import { panel, panelTitle } from './styles';
+import { DropGlyph } from './topology/drop-marks-legend';
 
 const explanations: Record<string, string> = Object.fromEntries(DROP_REASON_IDS.map((id) => [id, explainDrop(id)]));
 
@@ -25,8 +27,21 @@ export function DropsPanel() {
         {rows.map(([reason, count]) => (
           <li key={reason} className="border-b border-slate-100 px-3 py-2 last:border-0 dark:border-slate-800/70" title={explanations[reason]}>
             <div className="flex items-baseline justify-between gap-2">
-              <code className="truncate text-sm font-semibold text-red-700 dark:text-red-300">{reason}</code>
-              <span className="font-mono text-sm tabular-nums text-slate-700 dark:text-slate-200">{formatCount(count)}</span>
+              <span className="inline-flex min-w-0 items-center gap-1.5">
+                <DropGlyph reason={reason} />
+                <code className="truncate text-sm font-semibold text-red-700 dark:text-red-300">{reason}</code>
+              </span>
+              <span className="ml-auto font-mono text-sm tabular-nums text-slate-700 dark:text-slate-200">{formatCount(count)}</span>
+              <button
+                type="button"
+                data-testid="why-button"
+                data-reason={reason}
+                onClick={() => void askWhy(reason)}
+                title={`Why: the chain behind ${reason}, where it happened most`}
+                className="rounded border border-amber-300 px-1.5 text-xs font-medium text-amber-800 hover:bg-amber-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-amber-700 dark:text-amber-300 dark:hover:bg-amber-950"
+              >
+                why?
+              </button>
             </div>
             {explanations[reason] && <p className="mt-0.5 text-xs leading-snug text-slate-500 dark:text-slate-400">{explanations[reason]}</p>}
           </li>

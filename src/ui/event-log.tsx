@@ -27,7 +27,7 @@ function pick(event: LogEvent): void {
 
 function Entry({ event, first }: { event: LogEvent; first: boolean }) {
   return (
-    <li data-testid="event-log-entry" data-severity={event.severity} data-kind={event.kind} data-entity={event.entity} className="border-b border-slate-100 last:border-0 dark:border-slate-800/70">
+    <li data-testid="event-log-entry" data-severity={event.severity} data-kind={event.kind} data-event-entity={event.entity} className="border-b border-slate-100 last:border-0 dark:border-slate-800/70">
       <button
         type="button"
         tabIndex={first ? 0 : -1}

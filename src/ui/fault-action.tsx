@@ -58,6 +58,29 @@ function ParamInput({
       </label>
     );
   }
+  if (param.kind === 'choice') {
+    return (
+      <div className="flex flex-col gap-1">
+        <label htmlFor={id} className="text-xs text-slate-500 dark:text-slate-400">
+          {param.label}
+        </label>
+        <select
+          id={id}
+          data-testid="fault-param"
+          data-param={param.name}
+          value={String(value)}
+          onChange={(e) => onChange(e.target.value)}
+          className="h-8 rounded-md border border-slate-300 bg-white px-1.5 font-mono text-sm text-slate-900 shadow-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+        >
+          {(param.choices ?? []).map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </div>
+    );
+  }
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-xs text-slate-500 dark:text-slate-400" title={range}>
@@ -73,6 +96,7 @@ function ParamInput({
           value={typeof value === 'string' ? value : ''}
           min={param.min}
           max={param.max}
+          step={param.integer ? 1 : 'any'}
           title={range}
           onChange={(e) => onChange(e.target.value)}
           className={numberInput}

@@ -150,8 +150,8 @@ export function FaultPopover() {
       role="dialog"
       aria-label={`${fault.label} on ${target}`}
       data-testid="fault-popover"
-      style={{ left: `min(${Math.max(8, x)}px, calc(100% - 21rem))`, top: `min(${Math.max(8, y)}px, calc(100% - 14rem))` }}
-      className="absolute z-20 w-80 rounded-lg border border-slate-300 bg-white p-3 shadow-xl dark:border-slate-700 dark:bg-slate-900"
+      style={{ left: `min(${Math.max(8, x)}px, calc(100vw - 21rem))`, top: `min(${Math.max(8, y)}px, calc(100vh - 16rem))` }}
+      className="fixed z-20 w-80 rounded-lg border border-slate-300 bg-white p-3 shadow-xl dark:border-slate-700 dark:bg-slate-900"
     >
       <div className="mb-2 flex items-start justify-between gap-2">
         <h3 className="min-w-0 text-sm font-semibold text-slate-800 dark:text-slate-100">

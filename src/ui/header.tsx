@@ -1,3 +1,4 @@
+import { appStore } from '../state/app-store';
 import { MoonIcon, SunIcon } from './icons';
 import { PlaybackControls } from './playback-controls';
 import { RunClock } from './run-clock';
@@ -29,6 +30,16 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
         <PlaybackControls />
         <RunClock />
       </div>
+      <button
+        type="button"
+        className={`${iconButton} font-semibold`}
+        onClick={() => appStore.setState((s) => ({ help: !s.help }))}
+        aria-label="Keyboard shortcuts (?)"
+        title="Keyboard shortcuts (?)"
+        data-testid="shortcuts-button"
+      >
+        ?
+      </button>
       <button
         type="button"
         className={iconButton}

@@ -1,4 +1,5 @@
-import type { InspectSection, PodView } from '../sim/api';
+import type { InspectSection, PacketTrace, PodView } from '../sim/api';
+import { formatEventTime } from './format';
 import { useApp } from '../state/app-store';
 import { faultsFor } from '../state/fault-draft';
 import { useFrame } from '../state/frame-store';
@@ -64,6 +65,38 @@ function Section({ section }: { section: InspectSection }) {
   );
 }
 
+/** Sampled packets that passed the entity, each opening into its hops: rewrites, verdicts, and where it ended. */
+function Traces({ traces }: { traces: PacketTrace[] }) {
+  return (
+    <div className="border-t border-slate-200 px-3 py-2 dark:border-slate-800" data-testid="inspector-traces">
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Sampled packets</h3>
+      {traces.length === 0 && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">None of the sampled packets (one in a thousand) has passed here yet.</p>}
+      <ul className="mt-1 space-y-1">
+        {traces.map((t) => {
+          const last = t.hops.at(-1);
+          const dropped = last?.what.startsWith('dropped') ?? false;
+          return (
+            <li key={t.id}>
+              <details data-testid="packet-trace">
+                <summary className="cursor-pointer font-mono text-xs text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-200">
+                  {t.summary} <span className={dropped ? 'text-red-700 dark:text-red-300' : 'text-emerald-700 dark:text-emerald-300'}>{last ? `· ${last.what}` : ''}</span>
+                </summary>
+                <ol className="mt-1 ml-3 space-y-0.5 border-l border-slate-200 pl-2 dark:border-slate-700">
+                  {t.hops.map((h, i) => (
+                    <li key={i} className="font-mono text-[11px] leading-snug text-slate-600 dark:text-slate-300">
+                      <span className="text-slate-400">{formatEventTime(h.t)}</span> <span className="text-slate-500 dark:text-slate-400">{h.where}</span> {h.what}
+                    </li>
+                  ))}
+                </ol>
+              </details>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
 /** The selected entity as the latest frame shows it: its live state from the simulation, and the faults that target it. */
 export function Inspector({ entity }: { entity: string }) {
   const catalog = useApp((s) => s.catalog);
@@ -104,6 +137,7 @@ export function Inspector({ entity }: { entity: string }) {
           {pod && <PodFields pod={pod} />}
         </div>
         {inspection?.sections.filter((s) => !(pod && s.title === 'Pod')).map((s) => <Section key={s.title} section={s} />)}
+        {inspection && <Traces traces={inspection.traces} />}
         {!inspection && <p className="border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">Waiting for the next frame…</p>}
         <div className="space-y-3 border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">
           <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Faults</h3>

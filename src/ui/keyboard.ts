@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { appStore } from '../state/app-store';
 import { clearSelection } from '../state/selection';
 import { frameStore } from '../state/frame-store';
 import { setCursor, setZoom, timelineStore } from '../state/timeline';
@@ -29,9 +30,27 @@ function ownsSpace(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && target.type === 'checkbox';
 }
 
+/** Every shortcut, as the `?` list shows it; `useKeyboardShortcuts` below implements the global ones. */
+export const SHORTCUTS: { keys: string[]; what: string }[] = [
+  { keys: ['Space'], what: 'Play or pause' },
+  { keys: ['→'], what: 'Step 0.1 s of simulated time' },
+  { keys: ['+', '='], what: 'Faster' },
+  { keys: ['-'], what: 'Slower' },
+  { keys: ['Esc'], what: 'Cancel a fault being placed, or clear the selection' },
+  { keys: ['Tab'], what: 'Move between controls and boxes of the picture' },
+  { keys: ['Enter', 'Space'], what: 'On a box: select it (or place the fault being picked); on a fault card: pick it' },
+  { keys: ['Shift+F10', 'Menu'], what: 'On a box: the faults it takes' },
+  { keys: ['[', ']'], what: 'Timeline: move the crosshair a second back or on' },
+  { keys: ['j'], what: 'Timeline: jump the run to the crosshair (a click on a chart does the same)' },
+  { keys: ['0'], what: 'Timeline: show the whole run again (as does a double-click on a chart)' },
+  { keys: ['c'], what: 'Open or close Compare (A/B with a fix toggled)' },
+  { keys: ['↑', '↓'], what: 'In the event log: the previous or next event' },
+  { keys: ['?'], what: 'Show or hide this list' },
+];
+
 /**
- * Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection; on the timeline
- * [ and ] move the crosshair, j jumps the run to it, 0 shows the whole run, c opens or closes Compare.
+ * Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection, ? = the list above;
+ * on the timeline [ and ] move the crosshair, j jumps the run to it, 0 shows the whole run, c opens or closes Compare.
  */
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
@@ -75,8 +94,13 @@ export function useKeyboardShortcuts(): void {
           event.preventDefault();
           toggleCompare();
           break;
+        case '?':
+          event.preventDefault();
+          appStore.setState((s) => ({ help: !s.help }));
+          break;
         case 'Escape':
-          if (cancelPlacing() || clearSelection()) event.preventDefault();
+          if (appStore.getState().help) appStore.setState({ help: false });
+          else if (cancelPlacing() || clearSelection()) event.preventDefault();
           break;
         default:
       }

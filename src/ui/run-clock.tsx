@@ -1,4 +1,6 @@
+import { useState, type FormEvent } from 'react';
 import { useApp } from '../state/app-store';
+import { reseed } from './sim-client';
 import { useFrame } from '../state/frame-store';
 import { formatClock } from './format';
 
@@ -15,6 +17,51 @@ const dotStyle = {
   paused: 'bg-slate-400',
   done: 'bg-indigo-500',
 } as const;
+
+/** The run's seed; click (or Enter) to type another, which reloads the scenario with it. */
+function SeedControl({ seed }: { seed: number | null }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState('');
+  const submit = async (event: FormEvent): Promise<void> => {
+    event.preventDefault();
+    if (await reseed(text)) setEditing(false);
+  };
+  if (editing) {
+    return (
+      <form onSubmit={(e) => void submit(e)} className="flex flex-col text-xs leading-tight text-slate-500 dark:text-slate-400">
+        <label htmlFor="seed-input">seed</label>
+        <input
+          id="seed-input"
+          data-testid="seed-input"
+          autoFocus
+          inputMode="numeric"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onBlur={() => setEditing(false)}
+          onKeyDown={(e) => e.key === 'Escape' && setEditing(false)}
+          className="w-24 rounded border border-slate-300 bg-white px-1 font-mono text-sm text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+        />
+      </form>
+    );
+  }
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        setText(seed === null ? '' : String(seed));
+        setEditing(true);
+      }}
+      title="Run again with another seed"
+      aria-label={`Seed ${seed ?? 'unknown'}; change it to run again with another`}
+      className="flex flex-col rounded px-1 text-left text-xs leading-tight text-slate-500 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-400 dark:hover:bg-slate-800"
+    >
+      <span>seed</span>
+      <span data-testid="seed-display" className="font-mono text-sm font-semibold text-slate-800 dark:text-slate-100">
+        {seed ?? '—'}
+      </span>
+    </button>
+  );
+}
 
 /** Simulated clock with progress, the seed and the run status. */
 export function RunClock() {
@@ -44,12 +91,7 @@ export function RunClock() {
           <div className="h-full rounded-full bg-indigo-500" style={{ width: `${progress * 100}%` }} />
         </div>
       </div>
-      <div className="flex flex-col text-xs leading-tight text-slate-500 dark:text-slate-400">
-        <span>seed</span>
-        <span data-testid="seed-display" className="font-mono text-sm font-semibold text-slate-800 dark:text-slate-100">
-          {seed ?? '—'}
-        </span>
-      </div>
+      <SeedControl seed={seed} />
       <span className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 text-sm font-semibold ${statusStyle[status]}`}>
         <span className={`size-2 rounded-full ${dotStyle[status]}`} aria-hidden="true" />
         <span data-testid="run-status">{status}</span>

@@ -3,6 +3,7 @@ import type { FaultRequest } from '../sim/api';
 import { appStore, dismissError, showError } from '../state/app-store';
 import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
+import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
 import type { Command, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
 
@@ -104,6 +105,16 @@ function checkAlive(): void {
   });
 }
 
+/** Asks the simulation why a symptom happened; the chain lands in the why store. */
+export async function askWhy(kind: string, entity?: string): Promise<void> {
+  if (!loaded()) return;
+  const asked = entity === undefined ? { kind } : { kind, entity };
+  whyStore.setState({ asked, chain: undefined });
+  const reply = await send({ type: 'why', ...asked }, 'Could not explain');
+  if (whyStore.getState().asked !== asked) return;
+  whyStore.setState({ chain: reply.type === 'why' ? reply.chain : null });
+}
+
 /** Keeps the worker's inspected entity equal to the selection. Returns the unsubscribe function. */
 export function followSelection(): () => void {
   return appStore.subscribe((s, prev) => {
@@ -170,6 +181,19 @@ export async function setFixes(fixes: readonly string[]): Promise<boolean> {
   }
   if (wasRunning) play();
   return true;
+}
+
+/** Reloads the scenario with another seed (and the same fixes); the text is checked here so the message names the field. */
+export async function reseed(text: string): Promise<boolean> {
+  const request = lastGood;
+  const { fixes } = appStore.getState();
+  const seed = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(seed) || seed > 0xffffffff) {
+    showError({ title: 'Could not change the seed', message: `seed: expected a whole number from 0 to 4294967295, got "${text}"`, restartable: false, kind: 'input' });
+    return false;
+  }
+  if (!request) return false;
+  return loadScenario({ ...request, seed, fixes });
 }
 
 /** Playback commands before the first scenario is in are ignored rather than reported as errors. */

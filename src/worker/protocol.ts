@@ -10,6 +10,7 @@ import type {
 } from '../sim/api';
 import type { Chapter, ChartSpec } from '../sim/scenario/schema';
 import type { TimedFault } from './fault-record';
+import type { WhyChain } from '../sim/report/why';
 
 export { DEFAULT_CHARTS } from '../sim/scenario/schema';
 export type { Chapter, ChartSpec, TimedFault };
@@ -57,12 +58,15 @@ export type Command =
   | { type: 'report' }
   /** Frames carry the live state of this entity (`kind/name`) from now on; null for none. */
   | { type: 'inspect'; entity: string | null }
+  /** The causal chain behind a symptom: a drop reason or error kind, at an entity or where it happened most. */
+  | { type: 'why'; kind: string; entity?: string }
   | { type: 'ping' };
 
 export type Reply =
   | { type: 'loaded'; scenario: ScenarioSummary; catalog: FaultDescriptor[] }
   | { type: 'ok' }
   | { type: 'report'; report: RunReport }
+  | { type: 'why'; chain: WhyChain | null }
   | { type: 'pong'; t: SimTime }
   | { type: 'error'; message: string };
 

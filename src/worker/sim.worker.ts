@@ -3,7 +3,7 @@ import type { Sim } from '../sim/api';
 import { simTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import type { Scenario } from '../sim/scenario/schema';
-import { createSim, FAULT_IDS } from '../sim/sim';
+import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
 import { isSpeed, SPEED_ERROR } from './protocol';
 import type { Command, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { parseFaultRecord } from './fault-record';
@@ -66,7 +66,7 @@ function requireSim(): Sim {
 function handle(cmd: Command): Reply {
   switch (cmd.type) {
     case 'load': {
-      const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS });
+      const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS, faults: faultCatalog() });
       // On failure the current sim stays loaded and keeps its state.
       if (!result.ok) return { type: 'error', message: result.errors.join('\n') };
       const sim = createSim(result.scenario, { fixes: result.appliedFixes });
@@ -116,6 +116,9 @@ function handle(cmd: Command): Reply {
     }
     case 'report':
       return { type: 'report', report: requireSim().report(runner.wallMs()) };
+    case 'why':
+      if (typeof cmd.kind !== 'string' || !/^[a-z_]+$/.test(cmd.kind)) return { type: 'error', message: `kind: expected a drop reason or error kind like dns_refused, got ${JSON.stringify(cmd.kind)}` };
+      return { type: 'why', chain: requireSim().whyOf(cmd.kind, cmd.entity) };
     case 'inspect':
       if (cmd.entity !== null && (typeof cmd.entity !== 'string' || !/^[a-z]+\/.+/.test(cmd.entity))) {
         return { type: 'error', message: `entity: expected kind/name (like pod/web-0), got ${JSON.stringify(cmd.entity)}` };

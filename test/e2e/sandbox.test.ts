@@ -90,6 +90,109 @@ describe('the sandbox', () => {
     });
   }, 150_000);
 
+  it('explains a DNS refusal in the first incident down to the clients\' reconnect policy, and links each step to the picture', async () => {
+    await withApp('why-dns-refused', '?scenario=its-not-dns.yaml&speed=max', async (app) => {
+      const { page } = app;
+      await ready(page, 'its-not-dns.yaml');
+      await playTo(page, 80, 200_000);
+      await expect.poll(() => dropCount(page, 'dns_refused')).toBeGreaterThan(0);
+      await page.locator('[data-testid="why-button"][data-reason="dns_refused"]').click();
+      const panel = byTestId(page, 'why-panel');
+      await panel.waitFor({ state: 'visible' });
+      await expect.poll(() => text(page, 'why-symptom')).toMatch(/^dns_refused at node\//);
+      const steps = await panel.getByTestId('why-step').allTextContents();
+      expect(steps[0]).toMatch(/REFUSED/);
+      expect(steps.some((s) => /hypervisor dropped/.test(s))).toBe(true);
+      expect(steps.at(-1)).toMatch(/deployment\/alerting.*redial each address every 300 ms/);
+      // A step's entity is a link: it selects that entity in the picture.
+      await panel.getByTestId('why-step').last().getByRole('button').click();
+      await expect.poll(() => byTestId(page, 'inspector').count()).toBe(1);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 300_000);
+
+  it('adds a BGP speaker dropped onto the router: a new ECMP next hop, and flows that moved are reset', async () => {
+    await withApp('bgp-speaker-on-router', '?scenario=bare-metal-sandbox.yaml&speed=5', async (app) => {
+      const { page } = app;
+      await ready(page, 'bare-metal-sandbox.yaml');
+      await playTo(page, 8);
+      const ecmp = page.locator('path.topo-ecmp');
+      await expect.poll(() => ecmp.count()).toBe(2);
+      const resetsBefore = await dropCount(page, 'no_socket_reset');
+
+      await card(page, 'add-bgp-speaker').dragTo(page.locator('[data-entity="router/tor"]'));
+      const popover = byTestId(page, 'fault-popover');
+      await popover.waitFor({ state: 'visible' });
+      expect(await popover.getAttribute('aria-label')).toBe('Start BGP speaker on router/tor');
+      await popover.getByTestId('fault-button').click();
+      await popover.waitFor({ state: 'hidden' });
+      await byTestId(page, 'play-button').click();
+
+      // After BGP converges the router spreads flows over three next hops; flows that hash to node-c meet a node
+      // that never saw them, which answers with a reset.
+      await expect.poll(() => ecmp.count(), { timeout: 20_000 }).toBe(3);
+      await expect.poll(() => dropCount(page, 'no_socket_reset'), { timeout: 20_000 }).toBeGreaterThan(resetsBefore);
+      await expect.poll(() => page.getByTestId('drop-legend').allTextContents(), { timeout: 10_000 }).toEqual(
+        expect.arrayContaining([expect.stringContaining('no_socket_reset')]),
+      );
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 90_000);
+
+  it('lets a node rejoin behind the load balancer: its member is unknown, takes connections that fail, then goes down', async () => {
+    await withApp('rejoin-node-unknown-health', '?scenario=bare-metal-sandbox.yaml&speed=10', async (app) => {
+      const { page } = app;
+      await ready(page, 'bare-metal-sandbox.yaml');
+      const member = page.locator('rect.topo-member[data-ip="10.0.0.14"]');
+      await playTo(page, 3);
+      expect(await member.getAttribute('data-health')).toBe('down');
+
+      // Take node-d out of the cluster; the F5 drops its member at the next node poll.
+      await page.locator('[data-entity="node/node-d"]').click({ button: 'right' });
+      await page.locator('[data-testid="fault-menu"] [data-fault="remove-node"]').click();
+      await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => member.count(), { timeout: 30_000 }).toBe(0);
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+
+      // It joins again as a new member whose health nobody knows yet.
+      const failedBefore = await dropCount(page, 'no_local_endpoint');
+      await page.locator('[data-entity="node/node-d"]').click({ button: 'right' });
+      await page.locator('[data-testid="fault-menu"] [data-fault="rejoin-node"]').click();
+      await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('unknown');
+      // While unknown it takes partners' connections, which kube-proxy on node-d drops: no local Traefik pod.
+      await expect.poll(() => dropCount(page, 'no_local_endpoint'), { timeout: 30_000 }).toBeGreaterThan(failedBefore);
+      await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('down');
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 150_000);
+
+  it('runs again with a seed typed into the header, and names the field when the seed is not a number', async () => {
+    await withApp('seed', '?scenario=demo.yaml', async (app) => {
+      const { page } = app;
+      await ready(page, 'demo.yaml');
+      expect(await text(page, 'seed-display')).toBe('4');
+      await byTestId(page, 'seed-display').click();
+      await byTestId(page, 'seed-input').fill('42');
+      await byTestId(page, 'seed-input').press('Enter');
+      await expect.poll(() => text(page, 'seed-display')).toBe('42');
+      await byTestId(page, 'seed-display').click();
+      await byTestId(page, 'seed-input').fill('4x');
+      await byTestId(page, 'seed-input').press('Enter');
+      await expect.poll(() => text(page, 'error-banner')).toContain('seed: expected a whole number');
+      expect(await byTestId(page, 'seed-input').inputValue()).toBe('4x');
+      await page.keyboard.press('Escape');
+      expect(await text(page, 'seed-display')).toBe('42');
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  });
+
   it('lights up where a picked fault can land, places it from the keyboard, and offers a box its faults on right-click', async () => {
     await withApp('palette-keyboard-menu', '?scenario=demo.yaml&speed=5', async (app) => {
       const { page } = app;

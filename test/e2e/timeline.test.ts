@@ -226,14 +226,14 @@ describe('The timeline', () => {
 
       await byTestId(page, 'event-filter-entity').fill('node/node-a');
       await expect.poll(() => entries.count()).toBeLessThan(total);
-      const entities = await entries.evaluateAll((els) => els.map((el) => el.getAttribute('data-entity')));
+      const entities = await entries.evaluateAll((els) => els.map((el) => el.getAttribute('data-event-entity')));
       expect(entities.length).toBeGreaterThan(0);
       expect(entities.every((e) => e === 'node/node-a')).toBe(true);
       await byTestId(page, 'event-filter-entity').fill('');
 
       await byTestId(page, 'event-filter-kind').selectOption('fault.applied');
       await expect.poll(() => entries.count()).toBe(1);
-      expect(await entries.first().getAttribute('data-entity')).toBe('pod/web-0');
+      expect(await entries.first().getAttribute('data-event-entity')).toBe('pod/web-0');
       await byTestId(page, 'event-filter-kind').selectOption('');
 
       await byTestId(page, 'event-filter-severity').selectOption('warn');

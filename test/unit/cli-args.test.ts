@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../../src/cli/args';
+import { faultSets, parseArgs, UsageError } from '../../src/cli/args';
 
 describe('CLI arguments', () => {
   it('parses a full command line, repeated flags kept in order', () => {
@@ -12,8 +12,25 @@ describe('CLI arguments', () => {
       until: 30,
       sets: ['params.client.reconnectMs=600', 'duration=90'],
       fixes: ['a', 'b'],
+      faults: [],
       out: 'r.json',
     });
+  });
+
+  it('turns --fault specs into timeline entries after the scenario’s own', () => {
+    const args = parseArgs(['demo', '--fault', '20:scale-deployment:deployment/web:replicas=5', '--fault=3.5:change-ecmp-hash:router/tor:mode=resilient,seed=7']);
+    expect(args.faults).toHaveLength(2);
+    expect(faultSets(args.faults, 1)).toEqual([
+      'timeline[1].at=20',
+      'timeline[1].fault=scale-deployment',
+      'timeline[1].target=deployment/web',
+      'timeline[1].params.replicas=5',
+      'timeline[2].at=3.5',
+      'timeline[2].fault=change-ecmp-hash',
+      'timeline[2].target=router/tor',
+      'timeline[2].params.mode=resilient',
+      'timeline[2].params.seed=7',
+    ]);
   });
 
   it('accepts --list without a scenario', () => {
@@ -25,6 +42,8 @@ describe('CLI arguments', () => {
     [['demo', '--seed', '1.5'], '--seed: expected an integer'],
     [['demo', '--until', '0'], '--until: expected a positive number'],
     [['demo', '--set', 'novalue'], '--set: expected path=value'],
+    [['demo', '--fault', 'scale-deployment:deployment/web'], '--fault: expected AT:FAULT:KIND/NAME'],
+    [['demo', '--fault', '20:scale-deployment:deployment/web:replicas'], '--fault: expected AT:FAULT:KIND/NAME'],
     [['demo', '--fix'], '--fix: needs a value'],
     [['demo', '--bogus'], '--bogus: unknown option'],
     [[], 'missing scenario'],

@@ -76,6 +76,9 @@ class FakeSim implements Sim {
   inspect() {
     return null;
   }
+  whyOf() {
+    return null;
+  }
   live(): LiveView {
     const none = new Float64Array(0);
     return { conntrackUsed: none, instanceTracked: none, dnsInFlight: none, members: [], routes: [], traffic: none, drops: none, reasons: [] };

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { faultCatalog, FAULT_IDS } from '../../src/sim/faults/catalog';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadScenario, type LoadOptions, type LoadResult } from '../../src/sim/scenario/load';
@@ -440,7 +441,38 @@ describe('cross-field checks', () => {
     ]);
     const bad = placed();
     bad['timeline'][0].target = 'web-0';
-    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment or service (like pod/web-0)']);
+    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb or dns (like pod/web-0)']);
+  });
+
+  it('checks each timeline entry against its fault in the catalog: target kind and params, by field', () => {
+    const doc = placed();
+    doc['timeline'].push(
+      { at: 1, fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 'many' } },
+      { at: 2, fault: 'set-rp-filter', target: 'pod/web-0', params: { mode: 3 } },
+      { at: 3, fault: 'change-ecmp-hash', target: 'node/node-a', params: { mode: 'random', seed: 1 } },
+      { at: 4, fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 4 } },
+    );
+    expect(errorsFor(doc, { faultIds: FAULT_IDS, faults: faultCatalog() })).toEqual([
+      'timeline[1].params.replicas: expected a number',
+      'timeline[2].target: fault "set-rp-filter" applies to node, not pod',
+      'timeline[2].params.mode: must be at most 2',
+      'timeline[3].target: fault "change-ecmp-hash" applies to router, not node',
+      'timeline[3].params.mode: expected one of "keep", "modulo", "hash-threshold", "resilient"',
+    ]);
+  });
+
+  it('checks timeline targets of the edge and DNS kinds', () => {
+    const doc = placed();
+    doc['timeline'].push(
+      { at: 1, fault: 'change-ecmp-hash', target: 'router/tor', params: { mode: 'resilient' } },
+      { at: 2, fault: 'rejoin-node', target: 'lb/bigip' },
+      { at: 3, fault: 'break-upstream', target: 'dns/cluster' },
+    );
+    expect(errorsFor(doc, { faultIds: FAULT_IDS })).toEqual([
+      'timeline[1].target: unknown router "tor"',
+      'timeline[2].target: unknown lb "bigip"',
+      'timeline[3].target: the scenario has no topology.dns to target',
+    ]);
   });
 
   it('checks expectation windows', () => {

@@ -18,6 +18,8 @@ function node(i: number, cloud = true): NodeView {
     conntrackMax: 131072,
     instance: cloud ? { entity: `instance/node-${i}`, allowance: 75000 } : null,
     dnsMaxConcurrent: 1000,
+    schedulable: true,
+    inCluster: true,
   };
 }
 

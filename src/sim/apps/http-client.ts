@@ -88,6 +88,8 @@ export class HttpClients {
  */
 export class HttpClient implements PodApp, SocketOwner {
   private readonly slots: (Socket | null)[];
+  /** Requests answered on each slot's current connection, for requestsPerConnection. */
+  private readonly served: number[];
   private readonly pending = new Map<number, Pending>();
   private nextMessage = 1;
   private roundRobin = 0;
@@ -102,6 +104,7 @@ export class HttpClient implements PodApp, SocketOwner {
     private readonly rng: RngStream,
   ) {
     this.slots = new Array<Socket | null>(shared.ctx.params.client.connectionsPerPod).fill(null);
+    this.served = new Array<number>(this.slots.length).fill(0);
   }
 
   private get params() {
@@ -132,6 +135,13 @@ export class HttpClient implements PodApp, SocketOwner {
     this.shared.ctx.sched.cancel(request.timer);
     this.shared.ok.inc();
     this.shared.latency.observe(toMillis((this.shared.ctx.sched.now - request.sentAt) as Duration));
+    const limit = this.params.requestsPerConnection;
+    const slot = this.slots.indexOf(socket);
+    if (limit === 0 || slot < 0 || ++this.served[slot]! < limit) return;
+    for (const other of this.pending.values()) if (other.socket === socket) return;
+    // Used up: hand the slot a new connection first, so closing the old one does not schedule a reconnect as well.
+    this.connect(slot);
+    this.host.tcp.close(socket);
   }
 
   onClosed(socket: Socket, cause: CloseCause): void {
@@ -177,6 +187,7 @@ export class HttpClient implements PodApp, SocketOwner {
   private connect(slot: number): void {
     const socket = this.host.tcp.connect(this.target.ip, this.target.port, this);
     this.slots[slot] = socket;
+    this.served[slot] = 0;
     this.shared.ctx.sched.after(millis(this.params.connectTimeoutMs), this.shared.connectTimeout, socket.id);
   }
 

@@ -4,6 +4,7 @@ import type { Counter } from '../core/metrics';
 import { cacheCappedAt, DnsCache, type CacheInstruments, type CacheSettings } from './dns-cache';
 import { ForwardPlugin, forwardSettings, KUBEADM_MAX_CONCURRENT, type ForwardReceiver, type ForwardSettings } from './forward';
 import { inZone, newAnswer, type DnsAnswer, type DnsQuery } from './message';
+import { ServerImpairment } from './server-impairment';
 import type { DnsProto, DnsServer, DnsTransport } from './transport';
 
 // Kubernetes' default cluster domain (kubelet --cluster-domain, kubeadm networking.dnsDomain).
@@ -74,6 +75,8 @@ export class ClusterDns implements ForwardReceiver {
   private readonly cacheInstruments: CacheInstruments;
   private readonly queries: Counter;
   private readonly nxdomain: Counter;
+  /** A fault may make every replica lose or delay queries for a while. */
+  readonly impairment: ServerImpairment;
 
   constructor(
     private readonly ctx: SimContext,
@@ -81,6 +84,7 @@ export class ClusterDns implements ForwardReceiver {
     readonly options: ClusterDnsOptions,
   ) {
     this.forward = new ForwardPlugin(ctx, transport, 'dns.cluster');
+    this.impairment = new ServerImpairment(ctx, 'cluster', 'deployment/coredns');
     const m = ctx.metrics;
     this.cacheInstruments = {
       hits: m.counter('dns.cluster.cache.hits'),
@@ -94,7 +98,7 @@ export class ClusterDns implements ForwardReceiver {
   /** A replica (pod) listening on its pod IP in namespace `host`; `from` is the sender id of its upstream sockets. */
   addReplica(host: number, ip: number, from: number, name: string): number {
     const index = this.replicas.length;
-    const server: DnsServer = { onQuery: (exchange, query, proto) => this.onQuery(index, exchange, query, proto) };
+    const server = this.impairment.wrap({ onQuery: (exchange, query, proto) => this.onQuery(index, exchange, query, proto) });
     this.replicas.push({
       host,
       ip,

@@ -8,6 +8,7 @@ import { ClusterDns, clusterDnsOptions, type ClusterRecords } from './cluster-dn
 import { DnsProvider, ROUTE53_DEFAULTS } from './dns-provider';
 import type { ForwardSettings } from './forward';
 import { NodeLocalDns, nodeLocalDnsOptions, NODE_LOCAL_DNS_IP } from './node-local-dns';
+import { ServerImpairment } from './server-impairment';
 import { PacketDnsTransport, type NamespaceStacks } from './packet-transport';
 import { podResolvConf, StubResolver, type ResolvConf } from './stub-resolver';
 
@@ -39,6 +40,8 @@ export class DnsSystem {
   readonly cluster: ClusterDns;
   readonly nodeLocal: NodeLocalDns | null;
   readonly provider: DnsProvider;
+  /** A fault may make the cloud resolver lose or delay queries for a while. */
+  readonly providerImpairment: ServerImpairment;
   readonly conf: ResolvConf;
   private readonly replicaOf = new Map<number, number>();
 
@@ -53,7 +56,8 @@ export class DnsSystem {
     this.stub = new StubResolver(ctx, this.transport);
     const resolverIp = config.resolver.ip;
     this.provider = new DnsProvider(ctx, this.transport, ROUTE53_DEFAULTS, config.resolver.entity);
-    this.transport.listen(config.resolver.ns, resolverIp, this.provider);
+    this.providerImpairment = new ServerImpairment(ctx, 'provider', config.resolver.entity);
+    this.transport.listen(config.resolver.ns, resolverIp, this.providerImpairment.wrap(this.provider));
     const batch = Object.entries(config.records).map(([name, addresses]) => ({
       action: 'UPSERT' as const,
       record: { name, addresses, ttl: config.recordTtl, owner: null },

@@ -1,10 +1,47 @@
 import type { FaultDescriptor } from '../api';
+import { addBgpSpeaker } from './add-bgp-speaker';
+import { addInterfaceAddress } from './add-interface-address';
+import { breakUpstream } from './break-upstream';
+import { changeEcmpHash } from './change-ecmp-hash';
+import { crashLoop } from './crash-loop';
 import { deletePod } from './delete-pod';
-import { rollingUpdate } from './rolling-update';
+import { drainNode } from './drain-node';
 import type { Fault } from './fault';
+import { recreatePool } from './recreate-pool';
+import { rejoinNode } from './rejoin-node';
+import { removeBgpSpeaker } from './remove-bgp-speaker';
+import { removeInterfaceAddress } from './remove-interface-address';
+import { removeNode } from './remove-node';
+import { rollingUpdate } from './rolling-update';
+import { scaleDeployment } from './scale-deployment';
+import { setInstanceAllowance } from './set-instance-allowance';
+import { setLbPolicy } from './set-lb-policy';
+import { setReconnectPolicy } from './set-reconnect-policy';
+import { setRpFilter } from './set-rp-filter';
+import { slowUpstream } from './slow-upstream';
 
-/** Every fault, one file each. */
-export const FAULTS: readonly Fault[] = [deletePod, rollingUpdate];
+/** Every fault, one file each, in palette order. */
+export const FAULTS: readonly Fault[] = [
+  deletePod,
+  rollingUpdate,
+  scaleDeployment,
+  crashLoop,
+  drainNode,
+  removeNode,
+  rejoinNode,
+  recreatePool,
+  addBgpSpeaker,
+  removeBgpSpeaker,
+  changeEcmpHash,
+  setInstanceAllowance,
+  setRpFilter,
+  addInterfaceAddress,
+  removeInterfaceAddress,
+  breakUpstream,
+  slowUpstream,
+  setReconnectPolicy,
+  setLbPolicy,
+];
 
 export const FAULT_IDS: string[] = FAULTS.map((f) => f.id);
 
@@ -20,6 +57,6 @@ export function faultCatalog(): FaultDescriptor[] {
     icon,
     description,
     targets: [...targets],
-    params: params.map((p) => ({ ...p })),
+    params: params.map((p) => ({ ...p, ...(p.choices ? { choices: [...p.choices] } : {}) })),
   }));
 }

@@ -1,7 +1,7 @@
-import type { FaultDescriptor, FaultParamDescriptor } from '../api';
+import type { FaultDescriptor, FaultParamDescriptor, FaultParamValue } from '../api';
 import type { World } from '../world';
 
-export type FaultParams = Record<string, number | boolean>;
+export type FaultParams = Record<string, FaultParamValue>;
 
 /** A fault is data plus one function: the palette, timelines, the CLI and shared links all use this record. */
 export interface Fault extends FaultDescriptor {
@@ -23,8 +23,14 @@ export function resolveParams(fault: FaultDescriptor, given: FaultParams = {}): 
     const value = given[p.name] ?? p.default;
     if (p.kind === 'number') {
       if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`params.${p.name}: expected a number`);
+      if (p.integer && !Number.isInteger(value)) throw new Error(`params.${p.name}: expected a whole number`);
       if (p.min !== undefined && value < p.min) throw new Error(`params.${p.name}: must be at least ${p.min}`);
       if (p.max !== undefined && value > p.max) throw new Error(`params.${p.name}: must be at most ${p.max}`);
+    } else if (p.kind === 'choice') {
+      const choices = p.choices ?? [];
+      if (typeof value !== 'string' || !choices.includes(value)) {
+        throw new Error(`params.${p.name}: expected one of ${choices.map((c) => `"${c}"`).join(', ')}`);
+      }
     } else if (typeof value !== 'boolean') throw new Error(`params.${p.name}: expected true or false`);
     out[p.name] = value;
   }
@@ -36,9 +42,20 @@ export function parseTarget(fault: FaultDescriptor, target: string): { kind: str
   const slash = target.indexOf('/');
   const kind = slash > 0 ? target.slice(0, slash) : '';
   const name = slash > 0 ? target.slice(slash + 1) : '';
-  if (!kind || !name) throw new Error(`target: expected kind/name (e.g. ${fault.targets[0]}/web-0), got "${target}"`);
+  if (!kind || !name) throw new Error(`target: expected kind/name (e.g. ${fault.targets[0]}/${EXAMPLE_NAMES[fault.targets[0]!] ?? 'name'}), got "${target}"`);
   if (!fault.targets.includes(kind)) {
     throw new Error(`target: fault "${fault.id}" applies to ${fault.targets.join(' or ')}, not ${kind}`);
   }
   return { kind, name };
 }
+
+// What an example target of each kind looks like, for the error text.
+const EXAMPLE_NAMES: Record<string, string> = {
+  pod: 'web-0',
+  node: 'node-a',
+  deployment: 'web',
+  service: 'web',
+  router: 'tor',
+  lb: 'bigip',
+  dns: 'cluster',
+};

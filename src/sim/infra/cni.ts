@@ -6,6 +6,7 @@ import { TABLE_MAIN } from '../net/policy-routing';
 import type { Fabric } from './fabric';
 import { toHost } from './fabric';
 import type { Host } from './host';
+import type { NetInterface } from './interfaces';
 import type { Pod } from './pod';
 
 // Model choice: one routing table per secondary interface, numbered like Cilium's ENI tables (first ENI → table 11).
@@ -59,17 +60,48 @@ export class Cni {
       this.setUpTunnel(host, rp);
       return;
     }
-    const eth1 = host.addInterface('eth1', 'secondary', rp);
-    if (this.ctx.params.node.podInterfaceHasIp) {
-      // Model choice: the interface's own address is the first usable one of the node's pod range.
-      const own = (host.podCidr.base + 1) as Ipv4;
-      eth1.addresses.push(own);
-      host.reserve(own);
-      host.routing.local.add({ dst: host32(own), type: 'local', dev: 'lo' });
-      this.fabric.attach(own, toHost(host.index, eth1.index));
-      host.hypervisor?.attached.add(own);
-    }
+    host.addInterface('eth1', 'secondary', rp);
+    if (this.ctx.params.node.podInterfaceHasIp) this.giveAddress(host);
     host.routing.table(ENI_TABLE).add({ dst: ALL, type: 'unicast', dev: 'eth1' });
+  }
+
+  /** The pod-facing secondary interface (ENI mode), or undefined when the pod network has none. */
+  podInterface(host: Host): NetInterface | undefined {
+    return this.mode === 'eni' ? host.iface('eth1') : undefined;
+  }
+
+  /** Gives the pod-facing interface its own IPv4 address (`ip addr add`), if it has none; true when it did. */
+  addInterfaceAddress(host: Host, cause: string): boolean {
+    const eth1 = this.podInterface(host);
+    if (!eth1 || eth1.hasAddress) return false;
+    const own = this.giveAddress(host);
+    this.ctx.note('info', host.entity, 'iface.address.added', `${formatIpv4(own)} added to eth1`, { cause });
+    return true;
+  }
+
+  /** Takes the pod-facing interface's own address away (`ip addr del`); true when it had one. */
+  removeInterfaceAddress(host: Host, cause: string): boolean {
+    const eth1 = this.podInterface(host);
+    if (!eth1 || !eth1.hasAddress) return false;
+    const own = eth1.addresses.pop()!;
+    host.routing.local.remove((r) => r.type === 'local' && r.dst.prefix === 32 && r.dst.base === own);
+    this.fabric.detach(own);
+    host.hypervisor?.attached.delete(own);
+    host.release(own as Ipv4);
+    this.ctx.note('warn', host.entity, 'iface.address.removed', `${formatIpv4(own)} removed from eth1: it has no IPv4 address now`, { cause });
+    return true;
+  }
+
+  private giveAddress(host: Host): Ipv4 {
+    const eth1 = host.iface('eth1')!;
+    // Model choice: the interface's own address is the first usable one of the node's pod range.
+    const own = (host.podCidr.base + 1) as Ipv4;
+    eth1.addresses.push(own);
+    host.reserve(own);
+    host.routing.local.add({ dst: host32(own), type: 'local', dev: 'lo' });
+    this.fabric.attach(own, toHost(host.index, eth1.index));
+    host.hypervisor?.attached.add(own);
+    return own;
   }
 
   /** Calico IPIP: tunl0, with the block's first address unless told otherwise, and every other node's block via it. */

@@ -42,6 +42,10 @@ export class Host {
   /** net.ipv4.conf.all.rp_filter. */
   rpFilterAll: RpFilterMode;
   hypervisor: Hypervisor | null = null;
+  /** New pods may be scheduled here; a drain cordons the node. */
+  schedulable = true;
+  /** The Node object exists; a removed node leaves load-balancer pools and BGP, though the machine still forwards. */
+  inCluster = true;
   /** Sockets of host-network processes (node-local DNS, kube-proxy's health server). */
   tcp!: TcpStack;
   udp!: UdpStack;

@@ -112,6 +112,12 @@ export class Hypervisor {
     return 'hypervisor_conntrack_exceeded';
   }
 
+  /** A new tracked-connection allowance, as moving to another instance size gives (without the restart). */
+  setConntrackAllowance(allowance: number): void {
+    this.table.setMax(allowance);
+    this.available.set(Math.max(0, allowance - this.table.size));
+  }
+
   /** Samples the gauges; called once a metrics step, with a bounded sweep of expired entries. */
   sample(now: SimTime): void {
     this.table.sweep(now, 4096);

@@ -227,13 +227,19 @@ export class Network {
   private atHypervisorOut(id: number, host: Host): void {
     const reason = host.hypervisor!.egress(this.packets, id, this.packets.iface[id]!, this.ctx.sched.now);
     if (reason) this.drop(id, reason, host.hypervisor!);
-    else this.forward(id, Stage.fabric, host.index);
+    else {
+      if (this.traced(id)) this.traceHop(id, host.hypervisor!.entity, `out: tracked, ${host.hypervisor!.table.size} of ${host.hypervisor!.allowance} in use`);
+      this.forward(id, Stage.fabric, host.index);
+    }
   }
 
   private atHypervisorIn(id: number, host: Host): void {
     const reason = host.hypervisor!.ingress(this.packets, id, this.ctx.sched.now);
     if (reason) this.drop(id, reason, host.hypervisor!);
-    else this.forward(id, Stage.hostFromWire, host.index);
+    else {
+      if (this.traced(id)) this.traceHop(id, host.hypervisor!.entity, `in: tracked, ${host.hypervisor!.table.size} of ${host.hypervisor!.allowance} in use`);
+      this.forward(id, Stage.hostFromWire, host.index);
+    }
   }
 
   private atFabric(id: number): void {

@@ -2,7 +2,7 @@ import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
 import type { SimContext } from '../context';
 import { CtState, nextTcpState } from '../net/conntrack';
-import { formatIpv4 } from '../net/ipv4';
+import { formatCidr, formatIpv4 } from '../net/ipv4';
 import { applyTrackedNat } from '../net/nat';
 import { Payload, Proto, Stage, TcpFlag } from '../net/packet';
 import { checkSource, effectiveRpFilter } from '../net/rp-filter';
@@ -58,6 +58,7 @@ export class NodeDatapath {
         ref = -1;
       }
     }
+    if (this.net.traced(id)) this.net.traceHop(id, host.entity, `conntrack: ${!tracked ? 'not tracked (NOTRACK)' : ref >= 0 ? 'part of a known flow' : 'a new flow'}`);
     let masquerade = false;
     let servicePod = -1;
     if (ref >= 0) applyTrackedNat(ct, ref, p, id, now);
@@ -95,12 +96,20 @@ export class NodeDatapath {
       const reverse = mode === 0 ? undefined : host.routing.lookup(srcIp, dst);
       const srcIsLocal = host.routing.local.lookup(srcIp)?.type === 'local';
       const verdict = checkSource(mode, iface.name, iface.hasAddress, reverse, srcIsLocal, false);
+      if (this.net.traced(id)) {
+        const how = mode === 0 ? 'off' : `${mode} on ${iface.name}${iface.hasAddress ? '' : ' (no IPv4 address)'}`;
+        this.net.traceHop(id, host.entity, `rp_filter ${how}: ${verdict === 'accept' ? 'source accepted' : 'martian source'}`);
+      }
       if (verdict !== 'accept') {
         this.net.drop(id, 'rp_filter_martian', host);
         return;
       }
     }
     const out = route.type === 'local' ? -1 : host.ifaceIndex(route.dev);
+    if (this.net.traced(id)) {
+      const via = route.via === undefined ? '' : ` via ${formatIpv4(route.via)}`;
+      this.net.traceHop(id, host.entity, route.type === 'local' ? 'route: local delivery' : `route ${formatCidr(route.dst)}${via} dev ${route.dev}`);
+    }
     if (tracked && ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
       const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
       const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
@@ -108,7 +117,10 @@ export class NodeDatapath {
         this.net.drop(id, 'host_conntrack_full', host);
         return;
       }
-      if (masquerade) p.srcIp[id] = replyDst;
+      if (masquerade) {
+        p.srcIp[id] = replyDst;
+        if (this.net.traced(id)) this.net.traceHop(id, host.entity, `masquerade: source now ${formatIpv4(replyDst)}`);
+      }
       if (servicePod >= 0) {
         const socket = host.pods.get(srcIp)?.tcp.clientSocket(srcPort);
         if (socket) socket.backendPod = servicePod;

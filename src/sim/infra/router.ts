@@ -153,7 +153,7 @@ export class Router {
   }
 
   /** A fault: a new ECMP mode or hash seed. Every group is rebuilt, so nearly every flow may move. */
-  setHashing(mode: EcmpMode, seed: number): void {
+  setHashing(mode: EcmpMode, seed: number, cause?: string): void {
     if (mode === this.mode && seed === this.seed) return;
     const before = `${this.mode}/${this.seed}`;
     this.mode = mode;
@@ -166,7 +166,8 @@ export class Router {
         this.rehashes.inc();
       }
     }
-    this.ctx.note('warn', this.entity, 'router.hashing.changed', `ECMP hashing changed from ${before} to ${mode}/${seed}; flows rehash`);
+    const message = `ECMP hashing changed from ${before} to ${mode}/${seed}; flows rehash`;
+    this.ctx.note('warn', this.entity, 'router.hashing.changed', message, cause === undefined ? undefined : { cause });
   }
 
   private newGroup(): EcmpGroup {

@@ -4,24 +4,32 @@ import type { Router } from '../infra/router';
 import type { Cidr, Ipv4 } from '../net/ipv4';
 import type { Service } from './service';
 
+interface Speaker {
+  host: Host;
+  id: number;
+  /** The speaker pod runs; a stopped one has closed its sessions and announces nothing. */
+  running: boolean;
+}
+
 /**
  * MetalLB in BGP mode (REFERENCE F.4): a speaker on each chosen node peers with the router and announces every
  * LoadBalancer IP as a /32 with its node as next hop. Under externalTrafficPolicy Cluster every speaker announces;
  * under Local only the nodes that run a ready endpoint do, so scaling a deployment adds and withdraws next hops.
  */
 export class MetalLb {
-  private readonly speakers: { host: Host; id: number }[];
+  private readonly speakers: Speaker[];
 
   constructor(
     private readonly bgp: Bgp,
-    router: Router,
+    private readonly router: Router,
     speakerHosts: readonly Host[],
     private readonly services: readonly Service[],
+    private readonly note: (entity: string, kind: string, message: string, cause: string) => void = () => {},
   ) {
     this.speakers = speakerHosts.map((host) => {
       const id = bgp.addSpeaker(host.ip, host.entity);
       bgp.connect(id, router);
-      return { host, id };
+      return { host, id, running: true };
     });
   }
 
@@ -38,10 +46,46 @@ export class MetalLb {
     if (!this.services.includes(service)) return;
     const prefix = prefixOf(service);
     for (const s of this.speakers) {
+      if (!s.running) continue;
       const wants = this.wants(service, s.host);
       if (wants && !this.bgp.isAnnouncing(s.id, prefix)) this.bgp.announce(s.id, prefix);
       else if (!wants && this.bgp.isAnnouncing(s.id, prefix)) this.bgp.withdraw(s.id, prefix);
     }
+  }
+
+  /** Whether a speaker runs on the node. */
+  runsOn(host: Host): boolean {
+    return this.speakers.some((s) => s.host === host && s.running);
+  }
+
+  /**
+   * The node's speaker pod starts (a new one if the node never had one): it opens its session to the router and
+   * announces what it should, which the router learns after the convergence delay.
+   */
+  startSpeaker(host: Host, cause: string): void {
+    let s = this.speakers.find((x) => x.host === host);
+    if (s?.running) return;
+    if (!s) {
+      s = { host, id: this.bgp.addSpeaker(host.ip, host.entity), running: true };
+      this.speakers.push(s);
+      this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
+      this.bgp.connect(s.id, this.router);
+    } else {
+      s.running = true;
+      this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
+      this.bgp.speakerUp(s.id);
+    }
+    for (const service of this.services) this.refresh(service);
+  }
+
+  /** The node's speaker pod stops cleanly: it withdraws its routes and closes its session (NOTIFICATION Cease). */
+  stopSpeaker(host: Host, cause: string): void {
+    const s = this.speakers.find((x) => x.host === host && x.running);
+    if (!s) return;
+    s.running = false;
+    this.note(host.entity, 'metallb.speaker.stopped', 'MetalLB speaker stopped', cause);
+    for (const service of this.services) this.bgp.withdraw(s.id, prefixOf(service));
+    this.bgp.speakerDown(s.id, true);
   }
 
   private wants(service: Service, host: Host): boolean {

@@ -1,5 +1,5 @@
-import type { HandlerId } from '../core/scheduler';
-import { millis, seconds, type SimTime } from '../core/time';
+import type { EventHandle, HandlerId } from '../core/scheduler';
+import { millis, seconds, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import type { Host } from '../infra/host';
 import { Pod, type PodApp } from '../infra/pod';
@@ -36,6 +36,12 @@ export const DEFAULT_GRACE_SECONDS = 30;
 // If preStop still runs when the grace period ends, the kubelet grants a one-off 2 s extension (REFERENCE C.2).
 const PRESTOP_EXTENSION_SECONDS = 2;
 
+// kubelet's container restart back-off: 10 s, doubled after each crash, capped at 300 s, reset after 10 min of running
+// (Kubernetes docs, Pod lifecycle: "Container restarts").
+const CRASH_BACKOFF_INITIAL_S = 10;
+const CRASH_BACKOFF_MAX_S = 300;
+const CRASH_BACKOFF_RESET_S = 600;
+
 /** Builds the app that runs in a new pod of a deployment. */
 export type AppFactory = (pod: Pod) => PodApp;
 
@@ -47,6 +53,15 @@ interface Deployment {
   makeApp: AppFactory;
   /** The pod template's revision; a rolling update bumps it. */
   revision: number;
+  /** While set, every container of the deployment exits `runFor` after it starts, until `until`. */
+  crash: { runFor: Duration; until: SimTime; cause: string } | null;
+}
+
+/** A pod's main container under CrashLoopBackOff. */
+interface Restarts {
+  count: number;
+  startedAt: SimTime;
+  crashTimer: EventHandle;
 }
 
 /**
@@ -73,6 +88,9 @@ export class Workloads {
   private readonly forgetPod: HandlerId;
   private readonly teardownNetns: HandlerId;
   private readonly sigterm: HandlerId;
+  private readonly crashContainer: HandlerId;
+  private readonly restartContainer: HandlerId;
+  private readonly restarts = new Map<number, Restarts>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -100,6 +118,8 @@ export class Workloads {
       pod.tcp.destroy();
       this.cni.detach(pod);
     });
+    this.crashContainer = s.register('pod.crash', (pod) => this.onCrash(this.pods[pod]!));
+    this.restartContainer = s.register('pod.restart', (pod) => this.onRestart(this.pods[pod]!));
     this.forgetPod = s.register('pod.forget', (pod) => {
       this.pods[pod]!.shown = false;
       this.ctx.touchTopology();
@@ -111,7 +131,7 @@ export class Workloads {
   }
 
   addDeployment(spec: DeploymentSpec, makeApp: AppFactory): void {
-    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1 };
+    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1, crash: null };
     this.deployments.push(d);
     this.byName.set(spec.name, d);
   }
@@ -214,9 +234,67 @@ export class Workloads {
     this.reconcile(d, -1);
   }
 
+  /**
+   * `kubectl scale`: the ReplicaSet creates pods up to `replicas`, or deletes the surplus, older template first, then
+   * pods not yet Ready, then the youngest (the ReplicaSet controller's ranking, simplified).
+   */
+  scale(deploymentName: string, replicas: number, cause: string): void {
+    const d = this.deployment(deploymentName);
+    const before = d.spec.replicas;
+    d.spec.replicas = replicas;
+    this.ctx.note('info', `deployment/${d.spec.name}`, 'deployment.scaled', `scaled from ${before} to ${replicas} replicas`, { cause });
+    const active = d.pods.filter((p) => p.active);
+    const surplus = active.length - replicas;
+    if (surplus > 0) {
+      const rank = (p: Pod) => (p.revision !== d.revision ? 0 : 2) + (p.ready ? 1 : 0);
+      const victims = [...active].reverse().sort((a, b) => rank(a) - rank(b)).slice(0, surplus);
+      for (const pod of victims) this.deletePod(pod, undefined, `scale-down of deployment/${d.spec.name}`);
+    }
+    this.reconcile(d, -1);
+  }
+
+  /** `kubectl drain`: cordons the node, then evicts every pod on it, each with its grace period unless one is given. */
+  drain(host: Host, gracePeriodSeconds: number | undefined, cause: string): void {
+    host.schedulable = false;
+    this.ctx.note('warn', host.entity, 'node.cordoned', 'cordoned: no new pods are scheduled here', { cause });
+    this.ctx.touchTopology();
+    for (const pod of this.pods) {
+      if (pod.host === host && pod.active) this.deletePod(pod, gracePeriodSeconds, `drain of ${host.entity}`);
+    }
+  }
+
+  /** The node takes pods again; ReplicaSets that could not place pods fill up now. */
+  uncordon(host: Host, cause: string): void {
+    if (host.schedulable) return;
+    host.schedulable = true;
+    this.ctx.note('info', host.entity, 'node.uncordoned', 'schedulable again', { cause });
+    this.ctx.touchTopology();
+    for (const d of this.deployments) this.reconcile(d, -1);
+  }
+
+  /**
+   * A bad build: every container of the deployment exits `runSeconds` after it starts (the running ones at once),
+   * for `durationSeconds`; the kubelet restarts each in place after its CrashLoopBackOff delay.
+   */
+  crashLoop(deploymentName: string, runSeconds: number, durationSeconds: number, cause: string): void {
+    const d = this.deployment(deploymentName);
+    d.crash = { runFor: seconds(runSeconds), until: (this.ctx.sched.now + seconds(durationSeconds)) as SimTime, cause };
+    this.ctx.note('warn', `deployment/${d.spec.name}`, 'deployment.crash-loop', `containers exit ${runSeconds} s after each start for ${durationSeconds} s`, { cause });
+    for (const pod of d.pods) if (pod.phase === 'running' && pod.app) this.onCrash(pod);
+  }
+
+  /** Restarts of a pod's container so far. */
+  restartCount(pod: Pod): number {
+    return this.restarts.get(pod.index)?.count ?? 0;
+  }
+
   /** When the pod that held `ip` was deleted, if it was. */
   deletionTime(ip: number): SimTime | undefined {
     return this.deletedAt.get(ip);
+  }
+
+  deploymentNames(): string[] {
+    return [...this.byName.keys()];
   }
 
   hasDeployment(name: string): boolean {
@@ -254,7 +332,12 @@ export class Workloads {
       oldReady: old.filter((p) => p.ready).length,
     });
     for (let i = 0; i < plan.create; i++) {
-      const pod = this.createPod(d.spec.name, this.leastLoadedHost());
+      const host = this.leastLoadedHost();
+      if (!host) {
+        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: no node is schedulable`);
+        break;
+      }
+      const pod = this.createPod(d.spec.name, host);
       if (replaced >= 0) pod.replaced = replaced;
     }
     const unready = old.filter((p) => !p.ready).slice(0, plan.removeUnready);
@@ -262,10 +345,11 @@ export class Workloads {
     for (const pod of [...unready, ...ready]) this.deletePod(pod, undefined, `rolling update of deployment/${d.spec.name}`);
   }
 
-  private leastLoadedHost(): Host {
-    let best = this.hosts[0]!;
+  private leastLoadedHost(): Host | undefined {
+    let best: Host | undefined;
     let bestLoad = Infinity;
     for (const host of this.hosts) {
+      if (!host.schedulable) continue;
       let load = 0;
       for (const pod of host.pods.values()) if (pod.active) load++;
       if (load < bestLoad) {
@@ -293,6 +377,7 @@ export class Workloads {
     this.endpointsChanged(pod.deployment);
     // A rollout moves on when a new pod turns Ready; the controller sees it through its informer.
     const d = this.deployment(pod.deployment);
+    if (d.crash) this.armCrash(pod, d);
     if (d.pods.some((p) => p.active && p.revision !== d.revision)) {
       this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, -1);
     }
@@ -301,7 +386,62 @@ export class Workloads {
   /** SIGTERM reaches the app once preStop is done; it exits when it has drained. */
   private onSigterm(pod: Pod): void {
     if (pod.phase !== 'terminating') return;
-    pod.app?.terminate(() => this.tearDown(pod, 'exited'));
+    // A container waiting out its crash back-off has no process to signal.
+    if (!pod.app) this.tearDown(pod, 'exited');
+    else pod.app.terminate(() => this.tearDown(pod, 'exited'));
+  }
+
+  private armCrash(pod: Pod, d: Deployment): void {
+    const crash = d.crash!;
+    const at = this.ctx.sched.now + crash.runFor;
+    if (at >= crash.until) return;
+    const r = this.restartsOf(pod);
+    r.startedAt = this.ctx.sched.now;
+    this.ctx.sched.cancel(r.crashTimer);
+    r.crashTimer = this.ctx.sched.at(at as SimTime, this.crashContainer, pod.index);
+  }
+
+  private restartsOf(pod: Pod): Restarts {
+    let r = this.restarts.get(pod.index);
+    if (!r) this.restarts.set(pod.index, (r = { count: 0, startedAt: this.ctx.sched.now, crashTimer: -1 }));
+    return r;
+  }
+
+  /** The container exits: the kernel resets its sockets, readiness fails, and the kubelet waits out its back-off. */
+  private onCrash(pod: Pod): void {
+    if (pod.phase !== 'running' || !pod.app) return;
+    const d = this.deployment(pod.deployment);
+    const r = this.restartsOf(pod);
+    // Applied again while a crash was pending: this crash replaces that one.
+    this.ctx.sched.cancel(r.crashTimer);
+    r.crashTimer = -1;
+    const now = this.ctx.sched.now;
+    if (r.count > 0 && now - r.startedAt >= seconds(CRASH_BACKOFF_RESET_S)) r.count = 0;
+    pod.ready = false;
+    pod.tcp.killAll();
+    pod.udp.unbindAll();
+    pod.app.killed?.();
+    pod.app = null;
+    const backoff = Math.min(CRASH_BACKOFF_INITIAL_S * 2 ** r.count, CRASH_BACKOFF_MAX_S);
+    r.count++;
+    const message = `container exited (restart ${r.count}); CrashLoopBackOff: back-off ${backoff} s restarting failed container`;
+    this.ctx.note('warn', pod.entity, 'pod.crashed', message, { cause: d.crash?.cause ?? `deployment/${d.spec.name}` });
+    this.ctx.touchTopology();
+    this.endpointsChanged(pod.deployment);
+    this.ctx.sched.after(seconds(backoff), this.restartContainer, pod.index);
+  }
+
+  /** The kubelet starts the container again in the same pod: same address, a fresh process, Ready once it runs. */
+  private onRestart(pod: Pod): void {
+    if (pod.phase !== 'running' || pod.app) return;
+    const d = this.deployment(pod.deployment);
+    pod.app = d.makeApp(pod);
+    pod.ready = true;
+    pod.app.start();
+    this.ctx.note('info', pod.entity, 'pod.restarted', `container restarted (${this.restartCount(pod)} restarts so far)`);
+    this.ctx.touchTopology();
+    this.endpointsChanged(pod.deployment);
+    if (d.crash) this.armCrash(pod, d);
   }
 
   private onKill(pod: Pod): void {

@@ -75,6 +75,10 @@ export function nextUdpState(state: CtStateId, reply: boolean): CtStateId {
   return reply || state === CtState.udpStream ? CtState.udpStream : CtState.udpUnreplied;
 }
 
+function checkMax(max: number): void {
+  if (!Number.isInteger(max) || max < 1) throw new RangeError(`conntrack max must be a positive integer, got ${max}`);
+}
+
 /**
  * A bounded connection-tracking table. Each entry holds the flow as first seen (original) and as its replies will look
  * (reply, which differs from the reversed original when NAT rewrote the flow); both are hashed, as the kernel hashes
@@ -102,14 +106,24 @@ export class ConntrackTable {
   /** The earliest expiry among entries the current sweep pass has looked at or that changed during it. */
   private passFloor = Infinity;
 
-  constructor(
-    readonly max: number,
-    timeouts: ConntrackTimeouts = KERNEL_TIMEOUTS,
-  ) {
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`conntrack max must be a positive integer, got ${max}`);
+  private limit: number;
+
+  constructor(max: number, timeouts: ConntrackTimeouts = KERNEL_TIMEOUTS) {
+    checkMax(max);
+    this.limit = max;
     const order = Object.keys(CtState) as (keyof typeof CtState)[];
     this.timeouts = order.map((name) => seconds(timeouts[name]));
     this.grow(Math.min(max, INITIAL_CAPACITY));
+  }
+
+  get max(): number {
+    return this.limit;
+  }
+
+  /** A new limit. Entries above a lowered one stay until they expire; no new flow is tracked until the table is below it. */
+  setMax(max: number): void {
+    checkMax(max);
+    this.limit = max;
   }
 
   /** Entries held, expired or not. */
@@ -167,7 +181,7 @@ export class ConntrackTable {
     state: CtStateId,
     now: SimTime,
   ): number {
-    if (this.count >= this.max && !this.reclaim(now)) return -1;
+    if (this.count >= this.max && (!this.reclaim(now) || this.count >= this.max)) return -1;
     if (this.freeCount === 0) this.grow(Math.min(this.max, this.capacity * 2));
     const id = this.freeIds[--this.freeCount]!;
     const t = this.tuples;

@@ -51,14 +51,46 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
     chains.push({ symptom: `drops at ${exceeded.entity}`, steps: allowanceSteps(causes, world, exceeded) });
   }
   const martians = causes.of('rp_filter_martian')[0];
-  if (martians && chains.length === 0) {
-    const d = martians.detail;
-    const iface = d['iface'] === undefined ? '' : ` on ${d['iface']}${d['ifaceHasAddress'] === 0 ? ', which has no IPv4 address' : ''}`;
-    const steps: WhyStep[] = [{ entity: martians.entity, text: `${martians.count} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
-    if (typeof d['dst'] === 'number') steps.push(...addressSteps(causes, world, d['dst']));
-    chains.push({ symptom: `martian drops at ${martians.entity}`, steps });
-  }
+  if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
   return chains;
+}
+
+function martianSteps(causes: CauseLog, world: WhyWorld, martians: CauseFact): WhyStep[] {
+  const d = martians.detail;
+  const iface = d['iface'] === undefined ? '' : ` on ${d['iface']}${d['ifaceHasAddress'] === 0 ? ', which has no IPv4 address' : ''}`;
+  const steps: WhyStep[] = [{ entity: martians.entity, text: `${martians.count} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
+  if (typeof d['dst'] === 'number') steps.push(...addressSteps(causes, world, d['dst']));
+  return steps;
+}
+
+/**
+ * The chain behind one symptom someone clicked: a drop reason or error kind at an entity (or, without one, where it
+ * happened most). Null when nothing of the kind was recorded there. `explain` gives a drop reason's sentence.
+ */
+export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: string | undefined, explain: (kind: string) => string | undefined): WhyChain | null {
+  const fact = entity === undefined ? causes.of(kind)[0] : causes.find(kind, entity);
+  if (!fact) return null;
+  const symptom = `${kind} at ${fact.entity}`;
+  switch (kind) {
+    case 'grpc_dependency_error': {
+      const node = world.nodeOf(fact.entity);
+      const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} queries failed because the pod's dependencies did not resolve` }];
+      if (node) steps.push(...dnsSteps(causes, world, node));
+      return { symptom, steps };
+    }
+    case 'dns_refused':
+      return { symptom, steps: dnsSteps(causes, world, fact.entity) };
+    case 'hypervisor_conntrack_exceeded':
+      return { symptom, steps: allowanceSteps(causes, world, fact) };
+    case 'rp_filter_martian':
+      return { symptom, steps: martianSteps(causes, world, fact) };
+    default: {
+      const why = explain(kind);
+      const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} times${why ? `: ${why}` : ''}` }];
+      if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
+      return { symptom, steps };
+    }
+  }
 }
 
 /** node-local DNS on a node: refusals, failing upstream connections, and the instance's allowance under them. */

@@ -130,6 +130,9 @@ const GRPC_TARGET = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?:\d{1,5}$/;
 // Names topology.dns creates: the CoreDNS deployment and the two Services in front of it.
 export const DNS_NAMES = ['coredns', 'kube-dns', 'kube-dns-upstream'] as const;
 
+// What a fault may target as `dns/<name>`: CoreDNS behind kube-dns, or the cloud resolver's provider.
+export const DNS_TARGETS = ['cluster', 'provider'] as const;
+
 function checkReferences(scenario: Scenario, report: Report): void {
   const { deployments, services, nodes } = scenario.topology;
   const deploymentNames = Object.keys(deployments);
@@ -223,13 +226,17 @@ function checkTimes(scenario: Scenario, report: Report): void {
     node: topology.nodes.map((node) => node.name),
     deployment: Object.keys(topology.deployments),
     service: Object.keys(topology.services),
+    router: topology.routers.map((r) => r.name),
+    lb: topology.loadBalancers.map((lb) => lb.name),
+    dns: topology.dns ? [...DNS_TARGETS] : [],
   };
   scenario.timeline.forEach((entry, i) => {
     if (entry.at > duration) report(['timeline', i, 'at'], `${entry.at} s is after the end of the run (duration ${duration} s)`);
     const [kind = '', name = ''] = entry.target.split('/');
     // Pods beyond the explicit placements are named by the simulation, so only other kinds can be checked here.
     const names = known[kind];
-    if (names !== undefined && !names.includes(name)) {
+    if (kind === 'dns' && !topology.dns) report(['timeline', i, 'target'], 'the scenario has no topology.dns to target');
+    else if (names !== undefined && !names.includes(name)) {
       report(['timeline', i, 'target'], `unknown ${kind} "${name}"${didYouMean(name, names)}`);
     }
   });

@@ -1,3 +1,5 @@
+import type { FaultDescriptor } from '../api';
+import { parseTarget, resolveParams } from '../faults/fault';
 import { issuesFromZod, formatIssue, type ScenarioIssue } from './issues';
 import { parseSet, setPath } from './overrides';
 import { parseScenarioText } from './parse-text';
@@ -14,6 +16,8 @@ export interface LoadOptions {
   sets?: string[];
   /** Known fault ids; when given, timeline faults outside this list are errors. */
   faultIds?: string[];
+  /** The fault catalog; when given, each timeline entry's target kind and params are checked against its fault. */
+  faults?: readonly FaultDescriptor[];
 }
 
 export type LoadResult = { ok: true; scenario: Scenario; appliedFixes: string[] } | { ok: false; errors: string[] };
@@ -41,9 +45,9 @@ export function loadScenario(text: string, fileName: string, options: LoadOption
 function load(text: string, fileName: string, options: LoadOptions): LoadResult {
   const parsed = parseScenarioText(text, fileName);
   if (!parsed.ok) return parsed;
-  const base = validate(parsed.value, options.faultIds);
+  const base = validate(parsed.value, options);
   if (!base.ok) return fail(base.issues.map(formatIssue));
-  const fixErrors = checkFixes(base.scenario, options.faultIds);
+  const fixErrors = checkFixes(base.scenario, options);
   if (fixErrors.length > 0) return fail(fixErrors);
 
   const errors: string[] = [];
@@ -75,7 +79,7 @@ function load(text: string, fileName: string, options: LoadOptions): LoadResult 
 
   let scenario = base.scenario;
   if (assignments.length > 0) {
-    const again = validate(doc, options.faultIds);
+    const again = validate(doc, options);
     if (!again.ok) return fail(attribute(again.issues, assignments));
     scenario = again.scenario;
   }
@@ -93,7 +97,8 @@ function fail(errors: string[]): LoadResult {
   return { ok: false, errors };
 }
 
-function validate(value: unknown, faultIds: readonly string[] | undefined): Validated {
+function validate(value: unknown, options: Pick<LoadOptions, 'faultIds' | 'faults'>): Validated {
+  const { faultIds, faults } = options;
   const result = scenarioSchema.safeParse(value, { reportInput: true });
   // Unknown faults are reported even beside structural errors, so one round of edits can fix both.
   const faultIssues = faultIds ? checkFaults(value, faultIds) : [];
@@ -102,7 +107,27 @@ function validate(value: unknown, faultIds: readonly string[] | undefined): Vali
     const fresh = faultIssues.filter((f) => !issues.some((issue) => samePath(issue.path, f.path)));
     return { ok: false, issues: [...issues, ...fresh] };
   }
+  if (faults) faultIssues.push(...checkFaultUse(result.data, faults));
   return faultIssues.length > 0 ? { ok: false, issues: faultIssues } : { ok: true, scenario: result.data };
+}
+
+/** Each timeline entry's target kind and params, checked as applying the fault would check them. */
+function checkFaultUse(scenario: Scenario, faults: readonly FaultDescriptor[]): ScenarioIssue[] {
+  const issues: ScenarioIssue[] = [];
+  scenario.timeline.forEach((entry, i) => {
+    const fault = faults.find((f) => f.id === entry.fault);
+    if (!fault) return;
+    for (const check of [() => parseTarget(fault, entry.target), () => resolveParams(fault, entry.params)]) {
+      try {
+        check();
+      } catch (error) {
+        // The fault's messages start with the field they are about: `target: …` or `params.<name>: …`.
+        const [field = '', ...rest] = (error as Error).message.split(': ');
+        issues.push({ path: ['timeline', i, ...field.split('.')], message: rest.join(': ') });
+      }
+    }
+  });
+  return issues;
 }
 
 function checkFaults(value: unknown, faultIds: readonly string[]): ScenarioIssue[] {
@@ -123,7 +148,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Each fix must leave a valid scenario when applied alone to the file. */
-function checkFixes(scenario: Scenario, faultIds: readonly string[] | undefined): string[] {
+function checkFixes(scenario: Scenario, options: Pick<LoadOptions, 'faultIds' | 'faults'>): string[] {
   const errors: string[] = [];
   for (const [name, fix] of Object.entries(scenario.fixes)) {
     let doc: unknown = scenario;
@@ -141,7 +166,7 @@ function checkFixes(scenario: Scenario, faultIds: readonly string[] | undefined)
       }
     }
     if (broken) continue;
-    const result = validate(doc, faultIds);
+    const result = validate(doc, options);
     if (!result.ok) errors.push(...attribute(result.issues, assignments, formatPath(['fixes', name])));
   }
   return errors;

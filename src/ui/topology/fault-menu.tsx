@@ -40,8 +40,8 @@ export function FaultMenu({ menu, onClose }: { menu: MenuState; onClose: () => v
       aria-label={`Faults for ${menu.title}`}
       data-testid="fault-menu"
       onKeyDown={onKeyDown}
-      style={{ left: `min(${menu.x}px, calc(100% - 17rem))`, top: `min(${menu.y}px, calc(100% - 4rem))` }}
-      className="absolute z-20 w-64 overflow-hidden rounded-lg border border-slate-300 bg-white py-1 shadow-xl dark:border-slate-700 dark:bg-slate-900"
+      style={{ left: `min(${menu.x}px, calc(100vw - 17rem))`, top: `min(${menu.y}px, calc(100vh - ${2 + 2.25 * Math.max(1, menu.items.length)}rem))` }}
+      className="fixed z-20 w-64 overflow-hidden rounded-lg border border-slate-300 bg-white py-1 shadow-xl dark:border-slate-700 dark:bg-slate-900"
     >
       <p className="truncate px-3 py-1 font-mono text-xs text-slate-500 dark:text-slate-400">{menu.title}</p>
       {menu.items.map(({ fault, target }) => (

@@ -95,9 +95,10 @@ const ROUTER_W = 250;
 const ROUTER_H = 64;
 const LB_W = 300;
 const LB_H = 78;
-const BAND_GAP = 56;
+const BAND_GAP = 40;
 const EXT_W = 220;
-const EXT_H = 58;
+const EXT_H = 50;
+const EXT_GAP_Y = 12;
 const EXT_GAP = 70;
 /** The panel size assumed when the caller does not know it yet: a widescreen panel's. */
 const DEFAULT_VIEWPORT = { width: 1600, height: 800 };
@@ -258,7 +259,7 @@ export function layoutTopology(
   let ey = 0;
   for (const e of externals) {
     e.y = ey;
-    ey += EXT_H + BOX_GAP;
+    ey += EXT_H + EXT_GAP_Y;
   }
 
   const podsByName = new Map<string, PodBox>();
@@ -362,6 +363,7 @@ export function searchTopology(topology: TopologyView, layout: TopologyLayout, t
   const candidates: { entity: string; keys: string[]; deployment?: string; box: () => Rect | undefined }[] = [
     ...topology.pods.map((p) => ({ entity: `pod/${p.name}`, keys: [p.name, p.ip], deployment: p.deployment, box: () => layout.podRect.get(p.index) })),
     ...layout.nodes.map((n) => ({ entity: `node/${n.node.name}`, keys: [n.node.name, n.node.ip, ...n.node.interfaces.flatMap((i) => (i.ip ? [i.ip] : []))], box: () => n.inner })),
+    ...layout.nodes.flatMap((n) => (n.node.instance ? [{ entity: n.node.instance.entity, keys: [] as string[], box: () => n as Rect }] : [])),
     ...layout.routers.map((r) => ({ entity: r.router.entity, keys: [r.router.name, r.router.ip], box: () => r })),
     ...layout.lbs.map((b) => ({ entity: b.lb.entity, keys: [b.lb.name, b.lb.ip], box: () => b })),
     ...layout.services.map((s) => ({ entity: `service/${s.service.name}`, keys: [s.service.name, s.service.clusterIp], box: () => s })),

@@ -3,13 +3,14 @@ import type { ZoomTransform } from 'd3';
 import { appStore, useApp } from '../../state/app-store';
 import { faultsForBox, openFault, placementStore, stopPlacing, targetFor, type BoxInfo } from '../../state/fault-placement';
 import { FaultPopover } from '../fault-palette';
+import { askWhy } from '../sim-client';
 import { FaultMenu, type MenuState } from './fault-menu';
 import { frameStore, useFrame } from '../../state/frame-store';
 import type { TopologyView } from '../../sim/api';
 import { clearSelection, selectEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
 import { button, panel } from '../styles';
-import { glyphPath, reasonStyle } from './drop-marks';
+import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
 import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
@@ -70,16 +71,6 @@ function Swatch({ kind, label }: { kind: string; label: string }) {
   );
 }
 
-function DropGlyph({ reason }: { reason: string }) {
-  const s = reasonStyle(reason);
-  return (
-    <svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true">
-      <path d={glyphPath(s.glyph, 5.5)} fill={s.colour} stroke="var(--c-node-title)" strokeWidth="1" />
-    </svg>
-  );
-}
-
-export { DropGlyph };
 
 /** The cluster picture: d3 draws structure in SVG, a canvas draws traffic and drops, React provides the frame around them. */
 export function TopologyPanel() {
@@ -165,6 +156,7 @@ export function TopologyPanel() {
       if (s.placing !== prev.placing) markDropTargets(contentRef.current);
     });
     const unsubscribeSelection = appStore.subscribe((s, prev) => {
+      if (s.reveal && s.reveal !== prev.reveal) revealRef.current(s.reveal.entity);
       if (s.selected === prev.selected) return;
       drawing.setSelected(s.selected);
       focusOn(s.selected);
@@ -197,10 +189,8 @@ export function TopologyPanel() {
   const catalog = useApp((s) => s.catalog);
   const [menu, setMenu] = useState<MenuState | null>(null);
   const panelRef = useRef<HTMLDivElement>(null);
-  const pointIn = (clientX: number, clientY: number): { x: number; y: number } => {
-    const r = panelRef.current!.getBoundingClientRect();
-    return { x: clientX - r.left, y: clientY - r.top };
-  };
+  // Popovers and menus are placed in viewport pixels (fixed), so the panel's clipping never cuts them off.
+  const pointIn = (clientX: number, clientY: number): { x: number; y: number } => ({ x: clientX, y: clientY });
   const pointOf = (element: Element): { x: number; y: number } => {
     const b = element.getBoundingClientRect();
     return pointIn(b.left + Math.min(b.width, 24), b.top + Math.min(b.height, 24));
@@ -240,6 +230,13 @@ export function TopologyPanel() {
   /** A click on a box selects it, on a chip expands its deployment; anywhere else clears the selection. A drag's click never arrives (d3-zoom eats it). */
   const onPictureClick = (event: MouseEvent<SVGSVGElement>): void => {
     if (place(event.target, pointIn(event.clientX, event.clientY))) return;
+    const r = panelRef.current!.getBoundingClientRect();
+    const mark = trafficRef.current?.markAt(event.clientX - r.left, event.clientY - r.top);
+    const site = mark ? frameStore.getState().topology?.sites[mark.site] : undefined;
+    if (mark && site) {
+      void askWhy(mark.reason, site);
+      return;
+    }
     const group = groupAt(event.target);
     if (group !== null) {
       toggle(group);
@@ -269,17 +266,13 @@ export function TopologyPanel() {
     else if (entity !== null) selectEntity(entity);
   };
 
-  const onSearch = (event: FormEvent): void => {
-    event.preventDefault();
+  /** Brings what a term names into view and selects it; false when nothing matches. */
+  const reveal = (term: string): boolean => {
     const topology = frameStore.getState().topology;
     const layout = layoutRef.current;
-    if (!topology || !layout) return;
-    const hit = searchTopology(topology, layout, search);
-    if (!hit) {
-      setSearchError(search.trim() ? `Nothing named or addressed “${search.trim()}”` : '');
-      return;
-    }
-    setSearchError('');
+    if (!topology || !layout) return false;
+    const hit = searchTopology(topology, layout, term);
+    if (!hit) return false;
     const needsExpanding = hit.deployment !== undefined && layout.deployments.some((d) => d.name === hit.deployment && d.aggregated);
     if (needsExpanding) {
       const next = new Set(expanded).add(hit.deployment!);
@@ -289,6 +282,15 @@ export function TopologyPanel() {
       if (box) zoom.current?.focus(box);
     } else if (hit.box) zoom.current?.focus(hit.box);
     selectEntity(hit.entity);
+    return true;
+  };
+  const revealRef = useRef(reveal);
+  revealRef.current = reveal;
+
+  const onSearch = (event: FormEvent): void => {
+    event.preventDefault();
+    const found = reveal(search);
+    setSearchError(found || !search.trim() ? '' : `Nothing named or addressed “${search.trim()}”`);
   };
 
   const big = deployments.filter((d) => d.groupable);

@@ -139,6 +139,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
   let lastMembers = '';
   let lastRoutes = '';
+  type Single = Selection<SVGGElement, unknown, null, undefined>;
+  /** Each machine's gauges, found once per relayout rather than queried on every frame. */
+  let machines: { b: NodeBox; machine: Single; ct: Single; dns: Single; tracked: Single }[] = [];
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -192,7 +195,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .call((n) => {
             n.select('.topo-ring').attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
             n.select('.topo-node-box').attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
-            n.select('.topo-node-title').text((b) => `node/${b.node.name}`);
+            n.select('.topo-node-title').text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · removed' : !b.node.schedulable ? ' · cordoned' : ''}`);
             n.select('.topo-far-title').text((b) => b.node.name);
             n.select('.topo-node-sub').text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
             n.select('.topo-ifaces').text((b) => interfacesLine(b.node));
@@ -378,8 +381,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         const e = enter.append('g').attr('class', 'topo-external').attr('tabindex', 0).attr('role', 'button');
         e.append('path').attr('class', 'topo-ring');
         e.append('rect').attr('class', 'topo-external-box').attr('rx', 10);
-        e.append('text').attr('class', 'name').attr('x', 12).attr('y', 23);
-        e.append('text').attr('class', 'sub').attr('x', 12).attr('y', 42);
+        e.append('text').attr('class', 'name').attr('x', 12).attr('y', 20);
+        e.append('text').attr('class', 'sub').attr('x', 12).attr('y', 38);
         e.append('title');
         return e;
       })
@@ -413,6 +416,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           r.append('title');
           return r;
         })
+        .attr('data-ip', (m) => m.ip)
         .attr('x', (_m, i) => 14 + i * chipW)
         .attr('y', 54)
         .attr('data-health', (m) => m.health)
@@ -492,12 +496,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   function applyLive(live: LiveView): void {
     const l = layout;
     if (!l) return;
-    nodeLayer.selectAll<SVGGElement, NodeBox>('g.topo-machine').each(function (b) {
-      const m = select(this);
+    for (const { b, machine, ct, dns, tracked } of machines) {
       const i = b.node.index;
-      setGauge(m.select('[data-gauge="ct"]'), live.conntrackUsed[i] ?? 0, b.node.conntrackMax);
-      setGauge(m.select('[data-gauge="dns"]'), b.node.dnsMaxConcurrent === null ? -1 : (live.dnsInFlight[i] ?? 0), b.node.dnsMaxConcurrent ?? 0);
-      if (b.node.instance) setGauge(m.select('[data-gauge="tracked"]'), live.instanceTracked[i] ?? 0, b.node.instance.allowance);
+      setGauge(ct, live.conntrackUsed[i] ?? 0, b.node.conntrackMax);
+      setGauge(dns, b.node.dnsMaxConcurrent === null ? -1 : (live.dnsInFlight[i] ?? 0), b.node.dnsMaxConcurrent ?? 0);
+      if (b.node.instance) setGauge(tracked, live.instanceTracked[i] ?? 0, b.node.instance.allowance);
       // The far view colours the whole box by its fullest table, so a full instance stands out in a grid of a hundred.
       const worst = Math.max(
         b.node.conntrackMax > 0 ? (live.conntrackUsed[i] ?? 0) / b.node.conntrackMax : 0,
@@ -505,8 +508,8 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         b.node.dnsMaxConcurrent ? (live.dnsInFlight[i] ?? 0) / b.node.dnsMaxConcurrent : 0,
       );
       const level = gaugeLevel(worst);
-      if (changed(this, level)) m.attr('data-level', level);
-    });
+      if (changed(machine.node(), level)) machine.attr('data-level', level);
+    }
     const membersKey = live.members.map((m) => `${m.lb}|${m.virtualServer}|${m.ip}:${m.port}|${m.health}`).join(',');
     if (membersKey !== lastMembers) {
       lastMembers = membersKey;
@@ -527,6 +530,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     lastRoutes = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawNodes(l.nodes);
+    machines = [];
+    nodeLayer.selectAll<SVGGElement, NodeBox>('g.topo-machine').each(function (b) {
+      const machine = select<SVGGElement, unknown>(this);
+      const gauge = (kind: Gauge): Single => machine.select<SVGGElement>(`[data-gauge="${kind}"]`) as unknown as Single;
+      machines.push({ b, machine, ct: gauge('ct'), dns: gauge('dns'), tracked: gauge('tracked') });
+    });
     drawGroups(l.groups);
     drawPods([...l.pods.values()]);
     drawBands(l);

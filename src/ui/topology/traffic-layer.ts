@@ -62,6 +62,8 @@ export interface TrafficLayer {
   setTransform(t: ZoomTransform): void;
   /** Sites whose flows are all drawn (the selection's), on top of the busiest flows elsewhere. */
   setFocus(sites: readonly number[]): void;
+  /** The drop mark drawn at a point of the canvas (CSS pixels), if any: what a click on it asks "why" about. */
+  markAt(x: number, y: number): { site: number; reason: string } | null;
   /** The drop marks on screen with their latest rates, for the legend. */
   activeDrops(): DropRate[];
   destroy(): void;
@@ -85,6 +87,8 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
   let flows: FlowRate[] = [];
   let focus = new Set<number>();
   const marks = new Map<string, Mark>();
+  /** Where each mark was last drawn, for clicks. */
+  let drawnMarks: { x: number; y: number; r: number; site: number; reason: string }[] = [];
   let movingUntil = 0;
   let raf = 0;
   let colours: string[] = [];
@@ -182,6 +186,7 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
     ctx.setLineDash([]);
 
     const perSite = new Map<number, number>();
+    drawnMarks = [];
     for (const [key, m] of marks) {
       const age = prevT - m.seenAt;
       if (age > MARK_FADE_US) {
@@ -198,6 +203,7 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
       // Several reasons at one place line up leftwards from its mark point.
       const x = sx - nth * 24;
       const y = sy;
+      drawnMarks.push({ x, y, r, site: m.site, reason: m.reason });
       ctx.globalAlpha = Math.max(0.15, 1 - age / MARK_FADE_US);
       ctx.translate(x, y);
       const path = new Path2D(glyphPath(style.glyph, r));
@@ -253,6 +259,10 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
       focus = new Set(sites);
       pickFlows();
       schedule();
+    },
+    markAt(x, y) {
+      const hit = drawnMarks.find((m) => Math.hypot(m.x - x, m.y - y) <= m.r + 4);
+      return hit ? { site: hit.site, reason: hit.reason } : null;
     },
     activeDrops: () => [...marks.values()].map(({ site, reason, rate }) => ({ site, reason, rate })),
     destroy() {

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import type { LogEvent, Sim } from '../../src/sim/api';
+import { atSeconds } from '../../src/sim/core/time';
+import { createSim } from '../../src/sim/sim';
+import { loadText } from '../fixtures/scenario-run';
+
+/** Two nodes, two web servers behind a Service, two clients with keep-alive connections. */
+const BASE = `
+version: 1
+id: faults-workloads
+title: Faults on workloads
+description: servers behind a Service, and clients
+seed: 3
+duration: 120
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
+    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
+  deployments:
+    web: { app: http-server, replicas: 2, port: 8080 }
+    client: { app: http-client, replicas: 2, target: web }
+  services:
+    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
+params:
+  client: { requestsPerSecond: 20, connectionsPerPod: 2 }
+`;
+
+function sim(yaml = BASE, sets: string[] = []): Sim {
+  return createSim(loadText(yaml, sets));
+}
+
+const at = (s: Sim, t: number) => s.runUntil(atSeconds(t));
+const events = (s: Sim, kind: string, entity?: string): LogEvent[] =>
+  s.eventsSince(0).filter((e) => e.kind === kind && (entity === undefined || e.entity === entity));
+const seconds = (list: LogEvent[]) => list.map((e) => e.t / 1e6);
+const webPods = (s: Sim) => s.topology().pods.filter((p) => p.deployment === 'web');
+const endpoints = (s: Sim) => s.topology().services.find((x) => x.name === 'web')!.endpoints;
+const counter = (s: Sim, name: string) => s.report(0).totals[name] ?? 0;
+
+describe('scale-deployment', () => {
+  it('scaling up: the ReplicaSet creates pods that start, turn Ready and join the endpoints', () => {
+    const s = sim();
+    at(s, 10);
+    s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 4 } });
+    expect(webPods(s).map((p) => p.phase).sort()).toEqual(['pending', 'pending', 'running', 'running']);
+    expect(events(s, 'deployment.scaled')[0]).toMatchObject({ entity: 'deployment/web', cause: 'user', message: 'scaled from 2 to 4 replicas' });
+    // kube.podStartSeconds (2 s) later they run, and the endpoints follow.
+    at(s, 13);
+    expect(webPods(s).every((p) => p.phase === 'running' && p.ready)).toBe(true);
+    expect(endpoints(s)).toHaveLength(4);
+    // The new pods land on the less loaded nodes: two each.
+    const perNode = new Map<string, number>();
+    for (const p of webPods(s)) perNode.set(p.node, (perNode.get(p.node) ?? 0) + 1);
+    expect([...perNode.values()]).toEqual([2, 2]);
+  });
+
+  it('scaling down: the youngest pods terminate gracefully and leave the endpoints; nothing replaces them', () => {
+    const s = sim(BASE.replace('replicas: 2, port', 'replicas: 3, port'));
+    at(s, 10);
+    s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 1 } });
+    const terminating = events(s, 'pod.terminating');
+    expect(terminating.map((e) => e.entity).sort()).toEqual(['pod/web-1', 'pod/web-2']);
+    expect(terminating.every((e) => e.cause === 'scale-down of deployment/web')).toBe(true);
+    at(s, 40);
+    expect(webPods(s).filter((p) => p.phase !== 'gone').map((p) => p.name)).toEqual(['web-0']);
+    expect(endpoints(s)).toEqual(['web-0']);
+    expect(events(s, 'pod.created').filter((e) => e.t > 0)).toEqual([]);
+    // A graceful exit: the servers closed their connections with FIN, so no pod was SIGKILLed.
+    expect(events(s, 'pod.killed')).toEqual([]);
+    expect(seconds(events(s, 'pod.gone')).every((t) => t < 11)).toBe(true);
+  });
+
+  it('rejects a bad target or replica count, naming the field', () => {
+    const s = sim();
+    expect(() => s.applyFault({ fault: 'scale-deployment', target: 'deployment/webb' })).toThrow('target: no deployment named "webb" (did you mean "web"?)');
+    expect(() => s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 1.5 } })).toThrow('params.replicas: expected a whole number');
+    expect(() => s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: -1 } })).toThrow('params.replicas: must be at least 0');
+    expect(() => s.applyFault({ fault: 'scale-deployment', target: 'pod/web-0' })).toThrow('target: fault "scale-deployment" applies to deployment, not pod');
+  });
+});
+
+describe('drain-node', () => {
+  it('cordons the node and evicts its pods gracefully; replacements land on the other node only', () => {
+    const s = sim();
+    at(s, 10);
+    const onA = s.topology().pods.filter((p) => p.node === 'node-a').map((p) => p.name);
+    expect(onA.length).toBeGreaterThan(0);
+    s.applyFault({ fault: 'drain-node', target: 'node/node-a' });
+    expect(events(s, 'node.cordoned')[0]).toMatchObject({ entity: 'node/node-a', cause: 'user' });
+    expect(s.topology().nodes.map((n) => [n.name, n.schedulable, n.inCluster])).toEqual([
+      ['node-a', false, true],
+      ['node-b', true, true],
+    ]);
+    const evicted = events(s, 'pod.terminating');
+    expect(evicted.map((e) => e.entity.slice(4)).sort()).toEqual([...onA].sort());
+    // Each with its own grace period (30 s): SIGTERM, not SIGKILL.
+    expect(evicted.every((e) => e.message.includes('30 s grace period') && e.cause === 'drain of node/node-a')).toBe(true);
+    at(s, 45);
+    const alive = s.topology().pods.filter((p) => p.phase !== 'gone');
+    expect(alive.every((p) => p.node === 'node-b')).toBe(true);
+    expect(alive.filter((p) => p.deployment === 'web')).toHaveLength(2);
+    expect(endpoints(s)).toHaveLength(2);
+    expect(events(s, 'pod.killed')).toEqual([]);
+  });
+
+  it('a grace period of 0 kills at once; with every node cordoned the ReplicaSet cannot place its pods', () => {
+    const s = sim();
+    at(s, 10);
+    s.applyFault({ fault: 'drain-node', target: 'node/node-a', params: { gracePeriodSeconds: 0 } });
+    s.applyFault({ fault: 'drain-node', target: 'node/node-b', params: { gracePeriodSeconds: 0 } });
+    expect(events(s, 'pod.killed').length).toBe(4);
+    at(s, 20);
+    expect(events(s, 'pod.unschedulable').length).toBeGreaterThan(0);
+    expect(s.topology().pods.filter((p) => p.phase !== 'gone')).toEqual([]);
+    // The clients' requests fail from then on: nobody serves the Service.
+    expect(counter(s, 'requests.failed')).toBeGreaterThan(0);
+  });
+
+  it('rejects an unknown node and a grace period below −1', () => {
+    const s = sim();
+    expect(() => s.applyFault({ fault: 'drain-node', target: 'node/node-z' })).toThrow('target: no node named "node-z"');
+    expect(() => s.applyFault({ fault: 'drain-node', target: 'node/node-a', params: { gracePeriodSeconds: -2 } })).toThrow(
+      'params.gracePeriodSeconds: must be at least -1',
+    );
+  });
+});
+
+describe('crash-loop', () => {
+  it('containers exit and restart in place after 10, 20, 40 s: readiness flaps, endpoints follow, clients are reset', () => {
+    const s = sim();
+    at(s, 10);
+    const before = webPods(s).map((p) => `${p.name} ${p.ip}`);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 100 } });
+    expect(webPods(s).every((p) => p.phase === 'running' && !p.ready)).toBe(true);
+    at(s, 10.5);
+    expect(endpoints(s)).toEqual([]);
+    at(s, 21);
+    expect(endpoints(s)).toHaveLength(2);
+    at(s, 120);
+    // Crashes at 10, 25 (restart 20 + 5 s), 50, 95; restarts after 10, 20, 40 s back-off; the last one (95 + 80 s) is after the run.
+    expect(seconds(events(s, 'pod.crashed', 'pod/web-0'))).toEqual([10, 25, 50, 95]);
+    expect(seconds(events(s, 'pod.restarted', 'pod/web-0'))).toEqual([20, 45, 90]);
+    expect(events(s, 'pod.crashed', 'pod/web-0')[1]!.message).toContain('back-off 20 s');
+    // The same pods, same addresses: a container restart, not a replacement.
+    expect(webPods(s).map((p) => `${p.name} ${p.ip}`)).toEqual(before);
+    expect(events(s, 'pod.created').filter((e) => e.t > 0)).toEqual([]);
+    const r = s.report(0);
+    expect(r.totals['tcp.rst.received']).toBeGreaterThan(0);
+    expect(r.drops.service_no_endpoints).toBeGreaterThan(0);
+    expect(r.packets.delivered + r.packets.dropped + r.packets.inFlight).toBe(r.packets.sent);
+  });
+
+  it('the back-off doubles up to 300 s, and containers stay up once the crash loop is over', () => {
+    const yaml = BASE.replace('duration: 120', 'duration: 1300').replace(/\n {4}client: .*\n/, '\n');
+    const s = sim(yaml.replace(/params:\n {2}client: .*\n/, ''));
+    at(s, 10);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 0.5, durationSeconds: 700 } });
+    at(s, 1300);
+    const crashes = seconds(events(s, 'pod.crashed', 'pod/web-1'));
+    const restarts = seconds(events(s, 'pod.restarted', 'pod/web-1'));
+    expect(restarts.map((t, i) => Math.round((t - crashes[i]!) * 10) / 10)).toEqual([10, 20, 40, 80, 160, 300, 300]);
+    // The last crash (623 s) is inside the loop, which ends at 710 s; the restart at 923 s stays up.
+    expect(crashes.at(-1)).toBe(623);
+    expect(restarts.at(-1)).toBe(923);
+    expect(webPods(s).every((p) => p.phase === 'running' && p.ready)).toBe(true);
+  });
+
+  it('applied again, it crashes the running containers now and the crash they had pending is dropped', () => {
+    const s = sim();
+    at(s, 10);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 100 } });
+    at(s, 22);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 100 } });
+    at(s, 41);
+    expect(seconds(events(s, 'pod.crashed', 'pod/web-0'))).toEqual([10, 22]);
+    at(s, 48);
+    expect(seconds(events(s, 'pod.restarted', 'pod/web-0'))).toEqual([20, 42]);
+    expect(seconds(events(s, 'pod.crashed', 'pod/web-0'))).toEqual([10, 22, 47]);
+  });
+
+  it('a pod deleted while it waits out its back-off goes at once, and is replaced by a pod that crashes too', () => {
+    const s = sim();
+    at(s, 10);
+    s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 60 } });
+    at(s, 12);
+    s.applyFault({ fault: 'delete-pod', target: 'pod/web-0' });
+    expect(seconds(events(s, 'pod.gone', 'pod/web-0'))).toEqual([12]);
+    at(s, 30);
+    const replacement = webPods(s).find((p) => p.name !== 'web-0' && p.name !== 'web-1')!;
+    // Created 200 ms after the deletion, Ready 2 s later, crashing 5 s after that.
+    expect(seconds(events(s, 'pod.crashed', `pod/${replacement.name}`))).toEqual([19.2]);
+  });
+});
