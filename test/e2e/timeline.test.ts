@@ -138,6 +138,15 @@ describe('The timeline', () => {
       const faults = byTestId(page, 'time-lane').locator('[data-testid="timeline-marker"][data-kind="fault"]');
       await expect.poll(() => faults.count()).toBe(1);
       expect(await faults.locator('title').textContent()).toContain('pod/web-0');
+
+      // The ? list names the timeline's keys.
+      await page.keyboard.press('?');
+      const help = byTestId(page, 'shortcuts');
+      await help.waitFor({ state: 'visible' });
+      expect(await help.textContent()).toContain('Timeline: move the crosshair a second back or on');
+      expect(await help.textContent()).toContain('Open or close Compare');
+      await page.keyboard.press('Escape');
+      await help.waitFor({ state: 'hidden' });
       expectClean(app);
     });
   }, 60_000);
