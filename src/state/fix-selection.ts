@@ -25,3 +25,9 @@ export function checkFixNames(summary: ScenarioSummary, names: readonly string[]
     .map((name) => `fix: unknown fix "${name}" for scenario ${summary.id} (${available})`);
   return { fixes: orderFixes(summary.fixes, names), problems };
 }
+
+/** The fixes a compare run uses: the main run's with `fix` switched the other way, and whether B has it on. */
+export function fixesForB(available: FixList, aFixes: readonly string[], fix: string): { fixes: string[]; on: boolean } {
+  const on = !aFixes.includes(fix);
+  return { fixes: toggleFix(available, aFixes, fix, on), on };
+}

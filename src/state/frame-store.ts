@@ -1,7 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
 import type { Inspection, LiveView, LogEvent, TopologyView } from '../sim/api';
-import type { Frame } from '../worker/protocol';
+import type { Frame, TimedFault } from '../worker/protocol';
 import { SeriesBuffer } from './series-buffer';
 
 /** Newest events kept for the log panel. */
@@ -27,6 +27,12 @@ export interface FrameState {
   events: LogEvent[];
   eventsSeen: number;
   drops: Record<string, number>;
+  /** Every fault event of the run (`fault.*`: applied from the timeline or by the user, or failed), oldest first. */
+  faultEvents: LogEvent[];
+  /** Faults the user applied in this run, with their times, as the worker records them for replays. */
+  faultRecord: TimedFault[];
+  /** Where a running seek is heading (µs), or null. */
+  seekTarget: number | null;
 }
 
 const initial = (): FrameState => ({
@@ -43,6 +49,9 @@ const initial = (): FrameState => ({
   events: [],
   eventsSeen: 0,
   drops: {},
+  faultEvents: [],
+  faultRecord: [],
+  seekTarget: null,
 });
 
 export const frameStore = createStore<FrameState>(initial);
@@ -69,7 +78,9 @@ export function ingestFrame(frame: Frame): void {
     live: frame.live,
     inspection: frame.inspection,
     drops: frame.drops,
+    seekTarget: frame.seekTarget ?? null,
   };
+  if (frame.faults) next.faultRecord = frame.faults;
   if (frame.topology) next.topology = frame.topology;
   if (frame.series.count > 0) {
     s.series.append(frame.series);
@@ -79,6 +90,8 @@ export function ingestFrame(frame: Frame): void {
     const newestFirst = frame.events.slice(-EVENT_LOG_LIMIT).reverse();
     next.events = newestFirst.concat(s.events).slice(0, EVENT_LOG_LIMIT);
     next.eventsSeen = (frame.events.at(-1)?.seq ?? 0) + 1;
+    const faults = frame.events.filter((e) => e.kind.startsWith('fault.'));
+    if (faults.length > 0) next.faultEvents = s.faultEvents.concat(faults);
   }
   frameStore.setState(next);
 }

@@ -2,7 +2,6 @@ import { useEffect } from 'react';
 import { useApp } from '../state/app-store';
 import { followTopology } from '../state/selection';
 import { followSelection } from './sim-client';
-import { ChartPanel } from './chart/chart-panel';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
 import { WhyPanel } from './why-panel';
@@ -16,6 +15,7 @@ import { ReportLine } from './report-line';
 import { ScenarioInfo } from './scenario-info';
 import { startApp } from './startup';
 import { useThemeClass } from './theme';
+import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
 
 /** Like a properties panel: the selected entity while there is one, the scenario (and its fixes) otherwise. */
@@ -34,21 +34,21 @@ export function App() {
   useEffect(followSelection, []);
 
   return (
-    <div className="flex h-full min-h-[640px] flex-col">
+    <div className="flex h-full min-h-[760px] flex-col">
       <Header theme={theme} />
       <ErrorBanner />
-      <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(0,1fr)_minmax(14rem,38%)] gap-3 p-3">
-        <FaultPalette />
+      <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
+        <div className="row-span-3 flex min-h-0">
+          <FaultPalette />
+        </div>
         <TopologyPanel />
-        <div className="row-span-2 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
+        <div className="row-span-3 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
           <WhyPanel />
           <SelectionOrScenario />
           <DropsPanel />
         </div>
-        <div className="grid min-h-0 grid-cols-[minmax(0,1fr)_minmax(0,1.2fr)] gap-3">
-          <ChartPanel />
-          <EventLog />
-        </div>
+        <TimelinePanel />
+        <EventLog />
       </main>
       <ReportLine />
       <ShortcutsDialog />

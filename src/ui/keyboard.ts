@@ -1,8 +1,21 @@
 import { useEffect } from 'react';
 import { appStore } from '../state/app-store';
 import { clearSelection } from '../state/selection';
+import { frameStore } from '../state/frame-store';
+import { setCursor, setZoom, timelineStore } from '../state/timeline';
 import { cancelPlacing } from './fault-palette';
 import { changeSpeed, step, togglePlay } from './sim-client';
+import { toggleCompare } from './timeline/compare-client';
+import { jumpToCursor } from './timeline/timeline-actions';
+import { nudgeCursor } from './timeline/time-scale';
+import { currentDomain } from './timeline/timeline-view';
+
+/** Moves the timeline's crosshair one sample left or right. */
+function moveCursor(direction: 1 | -1): void {
+  const { series } = frameStore.getState();
+  const endS = series.end() * series.stepSeconds;
+  setCursor(nudgeCursor(timelineStore.getState().cursor, direction, series.stepSeconds, currentDomain(), endS));
+}
 
 /** Text fields and selects keep their own keys; everywhere else the shortcuts apply. */
 function typingInto(target: EventTarget | null): boolean {
@@ -27,11 +40,18 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['Tab'], what: 'Move between controls and boxes of the picture' },
   { keys: ['Enter', 'Space'], what: 'On a box: select it (or place the fault being picked); on a fault card: pick it' },
   { keys: ['Shift+F10', 'Menu'], what: 'On a box: the faults it takes' },
-  { keys: ['←', '→'], what: 'In the chart tabs: the previous or next chart' },
+  { keys: ['[', ']'], what: 'Timeline: move the crosshair a second back or on' },
+  { keys: ['j'], what: 'Timeline: jump the run to the crosshair (a click on a chart does the same)' },
+  { keys: ['0'], what: 'Timeline: show the whole run again (as does a double-click on a chart)' },
+  { keys: ['c'], what: 'Open or close Compare (A/B with a fix toggled)' },
+  { keys: ['↑', '↓'], what: 'In the event log: the previous or next event' },
   { keys: ['?'], what: 'Show or hide this list' },
 ];
 
-/** Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection, ? = the list above. */
+/**
+ * Space = play/pause, ArrowRight = step, + or = faster, - slower, Escape = clear the selection, ? = the list above;
+ * on the timeline [ and ] move the crosshair, j jumps the run to it, 0 shows the whole run, c opens or closes Compare.
+ */
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
@@ -56,6 +76,23 @@ export function useKeyboardShortcuts(): void {
         case '_':
           event.preventDefault();
           changeSpeed(-1);
+          break;
+        case '[':
+        case ']':
+          event.preventDefault();
+          moveCursor(event.key === ']' ? 1 : -1);
+          break;
+        case 'j':
+          event.preventDefault();
+          jumpToCursor();
+          break;
+        case '0':
+          event.preventDefault();
+          setZoom(null);
+          break;
+        case 'c':
+          event.preventDefault();
+          toggleCompare();
           break;
         case '?':
           event.preventDefault();

@@ -2,7 +2,7 @@ import * as Comlink from 'comlink';
 import type { FaultRequest } from '../sim/api';
 import { appStore, dismissError, showError } from '../state/app-store';
 import { orderFixes } from '../state/fix-selection';
-import { clearFrames, ingestFrame } from '../state/frame-store';
+import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
 import type { Command, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
@@ -256,6 +256,23 @@ export function changeSpeed(direction: 1 | -1): void {
   setSpeed(nextSpeed(appStore.getState().speed, direction));
 }
 
+/**
+ * Moves the run's clock to `us`: forward by running on, backward by a replay of the same run (seed, fixes and the
+ * faults applied so far, each at its time). Frames show the progress; the play state carries on afterwards.
+ */
+export async function seek(us: number): Promise<boolean> {
+  if (!loaded()) return false;
+  const back = us < frameStore.getState().t;
+  const reply = await send({ type: 'seek', t: us }, 'Could not jump');
+  if (reply.type !== 'ok') return false;
+  // A run taken back is no longer done; its report comes again when it is.
+  if (back) {
+    reportRequested = false;
+    appStore.setState({ report: null });
+  }
+  return true;
+}
+
 export async function reset(): Promise<void> {
   reportRequested = false;
   clearFrames();
@@ -286,6 +303,42 @@ export async function restartWorker(): Promise<void> {
   const seed = appStore.getState().seed ?? request.seed;
   const ok = await loadScenario(seed === undefined ? request : { ...request, seed });
   if (ok && wasRunning) play();
+}
+
+/** What the main run was loaded from, for a second run of the same scenario; undefined before the first load. */
+export function currentLoad(): LoadRequest | undefined {
+  return lastGood;
+}
+
+/** A second simulation worker (the compare run): its own frames, its own commands, gone on terminate. */
+export interface SideWorker {
+  send(cmd: Command): Promise<Reply>;
+  terminate(): void;
+}
+
+export function openSideWorker(onMessage: (message: WorkerMessage) => void, onCrash: (message: string) => void): SideWorker {
+  const side = new Worker(new URL('../worker/sim.worker.ts', import.meta.url), { type: 'module' });
+  let alive = true;
+  side.addEventListener('error', (event) => {
+    event.preventDefault();
+    if (alive) onCrash(event.message || 'the worker script failed to run');
+  });
+  const remote = Comlink.wrap<WorkerApi>(side);
+  void remote.subscribe(
+    Comlink.proxy((message: WorkerMessage) => {
+      if (!alive) return;
+      if (message.type === 'fatal') onCrash(message.message);
+      else onMessage(message);
+    }),
+  );
+  return {
+    send: (cmd) => remote.send(cmd),
+    terminate() {
+      alive = false;
+      remote[Comlink.releaseProxy]();
+      side.terminate();
+    },
+  };
 }
 
 /** Starts the worker ahead of the first command so its module is parsed while the scenario list downloads. */

@@ -9,10 +9,11 @@ import type {
   TopologyView,
 } from '../sim/api';
 import type { Chapter, ChartSpec } from '../sim/scenario/schema';
+import type { TimedFault } from './fault-record';
 import type { WhyChain } from '../sim/report/why';
 
 export { DEFAULT_CHARTS } from '../sim/scenario/schema';
-export type { Chapter, ChartSpec };
+export type { Chapter, ChartSpec, TimedFault };
 
 /** The one protocol between the UI and the simulation worker. Every message is plain data. */
 
@@ -48,6 +49,12 @@ export type Command =
   | { type: 'pauseAtChapters'; on: boolean }
   | { type: 'reset' }
   | { type: 'applyFault'; fault: FaultRequest }
+  /**
+   * Moves the clock to `t` (µs) in slices, frames showing progress: forward by running on, backward by a fresh run
+   * replayed with the same seed, fixes and recorded faults. `faults` replaces the fault record first (a compare run
+   * follows another run's record).
+   */
+  | { type: 'seek'; t: number; faults?: TimedFault[] }
   | { type: 'report' }
   /** Frames carry the live state of this entity (`kind/name`) from now on; null for none. */
   | { type: 'inspect'; entity: string | null }
@@ -93,6 +100,10 @@ export interface Frame {
   series: SeriesChunk;
   events: LogEvent[];
   drops: Record<string, number>;
+  /** The simulated time a seek is heading for, while one runs. */
+  seekTarget?: number;
+  /** Faults the user applied in this run with their times; present only when the record changed. */
+  faults?: TimedFault[];
 }
 
 export type WorkerMessage = Frame | { type: 'fatal'; message: string };

@@ -1,5 +1,7 @@
 import type { Sim } from '../sim/api';
 import type { SimTime } from '../sim/core/time';
+import type { FaultRequest } from '../sim/api';
+import { dueCount, recordFault, seekNeedsRestart, sharedPrefix, type TimedFault } from './fault-record';
 import type { Frame, Speed, WorkerMessage } from './protocol';
 
 /** Paces a Sim against wall time and turns its state into Frames. Knows nothing about Workers or comlink. */
@@ -34,8 +36,8 @@ export interface RunnerOptions {
 }
 
 export interface Runner {
-  /** Replaces the current sim (paused) and publishes a full first frame. */
-  load(sim: Sim): void;
+  /** Replaces the current sim (paused) and publishes a full first frame; `faults` are replayed at their times. */
+  load(sim: Sim, faults?: readonly TimedFault[]): void;
   current(): Sim | undefined;
   play(): void;
   pause(): void;
@@ -49,6 +51,16 @@ export interface Runner {
   running(): boolean;
   /** Wall milliseconds spent inside the sim since load, for the run report. */
   wallMs(): number;
+  /** Applies a fault now and records it with the time, so replays apply it again at that time; throws if invalid. */
+  applyFault(fault: FaultRequest): void;
+  /** The faults applied by request in this run, in time order. */
+  faults(): readonly TimedFault[];
+  /**
+   * Moves the clock to `target` in budget-sized slices. Going back (or a `faults` record with a fault this sim has
+   * passed unapplied) starts again on `fresh()`; the play state is kept and applies again once the target is reached.
+   */
+  seek(target: number, fresh: () => Sim, faults?: readonly TimedFault[]): void;
+  seeking(): boolean;
   /** Posts a frame now (or as soon as the previous one is acknowledged). */
   publish(): void;
   dispose(): void;
@@ -82,6 +94,11 @@ export function createRunner(options: RunnerOptions): Runner {
   let run = 0;
   let inFlight = false;
   let publishPending = false;
+  let record: readonly TimedFault[] = [];
+  let applied = 0;
+  let recordVersion = 0;
+  let sentRecordVersion = -1;
+  let seekTarget: number | undefined;
 
   function schedule(delayMs: number): void {
     cancelTick?.();
@@ -93,12 +110,21 @@ export function createRunner(options: RunnerOptions): Runner {
     cancelTick = undefined;
   }
 
+  /** Applies the recorded faults that are due at the sim's present time. */
+  function applyDue(s: Sim): void {
+    const due = dueCount(record, applied, s.now());
+    for (; applied < due; applied++) s.applyFault(record[applied]!.fault);
+  }
+
   /** Runs the sim towards `target` in adaptive chunks until reached, done, or the wall budget is spent. */
   function advance(s: Sim, target: number, startedAt: number): void {
+    applyDue(s);
     while (s.now() < target && !s.done()) {
-      const to = Math.min(target, s.now() + chunkUs);
+      // Recorded faults go in exactly at their time, as they did when first applied.
+      const to = Math.min(target, s.now() + chunkUs, record[applied]?.at ?? Infinity);
       const t0 = clock.now();
       s.runUntil(to as SimTime);
+      applyDue(s);
       const t1 = clock.now();
       const cost = t1 - t0;
       if (cost < budgetMs / 8) chunkUs = Math.min(MAX_CHUNK_US, chunkUs * 2);
@@ -107,11 +133,40 @@ export function createRunner(options: RunnerOptions): Runner {
     }
   }
 
+  /** One slice of a seek; true once the target is reached. */
+  function seekSlice(s: Sim, target: number, startedAt: number): boolean {
+    advance(s, target, startedAt);
+    return s.now() >= target || s.done();
+  }
+
   function tick(): void {
     cancelTick = undefined;
     const s = sim;
-    if (!s || !isRunning) return;
+    if (!s || (!isRunning && seekTarget === undefined)) return;
     const startedAt = clock.now();
+    if (seekTarget !== undefined) {
+      let reached: boolean;
+      try {
+        reached = seekSlice(s, seekTarget, startedAt);
+      } catch (error) {
+        seekTarget = undefined;
+        isRunning = false;
+        spentMs += clock.now() - startedAt;
+        publish();
+        onError(error);
+        return;
+      }
+      spentMs += clock.now() - startedAt;
+      if (reached) {
+        seekTarget = undefined;
+        lastWall = clock.now();
+        if (s.done()) isRunning = false;
+      }
+      publish();
+      if (seekTarget !== undefined) schedule(0);
+      else if (isRunning) schedule(tickMs);
+      return;
+    }
     const elapsed = Math.min(Math.max(0, startedAt - lastWall), maxElapsedMs);
     lastWall = startedAt;
     const stop = stops.find((t) => t > s.now()) ?? Infinity;
@@ -152,7 +207,11 @@ export function createRunner(options: RunnerOptions): Runner {
     const fresh = s.eventsSince(nextSeq).filter((e) => e.seq >= nextSeq);
     const last = fresh[fresh.length - 1];
     if (last) nextSeq = last.seq + 1;
-    const events = fresh.length > maxEvents ? fresh.slice(fresh.length - maxEvents) : fresh;
+    // Fault events are kept even in a long frame: the timeline marks every one.
+    const events =
+      fresh.length > maxEvents
+        ? fresh.filter((e, i) => i >= fresh.length - maxEvents || e.kind.startsWith('fault.'))
+        : fresh;
 
     const frame: Frame = {
       type: 'frame',
@@ -170,6 +229,11 @@ export function createRunner(options: RunnerOptions): Runner {
       events,
       drops: s.drops(),
     };
+    if (seekTarget !== undefined) frame.seekTarget = seekTarget;
+    if (recordVersion !== sentRecordVersion) {
+      sentRecordVersion = recordVersion;
+      frame.faults = [...record];
+    }
     if (s.topologyVersion() !== topologyVersion) {
       const topology = s.topology();
       topologyVersion = topology.version;
@@ -198,45 +262,54 @@ export function createRunner(options: RunnerOptions): Runner {
     ack.then(settle, settle);
   }
 
+  /** Replaces the current sim (paused) with `faults` to replay, and publishes a full first frame. */
+  function loadSim(next: Sim, faults: readonly TimedFault[] = []): void {
+    stopTicking();
+    sim = next;
+    record = [...faults];
+    applied = 0;
+    recordVersion++;
+    seekTarget = undefined;
+    run++;
+    isRunning = false;
+    spentMs = 0;
+    chunkUs = 10_000;
+    seriesCursor = 0;
+    nextSeq = 0;
+    topologyVersion = -1;
+    publishPending = false;
+    // The first frame of a new run goes out even if an old frame is unacknowledged, so the UI resets promptly.
+    inFlight = false;
+    applyDue(next);
+    publish();
+  }
+
   return {
-    load(next) {
-      stopTicking();
-      sim = next;
-      run++;
-      isRunning = false;
-      spentMs = 0;
-      chunkUs = 10_000;
-      seriesCursor = 0;
-      nextSeq = 0;
-      topologyVersion = -1;
-      publishPending = false;
-      // The first frame of a new run goes out even if an old frame is unacknowledged, so the UI resets promptly.
-      inFlight = false;
-      publish();
-    },
+    load: loadSim,
     current: () => sim,
     play() {
       if (!sim || isRunning || sim.done()) return;
       isRunning = true;
       lastWall = clock.now();
       publish();
-      schedule(tickMs);
+      if (seekTarget === undefined) schedule(tickMs);
     },
     pause() {
       if (!isRunning) return;
       isRunning = false;
-      stopTicking();
+      if (seekTarget === undefined) stopTicking();
       publish();
     },
     step() {
       const s = sim;
-      if (!s) return;
+      if (!s || seekTarget !== undefined) return;
       isRunning = false;
       stopTicking();
       if (!s.done()) {
         const startedAt = clock.now();
         try {
-          s.runUntil(Math.min(s.durationUs, s.now() + stepUs) as SimTime);
+          // No wall budget (a start time at infinity): a step always runs its whole 0.1 s.
+          advance(s, Math.min(s.durationUs, s.now() + stepUs), Infinity);
         } finally {
           spentMs += clock.now() - startedAt;
         }
@@ -258,6 +331,41 @@ export function createRunner(options: RunnerOptions): Runner {
       stops = [...next].sort((a, b) => a - b);
     },
     running: () => isRunning,
+    applyFault(fault) {
+      const s = sim;
+      if (!s) throw new Error('no scenario is loaded');
+      applyDue(s);
+      s.applyFault(fault);
+      record = recordFault(record, s.now(), fault);
+      applied++;
+      recordVersion++;
+      publish();
+    },
+    faults: () => record,
+    seek(target, fresh, faults) {
+      const s = sim;
+      if (!s) throw new Error('no scenario is loaded');
+      const to = Math.min(Math.max(0, Math.round(target)), s.durationUs);
+      let lostApplied = false;
+      if (faults) {
+        // Entries this sim applied stay applied only if the new record still starts with them.
+        const kept = sharedPrefix(record, faults, applied);
+        lostApplied = kept < applied;
+        record = [...faults];
+        recordVersion++;
+        applied = kept;
+      }
+      if (lostApplied || seekNeedsRestart(s.now(), to, record, applied)) {
+        const wasRunning = isRunning;
+        loadSim(fresh(), record);
+        isRunning = wasRunning && to < s.durationUs;
+      }
+      seekTarget = to;
+      lastWall = clock.now();
+      publish();
+      schedule(0);
+    },
+    seeking: () => seekTarget !== undefined,
     wallMs: () => spentMs,
     publish,
     dispose() {

@@ -6,6 +6,7 @@ import type { Scenario } from '../sim/scenario/schema';
 import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
 import { isSpeed, SPEED_ERROR } from './protocol';
 import type { Command, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
+import { parseFaultRecord } from './fault-record';
 import { createRunner } from './runner';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
@@ -99,9 +100,20 @@ function handle(cmd: Command): Reply {
       runner.load(createSim(loaded.scenario, { fixes: loaded.fixes }));
       return { type: 'ok' };
     case 'applyFault':
-      requireSim().applyFault(cmd.fault);
-      runner.publish();
+      requireSim();
+      runner.applyFault(cmd.fault);
       return { type: 'ok' };
+    case 'seek': {
+      const sim = requireSim();
+      const current = loaded;
+      if (!current) throw new Error('no scenario is loaded');
+      if (typeof cmd.t !== 'number' || !Number.isFinite(cmd.t) || cmd.t < 0 || cmd.t > sim.durationUs) {
+        return { type: 'error', message: `seek.t: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(cmd.t)}` };
+      }
+      const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
+      runner.seek(cmd.t, () => createSim(current.scenario, { fixes: current.fixes }), faults);
+      return { type: 'ok' };
+    }
     case 'report':
       return { type: 'report', report: requireSim().report(runner.wallMs()) };
     case 'why':

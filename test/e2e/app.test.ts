@@ -228,10 +228,10 @@ describe('Netmortem in a browser', () => {
     });
   });
 
-  it('tells a story: pauses at each chapter with its text, and charts what the scenario asks for in tabs', async () => {
+  it('tells a story: pauses at each chapter with its text, and charts what the scenario asks for on the timeline', async () => {
     const doc = parseDocument(await readFile(demoPath, 'utf8'));
     doc.set('chapters', [
-      { at: 3, title: 'Warm-up', text: 'Clients are connected.', action: 'Look at the chart tabs.' },
+      { at: 3, title: 'Warm-up', text: 'Clients are connected.', action: 'Look at the timeline.' },
       { at: 6, title: 'Later', text: 'Still calm.' },
     ]);
     doc.set('charts', [
@@ -247,7 +247,12 @@ describe('Netmortem in a browser', () => {
       await byTestId(page, 'open-file').setInputFiles({ name: 'story.yaml', mimeType: 'application/yaml', buffer: story });
       await expect.poll(() => byTestId(page, 'chapters').locator('li').count()).toBe(2);
       expect(await byTestId(page, 'pause-at-chapters').isChecked()).toBe(true);
-      expect(await page.getByRole('tab').allTextContents()).toEqual(['SYNs', 'Established', 'Latency']);
+      // Rate and level charts share the time axis; a histogram sits below them.
+      const titles = await byTestId(page, 'timeline-chart').evaluateAll((els) => els.map((el) => el.getAttribute('data-title')));
+      expect(titles).toEqual(['SYNs', 'Established']);
+      expect(await byTestId(page, 'histogram-chart').count()).toBe(1);
+      const markers = byTestId(page, 'time-lane').locator('[data-testid="timeline-marker"][data-kind="chapter"]');
+      expect(await markers.count()).toBe(2);
 
       await byTestId(page, 'play-button').click();
       await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
@@ -255,14 +260,9 @@ describe('Netmortem in a browser', () => {
       const current = await text(page, 'current-chapter');
       expect(current).toContain('Chapter 1 of 2');
       expect(current).toContain('Clients are connected.');
-      expect(current).toContain('Look at the chart tabs.');
+      expect(current).toContain('Look at the timeline.');
       await expect.poll(() => drawnShapes(page, 'chart')).toBeGreaterThan(0);
-
-      await byTestId(page, 'chart-tab-0').focus();
-      await page.keyboard.press('ArrowRight');
-      await page.keyboard.press('ArrowRight');
-      expect(await byTestId(page, 'chart-tab-2').getAttribute('aria-selected')).toBe('true');
-      await expect.poll(() => byTestId(page, 'chart').locator('rect.chart-bar').count()).toBeGreaterThan(0);
+      await expect.poll(() => byTestId(page, 'histogram-chart').locator('rect.chart-bar').count()).toBeGreaterThan(0);
 
       await byTestId(page, 'pause-at-chapters').uncheck();
       await byTestId(page, 'play-button').click();

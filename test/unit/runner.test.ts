@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveView, LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
+import type { FaultRequest, LiveView, LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
 import { simTime, type SimTime } from '../../src/sim/core/time';
 import type { Frame, WorkerMessage } from '../../src/worker/protocol';
 import { createRunner, type RunnerOptions } from '../../src/worker/runner';
@@ -60,7 +60,12 @@ class FakeSim implements Sim {
   eventsExecuted(): number {
     return this.executed;
   }
-  applyFault(): void {}
+  /** Faults applied, with the simulated time each went in. */
+  readonly appliedFaults: { t: number; target: string }[] = [];
+  applyFault(request: FaultRequest): void {
+    if (request.target === 'pod/missing') throw new Error('target: no pod "missing"');
+    this.appliedFaults.push({ t: this.t, target: request.target });
+  }
   faultCatalog() {
     return [];
   }
@@ -412,5 +417,102 @@ describe('runner errors', () => {
     expect(f).toMatchObject({ t: 0, running: false });
     expect(f.series.from).toBe(0);
     expect(f.topology?.version).toBe(1);
+  });
+});
+
+describe('runner seek and fault replay', () => {
+  const fault = (target: string): FaultRequest => ({ fault: 'delete-pod', target });
+
+  it('seeks forward in budget-sized slices, reporting the target until it is reached, then stays paused', () => {
+    const { runner, sim, tick, last, clock } = setup({ durationUs: 60_000_000, costMs: 0.01 });
+    const fresh = () => new FakeSim(60_000_000, 1_000, clock, 0.01);
+    runner.seek(30_000_000, fresh);
+    expect(last().seekTarget).toBe(30_000_000);
+    tick(0);
+    expect(sim.now()).toBeGreaterThan(0);
+    expect(sim.now()).toBeLessThan(30_000_000);
+    expect(last().seekTarget).toBe(30_000_000);
+    for (let i = 0; i < 200 && runner.seeking(); i++) tick(0);
+    expect(sim.now()).toBe(30_000_000);
+    expect(last()).toMatchObject({ t: 30_000_000, running: false });
+    expect(last().seekTarget).toBeUndefined();
+  });
+
+  it('records applied faults with their time and replays them at that time after a seek back', () => {
+    const { runner, sim, tick, last, clock, frames } = setup({ durationUs: 10_000_000 });
+    runner.seek(2_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    runner.applyFault(fault('pod/a'));
+    expect(last().faults).toEqual([{ at: 2_000_000, fault: fault('pod/a') }]);
+    runner.seek(5_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    runner.applyFault(fault('pod/b'));
+    const runBefore = last().run;
+    const replays: FakeSim[] = [];
+    runner.seek(3_000_000, () => {
+      const next = new FakeSim(10_000_000, 1_000, clock);
+      replays.push(next);
+      return next;
+    });
+    expect(replays).toHaveLength(1);
+    expect(last().run).toBe(runBefore + 1);
+    while (runner.seeking()) tick(0);
+    const replay = replays[0]!;
+    expect(replay.now()).toBe(3_000_000);
+    expect(replay.appliedFaults).toEqual([{ t: 2_000_000, target: 'pod/a' }]);
+    // The later fault stays in the record and goes in again when the clock passes its time.
+    runner.seek(6_000_000, () => new FakeSim(10_000_000, 1_000, clock));
+    while (runner.seeking()) tick(0);
+    expect(replay.appliedFaults).toEqual([
+      { t: 2_000_000, target: 'pod/a' },
+      { t: 5_000_000, target: 'pod/b' },
+    ]);
+    expect(frames.some((f) => f.faults?.length === 2)).toBe(true);
+  });
+
+  it('takes over another run’s record: applied entries kept, a changed past entry forces a replay', () => {
+    const { runner, sim, tick, clock } = setup({ durationUs: 10_000_000 });
+    const record = [{ at: 1_000_000, fault: fault('pod/a') }];
+    const fresh: FakeSim[] = [];
+    const make = () => {
+      const next = new FakeSim(10_000_000, 1_000, clock);
+      fresh.push(next);
+      return next;
+    };
+    runner.seek(2_000_000, make, record);
+    while (runner.seeking()) tick(0);
+    expect(fresh).toHaveLength(0);
+    expect(sim.appliedFaults).toEqual([{ t: 1_000_000, target: 'pod/a' }]);
+    runner.seek(3_000_000, make, [...record, { at: 3_000_000, fault: fault('pod/b') }]);
+    while (runner.seeking()) tick(0);
+    expect(fresh).toHaveLength(0);
+    expect(sim.appliedFaults.map((f) => f.target)).toEqual(['pod/a', 'pod/b']);
+    runner.seek(4_000_000, make, [{ at: 1_500_000, fault: fault('pod/c') }]);
+    expect(fresh).toHaveLength(1);
+    while (runner.seeking()) tick(0);
+    expect(fresh[0]!.appliedFaults).toEqual([{ t: 1_500_000, target: 'pod/c' }]);
+  });
+
+  it('keeps playing after a seek if it was playing, and pause during a seek does not stop the seek', () => {
+    const { runner, sim, tick, last } = setup({ durationUs: 60_000_000 });
+    runner.play();
+    runner.seek(20_000_000, () => sim);
+    runner.pause();
+    while (runner.seeking()) tick(0);
+    expect(sim.now()).toBe(20_000_000);
+    expect(last().running).toBe(false);
+    runner.play();
+    runner.seek(25_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    expect(last().running).toBe(true);
+    tick(16);
+    expect(sim.now()).toBe(25_016_000);
+  });
+
+  it('rejects an invalid fault without recording it', () => {
+    const { runner, last } = setup();
+    expect(() => runner.applyFault(fault('pod/missing'))).toThrow('target: no pod "missing"');
+    expect(runner.faults()).toEqual([]);
+    expect(last().faults).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { select, type Selection } from 'd3';
+import { select, type Selection } from 'd3-selection';
 
 /** What every chart draws into: a plot area with grid, axes, an axis label and a centred note, kept sized to its SVG. */
 export interface ChartFrame {

@@ -1,8 +1,8 @@
-import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
+import { axisBottom, axisLeft } from 'd3-axis';
+import { scaleBand, scaleLinear } from 'd3-scale';
 import { createChartFrame, drawLegend } from './chart-frame';
 import type { ChartSpec } from '../../worker/protocol';
 import type { SeriesBuffer } from '../../state/series-buffer';
-import type { SeriesChart } from './series-chart';
 
 /**
  * A histogram's observations so far, one bar per bucket, summed from its per-step `name.le_B` series (cumulative
@@ -33,7 +33,12 @@ function bucketCounts(buffer: SeriesBuffer, metric: string, bounds: number[]): n
   return cumulative.map((c, i) => c - (i > 0 ? cumulative[i - 1]! : 0));
 }
 
-export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, spec: ChartSpec): SeriesChart {
+export interface HistogramChart {
+  draw(buffer: SeriesBuffer): void;
+  destroy(): void;
+}
+
+export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, spec: ChartSpec): HistogramChart {
   let last: SeriesBuffer | undefined;
   const frame = createChartFrame(svg, legend, 'observations', () => {
     if (last) draw(last);

@@ -1,0 +1,45 @@
+import { createStore } from 'zustand/vanilla';
+import { useStore } from 'zustand';
+import { SeriesBuffer } from './series-buffer';
+
+/**
+ * The A/B comparison: a second worker runs the loaded scenario with one fix toggled and follows the main run's clock.
+ * Its series land here; the timeline draws them dashed over the main run's.
+ */
+export interface CompareState {
+  /** Whether the Compare panel is open. */
+  open: boolean;
+  /** The fix toggled in run B, or null before one is picked. */
+  fix: string | null;
+  /** Whether run B has `fix` on (true) or off (the main run has it on). */
+  fixOn: boolean;
+  status: 'off' | 'starting' | 'following' | 'error';
+  message: string;
+  /** Simulated time (µs) run B has reached. */
+  t: number;
+  series: SeriesBuffer;
+  seriesVersion: number;
+  run: number;
+}
+
+const initial = (): CompareState => ({
+  open: false,
+  fix: null,
+  fixOn: true,
+  status: 'off',
+  message: '',
+  t: 0,
+  series: new SeriesBuffer(),
+  seriesVersion: 0,
+  run: -1,
+});
+
+export const compareStore = createStore<CompareState>(initial);
+
+export function useCompare<T>(selector: (s: CompareState) => T): T {
+  return useStore(compareStore, selector);
+}
+
+export function resetCompare(open: boolean): void {
+  compareStore.setState({ ...initial(), open });
+}

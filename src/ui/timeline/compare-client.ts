@@ -1,0 +1,152 @@
+import { appStore } from '../../state/app-store';
+import { compareStore, resetCompare } from '../../state/compare';
+import { fixesForB } from '../../state/fix-selection';
+import { frameStore } from '../../state/frame-store';
+import type { Frame, TimedFault } from '../../worker/protocol';
+import { currentLoad, openSideWorker, type SideWorker } from '../sim-client';
+
+/**
+ * Run B of an A/B comparison: the main run's scenario, seed and recorded faults with one fix toggled, in a second
+ * worker that only ever seeks to the main run's latest clock, so it trails it by at most one frame.
+ */
+
+let side: SideWorker | undefined;
+let stopFollowing: (() => void) | undefined;
+// Bumped per B worker so answers from a terminated one are ignored.
+let generation = 0;
+let busy = false;
+let sentRecord: readonly TimedFault[] | undefined;
+// True from sending a seek until its answer: frames before the answer may predate the seek.
+let awaitingReply = false;
+
+function ingestB(gen: number, frame: Frame): void {
+  if (gen !== generation) return;
+  const s = compareStore.getState();
+  if (frame.run !== s.run) s.series.clear();
+  const next: Partial<typeof s> = { run: frame.run, t: frame.t };
+  if (frame.series.count > 0) {
+    s.series.append(frame.series);
+    next.seriesVersion = s.seriesVersion + 1;
+  }
+  if (frame.run !== s.run) next.seriesVersion = s.seriesVersion + 1;
+  compareStore.setState(next);
+  if (frame.seekTarget === undefined && busy && !awaitingReply) {
+    busy = false;
+    follow();
+  }
+}
+
+/** Sends B to the main run's clock (and fault record) unless a seek is already on its way. */
+function follow(): void {
+  const worker = side;
+  if (!worker || busy) return;
+  const a = frameStore.getState();
+  const b = compareStore.getState();
+  if (a.run < 0) return;
+  const recordChanged = a.faultRecord !== sentRecord;
+  if (!recordChanged && b.t === a.t && b.status === 'following') return;
+  busy = true;
+  awaitingReply = true;
+  const gen = generation;
+  const faults = a.faultRecord;
+  sentRecord = faults;
+  void worker.send({ type: 'seek', t: a.t, faults }).then((reply) => {
+    if (gen !== generation) return;
+    awaitingReply = false;
+    if (reply.type === 'error') {
+      busy = false;
+      compareStore.setState({ status: 'error', message: `Run B: ${reply.message}` });
+      return;
+    }
+    if (compareStore.getState().status === 'starting') compareStore.setState({ status: 'following' });
+  });
+}
+
+/** Starts run B with `fix` toggled; replaces a running B. */
+export async function startCompare(fix: string): Promise<void> {
+  stopCompare(true);
+  const request = currentLoad();
+  const { summary, fixes, seed } = appStore.getState();
+  if (!request || !summary) {
+    compareStore.setState({ status: 'error', message: 'Load a scenario first.' });
+    return;
+  }
+  if (!summary.fixes.some((f) => f.name === fix)) {
+    compareStore.setState({ status: 'error', message: `fix: "${fix}" is not a fix of scenario ${summary.id}` });
+    return;
+  }
+  const b = fixesForB(summary.fixes, fixes, fix);
+  const gen = ++generation;
+  compareStore.setState({ fix, fixOn: b.on, status: 'starting', message: '' });
+  side = openSideWorker(
+    (message) => {
+      if (message.type === 'frame') ingestB(gen, message);
+    },
+    (message) => {
+      if (gen === generation) compareStore.setState({ status: 'error', message: `Run B stopped: ${message}` });
+    },
+  );
+  const reply = await side.send({
+    type: 'load',
+    text: request.text,
+    fileName: request.fileName,
+    ...(seed === null ? {} : { seed }),
+    fixes: b.fixes,
+  });
+  if (gen !== generation) return;
+  if (reply.type !== 'loaded') {
+    compareStore.setState({ status: 'error', message: `Run B: ${reply.type === 'error' ? reply.message : reply.type}` });
+    return;
+  }
+  busy = false;
+  awaitingReply = false;
+  sentRecord = undefined;
+  const unsubscribeFrames = frameStore.subscribe((s, prev) => {
+    if (s.t !== prev.t || s.faultRecord !== prev.faultRecord || s.run !== prev.run) follow();
+  });
+  // A new load of the main run (a scenario, a fix switched) gets a new B for the same comparison.
+  const unsubscribeApp = appStore.subscribe((s, prev) => {
+    if (s.summary !== prev.summary) {
+      const stillThere = s.summary?.fixes.some((f) => f.name === fix);
+      if (stillThere) void startCompare(fix);
+      else stopCompare(true);
+    }
+  });
+  stopFollowing = () => {
+    unsubscribeFrames();
+    unsubscribeApp();
+  };
+  follow();
+}
+
+/** Terminates run B; `keepOpen` leaves the Compare panel showing. */
+export function stopCompare(keepOpen = false): void {
+  generation++;
+  stopFollowing?.();
+  stopFollowing = undefined;
+  side?.terminate();
+  side = undefined;
+  busy = false;
+  awaitingReply = false;
+  const open = keepOpen && compareStore.getState().open;
+  resetCompare(open);
+}
+
+export function openCompare(): void {
+  compareStore.setState({ open: true });
+}
+
+export function closeCompare(): void {
+  stopCompare(false);
+}
+
+export function toggleCompare(): void {
+  if (compareStore.getState().open) closeCompare();
+  else if ((appStore.getState().summary?.fixes.length ?? 0) === 0) return;
+  else openCompare();
+}
+
+/** Whether a B worker exists now (for tests and the summary). */
+export function compareRunning(): boolean {
+  return side !== undefined;
+}

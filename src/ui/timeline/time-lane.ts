@@ -1,0 +1,76 @@
+import { axisTop } from 'd3-axis';
+import { scaleLinear } from 'd3-scale';
+import { select } from 'd3-selection';
+import type { Marker, TimelineView } from './timeline-chart';
+import { PLOT_MARGIN } from './timeline-chart';
+import { clockLabel } from './time-scale';
+
+/** The strip above the charts: the shared time axis, chapter and fault markers, and the clock's position. */
+
+export interface TimeLane {
+  draw(view: TimelineView, nowS: number): void;
+  destroy(): void;
+}
+
+export function createTimeLane(svg: SVGSVGElement): TimeLane {
+  const root = select(svg);
+  root.selectAll('*').remove();
+  const plot = root.append('g');
+  const axis = plot.append('g').attr('class', 'chart-axis');
+  const marks = plot.append('g');
+  const now = plot.append('path').attr('class', 'timeline-now');
+  let last: { view: TimelineView; nowS: number } | undefined;
+  // Sized by the observer, not by reading layout on every draw.
+  let box = { width: 0, height: 0 };
+  const resize = new ResizeObserver((entries) => {
+    const rect = entries.at(-1)?.contentRect;
+    if (rect) box = { width: rect.width, height: rect.height };
+    if (last) draw(last.view, last.nowS);
+  });
+  resize.observe(svg);
+
+  function draw(view: TimelineView, nowS: number): void {
+    last = { view, nowS };
+    const { width, height } = box;
+    if (width === 0 || height === 0) return;
+    const w = Math.max(10, width - PLOT_MARGIN.left - PLOT_MARGIN.right);
+    const axisY = height - 2;
+    plot.attr('transform', `translate(${PLOT_MARGIN.left},0)`);
+    const x = scaleLinear().domain(view.domain).range([0, w]);
+    axis
+      .attr('transform', `translate(0,${axisY})`)
+      .call(axisTop(x).ticks(Math.max(2, Math.floor(w / 80))).tickFormat((d) => clockLabel(Number(d))).tickSizeOuter(0).tickSize(4));
+    const visible = view.markers.filter((m) => m.t >= view.domain[0] && m.t <= view.domain[1]);
+    const groups = marks
+      .selectAll<SVGGElement, Marker>('g.timeline-lane-marker')
+      .data(visible, (m) => `${m.kind}:${m.t}:${m.label}`)
+      .join((enter) => {
+        const g = enter.append('g').attr('class', 'timeline-lane-marker').attr('data-testid', 'timeline-marker');
+        g.append('title');
+        g.append('path');
+        g.append('text').attr('text-anchor', 'start').attr('y', 9);
+        return g;
+      });
+    groups
+      .attr('data-kind', (m) => m.kind)
+      .attr('transform', (m) => `translate(${x(m.t)},0)`)
+      .attr('class', (m) => `timeline-lane-marker timeline-lane-${m.kind}`);
+    groups.select('title').text((m) => `${clockLabel(m.t)} ${m.label}`);
+    // Chapters are numbered ticks, faults are downward triangles.
+    groups.select('path').attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V13' : 'M-5,2H5L0,11Z'));
+    groups.select('text').attr('x', 3).text((m) => (m.kind === 'chapter' ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
+    const nx = x(nowS);
+    // The run's clock: a playhead in the marker row, clear of the tick labels.
+    now
+      .attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none')
+      .attr('d', `M${nx - 5},0H${nx + 5}L${nx},8ZM${nx - 0.75},8h1.5V14h-1.5Z`);
+  }
+
+  return {
+    draw,
+    destroy() {
+      resize.disconnect();
+      root.selectAll('*').remove();
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { useEffect, useRef } from 'react';
+import { useApp } from '../../state/app-store';
+import { frameStore, useFrame } from '../../state/frame-store';
+import { removeChart, setZoom, useTimeline } from '../../state/timeline';
+import { DEFAULT_CHARTS, type ChartSpec } from '../../worker/protocol';
+import { createHistogramChart } from '../chart/histogram-chart';
+import { formatClock } from '../format';
+import { panel, smallButton } from '../styles';
+import { AddChart } from './add-chart';
+import { CompareControl } from './compare-control';
+import { CompareSummary } from './compare-summary';
+import { createTimelineChart } from './timeline-chart';
+import { handlers, jumpToCursor } from './timeline-actions';
+import { createTimeLane } from './time-lane';
+import { clockLabel } from './time-scale';
+import { currentView, subscribeView } from './timeline-view';
+
+function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }) {
+  const svgRef = useRef<SVGSVGElement>(null);
+  const legendRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!svgRef.current || !legendRef.current) return;
+    const chart = createTimelineChart(svgRef.current, legendRef.current, spec, handlers);
+    const unsubscribe = subscribeView((view) => chart.draw(view));
+    return () => {
+      unsubscribe();
+      chart.destroy();
+    };
+  }, [spec]);
+  const what = spec.series.map((s) => s.label).join(', ');
+  return (
+    <div className="flex flex-1 flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70" data-testid="timeline-chart" data-title={spec.title}>
+      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-0.5 px-3 text-xs">
+        <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
+          {spec.title}
+          <span className="ml-1.5 font-normal normal-case tracking-normal text-slate-500 dark:text-slate-400">
+            {spec.unit ?? (spec.kind === 'rate' ? 'per second' : '')}
+          </span>
+        </h3>
+        <div ref={legendRef} className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-3 gap-y-0.5" aria-live="off" />
+        {onRemove && (
+          <button
+            type="button"
+            onClick={onRemove}
+            aria-label={`Remove chart ${spec.title}`}
+            title="Remove this chart"
+            className="shrink-0 rounded px-1 text-slate-500 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-400 dark:hover:bg-slate-800"
+          >
+            ×
+          </button>
+        )}
+      </div>
+      <svg
+        ref={svgRef}
+        data-testid="chart"
+        className="block min-h-[4.5rem] w-full flex-1"
+        role="img"
+        aria-label={`${spec.title}: ${what}. Drag to zoom, click to jump, double-click to show the whole run.`}
+      />
+    </div>
+  );
+}
+
+function HistogramRow({ spec }: { spec: ChartSpec }) {
+  const svgRef = useRef<SVGSVGElement>(null);
+  const legendRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!svgRef.current || !legendRef.current) return;
+    const chart = createHistogramChart(svgRef.current, legendRef.current, spec);
+    chart.draw(frameStore.getState().series);
+    const unsubscribe = frameStore.subscribe((s, prev) => {
+      if (s.seriesVersion !== prev.seriesVersion || s.series !== prev.series) chart.draw(s.series);
+    });
+    return () => {
+      unsubscribe();
+      chart.destroy();
+    };
+  }, [spec]);
+  return (
+    <div className="shrink-0 border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70" data-testid="histogram-chart">
+      <div className="flex items-baseline gap-x-3 px-3 text-xs">
+        <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
+          {spec.title}
+          <span className="ml-1.5 font-normal normal-case tracking-normal text-slate-500 dark:text-slate-400">so far, not on the time axis</span>
+        </h3>
+        <div ref={legendRef} className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-3 text-xs" aria-live="off" />
+      </div>
+      <svg ref={svgRef} className="block h-32 w-full" role="img" aria-label={`${spec.title}: observations per bucket so far`} />
+    </div>
+  );
+}
+
+function TimeLaneRow() {
+  const svgRef = useRef<SVGSVGElement>(null);
+  useEffect(() => {
+    if (!svgRef.current) return;
+    const lane = createTimeLane(svgRef.current);
+    const unsubscribe = subscribeView((view) => lane.draw(view, frameStore.getState().t / 1e6));
+    const unsubscribeClock = frameStore.subscribe((s, prev) => {
+      if (s.t !== prev.t) lane.draw(currentView(), s.t / 1e6);
+    });
+    return () => {
+      unsubscribe();
+      unsubscribeClock();
+      lane.destroy();
+    };
+  }, []);
+  return <svg ref={svgRef} data-testid="time-lane" className="block h-8 w-full shrink-0" aria-hidden="true" />;
+}
+
+function SeekProgress() {
+  const target = useFrame((s) => s.seekTarget);
+  const t = useFrame((s) => s.t);
+  const run = useFrame((s) => s.run);
+  // Where this seek started (a replay starts at 0 in a new run), so the bar measures this jump only.
+  const start = useRef<{ target: number; run: number; from: number } | null>(null);
+  if (target === null) {
+    start.current = null;
+    return null;
+  }
+  if (!start.current || start.current.target !== target || start.current.run !== run) start.current = { target, run, from: t };
+  const { from } = start.current;
+  const pct = target > from ? Math.min(100, Math.floor(((t - from) / (target - from)) * 100)) : 100;
+  return (
+    <div className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-300" data-testid="seek-progress" role="status">
+      <span>
+        Jumping to {formatClock(target)}, at {formatClock(t)}
+      </span>
+      <progress className="h-1.5 w-24 accent-indigo-600" max={100} value={pct} aria-label="Jump progress" />
+    </div>
+  );
+}
+
+function CursorReadout() {
+  const cursor = useTimeline((s) => s.cursor);
+  if (cursor === null) return <span className="text-xs text-slate-500 dark:text-slate-400">Hover a chart to read values; drag to zoom; click to jump.</span>;
+  return (
+    <span className="flex items-center gap-1.5 text-xs text-slate-600 dark:text-slate-300">
+      crosshair
+      <output data-testid="crosshair-time" className="font-mono font-semibold tabular-nums text-slate-900 dark:text-slate-100">
+        {clockLabel(cursor)}
+      </output>
+      <button type="button" className={smallButton} onClick={jumpToCursor} title="Jump the run to the crosshair (j)" aria-keyshortcuts="j">
+        Jump here
+      </button>
+    </span>
+  );
+}
+
+function ZoomControl() {
+  const zoom = useTimeline((s) => s.zoom);
+  if (!zoom) return null;
+  return (
+    <span className="flex items-center gap-1.5 text-xs text-slate-600 dark:text-slate-300" data-testid="zoom-range">
+      {clockLabel(zoom[0])}–{clockLabel(zoom[1])}
+      <button type="button" data-testid="zoom-reset" className={smallButton} onClick={() => setZoom(null)} title="Show the whole run (0)" aria-keyshortcuts="0">
+        Reset zoom
+      </button>
+    </span>
+  );
+}
+
+/** The scenario's charts stacked on one time axis, with markers, crosshair, zoom, jump, added charts and A/B compare. */
+export function TimelinePanel() {
+  const scenarioId = useApp((s) => s.summary?.id ?? '');
+  const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
+  const added = useTimeline((s) => s.added[scenarioId]);
+  const timed = charts.filter((c) => c.kind !== 'histogram');
+  const histograms = charts.filter((c) => c.kind === 'histogram');
+
+  return (
+    <section className={panel} aria-label="Timeline" data-testid="timeline">
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 px-3 py-1.5 dark:border-slate-800">
+        <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Timeline</h2>
+        <CursorReadout />
+        <ZoomControl />
+        <SeekProgress />
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
+          <AddChart />
+          <CompareControl />
+        </div>
+      </div>
+      <CompareSummary />
+      <TimeLaneRow />
+      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
+        {timed.map((c, i) => (
+          <ChartRow key={`s:${i}:${c.title}`} spec={c} />
+        ))}
+        {(added ?? []).map((c, i) => (
+          <ChartRow key={`a:${i}:${c.title}:${c.kind}`} spec={c} onRemove={() => removeChart(scenarioId, i)} />
+        ))}
+        {histograms.map((c, i) => (
+          <HistogramRow key={`h:${i}:${c.title}`} spec={c} />
+        ))}
+      </div>
+    </section>
+  );
+}
