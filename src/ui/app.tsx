@@ -1,9 +1,11 @@
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
+import { useWhy } from '../state/why';
 import { useApp } from '../state/app-store';
 import { followTopology } from '../state/selection';
 import { followSelection } from './sim-client';
 import { DropsPanel } from './drops-panel';
 import { ErrorBanner } from './error-banner';
+import { Dock, layoutFor, useViewport } from './layout';
 import { WhyPanel } from './why-panel';
 import { ShortcutsDialog } from './shortcuts-dialog';
 import { FaultPalette } from './fault-palette';
@@ -33,23 +35,72 @@ export function App() {
   useEffect(followTopology, []);
   useEffect(followSelection, []);
 
+  const layout = layoutFor(useViewport());
+  const selected = useApp((s) => s.selected);
+  const asked = useWhy((s) => s.asked);
+  const showDetails = useMemo(() => (selected !== null || asked !== null ? { id: 'details' } : null), [selected, asked]);
+  const side = (
+    <>
+      <WhyPanel />
+      <SelectionOrScenario />
+    </>
+  );
+
   return (
-    <div className="flex h-full min-h-[760px] flex-col">
+    <div className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`} data-layout={layout}>
       <Header theme={theme} />
       <ErrorBanner />
-      <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
-        <div className="row-span-3 flex min-h-0">
-          <FaultPalette />
-        </div>
-        <TopologyPanel />
-        <div className="row-span-3 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
-          <WhyPanel />
-          <SelectionOrScenario />
-          <DropsPanel />
-        </div>
-        <TimelinePanel />
-        <EventLog />
-      </main>
+      {layout === 'desktop' && (
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
+          <div className="row-span-3 flex min-h-0">
+            <FaultPalette />
+          </div>
+          <TopologyPanel />
+          <div className="row-span-3 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
+            {side}
+            <DropsPanel />
+          </div>
+          <TimelinePanel />
+          <EventLog />
+        </main>
+      )}
+      {layout === 'projector' && (
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_18rem] grid-rows-[minmax(0,1.35fr)_minmax(0,1fr)] gap-2 p-2">
+          <div className="row-span-2 flex min-h-0">
+            <FaultPalette />
+          </div>
+          <TopologyPanel />
+          <div className="row-span-2 flex min-h-0 flex-col gap-2 [&>*:last-child]:min-h-[7rem] [&>*:last-child]:flex-1">
+            {side}
+            <DropsPanel />
+          </div>
+          <Dock
+            label="Timeline and events"
+            tabs={[
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'events', label: 'Events', content: <EventLog /> },
+            ]}
+          />
+        </main>
+      )}
+      {layout === 'narrow' && (
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)] grid-rows-[minmax(0,1.2fr)_minmax(0,1fr)] gap-2 p-2">
+          <div className="row-span-2 flex min-h-0">
+            <FaultPalette />
+          </div>
+          <TopologyPanel />
+          <Dock
+            show={showDetails}
+            label="Timeline, events and details"
+            tabs={[
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'events', label: 'Events', content: <EventLog /> },
+              { id: 'details', label: 'Details', content: <div className="flex min-h-0 flex-col gap-2 overflow-y-auto">{side}</div> },
+              { id: 'drops', label: 'Drops', content: <DropsPanel /> },
+            ]}
+          />
+        </main>
+      )}
       <ReportLine />
       <ShortcutsDialog />
     </div>

@@ -3,7 +3,7 @@ import type { FaultDescriptor } from '../sim/api';
 import { useApp } from '../state/app-store';
 import { closeFault, placementStore, startPlacing, stopPlacing, usePlacement } from '../state/fault-placement';
 import { FaultAction } from './fault-action';
-import { CloseIcon } from './icons';
+import { PanelClose } from './panel-close';
 import { panel, panelTitle } from './styles';
 
 /** The MIME type a dragged fault card carries: its catalog id. */
@@ -74,7 +74,8 @@ function FaultCard({ fault }: { fault: FaultDescriptor }) {
 export function FaultPalette() {
   const catalog = useApp((s) => s.catalog);
   const placing = usePlacement((s) => s.placing);
-  const [open, setOpen] = useState(() => typeof window === 'undefined' || window.innerWidth >= 1100);
+  // Open by default where there is room for it beside the picture; a rail otherwise.
+  const [open, setOpen] = useState(() => typeof window === 'undefined' || window.innerWidth >= 1500);
   if (!open) {
     return (
       <button
@@ -96,14 +97,7 @@ export function FaultPalette() {
     <section className={`${panel} row-span-2 w-56`} aria-label="Fault palette" data-testid="fault-palette">
       <div className={panelTitle}>
         <h2>Faults</h2>
-        <button
-          type="button"
-          onClick={() => setOpen(false)}
-          aria-label="Hide the fault palette"
-          className="-my-1 -mr-1.5 inline-flex size-7 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-400 dark:hover:bg-slate-800"
-        >
-          <CloseIcon />
-        </button>
+        <PanelClose onClick={() => setOpen(false)} label="Hide the fault palette" />
       </div>
       <p className="px-3 pt-2 text-xs leading-snug text-slate-500 dark:text-slate-400" role="status">
         {placing ? `Now click or press Enter on a highlighted ${targetKinds(placing)}. Esc cancels.` : 'Drag a fault onto the picture. Right-click a box for the faults it takes.'}
@@ -157,9 +151,7 @@ export function FaultPopover() {
         <h3 className="min-w-0 text-sm font-semibold text-slate-800 dark:text-slate-100">
           {fault.label} <span className="font-mono font-normal text-slate-500 dark:text-slate-400">{target}</span>
         </h3>
-        <button type="button" onClick={closeFault} aria-label="Cancel" className="-mt-1 -mr-1 inline-flex size-7 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800">
-          <CloseIcon />
-        </button>
+        <PanelClose onClick={closeFault} label="Cancel" />
       </div>
       <FaultAction fault={fault} target={target} onApplied={closeFault} />
     </div>

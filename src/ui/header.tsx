@@ -23,7 +23,7 @@ function Logo() {
 
 export function Header({ theme }: { theme: 'light' | 'dark' }) {
   return (
-    <header className="flex flex-wrap items-center gap-x-5 gap-y-2 border-b border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
+    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b xl:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
       <Logo />
       <ScenarioPicker />
       <div className="mx-auto flex items-center gap-5">

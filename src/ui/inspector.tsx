@@ -5,7 +5,7 @@ import { faultsFor } from '../state/fault-draft';
 import { useFrame } from '../state/frame-store';
 import { clearSelection, findPod, splitEntity } from '../state/selection';
 import { FaultAction } from './fault-action';
-import { CloseIcon } from './icons';
+import { PanelClose } from './panel-close';
 import { panel, panelTitle } from './styles';
 
 const phaseBadge: Record<PodView['phase'], string> = {
@@ -111,15 +111,7 @@ export function Inspector({ entity }: { entity: string }) {
     <section data-testid="inspector" className={panel} aria-label={`Inspector: ${entity}`}>
       <div className={panelTitle}>
         <h2>Inspector</h2>
-        <button
-          type="button"
-          onClick={clearSelection}
-          aria-label="Close inspector (Esc)"
-          title="Close (Esc)"
-          className="-my-1 -mr-1.5 inline-flex size-7 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 hover:text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-200"
-        >
-          <CloseIcon />
-        </button>
+        <PanelClose onClick={clearSelection} label="Close inspector (Esc)" title="Close (Esc)" />
       </div>
       <div className="min-h-0 flex-1 overflow-y-auto">
         <div className="px-3 py-2.5">

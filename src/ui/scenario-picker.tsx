@@ -39,7 +39,7 @@ export function ScenarioPicker() {
         value={custom ? '' : selected}
         onChange={onPick}
         disabled={busy && scenarios.length === 0}
-        className="h-9 min-w-52 max-w-72 rounded-md border border-slate-300 bg-white px-2 text-sm font-medium text-slate-800 shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
+        className="h-9 w-44 rounded-md lg:w-56 2xl:w-72 border border-slate-300 bg-white px-2 text-sm font-medium text-slate-800 shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
       >
         {custom && <option value="">{loadedFile} (opened file)</option>}
         {/* Until a scenario is loaded the picker shows no file, so "demo.yaml selected" also means "demo.yaml loaded". */}
@@ -55,7 +55,7 @@ export function ScenarioPicker() {
         title="Open scenario file… (.yaml, .yml or .json)"
       >
         <FolderIcon />
-        <span>Open file…</span>
+        <span className="hidden 2xl:inline">Open file…</span>
         <input
           type="file"
           accept=".yaml,.yml,.json"

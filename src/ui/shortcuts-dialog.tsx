@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../state/app-store';
-import { CloseIcon } from './icons';
+import { PanelClose } from './panel-close';
 import { SHORTCUTS } from './keyboard';
 
 const close = (): void => appStore.setState({ help: false });
@@ -28,9 +28,7 @@ export function ShortcutsDialog() {
           <h2 id="shortcuts-title" className="text-base font-semibold text-slate-900 dark:text-white">
             Keyboard shortcuts
           </h2>
-          <button type="button" onClick={close} aria-label="Close" className="inline-flex size-8 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:hover:bg-slate-800">
-            <CloseIcon />
-          </button>
+          <PanelClose onClick={close} label="Close" />
         </div>
         <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
           {SHORTCUTS.map((s) => (

@@ -1,7 +1,7 @@
 import { useApp } from '../state/app-store';
 import { revealEntity } from '../state/selection';
 import { closeWhy, useWhy } from '../state/why';
-import { CloseIcon } from './icons';
+import { PanelClose } from './panel-close';
 import { panel, panelTitle } from './styles';
 
 /** The chain behind the symptom someone clicked, step by step down to its root; each step's entity is a link to the picture. */
@@ -14,14 +14,7 @@ export function WhyPanel() {
     <section className={panel} aria-label="Why" data-testid="why-panel">
       <div className={panelTitle}>
         <h2>Why</h2>
-        <button
-          type="button"
-          onClick={closeWhy}
-          aria-label="Close why"
-          className="-my-1 -mr-1.5 inline-flex size-7 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-400 dark:hover:bg-slate-800"
-        >
-          <CloseIcon />
-        </button>
+        <PanelClose onClick={closeWhy} label="Close why" />
       </div>
       <div className="max-h-72 min-h-0 overflow-y-auto px-3 py-2">
         {chain === undefined && <p className="text-sm text-slate-500 dark:text-slate-400">Reading the recorded causes…</p>}

@@ -1,40 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { parseDocument } from 'yaml';
 import type { RunReport } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
-import { launchBrowser, openPage, screenshotOnFailure, type AppPage } from './browser';
-import { serveDist, type StaticServer } from './server';
+import type { AppPage } from './browser';
+import { appHarness } from './harness';
 
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
 
-let browser: Browser;
-let server: StaticServer;
-
-beforeAll(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** Opens the app with a query string, runs `body`, screenshots into test-results/ if it fails. */
-async function withApp(name: string, query: string, body: (app: AppPage) => Promise<void>): Promise<void> {
-  const app = await openPage(browser, server.url + query);
-  try {
-    await screenshotOnFailure(app.page, name, () => body(app));
-  } finally {
-    await app.close();
-  }
-}
+const harness = appHarness();
+const { withApp } = harness;
 
 const byTestId = (page: Page, id: string) => page.getByTestId(id);
 // Short timeout: callers poll, and a missing element should retry rather than block the poll.
@@ -129,7 +109,7 @@ describe('Netmortem in a browser', () => {
       expect(await byTestId(page, 'play-button').getAttribute('aria-pressed')).toBe('false');
       await expect.poll(() => drawnShapes(page, 'topology')).toBeGreaterThan(0);
       expectClean(app);
-      expect(server.misses, 'URLs the app asked for that the static folder lacks').toEqual([]);
+      expect(harness.server().misses, 'URLs the app asked for that the static folder lacks').toEqual([]);
     });
   });
 

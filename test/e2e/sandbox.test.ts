@@ -1,31 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshotOnFailure, type AppPage } from './browser';
-import { serveDist, type StaticServer } from './server';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { appHarness } from './harness';
 
 /** The sandbox around the picture: the fault palette, the right-click menu, search, live traffic and the inspector. */
 
-let browser: Browser;
-let server: StaticServer;
-
-beforeAll(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function withApp(name: string, query: string, body: (app: AppPage) => Promise<void>): Promise<void> {
-  const app = await openPage(browser, server.url + query, { viewport: { width: 1600, height: 1000 } });
-  try {
-    await screenshotOnFailure(app.page, name, () => body(app));
-  } finally {
-    await app.close();
-  }
-}
+const harness = appHarness({ viewport: { width: 1600, height: 1000 } });
+const { withApp } = harness;
 
 const byTestId = (page: Page, id: string) => page.getByTestId(id);
 const text = async (page: Page, id: string) => ((await byTestId(page, id).textContent({ timeout: 2_000 })) ?? '').trim();

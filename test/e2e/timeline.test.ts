@@ -1,40 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { parseDocument } from 'yaml';
 import type { RunReport } from '../../src/sim/api';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim } from '../../src/sim/sim';
 import { formatRate } from '../../src/ui/format';
-import { launchBrowser, openPage, screenshotOnFailure, type AppPage } from './browser';
-import { serveDist, type StaticServer } from './server';
+import type { AppPage } from './browser';
+import { appHarness } from './harness';
 
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
 
-let browser: Browser;
-let server: StaticServer;
-
-beforeAll(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function withApp(name: string, query: string, body: (app: AppPage) => Promise<void>): Promise<void> {
-  const app = await openPage(browser, server.url + query);
-  try {
-    await screenshotOnFailure(app.page, name, () => body(app));
-  } finally {
-    await app.close();
-  }
-}
+const harness = appHarness();
+const { withApp } = harness;
 
 const byTestId = (page: Page, id: string) => page.getByTestId(id);
 const text = async (page: Page, id: string) => ((await byTestId(page, id).first().textContent({ timeout: 2_000 })) ?? '').trim();

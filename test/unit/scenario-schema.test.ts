@@ -33,7 +33,7 @@ describe('scenario defaults', () => {
     expect(s.params).toEqual({
       network: { hopLatencyUs: 50 },
       tcp: { initialRtoMs: 1000, synRetries: 6 },
-      client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
+      client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, requestsPerConnection: 0, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
       dnsClient: { lookupsPerSecond: 1 },
       dns: { maxConcurrent: 0, upstreamTimeoutS: 5 },
