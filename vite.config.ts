@@ -12,5 +12,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,
+    // Vitest leaves one core free by default, which on a 2-core CI machine runs every file in one worker; the
+    // talk-scale replay alone takes minutes, so use both.
+    maxWorkers: 2,
   },
 });
