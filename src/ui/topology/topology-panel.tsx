@@ -389,7 +389,7 @@ export function TopologyPanel() {
             ))}
           </div>
         )}
-        <div className="pointer-events-none absolute bottom-2 left-3 flex max-w-[calc(100%-1.5rem)] flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/85 px-2.5 py-1.5 text-xs text-slate-600 backdrop-blur dark:bg-slate-900/85 dark:text-slate-300">
+        <div className="pointer-events-none absolute bottom-2 left-3 hidden max-w-[calc(100%-1.5rem)] min-[1100px]:flex flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/85 px-2.5 py-1.5 text-xs text-slate-600 backdrop-blur dark:bg-slate-900/85 dark:text-slate-300">
           <Swatch kind="running" label="ready" />
           <Swatch kind="not-ready" label="not ready" />
           <Swatch kind="terminating" label="terminating" />

@@ -34,8 +34,10 @@ export function createZoom(svg: SVGSVGElement, content: SVGGElement, onTransform
     userMoved = false;
     const { width: W, height: H } = svg.getBoundingClientRect();
     if (W === 0 || H === 0 || bounds.width === 0 || bounds.height === 0) return;
-    const k = Math.max(0.15, Math.min((W - 2 * PAD) / bounds.width, (H - PAD - PAD_BOTTOM) / bounds.height, MAX_FIT_SCALE));
-    const t = zoomIdentity.translate((W - bounds.width * k) / 2, PAD + (H - PAD - PAD_BOTTOM - bounds.height * k) / 2).scale(k);
+    // Narrow layouts hide the legend, so the picture may use the bottom too.
+    const bottom = window.innerWidth < 1100 ? PAD : PAD_BOTTOM;
+    const k = Math.max(0.15, Math.min((W - 2 * PAD) / bounds.width, (H - PAD - bottom) / bounds.height, MAX_FIT_SCALE));
+    const t = zoomIdentity.translate((W - bounds.width * k) / 2, PAD + (H - PAD - bottom - bounds.height * k) / 2).scale(k);
     svgSel.call(behaviour.transform, t);
   }
 
