@@ -1,10 +1,8 @@
 import type { PodView, TopologyView } from '../sim/api';
-import { appStore, useApp } from './app-store';
-import { frameStore, useFrame } from './frame-store';
+import { appStore } from './app-store';
+import { frameStore } from './frame-store';
 
 /** What the inspector shows: one entity of the topology, named `kind/name` like fault targets and log entries. */
-
-export const podEntity = (name: string): string => `pod/${name}`;
 
 export function splitEntity(entity: string): { kind: string; name: string } {
   const slash = entity.indexOf('/');
@@ -32,12 +30,6 @@ export function findPod(topology: TopologyView | null, entity: string | null): P
   if (!topology || entity === null) return undefined;
   const { kind, name } = splitEntity(entity);
   return kind === 'pod' ? topology.pods.find((p) => p.name === name) : undefined;
-}
-
-/** The selected pod as the latest topology frame shows it; undefined when no pod is selected or none is drawn yet. */
-export function useSelectedPod(): PodView | undefined {
-  const selected = useApp((s) => s.selected);
-  return useFrame((s) => findPod(s.topology, selected));
 }
 
 /** Whether the topology draws the entity: a pod, node, instance, router, load balancer, Service or external system. */
