@@ -18,10 +18,6 @@ import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer }
 import { useZoom } from './use-zoom';
 import './topology.css';
 
-/** The selectable box an event happened in, if any; d3 marks each with its entity. */
-const entityAt = (target: EventTarget): string | null =>
-  target instanceof Element ? (target.closest<SVGElement>('[data-entity]')?.getAttribute('data-entity') ?? null) : null;
-
 /** The wire sites whose traffic matters for a selected entity: itself, or for a pod its node and instance. */
 function focusSites(topology: TopologyView, entity: string): number[] {
   const pod = entity.startsWith('pod/') ? topology.pods.find((p) => `pod/${p.name}` === entity) : undefined;
@@ -119,13 +115,13 @@ export function TopologyPanel() {
     drawingRef.current = drawing;
     const gauges = createGaugeLayer(gaugeCanvasRef.current);
     gaugesRef.current = gauges;
-    // Drop marks change every frame; the legend follows them at most a few times a second.
-    let legendAt = 0;
+    // Drop marks change every frame; the legend follows them at most a few times a second, always with the latest.
+    let legendTimer: ReturnType<typeof setTimeout> | undefined;
     const traffic = createTrafficLayer(canvasRef.current, () => {
-      const now = performance.now();
-      if (now - legendAt < 300) return;
-      legendAt = now;
-      setDrops([...traffic.activeDrops()]);
+      legendTimer ??= setTimeout(() => {
+        legendTimer = undefined;
+        setDrops([...traffic.activeDrops()]);
+      }, 300);
     });
     trafficRef.current = traffic;
     const showCounts = (c: { connecting: number; established: number; closing: number }): void => {
@@ -177,6 +173,7 @@ export function TopologyPanel() {
       unsubscribePlacement();
       unsubscribe();
       unsubscribeSelection();
+      clearTimeout(legendTimer);
       traffic.destroy();
       gauges.destroy();
       gaugesRef.current = null;
@@ -255,7 +252,7 @@ export function TopologyPanel() {
       toggle(group);
       return;
     }
-    const entity = entityAt(event.target);
+    const entity = boxAt(event.target)?.entity ?? null;
     if (entity === null) clearSelection();
     else selectEntity(entity);
   };
@@ -272,7 +269,7 @@ export function TopologyPanel() {
       return;
     }
     const group = groupAt(event.target);
-    const entity = entityAt(event.target);
+    const entity = boxAt(event.target)?.entity ?? null;
     if (group === null && entity === null) return;
     event.preventDefault();
     if (group !== null) toggle(group);

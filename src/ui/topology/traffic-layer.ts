@@ -53,6 +53,8 @@ export function rates(prev: LiveView | null, next: LiveView, dtSeconds: number):
 const MAX_FLOWS = 80;
 /** Simulated microseconds a drop mark takes to fade once its drops stop; a paused run keeps its marks. */
 const MARK_FADE_US = 2_000_000;
+/** ...and at least this many wall milliseconds, so a burst at max speed stays long enough to be seen. */
+const MARK_FADE_MS = 1_500;
 /** Screen pixels per wall second a sampled packet moves. */
 const DOT_SPEED = 140;
 
@@ -75,6 +77,7 @@ interface Mark {
   rate: number;
   /** Simulated time of the last frame with these drops. */
   seenAt: number;
+  seenWall: number;
 }
 
 export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => void): TrafficLayer {
@@ -119,7 +122,8 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
   function frame(now: number): void {
     raf = 0;
     draw(now);
-    if (now < movingUntil && !reduceMotion) schedule();
+    const fading = [...marks.values()].some((m) => now - m.seenWall < MARK_FADE_MS);
+    if ((now < movingUntil && !reduceMotion) || fading) schedule();
   }
 
   function pickFlows(): void {
@@ -188,8 +192,9 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
     const perSite = new Map<number, number>();
     drawnMarks = [];
     for (const [key, m] of marks) {
-      const age = prevT - m.seenAt;
-      if (age > MARK_FADE_US) {
+      // Fades only once both clocks have moved on: a paused run keeps its marks, a fast one keeps them on screen a while.
+      const age = Math.min((prevT - m.seenAt) / MARK_FADE_US, (now - m.seenWall) / MARK_FADE_MS);
+      if (age > 1) {
         marks.delete(key);
         continue;
       }
@@ -204,7 +209,7 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
       const x = sx - nth * 24;
       const y = sy;
       drawnMarks.push({ x, y, r, site: m.site, reason: m.reason });
-      ctx.globalAlpha = Math.max(0.15, 1 - age / MARK_FADE_US);
+      ctx.globalAlpha = Math.max(0.15, 1 - age);
       ctx.translate(x, y);
       const path = new Path2D(glyphPath(style.glyph, r));
       ctx.fillStyle = palette[style.slot]!;
@@ -236,7 +241,7 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
         const r = rates(prev, live, dt);
         allFlows = r.flows;
         pickFlows();
-        for (const d of r.drops) marks.set(`${d.site}:${d.reason}`, { site: d.site, reason: d.reason, rate: d.rate, seenAt: t });
+        for (const d of r.drops) marks.set(`${d.site}:${d.reason}`, { site: d.site, reason: d.reason, rate: d.rate, seenAt: t, seenWall: now });
         movingUntil = now + 600;
         onChange();
       } else if (!prev || t < prevT) {
