@@ -1,46 +1,170 @@
 import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './browser';
 import { serveDist } from './server';
 
 /**
- * Screenshots of each view of the sandbox at the three sizes it must work at (a desktop, a projector, a wiki iframe),
- * light and dark, into test/e2e/__screenshots__/ for review in a diff. Run `npm run build` first.
+ * Pictures of the built app (DIST, default dist/): the README's into public/screenshots/, the rest at a desktop, projector
+ * or wiki-iframe size into test/e2e/__screenshots__/. `npm run screenshots [filter]` takes views whose name contains it.
  */
 
 const OUT = fileURLToPath(new URL('./__screenshots__/', import.meta.url));
+const README_OUT = fileURLToPath(new URL('../../public/screenshots/', import.meta.url));
 const SIZES = { desktop: { width: 1920, height: 1080 }, projector: { width: 1280, height: 720 }, iframe: { width: 800, height: 500 } };
 
+type Size = { width: number; height: number };
+type Scheme = 'light' | 'dark';
+
+interface Shot {
+  path: string;
+  size: Size;
+  scheme: Scheme;
+}
+
 interface View {
+  name: string;
+  /** Query string of the app URL, without the `?`. */
+  query: string;
+  /** The page opens at the first shot's size and scheme. */
+  shots: Shot[];
+  /** Brings the opened page to the moment pictured. */
+  play: (page: Page) => Promise<void>;
+  /** Readies the page for each shot after it has been resized and recoloured. */
+  frame?: (page: Page) => Promise<void>;
+}
+
+const clockUs = async (page: Page): Promise<number> => Number(await page.getByTestId('sim-clock').getAttribute('data-us'));
+const status = async (page: Page): Promise<string> => ((await page.getByTestId('run-status').textContent()) ?? '').trim();
+
+async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+}
+
+async function loaded(page: Page, scenario: string): Promise<void> {
+  await waitFor(`${scenario} to load`, 30_000, async () => (await status(page)) === 'paused' && (await page.getByTestId('scenario-picker').inputValue()) === scenario);
+}
+
+async function pause(page: Page): Promise<void> {
+  if ((await status(page)) === 'running') await page.getByTestId('play-button').click();
+  await waitFor('the run to pause', 10_000, async () => ['paused', 'done'].includes(await status(page)));
+}
+
+/** Plays to `seconds` of simulated time (or the end) without stopping at chapters, then pauses. */
+async function playUntil(page: Page, seconds: number, timeoutMs = 240_000): Promise<void> {
+  await page.getByTestId('pause-at-chapters').uncheck().catch(() => {});
+  await page.getByTestId('play-button').click();
+  await waitFor(`simulated ${seconds} s`, timeoutMs, async () => (await clockUs(page)) >= seconds * 1e6 || (await status(page)) === 'done');
+  await pause(page);
+  await page.waitForTimeout(600);
+}
+
+/** The demo played at speed 10 to 25 s, within 0.1 s in both schemes, at the README's 1400×850. */
+function readme(scheme: Scheme): View {
+  const speed = 10;
+  const atS = 25;
+  return {
+    name: `readme-${scheme}`,
+    query: `scenario=demo.yaml&speed=${speed}&autoplay=1`,
+    shots: [{ path: `${README_OUT}${scheme}.png`, size: { width: 1400, height: 850 }, scheme }],
+    play: async (page) => {
+      await waitFor('the demo to start playing', 15_000, async () => ['running', 'done'].includes(await status(page)));
+      // Pause a little early and finish with 0.1 s steps, so both pictures land within 0.1 s of the target.
+      await waitFor(`simulated ${atS - 2} s`, (atS / speed) * 4_000 + 10_000, async () => (await clockUs(page)) >= (atS - 2) * 1e6 || (await status(page)) === 'done');
+      await pause(page);
+      await page.waitForTimeout(200);
+      let now = await clockUs(page);
+      while (now < atS * 1e6 && (await status(page)) !== 'done') {
+        const before = now;
+        await page.getByTestId('step-button').click();
+        await waitFor('a 0.1 s step', 5_000, async () => (await clockUs(page)) > before);
+        now = await clockUs(page);
+      }
+      if (now > (atS + 0.1) * 1e6) console.warn(`readme-${scheme}: the pause landed at ${now / 1e6} s, past ${atS} s (a busy machine); run it again`);
+      await page.mouse.move(0, 0);
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    },
+  };
+}
+
+/** `scenario` loaded paused, played at `speed` to `until` s, then `then` done, at one size. */
+function paused(view: {
   name: string;
   scenario: string;
   size: keyof typeof SIZES;
   dark?: boolean;
   until: number;
   speed: string;
-  /** What to do once paused at `until`, before the picture is taken. */
   then?: (page: Page) => Promise<void>;
+}): View {
+  const size = SIZES[view.size];
+  return {
+    name: view.name,
+    query: `scenario=${view.scenario}&speed=${view.speed}`,
+    shots: [{ path: `${OUT}${view.name}-${size.width}x${size.height}${view.dark ? '-dark' : ''}.png`, size, scheme: view.dark ? 'dark' : 'light' }],
+    play: async (page) => {
+      await loaded(page, view.scenario);
+      await playUntil(page, view.until);
+      await view.then?.(page);
+    },
+  };
 }
 
-const clockUs = async (page: Page): Promise<number> => Number(await page.getByTestId('sim-clock').getAttribute('data-us'));
-const status = async (page: Page): Promise<string> => ((await page.getByTestId('run-status').textContent()) ?? '').trim();
-
-async function until(page: Page, seconds: number): Promise<void> {
-  await page.getByTestId('pause-at-chapters').uncheck().catch(() => {});
-  await page.getByTestId('play-button').click();
-  const deadline = Date.now() + 240_000;
-  while ((await clockUs(page)) < seconds * 1e6 && (await status(page)) !== 'done') {
-    if (Date.now() > deadline) throw new Error(`timed out playing to ${seconds} s`);
-    await page.waitForTimeout(200);
-  }
-  if ((await status(page)) === 'running') await page.getByTestId('play-button').click();
-  await page.waitForTimeout(600);
+/** One page pictured at every size, light and dark, with the crosshair on chart `chart` at `t` of a `durationS` run. */
+function everySize(name: string, query: string, play: (page: Page) => Promise<void>, chart: number, t: number, durationS: number): View {
+  const shots = (['light', 'dark'] as const).flatMap((scheme) =>
+    Object.values(SIZES).map((size) => ({ path: `${OUT}${name}-${size.width}x${size.height}-${scheme}.png`, size, scheme })),
+  );
+  return {
+    name,
+    query,
+    shots,
+    play,
+    frame: async (page) => {
+      // Each size has its own layout, mounted afresh, so the palette and A/B figures open as at a page load at that size.
+      await page.waitForTimeout(400);
+      // The whole row, title and legend included, not just its plot.
+      await page.getByTestId('timeline-chart').nth(chart).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
+      const box = await page.getByTestId('chart').nth(chart).boundingBox();
+      if (box) await page.mouse.move(box.x + 56 + ((box.width - 82) * t) / durationS, box.y + box.height / 2);
+    },
+  };
 }
 
 const VIEWS: View[] = [
-  { name: 'incident-far', scenario: 'its-not-dns.yaml', size: 'desktop', until: 62, speed: 'max' },
-  {
+  readme('light'),
+  readme('dark'),
+  everySize(
+    'timeline',
+    'scenario=demo.yaml&speed=max&autoplay=1',
+    (page) => waitFor('the demo to finish', 60_000, async () => (await status(page)) === 'done'),
+    0,
+    22,
+    60,
+  ),
+  everySize(
+    'compare',
+    'scenario=its-not-dns.yaml&speed=max',
+    async (page) => {
+      await loaded(page, 'its-not-dns.yaml');
+      await page.getByTestId('compare-toggle').click();
+      await page.getByTestId('compare-fix').selectOption('default-backoff');
+      await playUntil(page, 65, 900_000);
+      const aUs = String(await clockUs(page));
+      await waitFor('run B to catch up', 300_000, async () => (await page.getByTestId('compare-clock').getAttribute('data-us')) === aUs);
+      await page.waitForTimeout(1_000);
+    },
+    1,
+    58,
+    210,
+  ),
+  paused({ name: 'incident-far', scenario: 'its-not-dns.yaml', size: 'desktop', until: 62, speed: 'max' }),
+  paused({
     name: 'incident-node-why',
     scenario: 'its-not-dns.yaml',
     size: 'desktop',
@@ -52,8 +176,8 @@ const VIEWS: View[] = [
       await page.getByTestId('why-step').first().waitFor();
       await page.getByTestId('why-step').first().getByRole('button').click();
     },
-  },
-  {
+  }),
+  paused({
     name: 'palette-popover',
     scenario: 'demo.yaml',
     size: 'desktop',
@@ -62,8 +186,8 @@ const VIEWS: View[] = [
     then: async (page) => {
       await page.locator('[data-testid="fault-card"][data-fault="delete-pod"]').dragTo(page.locator('[data-testid="pod"][data-pod="web-1"]'));
     },
-  },
-  {
+  }),
+  paused({
     name: 'bare-metal-router',
     scenario: 'bare-metal-sandbox.yaml',
     size: 'desktop',
@@ -73,9 +197,9 @@ const VIEWS: View[] = [
     then: async (page) => {
       await page.locator('[data-entity="router/tor"]').click();
     },
-  },
-  { name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' },
-  {
+  }),
+  paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
+  paused({
     name: 'projector-demo-menu',
     scenario: 'demo.yaml',
     size: 'projector',
@@ -85,42 +209,48 @@ const VIEWS: View[] = [
     then: async (page) => {
       await page.locator('[data-testid="pod"][data-pod="web-2"]').click({ button: 'right' });
     },
-  },
-  { name: 'iframe-demo', scenario: 'demo.yaml', size: 'iframe', until: 22, speed: '5' },
-  { name: 'iframe-bare-metal', scenario: 'bare-metal-sandbox.yaml', size: 'iframe', dark: true, until: 10, speed: '5' },
+  }),
+  paused({ name: 'iframe-demo', scenario: 'demo.yaml', size: 'iframe', until: 22, speed: '5' }),
+  paused({ name: 'iframe-bare-metal', scenario: 'bare-metal-sandbox.yaml', size: 'iframe', dark: true, until: 10, speed: '5' }),
 ];
 
 async function capture(browser: Browser, url: string, view: View): Promise<void> {
-  const app = await openPage(browser, `${url}?scenario=${view.scenario}&speed=${view.speed}`, {
-    colorScheme: view.dark ? 'dark' : 'light',
-    viewport: SIZES[view.size],
-  });
+  const first = view.shots[0];
+  const app = await openPage(browser, `${url}?${view.query}`, { colorScheme: first?.scheme, viewport: first?.size });
   try {
     const { page } = app;
-    const deadline = Date.now() + 30_000;
-    while ((await status(page)) !== 'paused') {
-      if (Date.now() > deadline) throw new Error(`${view.name}: the scenario did not load`);
-      await page.waitForTimeout(100);
+    await view.play(page);
+    for (const shot of view.shots) {
+      await page.emulateMedia({ colorScheme: shot.scheme });
+      await page.setViewportSize(shot.size);
+      await view.frame?.(page);
+      // Let the last frame, the charts and hover/focus transitions settle.
+      await page.waitForTimeout(500);
+      await mkdir(dirname(shot.path), { recursive: true });
+      await page.screenshot({ path: shot.path });
+      console.log(`Wrote ${shot.path}`);
     }
-    await until(page, view.until);
-    await view.then?.(page);
-    await page.waitForTimeout(400);
-    const path = `${OUT}${view.name}-${SIZES[view.size].width}x${SIZES[view.size].height}${view.dark ? '-dark' : ''}.png`;
-    await page.screenshot({ path });
-    const problems = [...app.problems.pageErrors, ...app.problems.consoleErrors];
-    console.log(`${path}${problems.length ? ` — problems: ${problems.join('; ')}` : ''}`);
+    const problems = [...app.problems.pageErrors, ...app.problems.consoleErrors, ...app.problems.outsideRequests];
+    if (problems.length > 0) console.warn(`Problems in ${view.name}:\n  ${problems.join('\n  ')}`);
   } finally {
     await app.close();
   }
 }
 
-await mkdir(OUT, { recursive: true });
-const server = await serveDist();
-const browser = await launchBrowser();
+const only = process.argv[2] ?? '';
+const views = VIEWS.filter((view) => view.name.includes(only));
+if (views.length === 0) {
+  console.error(`No view name contains ${JSON.stringify(only)}; views: ${VIEWS.map((view) => view.name).join(', ')}`);
+  process.exit(1);
+}
+const server = await serveDist({ distDir: process.env['DIST'] || undefined });
 try {
-  const only = process.argv[2];
-  for (const view of VIEWS) if (!only || view.name.includes(only)) await capture(browser, server.url, view);
+  const browser = await launchBrowser();
+  try {
+    for (const view of views) await capture(browser, server.url, view);
+  } finally {
+    await browser.close();
+  }
 } finally {
-  await browser.close();
   await server.close();
 }
