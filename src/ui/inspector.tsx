@@ -48,13 +48,14 @@ function Section({ section }: { section: InspectSection }) {
   return (
     <div className="border-t border-slate-200 px-3 py-2 dark:border-slate-800" data-testid="inspector-section">
       <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{section.title}</h3>
-      <dl className="mt-1 grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-3 gap-y-0.5">
+      <dl className="mt-1 grid grid-cols-[minmax(0,max-content)_minmax(0,1fr)] gap-x-3 gap-y-0.5">
         {section.rows.map(([label, value], i) => (
           <div key={`${label}-${i}`} className="contents">
-            <dt className="truncate font-mono text-xs text-slate-500 dark:text-slate-400" title={label}>
+            {/* Values wrap rather than clip: an address or a count cut short says nothing in a narrow column. */}
+            <dt className="max-w-[22ch] break-words font-mono text-xs text-slate-500 dark:text-slate-400" title={label}>
               {label}
             </dt>
-            <dd className="min-w-0 truncate font-mono text-xs text-slate-800 dark:text-slate-100" title={value}>
+            <dd className="min-w-0 break-words font-mono text-xs text-slate-800 dark:text-slate-100" title={value}>
               {value}
             </dd>
           </div>
