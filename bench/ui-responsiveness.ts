@@ -110,7 +110,7 @@ async function simSeconds(page: Page): Promise<number> {
 }
 
 /** Centres of up to `limit` pods on screen, spread over the picture. */
-async function podPoints(page: Page, limit: number): Promise<{ x: number; y: number }[]> {
+export async function podPoints(page: Page, limit: number): Promise<{ x: number; y: number }[]> {
   const json = await page.evaluate<string>(`(() => {
     const pods = [...document.querySelectorAll('[data-testid="pod"]')];
     const step = Math.max(1, Math.floor(pods.length / ${limit}));
@@ -125,7 +125,7 @@ async function podPoints(page: Page, limit: number): Promise<{ x: number; y: num
 }
 
 /** One user gesture per call, cycling through hover, zoom, selection, speed keys, the event filter and the timeline crosshair. */
-async function interact(page: Page, round: number, pods: { x: number; y: number }[]): Promise<void> {
+export async function interact(page: Page, round: number, pods: { x: number; y: number }[]): Promise<void> {
   const topology = await page.getByTestId('topology').boundingBox();
   switch (round % 6) {
     case 0:

@@ -104,6 +104,8 @@ export interface TopologyView {
   routers: RouterView[];
   loadBalancers: LoadBalancerView[];
   externals: ExternalView[];
+  /** The `dns/...` fault target each DNS box stands for, by entity or `deployment/<name>`; empty without DNS. */
+  dnsTargets: Readonly<Record<string, string>>;
   /**
    * Where packets can be counted and dropped, in the order live traffic and drop counts refer to them: every node
    * (by node index), then the packet elements (routers, load balancers, external hosts), then instances and the fabric.
@@ -120,6 +122,16 @@ export interface LbMemberView {
   port: number;
   kind: 'node' | 'pod';
   health: MemberHealthView;
+}
+
+/** A BGP session between a speaker on a node and a router. */
+export interface BgpSessionView {
+  router: string;
+  /** The speaker's node, `node/<name>`. */
+  node: string;
+  up: boolean;
+  /** Routes the router holds from this session now. */
+  routes: number;
 }
 
 export interface RouterRouteView {
@@ -139,6 +151,10 @@ export interface LiveView {
   dnsInFlight: Float64Array;
   members: LbMemberView[];
   routes: RouterRouteView[];
+  bgpSessions: BgpSessionView[];
+  /** kube-proxy on each node: Services with changes not yet being written, and whether a sync is running (1) or not (0). */
+  kubeProxyPending: Float64Array;
+  kubeProxySyncing: Uint8Array;
   /** Cumulative packets between sites as quads: from site, to site, packets, connection attempts (first SYNs). */
   traffic: Float64Array;
   /** Cumulative drops by site and reason: drops[site * reasons.length + r]. */

@@ -69,7 +69,29 @@ function inspectNode(world: World, host: Host): InspectSection[] {
       rules.map((r) => [String(r.priority), `${r.from ? `from ${formatCidr(r.from)} ` : ''}${r.to ? `to ${formatCidr(r.to)} ` : ''}lookup ${r.table === TABLE_MAIN ? 'main' : r.table === TABLE_LOCAL ? 'local' : r.table}`]),
     ),
     list('Routes (main table)', main.map((r) => [formatCidr(r.dst), routeText(r)])),
+    kubeProxySection(world, host),
+    ...bgpSections(world, (s) => s.speaker === host.entity),
   ];
+}
+
+function kubeProxySection(world: World, host: Host): InspectSection {
+  const kp = world.kubeProxy;
+  return {
+    title: 'kube-proxy',
+    rows: [
+      ['sync', kp.syncing(host.index) ? 'running now' : 'idle'],
+      ['Services with changes not yet written', String(kp.pendingChanges(host.index))],
+      ['time spent syncing (last second)', `${Math.round(kp.busy(host.index) * 100)} %`],
+      ['healthz', kp.proxyHealthy(host.index) ? 'healthy' : 'unhealthy (a sync is overdue)'],
+    ],
+  };
+}
+
+/** The BGP sessions that match, as one block: peer, state, routes the router holds from it. */
+function bgpSections(world: World, keep: (s: { speaker: string; router: string }) => boolean): InspectSection[] {
+  const sessions = (world.edge.metallb?.sessions() ?? []).filter(keep);
+  if (sessions.length === 0) return [];
+  return [list('BGP sessions (MetalLB)', sessions.map((s) => [`${s.speaker} ↔ ${s.router}`, `${s.up ? 'established' : 'down'} · ${s.routes} route${s.routes === 1 ? '' : 's'} at the router`]))];
 }
 
 function inspectInstance(host: Host): InspectSection[] {
@@ -137,6 +159,7 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
     return [
       { title: 'Router', rows: [['address', formatIpv4(element.ip)], ['ECMP', `${r.ecmpMode}, hash key ${r.hashSeed}`]] },
       ...r.multipathRoutes().map((m) => list(`ECMP group ${m.prefix}`, m.hops.map((hop, i) => [`next hop ${i + 1}`, formatIpv4(hop)]))),
+      ...bgpSections(world, (s) => s.router === element.entity),
     ];
   }
   if (element instanceof LoadBalancerHop) {

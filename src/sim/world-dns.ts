@@ -16,9 +16,24 @@ const NAMESPACE = 'default';
 
 type DnsConfig = NonNullable<Scenario['topology']['dns']>;
 
+const RESOLVER_ENTITY = 'external/dns-resolver';
+const COREDNS = 'coredns';
+const KUBE_DNS = 'kube-dns';
+const KUBE_DNS_UPSTREAM = 'kube-dns-upstream';
+
+/** What on the picture stands for each `dns/...` fault target (faults/targets.ts), by entity or `deployment/<name>`. */
+export const DNS_TARGET_ENTITIES: Readonly<Record<string, string>> = {
+  [RESOLVER_ENTITY]: 'dns/provider',
+  [`deployment/${COREDNS}`]: 'dns/cluster',
+  [`service/${KUBE_DNS}`]: 'dns/cluster',
+  [`service/${KUBE_DNS_UPSTREAM}`]: 'dns/cluster',
+};
+
+export const isResolver = (entity: string): boolean => entity === RESOLVER_ENTITY;
+
 /** CoreDNS replicas behind kube-dns (UDP) and kube-dns-upstream (TCP), the cloud resolver, node-local DNS if asked. */
 export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; start: () => void } {
-  const resolver = new ExternalHost(world.network, 'external/dns-resolver', ipv4(config.resolverIp), world.tcp, world.udp);
+  const resolver = new ExternalHost(world.network, RESOLVER_ENTITY, ipv4(config.resolverIp), world.tcp, world.udp);
   world.addExternal(resolver);
   const clusterIp = ipv4(config.clusterIp);
   const records = (name: string): readonly number[] | null => {
@@ -36,9 +51,9 @@ export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; 
     recordTtl: config.recordTtl,
     namespace: NAMESPACE,
   });
-  world.workloads.addDeployment({ name: 'coredns', replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
-  world.addService(new Service('kube-dns', clusterIp, DNS_PORT, 'coredns', DNS_PORT, { proto: Proto.udp }));
-  world.addService(new Service('kube-dns-upstream', ipv4(config.upstreamClusterIp), DNS_PORT, 'coredns', DNS_PORT));
+  world.workloads.addDeployment({ name: COREDNS, replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
+  world.addService(new Service(KUBE_DNS, clusterIp, DNS_PORT, COREDNS, DNS_PORT, { proto: Proto.udp }));
+  world.addService(new Service(KUBE_DNS_UPSTREAM, ipv4(config.upstreamClusterIp), DNS_PORT, COREDNS, DNS_PORT));
   const externalDns = config.externalDns ? setUpExternalDns(world, dns, config.externalDns) : null;
   return { system: dns, start: () => externalDns?.start() };
 }

@@ -1,3 +1,4 @@
+import { DNS_TARGET_ENTITIES, isResolver } from './world-dns';
 import type { ExternalView, LbMemberView, LiveView, LoadBalancerView, RouterView, TopologyView } from './api';
 import type { DropSite } from './infra/network';
 import { ExternalHost } from './infra/external-host';
@@ -17,7 +18,7 @@ function dropSites(world: World): DropSite[] {
 }
 
 function externalKind(entity: string): ExternalView['kind'] {
-  return entity === 'external/dns-resolver' ? 'resolver' : 'client';
+  return isResolver(entity) ? 'resolver' : 'client';
 }
 
 export function topologyView(world: World, version: number): TopologyView {
@@ -39,6 +40,7 @@ export function topologyView(world: World, version: number): TopologyView {
 
   return {
     version,
+    dnsTargets: world.dns ? DNS_TARGET_ENTITIES : {},
     nodes: world.hosts.map((h) => ({
       index: h.index,
       name: h.name,
@@ -87,7 +89,11 @@ export function liveView(world: World): LiveView {
   const conntrackUsed = new Float64Array(hosts.length);
   const instanceTracked = new Float64Array(hosts.length);
   const dnsInFlight = new Float64Array(hosts.length);
+  const kubeProxyPending = new Float64Array(hosts.length);
+  const kubeProxySyncing = new Uint8Array(hosts.length);
   for (const h of hosts) {
+    kubeProxyPending[h.index] = world.kubeProxy.pendingChanges(h.index);
+    kubeProxySyncing[h.index] = world.kubeProxy.syncing(h.index) ? 1 : 0;
     conntrackUsed[h.index] = h.conntrack.size;
     instanceTracked[h.index] = h.hypervisor ? h.hypervisor.table.size : -1;
     dnsInFlight[h.index] = nodeLocal ? nodeLocal.inFlightOn(h.name) : -1;
@@ -115,5 +121,18 @@ export function liveView(world: World): LiveView {
     const counts = world.network.dropsAtSite(site);
     if (counts) drops.set(counts, i * reasons);
   });
-  return { conntrackUsed, instanceTracked, dnsInFlight, members, routes, traffic: world.network.trafficQuads(), drops, reasons: DROP_REASON_IDS };
+  const bgpSessions = (world.edge.metallb?.sessions() ?? []).map((s) => ({ router: s.router, node: s.speaker, up: s.up, routes: s.routes }));
+  return {
+    conntrackUsed,
+    instanceTracked,
+    dnsInFlight,
+    members,
+    routes,
+    bgpSessions,
+    kubeProxyPending,
+    kubeProxySyncing,
+    traffic: world.network.trafficQuads(),
+    drops,
+    reasons: DROP_REASON_IDS,
+  };
 }

@@ -52,16 +52,13 @@ export interface BoxInfo {
   deployment: string | null;
   /** The node the box is on or is. */
   node: string | null;
+  /** The `dns/...` target the box stands for (the simulation's TopologyView.dnsTargets), if any. */
+  dns: string | null;
 }
 
-/**
- * The DNS upstream a box stands for, as the `dns/...` fault targets name them: CoreDNS's pods and Services are
- * `dns/cluster`, the cloud resolver outside the cluster is `dns/provider`.
- */
-export function dnsTargetOf(box: BoxInfo): string | null {
-  if (box.entity === 'external/dns-resolver') return 'dns/provider';
-  if (box.deployment === 'coredns' || box.entity === 'service/kube-dns' || box.entity === 'service/kube-dns-upstream') return 'dns/cluster';
-  return null;
+/** The DNS target of a box, looked up by its entity, then by its deployment. */
+export function dnsTargetOf(targets: Readonly<Record<string, string>>, entity: string | null, deployment: string | null): string | null {
+  return (entity !== null ? targets[entity] : undefined) ?? (deployment !== null ? targets[`deployment/${deployment}`] : undefined) ?? null;
 }
 
 /**
@@ -74,7 +71,7 @@ export function targetFor(fault: FaultDescriptor, box: BoxInfo): string | null {
     const kind = box.entity.slice(0, box.entity.indexOf('/'));
     if (kinds.includes(kind)) return box.entity;
   }
-  const dns = kinds.includes('dns') ? dnsTargetOf(box) : null;
+  const dns = kinds.includes('dns') ? box.dns : null;
   if (dns) return dns;
   if (box.deployment && kinds.includes('deployment')) return `deployment/${box.deployment}`;
   if (box.node && kinds.includes('node')) return `node/${box.node}`;

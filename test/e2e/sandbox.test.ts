@@ -98,7 +98,9 @@ describe('the sandbox', () => {
       await ready(page, 'bare-metal-sandbox.yaml');
       await playTo(page, 8);
       const ecmp = page.locator('path.topo-ecmp');
+      const sessions = page.locator('path.topo-bgp[data-up="true"]');
       await expect.poll(() => ecmp.count()).toBe(2);
+      expect(await sessions.count()).toBe(2);
       const resetsBefore = await dropCount(page, 'no_socket_reset');
 
       await card(page, 'add-bgp-speaker').dragTo(page.locator('[data-entity="router/tor"]'));
@@ -112,6 +114,8 @@ describe('the sandbox', () => {
       // After BGP converges the router spreads flows over three next hops; flows that hash to node-c meet a node
       // that never saw them, which answers with a reset.
       await expect.poll(() => ecmp.count(), { timeout: 20_000 }).toBe(3);
+      expect(await sessions.count()).toBe(3);
+      expect(await page.locator('path.topo-bgp').last().locator('title').textContent()).toMatch(/^BGP session node\/node-\w+ ↔ router\/tor: established, 1 route at the router$/);
       await expect.poll(() => dropCount(page, 'no_socket_reset'), { timeout: 20_000 }).toBeGreaterThan(resetsBefore);
       await expect.poll(() => page.getByTestId('drop-legend').allTextContents(), { timeout: 10_000 }).toEqual(
         expect.arrayContaining([expect.stringContaining('no_socket_reset')]),

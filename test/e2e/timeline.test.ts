@@ -335,6 +335,8 @@ describe('A/B on the talk-scale replay', () => {
       expect(exceeded.b).toBe(0);
       expect(syns.b).toBeLessThan(syns.a / 3);
       expect(martians.b).toBeLessThan(martians.a / 3);
+      // Charts scrolled out of the timeline wait to be seen before they draw; bring the SYNs chart into view.
+      await byTestId(page, 'timeline-chart').nth(1).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
       await expect.poll(() => byTestId(page, 'chart').nth(1).locator('path.timeline-line-b').count()).toBeGreaterThan(0);
 
       await byTestId(page, 'compare-toggle').click();

@@ -71,7 +71,7 @@ class FakeSim implements Sim {
   }
   topology(): TopologyView {
     this.topologyViews++;
-    return { version: this.version, nodes: [], pods: [], services: [], routers: [], loadBalancers: [], externals: [], sites: [] };
+    return { version: this.version, nodes: [], pods: [], services: [], routers: [], loadBalancers: [], externals: [], dnsTargets: {}, sites: [] };
   }
   inspect() {
     return null;
@@ -81,7 +81,7 @@ class FakeSim implements Sim {
   }
   live(): LiveView {
     const none = new Float64Array(0);
-    return { conntrackUsed: none, instanceTracked: none, dnsInFlight: none, members: [], routes: [], traffic: none, drops: none, reasons: [] };
+    return { conntrackUsed: none, instanceTracked: none, dnsInFlight: none, members: [], routes: [], bgpSessions: [], kubeProxyPending: none, kubeProxySyncing: new Uint8Array(0), traffic: none, drops: none, reasons: [] };
   }
   topologyVersion(): number {
     return this.version;

@@ -45,6 +45,7 @@ function cluster(): TopologyView {
   for (let i = 0; i < 4; i++) pods.push(pod(i, 'metric', 100, i === 0 ? 'gone' : 'running'));
   return {
     version: 1,
+    dnsTargets: {},
     nodes,
     pods,
     services: [],
@@ -125,7 +126,19 @@ describe('topology layout', () => {
 
 function live(traffic: number[], drops: number[]): LiveView {
   const none = new Float64Array(0);
-  return { conntrackUsed: none, instanceTracked: none, dnsInFlight: none, members: [], routes: [], traffic: Float64Array.from(traffic), drops: Float64Array.from(drops), reasons: ['a', 'b'] };
+  return {
+    conntrackUsed: none,
+    instanceTracked: none,
+    dnsInFlight: none,
+    members: [],
+    routes: [],
+    bgpSessions: [],
+    kubeProxyPending: none,
+    kubeProxySyncing: new Uint8Array(0),
+    traffic: Float64Array.from(traffic),
+    drops: Float64Array.from(drops),
+    reasons: ['a', 'b'],
+  };
 }
 
 describe('live traffic rates', () => {

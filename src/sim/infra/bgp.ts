@@ -130,6 +130,11 @@ export class Bgp {
     return id !== undefined && this.speaker(speaker).announced.has(id);
   }
 
+  /** Every session as the picture shows it: which speaker, which router, whether it is up, how many routes the router holds from it. */
+  sessionStates(): { speaker: string; router: string; up: boolean; routes: number }[] {
+    return this.sessions.map((ss) => ({ speaker: this.speakers[ss.speaker]!.entity, router: ss.router.entity, up: ss.up, routes: ss.delivered.size }));
+  }
+
   isUp(session: number): boolean {
     return this.session(session).up;
   }

@@ -53,6 +53,11 @@ export class MetalLb {
     }
   }
 
+  /** The BGP sessions of every speaker ever started, up or down. */
+  sessions(): { speaker: string; router: string; up: boolean; routes: number }[] {
+    return this.bgp.sessionStates();
+  }
+
   /** Whether a speaker runs on the node. */
   runsOn(host: Host): boolean {
     return this.speakers.some((s) => s.host === host && s.running);

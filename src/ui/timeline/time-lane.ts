@@ -4,6 +4,10 @@ import { select } from 'd3-selection';
 import type { Marker, TimelineView } from './timeline-chart';
 import { PLOT_MARGIN } from './timeline-chart';
 import { clockLabel } from './time-scale';
+import { quiet } from '../quiet';
+
+/** A chapter number closer than this to the one before it is left out (the tick and its tooltip stay). */
+const LABEL_GAP_PX = 14;
 
 /** The strip above the charts: the shared time axis, chapter and fault markers, and the clock's position. */
 
@@ -20,6 +24,7 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
   const marks = plot.append('g');
   const now = plot.append('path').attr('class', 'timeline-now');
   let last: { view: TimelineView; nowS: number } | undefined;
+  let axisKey = '';
   // Sized by the observer, not by reading layout on every draw.
   let box = { width: 0, height: 0 };
   const resize = new ResizeObserver((entries) => {
@@ -35,11 +40,16 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
     if (width === 0 || height === 0) return;
     const w = Math.max(10, width - PLOT_MARGIN.left - PLOT_MARGIN.right);
     const axisY = height - 2;
-    plot.attr('transform', `translate(${PLOT_MARGIN.left},0)`);
+    quiet(plot).attr('transform', `translate(${PLOT_MARGIN.left},0)`);
     const x = scaleLinear().domain(view.domain).range([0, w]);
-    axis
-      .attr('transform', `translate(0,${axisY})`)
-      .call(axisTop(x).ticks(Math.max(2, Math.floor(w / 80))).tickFormat((d) => clockLabel(Number(d))).tickSizeOuter(0).tickSize(4));
+    // The axis rewrites every tick when called, so only when the range or the size changed.
+    const nextAxisKey = `${view.domain.join()}|${w}|${axisY}`;
+    if (nextAxisKey !== axisKey) {
+      axisKey = nextAxisKey;
+      axis
+        .attr('transform', `translate(0,${axisY})`)
+        .call(axisTop(x).ticks(Math.max(2, Math.floor(w / 80))).tickFormat((d) => clockLabel(Number(d))).tickSizeOuter(0).tickSize(4));
+    }
     const visible = view.markers.filter((m) => m.t >= view.domain[0] && m.t <= view.domain[1]);
     const groups = marks
       .selectAll<SVGGElement, Marker>('g.timeline-lane-marker')
@@ -51,17 +61,26 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
         g.append('text').attr('text-anchor', 'start').attr('y', 9);
         return g;
       });
-    groups
+    quiet(groups)
       .attr('data-kind', (m) => m.kind)
       .attr('transform', (m) => `translate(${x(m.t)},0)`)
       .attr('class', (m) => `timeline-lane-marker timeline-lane-${m.kind}`);
-    groups.select('title').text((m) => `${clockLabel(m.t)} ${m.label}`);
+    quiet(groups.select('title')).text((m) => `${clockLabel(m.t)} ${m.label}`);
     // Chapters are numbered ticks, faults are downward triangles.
-    groups.select('path').attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V13' : 'M-5,2H5L0,11Z'));
-    groups.select('text').attr('x', 3).text((m) => (m.kind === 'chapter' ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
+    quiet(groups.select('path')).attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V13' : 'M-5,2H5L0,11Z'));
+    let lastLabelX = -Infinity;
+    const labelled = new Set<Marker>();
+    for (const m of visible) {
+      if (m.kind !== 'chapter' || x(m.t) - lastLabelX < LABEL_GAP_PX) continue;
+      labelled.add(m);
+      lastLabelX = x(m.t);
+    }
+    quiet(groups.select('text'))
+      .attr('x', 3)
+      .text((m) => (labelled.has(m) ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
     const nx = x(nowS);
     // The run's clock: a playhead in the marker row, clear of the tick labels.
-    now
+    quiet(now)
       .attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none')
       .attr('d', `M${nx - 5},0H${nx + 5}L${nx},8ZM${nx - 0.75},8h1.5V14h-1.5Z`);
   }

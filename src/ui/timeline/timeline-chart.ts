@@ -9,6 +9,7 @@ import type { SeriesBuffer } from '../../state/series-buffer';
 import type { ChartSpec } from '../../worker/protocol';
 import { resolveLines, type Line } from '../chart/series-lines';
 import { formatRate } from '../format';
+import { quiet } from '../quiet';
 import { sampleIndexAt, timeAtPixel, zoomFromPixels, type Domain } from './time-scale';
 
 /** One chart of the timeline: a rate or level chart on the shared time range, drawn by d3; framework-free. */
@@ -90,6 +91,14 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
   let lines: Line[] = [];
   let clickTimer: ReturnType<typeof setTimeout> | undefined;
   let dirty = true;
+  let axisKey = '';
+  // Charts scrolled out of the timeline keep their legends current but draw nothing until they are back.
+  let onScreen = true;
+  const visibility = new IntersectionObserver((entries) => {
+    onScreen = entries.at(-1)?.isIntersecting ?? true;
+    if (onScreen && dirty && last) draw(last);
+  });
+  visibility.observe(svg);
   // The size comes from the observer: reading it on every draw would force a layout of the whole page each time.
   let box = { width: 0, height: 0 };
   const resize = new ResizeObserver((entries) => {
@@ -192,13 +201,23 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
         item.append('span').attr('class', 'value-b font-mono tabular-nums text-slate-600 dark:text-slate-300').attr('data-testid', 'legend-value-b');
         return item;
       });
-    items.attr('data-series', (d) => d.name);
-    items.select('.swatch').style('background', (d) => `var(--c-${d.key})`);
-    items.select('.label').text((d) => d.label);
+    quiet(items).attr('data-series', (d) => d.name);
+    quiet(items.select('.swatch')).attr('style', (d) => `background: var(--c-${d.key})`);
+    quiet(items.select('.label')).text((d) => d.label);
     const value = (buffer: SeriesBuffer, d: Line): string =>
       k < 0 || !buffer.has(d.name) ? '—' : valueText(shown(buffer, d.name, k, perSecond), perSecond);
-    items.select('.value').text((d) => (b ? `A ${value(a, d)}` : value(a, d)));
-    items.select('.value-b').text((d) => (b ? `B ${value(b, d)}` : ''));
+    quiet(items.select('.value')).text((d) => (b ? `A ${value(a, d)}` : value(a, d)));
+    quiet(items.select('.value-b')).text((d) => (b ? `B ${value(b, d)}` : ''));
+  }
+
+  /** The samples in view and the series drawn from them. */
+  function range(view: TimelineView): { fromK: number; toK: number } {
+    const { a, domain } = view;
+    const step = a.stepSeconds;
+    const fromK = Math.max(0, Math.floor(domain[0] / step) - 1);
+    const toK = Math.ceil(domain[1] / step);
+    lines = resolveLines(spec, a, Math.max(fromK, a.start()), Math.min(toK, a.end())).filter((l) => a.has(l.name));
+    return { fromK, toK };
   }
 
   function draw(view: TimelineView): void {
@@ -207,9 +226,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     const { w, h } = size;
     const { a, b, domain } = view;
     const step = a.stepSeconds;
-    const fromK = Math.max(0, Math.floor(domain[0] / step) - 1);
-    const toK = Math.ceil(domain[1] / step);
-    lines = resolveLines(spec, a, Math.max(fromK, a.start()), Math.min(toK, a.end())).filter((l) => a.has(l.name));
+    const { fromK, toK } = range(view);
     const dataA = lines.map((l) => ({ ...l, points: pointsOf(a, l.name, fromK, toK) }));
     const dataB = b ? lines.map((l) => ({ ...l, points: pointsOf(b, l.name, fromK, toK) })) : [];
     const finite = (p: Point): number => (Number.isFinite(p.v) ? p.v : 0);
@@ -217,8 +234,13 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     x = scaleLinear().domain(domain).range([0, w]);
     y = scaleLinear().domain([0, Math.max(1, peak * 1.1)]).range([h, 0]).nice(3);
 
-    grid.call(axisLeft(y).ticks(3).tickSize(-w).tickFormat(() => ''));
-    yAxis.call(axisLeft(y).ticks(3).tickFormat((d) => siFormat(Number(d))).tickSizeOuter(0));
+    // Axes rewrite every tick when called, so only when the scale or the size changed.
+    const nextAxisKey = `${y.domain().join()}|${w}|${h}`;
+    if (nextAxisKey !== axisKey) {
+      axisKey = nextAxisKey;
+      grid.call(axisLeft(y).ticks(3).tickSize(-w).tickFormat(() => ''));
+      yAxis.call(axisLeft(y).ticks(3).tickFormat((d) => siFormat(Number(d))).tickSizeOuter(0));
+    }
 
     const defined = (p: Point): boolean => Number.isFinite(p.v) && p.t >= domain[0] - step && p.t <= domain[1] + step;
     const lineGen = line<Point>().defined(defined).x((p) => x(p.t)).y((p) => y(p.v));
@@ -236,10 +258,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     paths(linesB, dataB, 'chart-line timeline-line-b');
 
     const visible = view.markers.filter((m) => m.t >= domain[0] && m.t <= domain[1]);
-    markerLayer
-      .selectAll<SVGLineElement, Marker>('line')
-      .data(visible)
-      .join('line')
+    quiet(markerLayer.selectAll<SVGLineElement, Marker>('line').data(visible).join('line'))
       .attr('class', (m) => `timeline-marker timeline-marker-${m.kind}`)
       .attr('x1', (m) => x(m.t))
       .attr('x2', (m) => x(m.t))
@@ -257,6 +276,13 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
 
   return {
     draw(view) {
+      if (!onScreen) {
+        last = view;
+        dirty = true;
+        range(view);
+        showLegend(view, view.cursor === null ? view.a.end() - 1 : sampleIndexAt(view.cursor, view.a.stepSeconds));
+        return;
+      }
       // Only the crosshair moved: skip the lines and axes.
       const same =
         last !== undefined && view.dataVersion === last.dataVersion && view.domain === last.domain && view.markers === last.markers;
@@ -271,6 +297,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     destroy() {
       clearTimeout(clickTimer);
       resize.disconnect();
+      visibility.disconnect();
       root.on('dblclick', null);
       root.selectAll('*').remove();
       select(legend).selectAll('*').remove();

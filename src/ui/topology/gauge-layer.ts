@@ -1,7 +1,7 @@
 import type { ZoomTransform } from 'd3';
 import type { LiveView } from '../../sim/api';
 import { formatCompact } from '../format';
-import { GAUGE, gaugeBoxes, type GaugeBox, type TopologyLayout } from './topology-layout';
+import { GAUGE, gaugeBoxes, STATUS_Y, type GaugeBox, type TopologyLayout } from './topology-layout';
 
 /**
  * How full each table and limit is, drawn on a canvas over the picture: the SVG keeps the gauges' labels and tracks,
@@ -20,10 +20,27 @@ function used(live: LiveView, g: GaugeBox): number {
   return g.kind === 'ct' ? (live.conntrackUsed[i] ?? 0) : g.kind === 'dns' ? (live.dnsInFlight[i] ?? 0) : (live.instanceTracked[i] ?? 0);
 }
 
+/** A node's control-plane line: its kube-proxy's sync state and, where MetalLB runs a speaker, its BGP sessions. */
+export function controlPlaneLine(live: LiveView, node: number, entity: string): { text: string; level: 'ok' | 'high' | 'full' } {
+  const pending = live.kubeProxyPending[node] ?? 0;
+  const syncing = live.kubeProxySyncing[node] === 1;
+  const parts = [`kube-proxy ${syncing ? 'syncing' : 'idle'}${pending > 0 ? ` · ${pending} Service${pending === 1 ? '' : 's'} pending` : ''}`];
+  let level: 'ok' | 'high' | 'full' = pending > 0 ? 'high' : 'ok';
+  const sessions = live.bgpSessions.filter((s) => s.node === entity);
+  if (sessions.length > 0) {
+    const up = sessions.filter((s) => s.up);
+    const routes = up.reduce((n, s) => n + s.routes, 0);
+    parts.push(up.length === sessions.length ? `BGP up · ${routes} route${routes === 1 ? '' : 's'}` : `BGP ${up.length}/${sessions.length} up`);
+    if (up.length < sessions.length) level = 'full';
+  }
+  return { text: parts.join(' · '), level };
+}
+
 export interface GaugeLayer {
   setLayout(layout: TopologyLayout): void;
   setLive(live: LiveView): void;
-  setTransform(t: ZoomTransform): void;
+  /** `far` follows the SVG's view, which changes only once a zoom gesture rests. */
+  setTransform(t: ZoomTransform, far: boolean): void;
   destroy(): void;
 }
 
@@ -33,6 +50,7 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
   let machines: TopologyLayout['nodes'] = [];
   let live: LiveView | null = null;
   let transform: ZoomTransform | null = null;
+  let far = false;
   let size = { w: 0, h: 0 };
   let raf = 0;
   const resize = new ResizeObserver((entries) => {
@@ -49,7 +67,7 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
   function colours(): Record<string, string> {
     const style = getComputedStyle(canvas);
     const v = (name: string): string => style.getPropertyValue(name).trim() || '#888';
-    return { ok: v('--c-gauge-ok'), high: v('--c-gauge-high'), full: v('--c-gauge-full'), text: v('--c-node-title') };
+    return { ok: v('--c-gauge-ok'), high: v('--c-gauge-high'), full: v('--c-gauge-full'), text: v('--c-node-title'), sub: v('--c-node-sub') };
   }
   let palette: Record<string, string> | null = null;
   let paletteAt = -Infinity;
@@ -71,7 +89,7 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
     }
     const t = transform;
     const k = t.k;
-    if (k < FAR_BELOW) {
+    if (far) {
       // Far away: a wash over each machine in the colour of its fullest table.
       const worst = new Map<number, number>();
       for (const g of gauges) if (g.max > 0) worst.set(g.node, Math.max(worst.get(g.node) ?? 0, used(live, g) / g.max));
@@ -85,7 +103,14 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
       ctx.globalAlpha = 1;
       return;
     }
-    ctx.font = `${10.5 * k}px ui-monospace, monospace`;
+    ctx.textAlign = 'left';
+    for (const m of machines) {
+      const line = controlPlaneLine(live, m.node.index, `node/${m.node.name}`);
+      // Words carry the state; bold marks anything not at rest (the gauge colours are too light for text on white).
+      ctx.font = `${line.level === 'ok' ? '' : '700 '}${10.5 * k}px ui-monospace, monospace`;
+      ctx.fillStyle = line.level === 'ok' ? palette['sub']! : palette['text']!;
+      ctx.fillText(line.text, t.applyX(m.inner.x + GAUGE.nodeX), t.applyY(m.inner.y + STATUS_Y));
+    }
     ctx.textAlign = 'right';
     for (const g of gauges) {
       const n = used(live, g);
@@ -115,8 +140,9 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
       live = next;
       schedule();
     },
-    setTransform(next) {
+    setTransform(next, nextFar) {
       transform = next;
+      far = nextFar;
       schedule();
     },
     destroy() {

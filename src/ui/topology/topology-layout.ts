@@ -80,13 +80,15 @@ const GROUP_W = 168;
 const GROUP_H = 26;
 const GAP = 8;
 const NODE_PAD = 12;
-/** Node title, addresses and interfaces, then the gauges row. */
-const NODE_HEADER = 86;
+/** Node title, addresses and interfaces, the control-plane line (kube-proxy, BGP), then the gauges row. */
+const NODE_HEADER = 102;
+/** Baseline of the node's control-plane line, which the gauge layer writes every frame. */
+export const STATUS_Y = 69;
 const INSTANCE_BAND = 30;
 const INSTANCE_PAD = 6;
 const CELL_GAP = 22;
 /** A gauge's geometry: its label and figures on one line (baseline textY), its bar below it. */
-export const GAUGE = { w: 150, textY: 10, barY: 14, barH: 7, gap: 16, nodeX: 12, nodeY: 58, instanceY: 4, instanceRight: 14 } as const;
+export const GAUGE = { w: 150, textY: 10, barY: 14, barH: 7, gap: 16, nodeX: 12, nodeY: 74, instanceY: 4, instanceRight: 14 } as const;
 /** Room for the node's two gauges side by side. */
 const NODE_W_COMPACT = 2 * NODE_PAD + 2 * GAUGE.w + GAUGE.gap;
 const NODE_W_FULL = 2 * NODE_PAD + 2 * POD_W + GAP;

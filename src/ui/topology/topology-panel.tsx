@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ZoomTransform } from 'd3';
 import { appStore, useApp } from '../../state/app-store';
-import { faultsForBox, openFault, placementStore, stopPlacing, targetFor, type BoxInfo } from '../../state/fault-placement';
+import { dnsTargetOf, faultsForBox, openFault, placementStore, stopPlacing, targetFor, type BoxInfo } from '../../state/fault-placement';
 import { FaultPopover } from '../fault-palette';
 import { askWhy } from '../sim-client';
 import { FaultMenu, type MenuState } from './fault-menu';
@@ -13,7 +13,7 @@ import { button, panel } from '../styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
-import { createGaugeLayer, type GaugeLayer } from './gauge-layer';
+import { createGaugeLayer, FAR_BELOW, type GaugeLayer } from './gauge-layer';
 import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
 import './topology.css';
@@ -31,11 +31,14 @@ function boxAt(target: EventTarget | null): (BoxInfo & { element: Element }) | n
   if (!(target instanceof Element)) return null;
   const element = target.closest('[data-entity], [data-group]');
   if (!element) return null;
+  const entity = element.getAttribute('data-entity');
+  const deployment = element.closest('[data-deployment]')?.getAttribute('data-deployment') ?? null;
   return {
     element,
-    entity: element.getAttribute('data-entity'),
-    deployment: element.closest('[data-deployment]')?.getAttribute('data-deployment') ?? null,
+    entity,
+    deployment,
     node: element.closest('[data-node]')?.getAttribute('data-node') ?? null,
+    dns: dnsTargetOf(frameStore.getState().topology?.dnsTargets ?? {}, entity, deployment),
   };
 }
 
@@ -85,12 +88,18 @@ export function TopologyPanel() {
   const [drops, setDrops] = useState<DropRate[]>([]);
   const [search, setSearch] = useState('');
   const [searchError, setSearchError] = useState('');
-  const onTransform = useCallback((t: ZoomTransform) => {
-    drawingRef.current?.setZoomScale(t.k);
+  const farRef = useRef(false);
+  const onTransform = useCallback((t: ZoomTransform, settled: boolean) => {
+    if (settled) {
+      farRef.current = t.k < FAR_BELOW;
+      drawingRef.current?.setZoomScale(t.k);
+    }
     trafficRef.current?.setTransform(t);
-    gaugesRef.current?.setTransform(t);
+    gaugesRef.current?.setTransform(t, farRef.current);
   }, []);
-  const zoom = useZoom(svgRef, contentRef, onTransform);
+  const panelRef = useRef<HTMLDivElement>(null);
+  const panelRect = useRef<DOMRect | null>(null);
+  const zoom = useZoom(panelRef, svgRef, contentRef, onTransform);
   const empty = useFrame((s) => s.topology === null);
   const nodes = useFrame((s) => s.topology?.nodes.length ?? 0);
   const pods = useFrame((s) => s.topology?.pods.filter((p) => p.phase !== 'gone').length ?? 0);
@@ -130,6 +139,10 @@ export function TopologyPanel() {
     const svg = svgRef.current!;
     let size = { width: 0, height: 0 };
     const resize = new ResizeObserver(() => {
+      // Observers run after layout, so positions read here are free (a click handler would force a style pass); one
+      // queued before an unmount may still arrive after it.
+      if (!panelRef.current) return;
+      panelRect.current = panelRef.current.getBoundingClientRect();
       const { width, height } = svg.getBoundingClientRect();
       // Relaying out thousands of pods on every pixel of a drag would stutter; a tenth of a change is worth it.
       if (width === 0 || height === 0 || (Math.abs(width - size.width) < size.width * 0.1 && Math.abs(height - size.height) < size.height * 0.1)) return;
@@ -198,7 +211,6 @@ export function TopologyPanel() {
 
   const catalog = useApp((s) => s.catalog);
   const [menu, setMenu] = useState<MenuState | null>(null);
-  const panelRef = useRef<HTMLDivElement>(null);
   // Popovers and menus are placed in viewport pixels (fixed), so the panel's clipping never cuts them off.
   const pointIn = (clientX: number, clientY: number): { x: number; y: number } => ({ x: clientX, y: clientY });
   const pointOf = (element: Element): { x: number; y: number } => {
@@ -240,7 +252,7 @@ export function TopologyPanel() {
   /** A click on a box selects it, on a chip expands its deployment; anywhere else clears the selection. A drag's click never arrives (d3-zoom eats it). */
   const onPictureClick = (event: MouseEvent<SVGSVGElement>): void => {
     if (place(event.target, pointIn(event.clientX, event.clientY))) return;
-    const r = panelRef.current!.getBoundingClientRect();
+    const r = panelRect.current ?? panelRef.current!.getBoundingClientRect();
     const mark = trafficRef.current?.markAt(event.clientX - r.left, event.clientY - r.top);
     const site = mark ? frameStore.getState().topology?.sites[mark.site] : undefined;
     if (mark && site) {
@@ -347,11 +359,11 @@ export function TopologyPanel() {
           {searchError}
         </p>
       )}
-      <div ref={panelRef} className="relative min-h-0 flex-1" onDragOver={onDragOver} onDrop={onDrop}>
+      <div ref={panelRef} className="relative min-h-0 flex-1 overflow-hidden" onDragOver={onDragOver} onDrop={onDrop}>
         <svg
           ref={svgRef}
           data-testid="topology"
-          className="absolute inset-0 size-full cursor-grab touch-none select-none active:cursor-grabbing"
+          className="topo-picture absolute inset-0 size-full cursor-grab touch-none select-none"
           role="group"
           aria-label="Cluster topology: routers, load balancers, services, machines and pods, with live traffic. Select anything to inspect it."
           onClick={onPictureClick}
@@ -378,7 +390,7 @@ export function TopologyPanel() {
                 data-testid="deployment-toggle"
                 aria-pressed={!d.aggregated}
                 onClick={() => toggle(d.name)}
-                className="rounded-md bg-white/90 px-2 py-0.5 font-mono text-xs text-slate-700 shadow-sm ring-1 ring-slate-300 backdrop-blur hover:ring-indigo-400 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-900/90 dark:text-slate-200 dark:ring-slate-700"
+                className="rounded-md bg-white/90 px-2 py-0.5 font-mono text-xs text-slate-700 shadow-sm ring-1 ring-slate-300 hover:ring-indigo-400 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-900/90 dark:text-slate-200 dark:ring-slate-700"
                 title={d.aggregated ? `Show each of the ${d.pods} pods of ${d.name}` : `Fold ${d.name} into one chip per node`}
               >
                 {d.name} × {d.pods.toLocaleString('en-US')} · {d.aggregated ? 'expand' : 'fold'}
@@ -386,7 +398,7 @@ export function TopologyPanel() {
             ))}
           </div>
         )}
-        <div className="pointer-events-none absolute bottom-2 left-3 hidden max-w-[calc(100%-1.5rem)] min-[1100px]:flex flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/85 px-2.5 py-1.5 text-xs text-slate-600 backdrop-blur dark:bg-slate-900/85 dark:text-slate-300">
+        <div className="pointer-events-none absolute bottom-2 left-3 hidden max-w-[calc(100%-1.5rem)] min-[1100px]:flex flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/90 px-2.5 py-1.5 text-xs text-slate-600 dark:bg-slate-900/90 dark:text-slate-300">
           <Swatch kind="running" label="ready" />
           <Swatch kind="not-ready" label="not ready" />
           <Swatch kind="terminating" label="terminating" />

@@ -1,6 +1,7 @@
 import { select, type Selection } from 'd3';
 import type { LbMemberView, LiveView, PodView, TopologyView } from '../../sim/api';
 import { ConnState } from '../../sim/api';
+import { quiet } from '../quiet';
 import { FAR_BELOW } from './gauge-layer';
 import {
   connectionPath,
@@ -115,6 +116,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
   let lastMembers = '';
   let lastRoutes = '';
+  let lastSessions = '';
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -141,40 +143,43 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         m.append('g').attr('class', 'topo-instance-gauge');
         return m;
       })
-      .attr('data-node', (b) => b.node.name)
       .call((m) => {
-        m.select<SVGGElement>('.topo-instance')
+        quiet(m).attr('data-node', (b) => b.node.name);
+        const inst = m.select<SVGGElement>('.topo-instance');
+        quiet(inst)
           .attr('display', (b) => (b.node.instance ? null : 'none'))
           .attr('data-entity', (b) => b.node.instance?.entity ?? null)
           .attr('aria-label', (b) => `instance ${b.node.name}`)
-          .attr('transform', (b) => `translate(${b.x},${b.y})`)
-          .call((inst) => {
-            inst.select('.topo-ring').attr('d', (b) => ringPath(b.w, b.h, 14, 4));
-            inst.select('rect').attr('width', (b) => b.w).attr('height', (b) => b.h);
-            inst.select('.topo-instance-title').text((b) => `instance/${b.node.name}`);
-            inst.select('title').text((b) => `instance/${b.node.name}: the hypervisor in front of node ${b.node.name}; it tracks connections up to its allowance of ${b.node.instance?.allowance ?? 0}`);
-          });
-        m.select<SVGGElement>('.topo-instance-gauge')
+          .attr('transform', (b) => `translate(${b.x},${b.y})`);
+        quiet(inst.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, 14, 4));
+        quiet(inst.select('rect')).attr('width', (b) => b.w).attr('height', (b) => b.h);
+        quiet(inst.select('.topo-instance-title')).text((b) => `instance/${b.node.name}`);
+        quiet(inst.select('title')).text(
+          (b) => `instance/${b.node.name}: the hypervisor in front of node ${b.node.name}; it tracks connections up to its allowance of ${b.node.instance?.allowance ?? 0}`,
+        );
+        const instGauge = m.select<SVGGElement>('.topo-instance-gauge');
+        quiet(instGauge)
           .attr('display', (b) => (b.node.instance ? null : 'none'))
-          .attr('transform', (b) => `translate(${b.x + b.w - GAUGE.w - GAUGE.instanceRight},${b.y + GAUGE.instanceY})`)
-          .each(function (b) {
-            const sel = select(this);
-            if (sel.select('.topo-gauge').empty() && b.node.instance) appendGauge(sel as never, 'tracked', 0, 0, 'tracked');
-          });
-        m.select<SVGGElement>('.topo-node')
+          .attr('transform', (b) => `translate(${b.x + b.w - GAUGE.w - GAUGE.instanceRight},${b.y + GAUGE.instanceY})`);
+        instGauge.each(function (b) {
+          const sel = select(this);
+          if (sel.select('.topo-gauge').empty() && b.node.instance) appendGauge(sel as never, 'tracked', 0, 0, 'tracked');
+        });
+        const n = m.select<SVGGElement>('.topo-node');
+        quiet(n)
           .attr('data-entity', (b) => `node/${b.node.name}`)
           .attr('aria-label', (b) => `node ${b.node.name}`)
-          .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`)
-          .call((n) => {
-            n.select('.topo-ring').attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
-            n.select('.topo-node-box').attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
-            n.select('.topo-node-title').text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · removed' : !b.node.schedulable ? ' · cordoned' : ''}`);
-            n.select('.topo-far-title').text((b) => b.node.name);
-            n.select('.topo-node-sub').text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
-            n.select('.topo-ifaces').text((b) => interfacesLine(b.node));
-            n.select('[data-gauge="dns"]').attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
-            n.select('title').text((b) => `node/${b.node.name} · ${b.node.ip} · pod CIDR ${b.node.podCidr} · ${b.node.platform} · rp_filter (all) ${b.node.rpFilter}\ninterfaces: ${interfacesLine(b.node)}`);
-          });
+          .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`);
+        quiet(n.select('.topo-ring')).attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
+        quiet(n.select('.topo-node-box')).attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
+        quiet(n.select('.topo-node-title')).text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · removed' : !b.node.schedulable ? ' · cordoned' : ''}`);
+        quiet(n.select('.topo-far-title')).text((b) => b.node.name);
+        quiet(n.select('.topo-node-sub')).text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
+        quiet(n.select('.topo-ifaces')).text((b) => interfacesLine(b.node));
+        quiet(n.select('[data-gauge="dns"]')).attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
+        quiet(n.select('title')).text(
+          (b) => `node/${b.node.name} · ${b.node.ip} · pod CIDR ${b.node.podCidr} · ${b.node.platform} · rp_filter (all) ${b.node.rpFilter}\ninterfaces: ${interfacesLine(b.node)}`,
+        );
       });
   }
 
@@ -196,31 +201,35 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         p.append('title');
         return p;
       })
-      .attr('transform', (b) => `translate(${b.x},${b.y})`)
-      .attr('style', (b) => `--pod: ${podColour(b.pod.deployment)}`)
-      .attr('data-phase', (b) => b.pod.phase)
-      .attr('data-ready', (b) => String(b.pod.ready))
-      .attr('data-ip-attached', (b) => String(b.pod.ipAttached))
-      .attr('data-pod', (b) => b.pod.name)
-      .attr('data-entity', (b) => `pod/${b.pod.name}`)
-      .attr('data-deployment', (b) => b.pod.deployment)
-      .attr('data-node', (b) => b.pod.node)
-      .attr('aria-label', (b) => `pod ${b.pod.name}, ${podState(b.pod)}`)
-      .attr('data-selected', (b) => (`pod/${b.pod.name}` === selected ? 'true' : null))
       .call((p) => {
-        p.select('.topo-ring').attr('d', (b) => ringPath(b.w, b.h, b.compact ? 4 : 8, b.compact ? 3 : 4));
-        p.selectAll<SVGRectElement, PodBox>('.topo-pod-body, .topo-pod-hatch')
-          .attr('width', (b) => b.w)
-          .attr('height', (b) => b.h)
-          .attr('rx', (b) => (b.compact ? 4 : 8));
-        p.select('.name').text((b) => (b.compact ? '' : clip(b.pod.name)));
-        p.select('.sub').text((b) => (b.compact ? '' : clip(`${b.pod.ip || '—'} · ${b.pod.deployment}`, 21)));
-        p.select('.topo-pod-ip-tag')
+        quiet(p)
+          .attr('transform', (b) => `translate(${b.x},${b.y})`)
+          .attr('style', (b) => `--pod: ${podColour(b.pod.deployment)}`)
+          .attr('data-phase', (b) => b.pod.phase)
+          .attr('data-ready', (b) => String(b.pod.ready))
+          .attr('data-ip-attached', (b) => String(b.pod.ipAttached))
+          .attr('data-pod', (b) => b.pod.name)
+          .attr('data-entity', (b) => `pod/${b.pod.name}`)
+          .attr('data-deployment', (b) => b.pod.deployment)
+          .attr('data-node', (b) => b.pod.node)
+          .attr('aria-label', (b) => `pod ${b.pod.name}, ${podState(b.pod)}`)
+          .attr('data-selected', (b) => (`pod/${b.pod.name}` === selected ? 'true' : null));
+        quiet(p.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, b.compact ? 4 : 8, b.compact ? 3 : 4));
+        // select, not selectAll, so each rect takes the pod's new box rather than the one it was created with.
+        for (const part of ['.topo-pod-body', '.topo-pod-hatch']) {
+          quiet(p.select(part))
+            .attr('width', (b) => b.w)
+            .attr('height', (b) => b.h)
+            .attr('rx', (b) => (b.compact ? 4 : 8));
+        }
+        quiet(p.select('.name')).text((b) => (b.compact ? '' : clip(b.pod.name)));
+        quiet(p.select('.sub')).text((b) => (b.compact ? '' : clip(`${b.pod.ip || '—'} · ${b.pod.deployment}`, 21)));
+        quiet(p.select('.topo-pod-ip-tag'))
           .attr('x', (b) => (b.compact ? b.w / 2 : b.w - 8))
           .attr('y', (b) => (b.compact ? b.h / 2 + 3.5 : 16))
           .attr('text-anchor', (b) => (b.compact ? 'middle' : 'end'))
           .text((b) => (b.pod.ipAttached ? 'IP' : ''));
-        p.select('title').text((b) => podTitle(b.pod));
+        quiet(p.select('title')).text((b) => podTitle(b.pod));
       });
   }
 
@@ -236,16 +245,17 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         c.append('title');
         return c;
       })
-      .attr('transform', (b) => `translate(${b.x},${b.y})`)
-      .attr('style', (b) => `--pod: ${podColour(b.deployment)}`)
-      .attr('data-group', (b) => b.deployment)
-      .attr('data-deployment', (b) => b.deployment)
-      .attr('data-node', (b) => b.node)
-      .attr('aria-label', (b) => `${b.pods.length} pods of ${b.deployment} on ${b.node}; press to show them one by one`)
       .call((c) => {
-        c.select('.topo-group-body').attr('width', (b) => b.w).attr('height', (b) => b.h);
-        c.select('.topo-group-label').text((b) => `${clip(b.deployment, 16)} × ${b.pods.length}`);
-        c.select('title').text((b) => {
+        quiet(c)
+          .attr('transform', (b) => `translate(${b.x},${b.y})`)
+          .attr('style', (b) => `--pod: ${podColour(b.deployment)}`)
+          .attr('data-group', (b) => b.deployment)
+          .attr('data-deployment', (b) => b.deployment)
+          .attr('data-node', (b) => b.node)
+          .attr('aria-label', (b) => `${b.pods.length} pods of ${b.deployment} on ${b.node}; press to show them one by one`);
+        quiet(c.select('.topo-group-body')).attr('width', (b) => b.w).attr('height', (b) => b.h);
+        quiet(c.select('.topo-group-label')).text((b) => `${clip(b.deployment, 16)} × ${b.pods.length}`);
+        quiet(c.select('title')).text((b) => {
           const by = new Map<string, number>();
           for (const p of b.pods) by.set(podState(p), (by.get(podState(p)) ?? 0) + 1);
           return `${b.pods.length} pods of ${b.deployment} on node ${b.node}: ${[...by].map(([s, n]) => `${n} ${s}`).join(', ')}. Click to show each pod.`;
@@ -263,16 +273,15 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
               x += w;
               return part;
             });
-          select(this)
-            .selectAll('rect')
+          const rects = select(this)
+            .selectAll<SVGRectElement, (typeof parts)[number]>('rect')
             .data(parts)
-            .join('rect')
-            .attr('class', 'topo-group-state')
+            .join((enter) => enter.append('rect').attr('class', 'topo-group-state').attr('height', 5));
+          quiet(rects)
             .attr('data-state', (p) => p.s)
             .attr('x', (p) => p.x)
             .attr('y', b.h - 5)
-            .attr('width', (p) => p.w)
-            .attr('height', 5);
+            .attr('width', (p) => p.w);
         });
       });
   }
@@ -320,16 +329,17 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         s.append('title');
         return s;
       })
-      .attr('data-kind', (b) => b.kind)
-      .attr('data-entity', (b) => b.entity)
-      .attr('aria-label', (b) => b.title)
-      .attr('transform', (b) => `translate(${b.rect.x},${b.rect.y})`)
       .call((s) => {
-        s.select('.topo-ring').attr('d', (b) => ringPath(b.rect.w, b.rect.h, 10, 4));
-        s.select('.topo-band-box').attr('width', (b) => b.rect.w).attr('height', (b) => b.rect.h);
-        s.select('.name').text((b) => b.title);
-        s.select('.sub').text((b) => b.sub);
-        s.select('title').text((b) => b.tip);
+        quiet(s)
+          .attr('data-kind', (b) => b.kind)
+          .attr('data-entity', (b) => b.entity)
+          .attr('aria-label', (b) => b.title)
+          .attr('transform', (b) => `translate(${b.rect.x},${b.rect.y})`);
+        quiet(s.select('.topo-ring')).attr('d', (b) => ringPath(b.rect.w, b.rect.h, 10, 4));
+        quiet(s.select('.topo-band-box')).attr('width', (b) => b.rect.w).attr('height', (b) => b.rect.h);
+        quiet(s.select('.name')).text((b) => b.title);
+        quiet(s.select('.sub')).text((b) => b.sub);
+        quiet(s.select('title')).text((b) => b.tip);
       });
 
     const links = l.services.flatMap((box) =>
@@ -338,12 +348,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         return pod ? [{ key: `${box.service.name}>${podName}`, box, pod }] : [];
       }),
     );
-    endpointLayer
+    const endpoints = endpointLayer
       .selectAll<SVGPathElement, (typeof links)[number]>('path')
       .data(links, (d) => d.key)
-      .join('path')
-      .attr('class', 'topo-endpoint')
-      .attr('d', ({ box, pod }) => curve(box.x + box.w / 2, box.y + box.h, pod.x + pod.w / 2, pod.y));
+      .join((enter) => enter.append('path').attr('class', 'topo-endpoint'));
+    quiet(endpoints).attr('d', ({ box, pod }) => curve(box.x + box.w / 2, box.y + box.h, pod.x + pod.w / 2, pod.y));
   }
 
   function drawExternals(boxes: ExternalBox[]): void {
@@ -359,17 +368,18 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         e.append('title');
         return e;
       })
-      .attr('data-entity', (b) => b.external.entity)
-      .attr('data-kind', (b) => b.external.kind)
-      .attr('aria-label', (b) => b.external.entity)
-      .attr('transform', (b) => `translate(${b.x},${b.y})`)
       .call((e) => {
-        e.select('.topo-ring').attr('d', (b) => ringPath(b.w, b.h, 10, 4));
-        e.select('rect').attr('width', (b) => b.w).attr('height', (b) => b.h);
-        e.select('.name').text((b) => clip(b.external.entity, 26));
+        quiet(e)
+          .attr('data-entity', (b) => b.external.entity)
+          .attr('data-kind', (b) => b.external.kind)
+          .attr('aria-label', (b) => b.external.entity)
+          .attr('transform', (b) => `translate(${b.x},${b.y})`);
+        quiet(e.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, 10, 4));
+        quiet(e.select('rect')).attr('width', (b) => b.w).attr('height', (b) => b.h);
+        quiet(e.select('.name')).text((b) => clip(b.external.entity, 26));
         const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet' };
-        e.select('.sub').text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
-        e.select('title').text((b) => `${b.external.entity}: ${what[b.external.kind]}, outside the cluster`);
+        quiet(e.select('.sub')).text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
+        quiet(e.select('title')).text((b) => `${b.external.entity}: ${what[b.external.kind]}, outside the cluster`);
       });
   }
 
@@ -389,11 +399,14 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           r.append('title');
           return r;
         })
-        .attr('data-ip', (m) => m.ip)
-        .attr('x', (_m, i) => 14 + i * chipW)
-        .attr('y', 54)
-        .attr('data-health', (m) => m.health)
-        .call((r) => r.select('title').text((m) => `${m.virtualServer} member ${m.ip}:${m.port} (${m.kind}) · health ${m.health}`));
+        .call((r) => {
+          quiet(r)
+            .attr('data-ip', (m) => m.ip)
+            .attr('x', (_m, i) => 14 + i * chipW)
+            .attr('y', 54)
+            .attr('data-health', (m) => m.health);
+          quiet(r.select('title')).text((m) => `${m.virtualServer} member ${m.ip}:${m.port} (${m.kind}) · health ${m.health}`);
+        });
     });
     const links = members.flatMap((m) => {
       const lb = l.lbs.find((b) => b.lb.entity === m.lb);
@@ -401,11 +414,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       const i = (byLb.get(m.lb) ?? []).indexOf(m);
       return lb && node ? [{ key: `${m.lb}>${m.virtualServer}>${m.ip}`, m, x1: lb.x + 14 + i * chipW + 6, y1: lb.y + lb.h, node }] : [];
     });
-    bandLinks
+    const memberLinks = bandLinks
       .selectAll<SVGPathElement, (typeof links)[number]>('path.topo-member-link')
       .data(links, (d) => d.key)
-      .join('path')
-      .attr('class', 'topo-member-link')
+      .join((enter) => enter.append('path').attr('class', 'topo-member-link'));
+    quiet(memberLinks)
       .attr('data-health', (d) => d.m.health)
       .attr('d', (d) => curve(d.x1, d.y1, d.node.inner.x + d.node.inner.w / 2, d.node.y));
   }
@@ -427,8 +440,33 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         p.append('title');
         return p;
       })
-      .attr('d', (d) => curve(d.router.x + d.router.w / 2, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2, d.node.y))
-      .call((p) => p.select('title').text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}`));
+      .call((p) => {
+        quiet(p).attr('d', (d) => curve(d.router.x + d.router.w / 2, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2, d.node.y));
+        quiet(p.select('title')).text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}`);
+      });
+  }
+
+  /** BGP sessions, dotted, beside the ECMP next hops: a peer that announces nothing has a session and no next hop. */
+  function drawSessions(sessions: LiveView['bgpSessions'], l: TopologyLayout): void {
+    const links = sessions.flatMap((s) => {
+      const router = l.routers.find((b) => b.router.entity === s.router);
+      const node = l.nodesByName.get(s.node.replace(/^node\//, ''));
+      return router && node ? [{ key: `${s.router}>${s.node}`, s, router, node }] : [];
+    });
+    const paths = bandLinks
+      .selectAll<SVGPathElement, (typeof links)[number]>('path.topo-bgp')
+      .data(links, (d) => d.key)
+      .join((enter) => {
+        const p = enter.append('path').attr('class', 'topo-bgp');
+        p.append('title');
+        return p;
+      });
+    quiet(paths)
+      .attr('data-up', (d) => String(d.s.up))
+      .attr('d', (d) => curve(d.router.x + d.router.w / 2 - 12, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2 - 12, d.node.y));
+    quiet(paths.select('title')).text(
+      (d) => `BGP session ${d.s.node} ↔ ${d.s.router}: ${d.s.up ? 'established' : 'down'}, ${d.s.routes} route${d.s.routes === 1 ? '' : 's'} at the router`,
+    );
   }
 
   function drawConnections(triples: Int32Array): ConnectionCounts {
@@ -441,25 +479,23 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     const drawn: Drawn[] = groups.map((c) => ({ ...c, ...connectionPath(l.podRect.get(c.client)!, l.podRect.get(c.server)!, c.state) }));
     const key = (c: ConnectionGroup): string => `${c.client}:${c.server}:${c.state}`;
 
-    connLayer
+    const paths = connLayer
       .selectAll<SVGPathElement, Drawn>('path.topo-conn')
       .data(drawn, key)
-      .join('path')
-      .attr('class', 'topo-conn')
+      .join((enter) => enter.append('path').attr('class', 'topo-conn'));
+    quiet(paths)
       .attr('data-state', (c) => c.state)
       .attr('d', (c) => c.d)
       .attr('stroke-width', (c) => 1.75 + Math.log2(c.count));
 
-    connLayer
+    const labels = connLayer
       .selectAll<SVGTextElement, Drawn>('text.topo-conn-count')
       .data(
         drawn.filter((c) => c.count > 1),
         key,
       )
-      .join('text')
-      .attr('class', 'topo-conn-count')
-      .attr('text-anchor', 'middle')
-      .attr('dy', '0.35em')
+      .join((enter) => enter.append('text').attr('class', 'topo-conn-count').attr('text-anchor', 'middle').attr('dy', '0.35em'));
+    quiet(labels)
       .attr('x', (c) => c.mid[0])
       .attr('y', (c) => c.mid[1])
       .text((c) => `×${c.count}`);
@@ -479,6 +515,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       lastRoutes = routesKey;
       drawRoutes(live.routes, l);
     }
+    const sessionsKey = live.bgpSessions.map((s) => `${s.router}|${s.node}|${s.up}|${s.routes}`).join(',');
+    if (sessionsKey !== lastSessions) {
+      lastSessions = sessionsKey;
+      drawSessions(live.bgpSessions, l);
+    }
   }
 
   function redraw(): TopologyLayout | undefined {
@@ -487,6 +528,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     layout = l;
     lastMembers = '';
     lastRoutes = '';
+    lastSessions = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawNodes(l.nodes);
     drawGroups(l.groups);
@@ -500,7 +542,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   }
 
   function markSelected(): void {
-    g.selectAll<SVGElement, unknown>('[data-entity]').attr('data-selected', function () {
+    quiet(g.selectAll<SVGElement, unknown>('[data-entity]')).attr('data-selected', function () {
       return this.getAttribute('data-entity') === selected ? 'true' : null;
     });
   }

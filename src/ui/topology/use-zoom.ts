@@ -1,22 +1,22 @@
 import { useEffect, useRef, type RefObject } from 'react';
-import type { ZoomTransform } from 'd3';
-import { createZoom, type ZoomController } from './zoom';
+import { createZoom, type OnTransform, type ZoomController } from './zoom';
 
 /** Owns one zoom controller for the lifetime of the component. */
 export function useZoom(
+  surface: RefObject<HTMLElement | null>,
   svg: RefObject<SVGSVGElement | null>,
   content: RefObject<SVGGElement | null>,
-  onTransform: (t: ZoomTransform) => void,
+  onTransform: OnTransform,
 ): RefObject<ZoomController | null> {
   const controller = useRef<ZoomController | null>(null);
   useEffect(() => {
-    if (!svg.current || !content.current) return;
-    const zoom = createZoom(svg.current, content.current, onTransform);
+    if (!surface.current || !svg.current || !content.current) return;
+    const zoom = createZoom(surface.current, svg.current, content.current, onTransform);
     controller.current = zoom;
     return () => {
       zoom.destroy();
       controller.current = null;
     };
-  }, [svg, content, onTransform]);
+  }, [surface, svg, content, onTransform]);
   return controller;
 }

@@ -1,6 +1,6 @@
 import { select, zoom, zoomIdentity, type D3ZoomEvent, type ZoomTransform } from 'd3';
 
-/** d3 zoom/pan for an <svg> whose drawing lives in one <g>; framework-free. */
+/** d3 zoom/pan for an <svg> whose drawing lives in one <g>, listening on the element around it; framework-free. */
 export interface ZoomController {
   /** Tells the controller the drawing's size; it re-fits unless the user has zoomed or panned. */
   update(bounds: { width: number; height: number }): void;
@@ -11,58 +11,130 @@ export interface ZoomController {
   destroy(): void;
 }
 
+/**
+ * `settled` is false while a wheel or drag gesture is still moving the picture: the SVG is then only moved and scaled as
+ * a picture, and true once the gesture rests and the drawing itself takes the transform.
+ */
+export type OnTransform = (t: ZoomTransform, settled: boolean) => void;
+
 const PAD = 24;
 /** Room kept free at the bottom for the legend overlay. */
 const PAD_BOTTOM = 52;
 const MAX_FIT_SCALE = 1.5;
+/** Small enough that a hundred machines still fit a short panel; nothing is legible there, but the shape of the cluster is. */
+const MIN_SCALE = 0.05;
+/** A long drag still re-renders the drawing this often, so parts that were off-screen fill in. */
+const SETTLE_DURING_DRAG_MS = 400;
 
-export function createZoom(svg: SVGSVGElement, content: SVGGElement, onTransform: (t: ZoomTransform) => void = () => {}): ZoomController {
+/**
+ * `surface` is an untransformed element around the SVG that takes the gestures: d3 reads pointer positions through the
+ * listening element's screen matrix, which would include the preview's CSS transform if the SVG itself listened.
+ */
+export function createZoom(surface: HTMLElement, svg: SVGSVGElement, content: SVGGElement, onTransform: OnTransform = () => {}): ZoomController {
   let bounds = { width: 0, height: 0 };
+  // The picture's size as the resize observer last reported it: reading it from the DOM in a handler would force a style and layout pass.
+  let view: { width: number; height: number } | null = null;
   let userMoved = false;
-  const svgSel = select(svg);
-  const behaviour = zoom<SVGSVGElement, unknown>()
-    .scaleExtent([0.15, 5])
-    .on('zoom', (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
-      // Only gestures carry a sourceEvent; programmatic fits do not.
-      if (event.sourceEvent) userMoved = true;
-      content.setAttribute('transform', event.transform.toString());
-      onTransform(event.transform);
+  // The transform the drawing was last rendered with, and the one the gesture has reached.
+  let drawn = zoomIdentity;
+  let latest = zoomIdentity;
+  let lastSettle = 0;
+  const surfaceSel = select(surface);
+
+  // The grabbing hand only while a drag really moves the picture: the cursor is inherited, so changing it restyles
+  // every element of the drawing, which a plain click should not pay for.
+  function grabbing(on: boolean): void {
+    svg.style.cursor = on ? 'grabbing' : '';
+  }
+
+  function settle(t: ZoomTransform): void {
+    drawn = t;
+    lastSettle = performance.now();
+    content.setAttribute('transform', t.toString());
+    svg.style.transform = '';
+    onTransform(t, true);
+  }
+
+  // Moving the <g> makes Chromium lay out every SVG element again (text is re-shaped at each scale), which costs tens of
+  // milliseconds on a big cluster; a CSS transform of the <svg> is composited, so gestures only pay that once they rest.
+  function preview(t: ZoomTransform): void {
+    const s = t.k / drawn.k;
+    svg.style.transform = `translate(${t.x - s * drawn.x}px, ${t.y - s * drawn.y}px) scale(${s})`;
+    onTransform(t, false);
+  }
+
+  const behaviour = zoom<HTMLElement, unknown>()
+    .scaleExtent([MIN_SCALE, 5])
+    // Gestures on the picture only: overlays in the surface (popovers, buttons) keep their own clicks, drags and wheels.
+    .filter((event: MouseEvent) => (!event.ctrlKey || event.type === 'wheel') && !event.button && event.target instanceof Node && svg.contains(event.target))
+    .extent(() => {
+      const { width, height } = view ?? svg.getBoundingClientRect();
+      return [
+        [0, 0],
+        [width, height],
+      ];
+    })
+    .on('zoom', (event: D3ZoomEvent<HTMLElement, unknown>) => {
+      latest = event.transform;
+      // Only gestures carry a sourceEvent; programmatic fits and transitions render at once.
+      if (!event.sourceEvent) {
+        settle(event.transform);
+        return;
+      }
+      userMoved = true;
+      const dragging = event.sourceEvent.type === 'mousemove';
+      if (dragging && svg.style.cursor !== 'grabbing') grabbing(true);
+      // A pan keeps the scale, so the drawing moves without re-shaping its text: cheap enough to render at once.
+      if (event.transform.k === drawn.k || (dragging && performance.now() - lastSettle > SETTLE_DURING_DRAG_MS)) settle(event.transform);
+      else preview(event.transform);
+    })
+    .on('end', () => {
+      if (svg.style.cursor) grabbing(false);
+      if (latest !== drawn) settle(latest);
     });
-  svgSel.call(behaviour).on('dblclick.zoom', null).on('dblclick.fit', () => fit());
+  surfaceSel
+    .call(behaviour)
+    .on('dblclick.zoom', null)
+    .on('dblclick.fit', (event: MouseEvent) => {
+      if (event.target instanceof Node && svg.contains(event.target)) fit();
+    });
 
   function fit(): void {
     userMoved = false;
-    const { width: W, height: H } = svg.getBoundingClientRect();
+    const { width: W, height: H } = view ?? svg.getBoundingClientRect();
     if (W === 0 || H === 0 || bounds.width === 0 || bounds.height === 0) return;
     // Narrow layouts hide the legend, so the picture may use the bottom too.
     const bottom = window.innerWidth < 1100 ? PAD : PAD_BOTTOM;
-    const k = Math.max(0.15, Math.min((W - 2 * PAD) / bounds.width, (H - PAD - bottom) / bounds.height, MAX_FIT_SCALE));
+    const k = Math.max(MIN_SCALE, Math.min((W - 2 * PAD) / bounds.width, (H - PAD - bottom) / bounds.height, MAX_FIT_SCALE));
     const t = zoomIdentity.translate((W - bounds.width * k) / 2, PAD + (H - PAD - bottom - bounds.height * k) / 2).scale(k);
-    svgSel.call(behaviour.transform, t);
+    surfaceSel.call(behaviour.transform, t);
   }
 
-  const resize = new ResizeObserver(() => {
+  const resize = new ResizeObserver((entries) => {
+    const box = entries[entries.length - 1]!.contentRect;
+    view = { width: box.width, height: box.height };
     if (!userMoved) fit();
   });
   resize.observe(svg);
 
   return {
     update(next) {
+      if (next.width === bounds.width && next.height === bounds.height) return;
       bounds = next;
       if (!userMoved) fit();
     },
     fit,
     focus(box) {
       userMoved = true;
-      const { width: W, height: H } = svg.getBoundingClientRect();
+      const { width: W, height: H } = view ?? svg.getBoundingClientRect();
       if (W === 0 || H === 0) return;
       const k = Math.max(0.6, Math.min(1.5, (W * 0.5) / Math.max(box.w, 1), (H * 0.5) / Math.max(box.h, 1)));
       const t = zoomIdentity.translate(W / 2 - (box.x + box.w / 2) * k, H / 2 - (box.y + box.h / 2) * k).scale(k);
-      svgSel.transition().duration(350).call(behaviour.transform, t);
+      surfaceSel.transition().duration(350).call(behaviour.transform, t);
     },
     destroy() {
       resize.disconnect();
-      svgSel.on('.zoom', null).on('dblclick.fit', null);
+      surfaceSel.on('.zoom', null).on('dblclick.fit', null);
     },
   };
 }
