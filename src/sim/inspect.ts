@@ -70,7 +70,7 @@ function inspectNode(world: World, host: Host): InspectSection[] {
     ),
     list('Routes (main table)', main.map((r) => [formatCidr(r.dst), routeText(r)])),
     kubeProxySection(world, host),
-    ...bgpSections(world, (s) => s.speaker === host.entity),
+    ...bgpSections(world, host.entity),
   ];
 }
 
@@ -87,11 +87,15 @@ function kubeProxySection(world: World, host: Host): InspectSection {
   };
 }
 
-/** The BGP sessions that match, as one block: peer, state, routes the router holds from it. */
-function bgpSections(world: World, keep: (s: { speaker: string; router: string }) => boolean): InspectSection[] {
-  const sessions = (world.edge.metallb?.sessions() ?? []).filter(keep);
+/** The BGP sessions of a node or a router as one block, each by its peer: state, routes the router holds from it. */
+function bgpSections(world: World, entity: string): InspectSection[] {
+  const sessions = (world.edge.metallb?.sessions() ?? []).filter((s) => s.speaker === entity || s.router === entity);
   if (sessions.length === 0) return [];
-  return [list('BGP sessions (MetalLB)', sessions.map((s) => [`${s.speaker} ↔ ${s.router}`, `${s.up ? 'established' : 'down'} · ${s.routes} route${s.routes === 1 ? '' : 's'} at the router`]))];
+  const rows = sessions.map((s): [string, string] => [
+    s.speaker === entity ? s.router : s.speaker,
+    `${s.up ? 'established' : 'down'} · ${s.routes} route${s.routes === 1 ? '' : 's'} at the router`,
+  ]);
+  return [list('BGP sessions (MetalLB)', rows)];
 }
 
 function inspectInstance(host: Host): InspectSection[] {
@@ -159,7 +163,7 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
     return [
       { title: 'Router', rows: [['address', formatIpv4(element.ip)], ['ECMP', `${r.ecmpMode}, hash key ${r.hashSeed}`]] },
       ...r.multipathRoutes().map((m) => list(`ECMP group ${m.prefix}`, m.hops.map((hop, i) => [`next hop ${i + 1}`, formatIpv4(hop)]))),
-      ...bgpSections(world, (s) => s.router === element.entity),
+      ...bgpSections(world, element.entity),
     ];
   }
   if (element instanceof LoadBalancerHop) {
