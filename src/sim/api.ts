@@ -60,7 +60,7 @@ export interface NodeView {
   dnsMaxConcurrent: number | null;
   /** False once cordoned (drain-node, remove-node). */
   schedulable: boolean;
-  /** False once removed from the cluster (remove-node) until it rejoins. */
+  /** False for a node not yet joined (`joined: false`) or removed (remove-node), until join-node registers it. */
   inCluster: boolean;
 }
 

@@ -41,7 +41,8 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
   if (topology.bgp) {
     const hop = routers.get(topology.bgp.router)!;
     const speakerNames = topology.bgp.speakers ?? topology.nodes.map((n) => n.name);
-    const speakers = world.hosts.filter((h) => speakerNames.includes(h.name));
+    // A node not yet joined starts its speaker when it joins.
+    const speakers = world.hosts.filter((h) => speakerNames.includes(h.name) && h.inCluster);
     const announced = [...world.services.values()].filter((s) => s.type === 'LoadBalancer' && s.loadBalancerIp !== undefined);
     const bgp = new Bgp(world.ctx, { convergenceDelay: millis(params.bgp.convergenceMs) });
     const speakersOf = new MetalLb(bgp, hop.router, speakers, announced, (entity, kind, message, cause) =>
@@ -115,7 +116,9 @@ function setUpLoadBalancer(
     hop.serve(ipv4(v.vip));
     const desired = (): MemberSpec[] =>
       v.members === 'nodes'
-        ? world.hosts.filter((h) => h.inCluster).map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
+        ? world.hosts
+            .filter((h) => h.inCluster && (v.memberNodes === undefined || v.memberNodes.includes(h.name)))
+            .map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
         : service.slice.endpoints.filter((e) => e.ready).map((e) => ({ kind: 'pod', ip: e.ip, port: e.port, reach: 'routed' }));
     const sync = () => {
       lb.syncMembers(vs, desired());

@@ -5,7 +5,7 @@ import { atSeconds, seconds, toSeconds, type SimTime } from './core/time';
 import { createContext } from './context';
 import { faultCatalog, findFault, FAULT_IDS } from './faults/catalog';
 import { parseTarget, resolveParams } from './faults/fault';
-import { evaluateExpectations } from './report/expect';
+import { evaluateExpectations, expectationsFor } from './report/expect';
 import type { Scenario } from './scenario/schema';
 import { World } from './world';
 
@@ -70,7 +70,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
     return {
       ...core,
       wallMs,
-      expect: evaluateExpectations(scenario.expect, totals, series, metrics.sampleCount()),
+      expect: evaluateExpectations(expectationsFor(scenario.expect, core.fixes), totals, series, metrics.sampleCount()),
       digest: digest({ ...core, eventCounts: log.countsByKind() }),
       packets: {
         sent: totals['packets.sent'] ?? 0,

@@ -71,6 +71,8 @@ export class World {
         conntrackMax,
         dropReasonCount: DROP_REASON_IDS.length,
       });
+      host.inCluster = n.joined;
+      host.schedulable = n.joined;
       if (n.platform === 'cloud') {
         const allowance = Math.round(params.instance.conntrackAllowance * n.size);
         const settings = { ...params.instance, conntrackAllowance: allowance, ppsAllowance: params.instance.ppsAllowance * n.size };
@@ -229,6 +231,7 @@ export class World {
         return host.hypervisor ? host.hypervisor.entity : host.entity;
       },
       nodeOf: (entity) => this.workloads.pods.find((p) => p.entity === entity)?.host.entity,
+      nodeByIp: (ip) => this.hosts.find((h) => h.ip === ip)?.entity,
       reconnectPolicy: (deployment) => {
         if (this.httpClients.has(deployment)) {
           const c = this.ctx.params.client;

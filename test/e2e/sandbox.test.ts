@@ -125,8 +125,8 @@ describe('the sandbox', () => {
     });
   }, 90_000);
 
-  it('lets a node rejoin behind the load balancer: its member is unknown, takes connections that fail, then goes down', async () => {
-    await withApp('rejoin-node-unknown-health', '?scenario=bare-metal-sandbox.yaml&speed=10', async (app) => {
+  it('lets a removed node join again behind the load balancer: its member is unknown, takes connections that fail, then goes down', async () => {
+    await withApp('join-node-unknown-health', '?scenario=bare-metal-sandbox.yaml&speed=10', async (app) => {
       const { page } = app;
       await ready(page, 'bare-metal-sandbox.yaml');
       const member = page.locator('rect.topo-member[data-ip="10.0.0.14"]');
@@ -145,7 +145,7 @@ describe('the sandbox', () => {
       // It joins again as a new member whose health nobody knows yet.
       const failedBefore = await dropCount(page, 'no_local_endpoint');
       await page.locator('[data-entity="node/node-d"]').click({ button: 'right' });
-      await page.locator('[data-testid="fault-menu"] [data-fault="rejoin-node"]').click();
+      await page.locator('[data-testid="fault-menu"] [data-fault="join-node"]').click();
       await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
       await byTestId(page, 'play-button').click();
       await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('unknown');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateExpectations } from '../../src/sim/report/expect';
+import { evaluateExpectations, expectationsFor } from '../../src/sim/report/expect';
 
 const series = { 'requests.failed': { stepSeconds: 1, values: [0, 0, 5, 7, 1, 0] } };
 const totals = { 'requests.failed': 13 };
@@ -51,5 +51,17 @@ describe('expectations on a run report', () => {
     );
     expect(r!.held).toBe(false);
     expect(r!.missing).toBe('the run stopped at 6 s, before the window ends at 10 s');
+  });
+
+  it('keeps the assertions about a run with exactly its fixes, in any order, and those about every run', () => {
+    const every = { metric: 'requests.failed', agg: 'total', op: '>', value: 0 } as const;
+    const base = { ...every, fixes: [] };
+    const one = { ...every, fixes: ['a'] };
+    const two = { ...every, fixes: ['b', 'a'] };
+    const all = [every, base, one, two];
+    expect(expectationsFor(all, [])).toEqual([every, base]);
+    expect(expectationsFor(all, ['a'])).toEqual([every, one]);
+    expect(expectationsFor(all, ['a', 'b'])).toEqual([every, two]);
+    expect(expectationsFor(all, ['c'])).toEqual([every]);
   });
 });

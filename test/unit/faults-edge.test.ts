@@ -210,8 +210,8 @@ params:
   client: { connectionsPerPod: 4, reconnectMs: 200, requestsPerSecond: 20 }
 `;
 
-function f5() {
-  const { ctx, w } = worldOf(F5);
+function f5(yaml = F5) {
+  const { ctx, w } = worldOf(yaml);
   const hop = w.edge.loadBalancers.get('bigip')!;
   expect(hop).toBeInstanceOf(LoadBalancerHop);
   const internet = w.network.elements.find((e): e is ExternalHost => e instanceof ExternalHost && e.entity === 'external/internet')!;
@@ -234,7 +234,7 @@ function f5() {
   return { ctx, w, hop, member, dial };
 }
 
-describe('remove-node and rejoin-node behind an F5 pool of node members', () => {
+describe('remove-node and join-node behind an F5 pool of node members', () => {
   it('the node leaves the pool at the next node poll and comes back unknown: it takes connections it drops until the monitor marks it down', () => {
     const r = f5();
     runTo(r.ctx, 5);
@@ -248,7 +248,7 @@ describe('remove-node and rejoin-node behind an F5 pool of node members', () => 
     expect(r.hop.lb.members(0)).toHaveLength(2);
 
     runTo(r.ctx, 40);
-    apply(r.w, 'rejoin-node', 'node/node-c');
+    apply(r.w, 'join-node', 'node/node-c');
     expect(events(r.ctx, 'node.joined')[0]).toMatchObject({ entity: 'node/node-c', cause: 'test' });
     runTo(r.ctx, 60.1);
     expect(r.member('10.0.0.13')?.health).toBe('unknown');
@@ -270,7 +270,7 @@ describe('remove-node and rejoin-node behind an F5 pool of node members', () => 
     apply(r.w, 'drain-node', 'node/node-a');
     runTo(r.ctx, 10);
     expect(r.w.workloads.pods.filter((p) => p.active).every((p) => p.host.name !== 'node-a')).toBe(true);
-    apply(r.w, 'rejoin-node', 'node/node-a');
+    apply(r.w, 'join-node', 'node/node-a');
     expect(r.w.hosts[0]!.schedulable).toBe(true);
     expect(events(r.ctx, 'node.uncordoned')[0]).toMatchObject({ entity: 'node/node-a', cause: 'test' });
     // A scale-up now may land on node-a again, the least loaded node.
@@ -280,16 +280,35 @@ describe('remove-node and rejoin-node behind an F5 pool of node members', () => 
     expect(events(r.ctx, 'lb.member.added').filter((e) => e.t > 0)).toEqual([]);
   });
 
-  it('refuses to rejoin a node that never left', () => {
+  it('a node racked but not yet joined is in no pool until it joins; then it is a new member, unknown until probed', () => {
+    const r = f5(F5.replace('{ name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }', '{ name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, joined: false }'));
+    runTo(r.ctx, 5);
+    expect(r.member('10.0.0.13')).toBeUndefined();
+    expect(r.w.hosts[2]).toMatchObject({ inCluster: false, schedulable: false });
+    apply(r.w, 'join-node', 'node/node-c');
+    expect(r.w.hosts[2]).toMatchObject({ inCluster: true, schedulable: true });
+    // The controller's next node poll, at 30 s, adds it.
+    runTo(r.ctx, 29.9);
+    expect(r.member('10.0.0.13')).toBeUndefined();
+    runTo(r.ctx, 30.1);
+    expect(r.member('10.0.0.13')?.health).toBe('unknown');
+  });
+
+  it('refuses a node that has not joined but lists pods, naming the field', () => {
+    const yaml = F5.replace('{ name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods:', '{ name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, joined: false, pods:');
+    expect(() => loadText(yaml)).toThrow('topology.nodes[1].pods: node node-b has not joined the cluster (joined: false), so it runs no pods');
+  });
+
+  it('refuses to join a node already in the cluster and schedulable', () => {
     const r = f5();
-    expect(() => apply(r.w, 'rejoin-node', 'node/node-a')).toThrow('target: node "node-a" is already in the cluster and schedulable');
-    expect(() => apply(r.w, 'rejoin-node', 'node/node-q')).toThrow('target: no node named "node-q"');
+    expect(() => apply(r.w, 'join-node', 'node/node-a')).toThrow('target: node "node-a" is already in the cluster and schedulable');
+    expect(() => apply(r.w, 'join-node', 'node/node-q')).toThrow('target: no node named "node-q"');
   });
 
   it('through a scenario timeline: the same faults by name, at simulated times', () => {
     const yaml = `${F5}timeline:
   - { at: 10, fault: remove-node, target: node/node-c }
-  - { at: 40, fault: rejoin-node, target: node/node-c }
+  - { at: 40, fault: join-node, target: node/node-c }
 `;
     const sim = createSim(loadText(yaml));
     sim.runUntil(sim.durationUs);

@@ -465,7 +465,7 @@ describe('cross-field checks', () => {
     const doc = placed();
     doc['timeline'].push(
       { at: 1, fault: 'change-ecmp-hash', target: 'router/tor', params: { mode: 'resilient' } },
-      { at: 2, fault: 'rejoin-node', target: 'lb/bigip' },
+      { at: 2, fault: 'join-node', target: 'lb/bigip' },
       { at: 3, fault: 'break-upstream', target: 'dns/cluster' },
     );
     expect(errorsFor(doc, { faultIds: FAULT_IDS })).toEqual([
@@ -491,6 +491,15 @@ describe('cross-field checks', () => {
     expect(loadScenario(JSON.stringify(doc), 'x.json').ok).toBe(true);
     doc['expect'][0].metric = 'Requests Failed';
     expect(errorsFor(doc)[0]).toMatch(/^expect\[0\]\.metric: must be a dotted lower-case metric name/);
+  });
+
+  it('names an expectation tied to a fix the scenario does not have', () => {
+    const doc = placed();
+    doc['fixes']['wait-longer'] = { description: 'waits', set: { 'params.client.reconnectMs': 600 } };
+    doc['expect'][0].fixes = ['wait-longer'];
+    expect(loadScenario(JSON.stringify(doc), 'x.json').ok).toBe(true);
+    doc['expect'][0].fixes = ['wait-longer', 'wait-longr'];
+    expect(errorsFor(doc)).toEqual(['expect[0].fixes[1]: no fix named "wait-longr" (did you mean "wait-longer"?)']);
   });
 
   it('validates each fix by applying it', () => {

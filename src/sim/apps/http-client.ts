@@ -44,6 +44,9 @@ export class HttpClients {
   readonly failed: Counter;
   readonly failedBy: Record<FailureReason, Counter>;
   readonly reconnects: Counter;
+  /** Connection attempts that got established, and those that never did (timed out, reset or refused). */
+  readonly connected: Counter;
+  readonly connectFailed: Counter;
   readonly latency: Histogram;
   private readonly clients: HttpClient[] = [];
 
@@ -59,6 +62,8 @@ export class HttpClients {
       FAILURE_REASONS.map((reason) => [reason, m.counter('requests.failed', { reason })]),
     ) as Record<FailureReason, Counter>;
     this.reconnects = m.counter('client.reconnects');
+    this.connected = m.counter('client.connections.ok');
+    this.connectFailed = m.counter('client.connections.failed');
     this.latency = m.histogram('requests.latency_ms', LATENCY_BUCKETS);
     const s = ctx.sched;
     this.tick = s.register('http-client.tick', (client) => this.clients[client]?.onTick());
@@ -91,6 +96,8 @@ export class HttpClient implements PodApp, SocketOwner {
   /** Requests answered on each slot's current connection, for requestsPerConnection. */
   private readonly served: number[];
   private readonly pending = new Map<number, Pending>();
+  /** Whether each slot's current connection completed its handshake. */
+  private readonly handshaken: boolean[];
   private nextMessage = 1;
   private roundRobin = 0;
   private running = false;
@@ -105,6 +112,7 @@ export class HttpClient implements PodApp, SocketOwner {
   ) {
     this.slots = new Array<Socket | null>(shared.ctx.params.client.connectionsPerPod).fill(null);
     this.served = new Array<number>(this.slots.length).fill(0);
+    this.handshaken = new Array<boolean>(this.slots.length).fill(false);
   }
 
   private get params() {
@@ -125,7 +133,11 @@ export class HttpClient implements PodApp, SocketOwner {
     exit();
   }
 
-  onConnected(_socket: Socket): void {}
+  onConnected(socket: Socket): void {
+    this.shared.connected.inc();
+    const slot = this.slots.indexOf(socket);
+    if (slot >= 0) this.handshaken[slot] = true;
+  }
 
   onData(socket: Socket, payload: PayloadId, message: number): void {
     if (payload !== Payload.response) return;
@@ -153,6 +165,7 @@ export class HttpClient implements PodApp, SocketOwner {
     }
     const slot = this.slots.indexOf(socket);
     if (slot < 0) return;
+    if (!this.handshaken[slot]) this.shared.connectFailed.inc();
     this.slots[slot] = null;
     if (cause === 'reset' || cause === 'syn_timeout') {
       this.shared.ctx.note('info', this.host.entity, 'client.connection-lost', `connection to ${this.target.name} ${cause === 'reset' ? 'was reset' : 'timed out'}`);
@@ -188,6 +201,7 @@ export class HttpClient implements PodApp, SocketOwner {
     const socket = this.host.tcp.connect(this.target.ip, this.target.port, this);
     this.slots[slot] = socket;
     this.served[slot] = 0;
+    this.handshaken[slot] = false;
     this.shared.ctx.sched.after(millis(this.params.connectTimeoutMs), this.shared.connectTimeout, socket.id);
   }
 

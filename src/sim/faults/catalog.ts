@@ -8,7 +8,7 @@ import { deletePod } from './delete-pod';
 import { drainNode } from './drain-node';
 import type { Fault } from './fault';
 import { recreatePool } from './recreate-pool';
-import { rejoinNode } from './rejoin-node';
+import { joinNode } from './join-node';
 import { removeBgpSpeaker } from './remove-bgp-speaker';
 import { removeInterfaceAddress } from './remove-interface-address';
 import { removeNode } from './remove-node';
@@ -28,7 +28,7 @@ export const FAULTS: readonly Fault[] = [
   crashLoop,
   drainNode,
   removeNode,
-  rejoinNode,
+  joinNode,
   recreatePool,
   addBgpSpeaker,
   removeBgpSpeaker,

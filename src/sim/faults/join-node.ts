@@ -1,12 +1,12 @@
 import type { Fault } from './fault';
 import { nodeNamed } from './targets';
 
-export const rejoinNode: Fault = {
-  id: 'rejoin-node',
-  label: 'Rejoin node',
+export const joinNode: Fault = {
+  id: 'join-node',
+  label: 'Join node',
   icon: '⊕',
   description:
-    'Brings a drained or removed node back: it takes pods again; a removed one also gets its MetalLB speaker back and rejoins F5 pools of node members at the next node poll, in unknown health until the monitor has probed it.',
+    'Registers a new or removed node with the cluster (or uncordons a drained one): it takes pods, starts its MetalLB speaker, and joins F5 pools of node members at the next node poll, in unknown health until the monitor has probed it.',
   targets: ['node'],
   params: [],
   apply(world, _kind, name, _params, cause) {
@@ -17,7 +17,8 @@ export const rejoinNode: Fault = {
       return;
     }
     host.inCluster = true;
-    world.ctx.note('info', host.entity, 'node.joined', 'registered with the cluster again', { cause });
+    world.ctx.note('info', host.entity, 'node.joined', 'registered with the cluster', { cause });
+    world.ctx.causes.record('node_joined', host.entity, world.ctx.sched.now, { pods: host.pods.size });
     world.workloads.uncordon(host, cause);
     world.edge.metallb?.startSpeaker(host, cause);
     world.edge.nodesChanged();

@@ -4,7 +4,7 @@ import { loadBalancerNamed } from './targets';
 export const recreatePool: Fault = {
   id: 'recreate-pool',
   label: 'Recreate LB pools',
-  icon: '⧉',
+  icon: '♻',
   description:
     'Deletes and re-creates every pool of a load balancer, as redeploying its configuration does: each member comes back new, in unknown health until the monitor probes it, and unknown members may take traffic.',
   targets: ['lb'],

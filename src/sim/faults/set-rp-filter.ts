@@ -5,7 +5,7 @@ import { nodeNamed } from './targets';
 export const setRpFilter: Fault = {
   id: 'set-rp-filter',
   label: 'Set rp_filter',
-  icon: '⛛',
+  icon: '⊘',
   description:
     'Sets a node’s net.ipv4.conf.all.rp_filter (0 off, 1 strict, 2 loose); the kernel applies the larger of it and each interface’s own value, so lowering it alone may change nothing.',
   targets: ['node'],

@@ -135,7 +135,11 @@ export class LbPools {
     const index = p.rr.pick(p.eligible, p.members.length);
     if (index < 0) return -1;
     p.picks.inc();
-    return p.members[index]!;
+    const id = p.members[index]!;
+    const m = this.members[id]!;
+    // For the why chains: a connection given to a member nobody has checked yet.
+    if (m.health === 'unknown') this.ctx.causes.record('lb_pick_unknown', `${this.entity} ${formatIpv4(m.ip)}`, this.ctx.sched.now);
+    return id;
   }
 
   member(id: number): LbMember {

@@ -41,6 +41,12 @@ function aggregate(values: number[], agg: Assertion['agg']): number | null {
   }
 }
 
+/** The assertions that speak about a run with these fixes applied: those for every run, and those for exactly this set. */
+export function expectationsFor(assertions: readonly Assertion[], fixes: readonly string[]): Assertion[] {
+  const applied = [...fixes].sort().join(',');
+  return assertions.filter((a) => a.fixes === undefined || [...a.fixes].sort().join(',') === applied);
+}
+
 /**
  * Checks a scenario's assertions. `total` without a window reads the run totals (counters' totals, gauges' peaks), which
  * stay exact however long the run; every other form reads the fixed-step series.

@@ -21,6 +21,8 @@ export interface WhyWorld {
   holderOf(ip: number): string | undefined;
   /** The node (entity) a pod runs on. */
   nodeOf(podEntity: string): string | undefined;
+  /** The node whose own address this is. */
+  nodeByIp(ip: number): string | undefined;
   /** How a deployment's clients reconnect, in a few words, if it has clients. */
   reconnectPolicy(deployment: string): string | undefined;
 }
@@ -125,6 +127,26 @@ function allowanceSteps(causes: CauseLog, world: WhyWorld, exceeded: CauseFact):
   return steps;
 }
 
+/** A load balancer that sent connections to a member before its monitor had judged it, and the node that just joined. */
+function unknownMemberSteps(causes: CauseLog, world: WhyWorld, lb: string, ip: number): WhyStep[] {
+  const address = formatIpv4(ip);
+  const picks = causes.find('lb_pick_unknown', `${lb} ${address}`);
+  if (!picks) return [];
+  const steps: WhyStep[] = [
+    {
+      entity: lb,
+      text: `gave ${picks.count} new connections to ${address} from ${seconds(picks.firstAt)} while its health was still unknown: only members marked down are skipped, and the monitor needs its timeout to mark one down`,
+    },
+  ];
+  const node = world.nodeByIp(ip);
+  const joined = node ? causes.find('node_joined', node) : undefined;
+  if (node && joined) {
+    const pods = joined.detail['pods'] === 0 ? ' with no pods yet' : '';
+    steps.push({ entity: node, text: `joined the cluster at ${seconds(joined.firstAt)}${pods}; the controller added it to the pool at its next node poll` });
+  }
+  return steps;
+}
+
 /** Whose address it was, where it still lives, and who keeps trying to reach it. */
 function addressSteps(causes: CauseLog, world: WhyWorld, ip: number): WhyStep[] {
   const steps: WhyStep[] = [];
@@ -139,6 +161,7 @@ function addressSteps(causes: CauseLog, world: WhyWorld, ip: number): WhyStep[] 
   if (attempts.length > 0) {
     const [origin, count] = attempts[0]!;
     steps.push({ entity: origin, text: `made ${count} of the ${attempts.reduce((n, [, c]) => n + c, 0)} connection attempts to ${address}` });
+    if (origin.startsWith('lb/')) steps.push(...unknownMemberSteps(causes, world, origin, ip));
     const deployment = origin.startsWith('deployment/') ? origin.slice('deployment/'.length) : undefined;
     const policy = deployment ? world.reconnectPolicy(deployment) : undefined;
     if (policy) steps.push({ entity: origin, text: policy });

@@ -27,6 +27,7 @@ function checkNames(scenario: Scenario, report: Report): void {
     const seenNode = nodeNames.get(node.name);
     if (seenNode) report(nodePath, `duplicate node name "${node.name}" (also at ${formatPath(seenNode)})`);
     else nodeNames.set(node.name, nodePath);
+    if (!node.joined && node.pods.length > 0) report(['topology', 'nodes', n, 'pods'], `node ${node.name} has not joined the cluster (joined: false), so it runs no pods`);
     node.pods.forEach((pod, p) => {
       const podPath = ['topology', 'nodes', n, 'pods', p, 'name'];
       const seenPod = podNames.get(pod.name);
@@ -120,6 +121,10 @@ function checkEdge(scenario: Scenario, report: Report): void {
       else if (v.members === 'nodes' && service.type === 'ClusterIP') {
         report(path, `service ${v.service} is ClusterIP; node members need a NodePort or LoadBalancer Service`);
       }
+      const base = ['topology', 'loadBalancers', i, 'virtualServers', j];
+      v.memberNodes?.forEach((name, k) => {
+        if (!nodeNames.includes(name)) report([...base, 'memberNodes', k], `unknown node "${name}"${didYouMean(name, nodeNames)}`);
+      });
     }),
   );
 }
@@ -255,6 +260,12 @@ function checkTimes(scenario: Scenario, report: Report): void {
 }
 
 function checkFixes(scenario: Scenario, report: Report): void {
+  const known = Object.keys(scenario.fixes);
+  scenario.expect.forEach((e, i) =>
+    e.fixes?.forEach((id, j) => {
+      if (!known.includes(id)) report(['expect', i, 'fixes', j], `no fix named "${id}"${didYouMean(id, known)}`);
+    }),
+  );
   for (const [name, fix] of Object.entries(scenario.fixes)) {
     const entries = Object.keys(fix.set);
     if (entries.length === 0) report(['fixes', name, 'set'], 'must set at least one value');

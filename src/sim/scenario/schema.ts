@@ -43,6 +43,8 @@ const expectation = z.strictObject({
   window: z.tuple([z.number().min(0), z.number().min(0)]).optional(),
   op: z.enum(['<', '<=', '>', '>=', '==', '!=']),
   value: z.number(),
+  // Held only in a run with exactly these fixes applied ([]: the run without fixes); left out, in every run.
+  fixes: z.array(z.string()).optional(),
 });
 
 /** A chapter of the story a scenario tells, for a workshop host stepping through it: when, what, and what to try. */

@@ -32,6 +32,8 @@ const node = z.strictObject({
   // Instance size in units of the per-size allowances (params.instance); twice as large doubles them.
   size: z.number().gt(0).max(64).default(1),
   pods: z.array(pod).default([]),
+  // false: racked and cabled but not yet registered with the cluster (no pods, no speaker, in no pool); join-node registers it.
+  joined: z.boolean().default(true),
 });
 
 export const APPS = ['http-server', 'http-client', 'dns-client', 'grpc-server', 'grpc-client'] as const;
@@ -124,6 +126,9 @@ const virtualServer = z.strictObject({
   service: z.string(),
   // F5 CIS --pool-member-type: nodeport (node IP:NodePort) or cluster (pod IPs) (REFERENCE G.2).
   members: z.enum(['nodes', 'pods']).default('nodes'),
+  // With members: nodes, only these nodes become members (CIS's --node-label-selector picks them by label); every
+  // joined node when left out. Pod members ignore it, so fixes that set either one still combine.
+  memberNodes: z.array(z.string()).optional(),
 });
 
 const loadBalancer = z.strictObject({
