@@ -52,6 +52,7 @@ function inspectNode(world: World, host: Host): InspectSection[] {
         ['address', formatIpv4(host.ip)],
         ['pod CIDR', formatCidr(host.podCidr)],
         ['platform', host.platform],
+        ['in the cluster', host.inCluster ? (host.schedulable ? 'yes, schedulable' : 'yes, cordoned') : 'no (not joined, or removed)'],
         ['rp_filter (all)', String(host.rpFilterAll)],
         ['conntrack', used(host.conntrack.size, host.conntrack.max)],
         ['pods with an address here', String(host.pods.size)],

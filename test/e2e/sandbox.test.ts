@@ -139,6 +139,9 @@ describe('the sandbox', () => {
       await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
       await byTestId(page, 'play-button').click();
       await expect.poll(() => member.count(), { timeout: 30_000 }).toBe(0);
+      const nodeD = page.locator('[data-entity="node/node-d"]');
+      expect(await nodeD.getAttribute('data-in-cluster')).toBe('false');
+      expect(await nodeD.getAttribute('aria-label')).toBe('node node-d, not in the cluster');
       await byTestId(page, 'play-button').click();
       await expect.poll(() => text(page, 'run-status')).toBe('paused');
 
@@ -149,6 +152,7 @@ describe('the sandbox', () => {
       await byTestId(page, 'fault-popover').getByTestId('fault-button').click();
       await byTestId(page, 'play-button').click();
       await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('unknown');
+      expect(await nodeD.getAttribute('data-in-cluster')).toBe('true');
       // While unknown it takes partners' connections, which kube-proxy on node-d drops: no local Traefik pod.
       await expect.poll(() => dropCount(page, 'no_local_endpoint'), { timeout: 30_000 }).toBeGreaterThan(failedBefore);
       await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('down');

@@ -168,12 +168,13 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         const n = m.select<SVGGElement>('.topo-node');
         quiet(n)
           .attr('data-entity', (b) => `node/${b.node.name}`)
-          .attr('aria-label', (b) => `node ${b.node.name}`)
+          .attr('data-in-cluster', (b) => String(b.node.inCluster))
+          .attr('aria-label', (b) => `node ${b.node.name}${b.node.inCluster ? '' : ', not in the cluster'}`)
           .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`);
         quiet(n.select('.topo-ring')).attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
         quiet(n.select('.topo-node-box')).attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
-        quiet(n.select('.topo-node-title')).text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · removed' : !b.node.schedulable ? ' · cordoned' : ''}`);
-        quiet(n.select('.topo-far-title')).text((b) => b.node.name);
+        quiet(n.select('.topo-node-title')).text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`);
+        quiet(n.select('.topo-far-title')).text((b) => (b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
         quiet(n.select('.topo-node-sub')).text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
         quiet(n.select('.topo-ifaces')).text((b) => interfacesLine(b.node));
         quiet(n.select('[data-gauge="dns"]')).attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
