@@ -11,7 +11,8 @@ export function WhyPanel() {
   const selected = useApp((s) => s.selected);
   if (!asked) return null;
   return (
-    <section className={panel} aria-label="Why" data-testid="why-panel">
+    // Keeps its chain's height (up to its own scroll limit); the panels below it shrink and scroll instead.
+    <section className={`${panel} shrink-0`} aria-label="Why" data-testid="why-panel">
       <div className={panelTitle}>
         <h2>Why</h2>
         <PanelClose onClick={closeWhy} label="Close why" />

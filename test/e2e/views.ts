@@ -198,6 +198,17 @@ const VIEWS: View[] = [
       await page.locator('[data-entity="router/tor"]').click();
     },
   }),
+  paused({
+    name: 'f5-unknown-health-why',
+    scenario: 'f5-unknown-health.yaml',
+    size: 'desktop',
+    until: 70,
+    speed: '10',
+    then: async (page) => {
+      await page.locator('[data-testid="why-button"][data-reason="no_local_endpoint"]').click();
+      await page.getByTestId('why-step').first().waitFor();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',
