@@ -21,19 +21,19 @@ function used(live: LiveView, g: GaugeBox): number {
 }
 
 /** A node's control-plane line: its kube-proxy's sync state and, where MetalLB runs a speaker, its BGP sessions. */
-export function controlPlaneLine(live: LiveView, node: number, entity: string): { text: string; level: 'ok' | 'high' | 'full' } {
+export function controlPlaneLine(live: LiveView, node: number, entity: string): { text: string; atRest: boolean } {
   const pending = live.kubeProxyPending[node] ?? 0;
   const syncing = live.kubeProxySyncing[node] === 1;
   const parts = [`kube-proxy ${syncing ? 'syncing' : 'idle'}${pending > 0 ? ` · ${pending} Service${pending === 1 ? '' : 's'} pending` : ''}`];
-  let level: 'ok' | 'high' | 'full' = pending > 0 ? 'high' : 'ok';
+  let atRest = pending === 0;
   const sessions = live.bgpSessions.filter((s) => s.node === entity);
   if (sessions.length > 0) {
     const up = sessions.filter((s) => s.up);
     const routes = up.reduce((n, s) => n + s.routes, 0);
     parts.push(up.length === sessions.length ? `BGP up · ${routes} route${routes === 1 ? '' : 's'}` : `BGP ${up.length}/${sessions.length} up`);
-    if (up.length < sessions.length) level = 'full';
+    if (up.length < sessions.length) atRest = false;
   }
-  return { text: parts.join(' · '), level };
+  return { text: parts.join(' · '), atRest };
 }
 
 export interface GaugeLayer {
@@ -107,8 +107,8 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
     for (const m of machines) {
       const line = controlPlaneLine(live, m.node.index, `node/${m.node.name}`);
       // Words carry the state; bold marks anything not at rest (the gauge colours are too light for text on white).
-      ctx.font = `${line.level === 'ok' ? '' : '700 '}${10.5 * k}px ui-monospace, monospace`;
-      ctx.fillStyle = line.level === 'ok' ? palette['sub']! : palette['text']!;
+      ctx.font = `${line.atRest ? '' : '700 '}${10.5 * k}px ui-monospace, monospace`;
+      ctx.fillStyle = line.atRest ? palette['sub']! : palette['text']!;
       ctx.fillText(line.text, t.applyX(m.inner.x + GAUGE.nodeX), t.applyY(m.inner.y + STATUS_Y));
     }
     ctx.textAlign = 'right';
