@@ -175,6 +175,8 @@ export interface Inspection {
   sections: InspectSection[];
   /** The latest sampled packets that passed through the entity, newest first, each traced hop by hop. */
   traces: PacketTrace[];
+  /** The latest sampled HTTP requests that passed through the entity, newest first. */
+  requests: RequestJourney[];
 }
 
 /** Connection states drawn by the UI; numeric so they travel in typed arrays. */
@@ -244,6 +246,41 @@ export interface PacketTrace {
   hops: TraceHop[];
 }
 
+/** What a server made of a request's source: the client's own address, one of the infrastructure's, or one a client wrote. */
+export type ClientAddressVerdict = 'client' | 'internal' | 'forged';
+/** Cause kinds a server records when the client address it logged was not the client's, for the "why" chains. */
+export const CLIENT_ADDRESS_CAUSES = { internal: 'client_ip_internal', forged: 'client_ip_forged' } as const;
+export const CLIENT_ADDRESS_TEXT: Record<ClientAddressVerdict, string> = {
+  client: "the client's own address",
+  internal: 'an address inside the data centre',
+  forged: 'an address the client wrote itself',
+};
+
+/** A sampled HTTP request at one hop: its addresses as they left (or reached) the hop, and its X-Forwarded-For then. */
+export interface RequestHop {
+  t: SimTime;
+  where: string;
+  what: string;
+  /** `ip:port`. */
+  src: string;
+  dst: string;
+  /** The X-Forwarded-For value, '' when the request carries none. */
+  xff: string;
+  /** The same list as an RFC 7239 Forwarded value, when there is one. */
+  forwarded?: string;
+}
+
+/** One sampled HTTP request from its client to the server that answered it, across proxies and address translations. */
+export interface RequestJourney {
+  id: number;
+  /** The address the request came from, as the simulation knows it. */
+  origin: string;
+  summary: string;
+  hops: RequestHop[];
+  /** The client address the server logged, and what it really was. */
+  logged?: { address: string; verdict: ClientAddressVerdict };
+}
+
 /** The run report contract: later issues add keys, never remove these. */
 export interface RunReport {
   scenario: string;
@@ -261,6 +298,8 @@ export interface RunReport {
   packets: { sent: number; delivered: number; dropped: number; inFlight: number };
   /** Sampled packet traces (not part of the digest). */
   traces: PacketTrace[];
+  /** Sampled HTTP requests hop by hop, with their source addresses and forwarded headers (not part of the digest). */
+  requests: RequestJourney[];
   /** Causal chains from the main symptoms down to what set them off, read from recorded causes (not part of the digest). */
   why: WhyChain[];
 }

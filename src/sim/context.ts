@@ -5,6 +5,7 @@ import { EventLog } from './core/event-log';
 import { seconds } from './core/time';
 import { DropLedger } from './report/drop-ledger';
 import { PacketTracer } from './report/packet-trace';
+import { HttpRequests } from './apps/http-request';
 import { CauseLog } from './report/causes';
 import type { Scenario } from './scenario/schema';
 import type { LogEvent } from './api';
@@ -19,6 +20,8 @@ export interface SimContext {
   log: EventLog;
   drops: DropLedger;
   tracer: PacketTracer;
+  /** HTTP requests in flight with their headers, and the sampled ones' journeys. */
+  requests: HttpRequests;
   /** Facts for the "why" chains of the run report. */
   causes: CauseLog;
   params: Params;
@@ -45,6 +48,7 @@ export function createContext(params: Params, seed: number, onTopologyChange: ()
     log,
     drops: new DropLedger(metrics),
     tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
+    requests: new HttpRequests(),
     causes: new CauseLog(),
     params,
     note: (severity, entity, kind, message, extra) => log.add({ t: sched.now, severity, entity, kind, message, ...extra }),

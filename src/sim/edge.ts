@@ -9,6 +9,7 @@ import { LoadBalancerHop } from './infra/load-balancer-hop';
 import { Router } from './infra/router';
 import { RouterHop } from './infra/router-hop';
 import { MetalLb } from './k8s/metallb';
+import { parseForwardedFor } from './net/forwarded';
 import { ipv4, type Ipv4 } from './net/ipv4';
 import type { Scenario } from './scenario/schema';
 import type { World } from './world';
@@ -77,7 +78,9 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
   for (const c of topology.externalClients) {
     const host = new ExternalHost(world.network, `external/${c.name}`, ipv4(c.ip), world.tcp, world.udp);
     world.addExternal(host);
-    const client = clients.create({ entity: host.entity, name: c.name, tcp: host.tcp }, { name: `${c.targetIp}:${c.targetPort}`, ip: ipv4(c.targetIp), port: c.targetPort });
+    const target = { name: `${c.targetIp}:${c.targetPort}`, ip: ipv4(c.targetIp), port: c.targetPort };
+    const forwardedFor = c.forwardedFor === undefined ? null : parseForwardedFor(c.forwardedFor);
+    const client = clients.create({ entity: host.entity, name: c.name, tcp: host.tcp }, target, { forwardedFor });
     starts.push(() => client.start());
   }
   return {
@@ -100,7 +103,7 @@ function setUpLoadBalancer(
     const m = lb.member(member);
     hop!.probe(m.ip, hop!.probePort.get(member) ?? m.port, probeTimeout, done);
   });
-  hop = new LoadBalancerHop(world.ctx, world.network, lb, world.tcp, world.udp, settings.insertXff);
+  hop = new LoadBalancerHop(world.ctx, world.network, lb, world.tcp, world.udp, settings.xff);
   const pool = {
     monitor: { intervalSeconds: settings.monitorIntervalS, timeoutSeconds: settings.monitorTimeoutS },
     probeTimeoutSeconds: toSeconds(probeTimeout),

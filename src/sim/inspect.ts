@@ -3,6 +3,7 @@ import { ExternalHost } from './infra/external-host';
 import type { Host } from './infra/host';
 import { LoadBalancerHop } from './infra/load-balancer-hop';
 import { RouterHop } from './infra/router-hop';
+import { XFF_POLICY_TEXT } from './net/forwarded';
 import { formatCidr, formatIpv4 } from './net/ipv4';
 import { TABLE_LOCAL, TABLE_MAIN } from './net/policy-routing';
 import type { Route } from './net/route-table';
@@ -169,10 +170,16 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
   }
   if (element instanceof LoadBalancerHop) {
     const lb = element.lb;
-    const out: InspectSection[] = [{ title: 'Load balancer', rows: [['self IP', formatIpv4(lb.selfIp)], ['virtual servers', String(lb.virtualServerCount)]] }];
+    const rows: [string, string][] = [
+      ['self IP', formatIpv4(lb.selfIp)],
+      ['virtual servers', String(lb.virtualServerCount)],
+      ['X-Forwarded-For', XFF_POLICY_TEXT[element.xff]],
+    ];
+    const out: InspectSection[] = [{ title: 'Load balancer', rows }];
     for (let vs = 0; vs < lb.virtualServerCount; vs++) {
       const members = lb.members(vs).map((id) => lb.member(id)).filter((m) => !m.removed);
-      out.push(list(`Pool of ${lb.virtualServerName(vs)}`, members.map((m) => [`${formatIpv4(m.ip)}:${m.port}`, `${m.kind} · ${m.health}${m.activated ? '' : ' · not yet activated'}`])));
+      const snat = lb.snatMode(vs) === 'automap' ? 'SNAT automap' : 'no SNAT';
+      out.push(list(`Pool of ${lb.virtualServerName(vs)} (${snat})`, members.map((m) => [`${formatIpv4(m.ip)}:${m.port}`, `${m.kind} · ${m.health}${m.activated ? '' : ' · not yet activated'}`])));
     }
     return out;
   }
@@ -206,5 +213,10 @@ export function inspectEntity(world: World, entity: string): Inspection | null {
     .filter((t) => t.hops.some((h) => mine(h.where)))
     .reverse()
     .slice(0, TRACES_SHOWN);
-  return { entity, sections, traces };
+  const requests = world.ctx.requests
+    .recent()
+    .filter((r) => r.hops.some((h) => mine(h.where)))
+    .reverse()
+    .slice(0, TRACES_SHOWN);
+  return { entity, sections, traces, requests };
 }

@@ -79,6 +79,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
         inFlight: w.network.inFlight,
       },
       traces: ctx.tracer.recent(),
+      requests: ctx.requests.recent(),
       why: w.why(),
     };
   };

@@ -4,6 +4,7 @@ import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
 import { HttpServers } from './apps/http-server';
+import { IngressProxies, type AddressKind } from './apps/ingress-proxy';
 import type { SimContext } from './context';
 import { Host } from './infra/host';
 import { hostNamespace, Network } from './infra/network';
@@ -12,7 +13,7 @@ import { Hypervisor } from './infra/hypervisor';
 import type { Pod } from './infra/pod';
 import type { Gauge } from './core/metrics';
 import { kubeProxyConntrackMax } from './net/conntrack';
-import { cidr, formatCidr, formatIpv4, ipv4 } from './net/ipv4';
+import { cidr, formatCidr, formatIpv4, ipv4, parseCidr, type Cidr } from './net/ipv4';
 import { Tcp, TcpStack, TcpState } from './net/tcp';
 import { Udp, UdpStack } from './net/udp';
 import { KubeProxy } from './k8s/kube-proxy';
@@ -22,7 +23,7 @@ import type { NamespaceStacks } from './dns/packet-transport';
 import type { ExternalHost } from './infra/external-host';
 import { setUpEdge, type Edge } from './edge';
 import { buildWhy, whyFor, type WhyChain, type WhyWorld } from './report/why';
-import { elementOf, hostOf, NOWHERE } from './infra/fabric';
+import { elementOf, hostOf, isElement, NOWHERE } from './infra/fabric';
 import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
 import { DROP_REASON_IDS, DROP_REASONS, explainDrop, type DropReason } from './report/drop-reasons';
@@ -98,8 +99,10 @@ export class World {
     const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric));
     for (const host of this.hosts) cni.setUpHost(host);
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy);
-    const servers = new HttpServers(ctx, this.tcp);
+    const servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external');
     const clients = new HttpClients(ctx, this.tcp);
+    // Made for the first ingress proxy only, so other scenarios' reports carry no empty ingress instruments.
+    let proxies: IngressProxies | null = null;
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
     // What the instances cost, so a fix that doubles their size shows its price next to its effect.
     const sizes = topology.nodes.reduce((sum, n) => sum + (n.platform === 'cloud' ? n.size : 0), 0);
@@ -133,6 +136,17 @@ export class World {
         readySeconds: dep.readySeconds,
       };
       if (dep.app === 'http-server') this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port));
+      else if (dep.app === 'ingress-proxy') {
+        const service = this.services.get(dep.target!)!;
+        const proxy = {
+          port: dep.port,
+          upstream: { name: service.name, ip: service.clusterIp, port: service.port },
+          trusted: dep.trustedIps.map((text) => parseCidr(text) as Cidr),
+        };
+        proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, 'ingress.upstream.'), (ip) => this.addressKind(ip));
+        const shared = proxies;
+        this.workloads.addDeployment(spec, (pod) => shared.create(pod, proxy));
+      }
       else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
       else if (dep.app === 'grpc-server') {
         const server = { port: dep.port, dependencies: dep.dependencies };
@@ -177,6 +191,19 @@ export class World {
     const current = this.clientSettings.get(deployment);
     if (!current) throw new Error(`no gRPC client deployment named "${deployment}"`);
     this.clientSettings.set(deployment, { ...current, ...change });
+  }
+
+  /** What holds an address: a node, a pod, a Service, a load balancer or router, or something outside (a client). */
+  addressKind(ip: number): AddressKind {
+    for (const service of this.services.values()) if (service.clusterIp === ip || service.loadBalancerIp === ip) return 'service';
+    const code = this.network.fabric.route(ip);
+    if (code === NOWHERE) return 'external';
+    if (isElement(code)) {
+      const kind = this.network.elements[elementOf(code)]!.entity.split('/')[0];
+      return kind === 'lb' || kind === 'router' ? kind : 'external';
+    }
+    const host = this.hosts[hostOf(code)]!;
+    return host.pods.has(ip) ? 'pod' : 'node';
   }
 
   addService(service: Service): void {
@@ -232,6 +259,7 @@ export class World {
       },
       nodeOf: (entity) => this.workloads.pods.find((p) => p.entity === entity)?.host.entity,
       nodeByIp: (ip) => this.hosts.find((h) => h.ip === ip)?.entity,
+      journeys: () => this.ctx.requests.recent(),
       reconnectPolicy: (deployment) => {
         if (this.httpClients.has(deployment)) {
           const c = this.ctx.params.client;

@@ -1,4 +1,4 @@
-import type { InspectSection, PacketTrace, PodView } from '../sim/api';
+import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection, type PacketTrace, type PodView, type RequestJourney } from '../sim/api';
 import { formatEventTime } from './format';
 import { useApp } from '../state/app-store';
 import { faultsFor } from '../state/fault-draft';
@@ -6,6 +6,7 @@ import { useFrame } from '../state/frame-store';
 import { clearSelection, findPod, splitEntity } from '../state/selection';
 import { FaultAction } from './fault-action';
 import { PanelClose } from './panel-close';
+import { askWhy } from './sim-client';
 import { panel, panelTitle } from './styles';
 
 const phaseBadge: Record<PodView['phase'], string> = {
@@ -98,6 +99,86 @@ function Traces({ traces }: { traces: PacketTrace[] }) {
   );
 }
 
+const VERDICT_STYLE: Record<ClientAddressVerdict, string> = {
+  client: 'text-emerald-700 dark:text-emerald-300',
+  internal: 'text-amber-700 dark:text-amber-300',
+  forged: 'text-red-700 dark:text-red-300',
+};
+
+const changed = 'rounded bg-amber-100 px-0.5 font-semibold text-amber-900 dark:bg-amber-900/50 dark:text-amber-100';
+const sourceOf = (address: string): string => address.slice(0, address.lastIndexOf(':'));
+
+/**
+ * Sampled HTTP requests that passed the entity, each opening into its hops: where it was, what that hop did, the
+ * addresses it left with and its X-Forwarded-For (and the same list as a Forwarded header) at that point.
+ */
+function Requests({ requests }: { requests: RequestJourney[] }) {
+  return (
+    <div className="border-t border-slate-200 px-3 py-2 dark:border-slate-800" data-testid="inspector-requests">
+      <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Sampled requests</h3>
+      <ul className="mt-1 space-y-1">
+        {requests.map((r) => {
+          const server = r.hops.at(-1)?.where;
+          const verdict = r.logged?.verdict;
+          return (
+            <li key={r.id}>
+              <details data-testid="request-journey">
+                <summary className="cursor-pointer font-mono text-xs text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-200">
+                  {r.summary} from {r.origin}
+                  {r.logged && verdict && (
+                    <span className={VERDICT_STYLE[verdict]}>
+                      {' '}
+                      · logged as {r.logged.address}, {CLIENT_ADDRESS_TEXT[verdict]}
+                    </span>
+                  )}
+                </summary>
+                <ol className="mt-1 ml-3 space-y-1.5 border-l border-slate-200 pl-2 dark:border-slate-700">
+                  {r.hops.map((h, i) => {
+                    const before = r.hops[i - 1];
+                    // What a hop changed is the story: a new source address, or a header rewritten.
+                    const newSource = before !== undefined && sourceOf(h.src) !== sourceOf(before.src);
+                    const newHeader = before !== undefined ? h.xff !== before.xff : h.xff !== '';
+                    return (
+                      <li key={i} className="text-[11px] leading-snug text-slate-600 dark:text-slate-300" data-testid="request-hop">
+                        <div className="font-mono">
+                          <span className="text-slate-400">{formatEventTime(h.t)}</span> <span className="font-semibold text-slate-700 dark:text-slate-200">{h.where}</span>
+                        </div>
+                        <div>{h.what}</div>
+                        <div className="font-mono text-slate-700 dark:text-slate-200">
+                          <span className={newSource ? changed : ''} data-changed={newSource || undefined}>
+                            {h.src}
+                          </span>{' '}
+                          → {h.dst}
+                        </div>
+                        <div className="font-mono">
+                          X-Forwarded-For:{' '}
+                          <span className={newHeader ? changed : ''} data-changed={newHeader || undefined}>
+                            {h.xff === '' ? 'none' : h.xff}
+                          </span>
+                        </div>
+                        {h.forwarded !== undefined && <div className="font-mono text-slate-500 dark:text-slate-400">Forwarded: {h.forwarded}</div>}
+                      </li>
+                    );
+                  })}
+                </ol>
+                {server && verdict && verdict !== 'client' && (
+                  <button
+                    type="button"
+                    className="mt-1 ml-3 rounded border border-slate-300 px-1.5 text-xs text-indigo-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-600 dark:text-indigo-300 dark:hover:bg-slate-800"
+                    onClick={() => void askWhy(CLIENT_ADDRESS_CAUSES[verdict], server)}
+                  >
+                    why not the client's address?
+                  </button>
+                )}
+              </details>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
 /** The selected entity as the latest frame shows it: its live state from the simulation, and the faults that target it. */
 export function Inspector({ entity }: { entity: string }) {
   const catalog = useApp((s) => s.catalog);
@@ -130,6 +211,7 @@ export function Inspector({ entity }: { entity: string }) {
           {pod && <PodFields pod={pod} />}
         </div>
         {inspection?.sections.filter((s) => !(pod && s.title === 'Pod')).map((s) => <Section key={s.title} section={s} />)}
+        {inspection && inspection.requests.length > 0 && <Requests requests={inspection.requests} />}
         {inspection && <Traces traces={inspection.traces} />}
         {!inspection && <p className="border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">Waiting for the next frame…</p>}
         <div className="space-y-3 border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">

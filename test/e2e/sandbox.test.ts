@@ -161,6 +161,39 @@ describe('the sandbox', () => {
     });
   }, 150_000);
 
+  it("shows a request's addresses and X-Forwarded-For at every hop, and resets the header from the load balancer's menu", async () => {
+    await withApp('source-ip-journeys', '?scenario=source-ip.yaml&speed=5', async (app) => {
+      const { page } = app;
+      await ready(page, 'source-ip.yaml');
+      await playTo(page, 6);
+      // Every request passes the load balancer, so its inspector lists all sampled ones.
+      await page.locator('[data-entity="lb/bigip"]').first().click();
+      const journeys = byTestId(page, 'inspector').getByTestId('request-journey');
+      await expect.poll(() => journeys.count(), { timeout: 20_000 }).toBeGreaterThan(0);
+      const first = journeys.first();
+      await first.locator('summary').click();
+      const hops = first.getByTestId('request-hop');
+      // Client, load balancer, node, Traefik in and out, node, shop.
+      expect(await hops.count()).toBe(7);
+      expect(await hops.nth(1).textContent()).toMatch(/lb\/bigip.*source NAT to 10\.0\.0\.250/);
+      expect(await hops.nth(3).textContent()).toMatch(/X-Forwarded-For: .*10\.0\.0\.1[123]/);
+      expect(await hops.nth(6).textContent()).toMatch(/logged the client as/);
+      expect(await first.locator('summary').textContent()).toMatch(/logged as .*(inside the data centre|wrote itself)/);
+
+      // The load balancer's menu resets the header: from then on the shop logs every client's own address.
+      await page.locator('[data-entity="lb/bigip"]').first().click({ button: 'right' });
+      await page.locator('[data-testid="fault-menu"] [data-fault="set-forwarded-header"]').click();
+      const popover = byTestId(page, 'fault-popover');
+      await popover.locator('[data-param="mode"]').selectOption('replace');
+      await popover.getByTestId('fault-button').click();
+      await expect.poll(() => eventsAbout(page, 'lb/bigip')).toEqual(expect.arrayContaining([expect.stringContaining('X-Forwarded-For: replace')]));
+      await playTo(page, 14);
+      await expect.poll(() => journeys.first().locator('summary').textContent(), { timeout: 20_000 }).toMatch(/logged as .*the client's own address/);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 120_000);
+
   it('runs again with a seed typed into the header, and names the field when the seed is not a number', async () => {
     await withApp('seed', '?scenario=demo.yaml', async (app) => {
       const { page } = app;

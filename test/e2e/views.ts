@@ -209,6 +209,21 @@ const VIEWS: View[] = [
       await page.getByTestId('why-step').first().waitFor();
     },
   }),
+  paused({
+    name: 'source-ip-journey',
+    scenario: 'source-ip.yaml',
+    size: 'desktop',
+    dark: true,
+    until: 12,
+    speed: '5',
+    then: async (page) => {
+      await page.locator('[data-entity="lb/bigip"]').first().click();
+      const journey = page.getByTestId('request-journey').filter({ hasText: 'inside the data centre' }).first();
+      await journey.locator('summary').click();
+      await journey.getByRole('button').click();
+      await page.getByTestId('why-step').first().waitFor();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

@@ -4,24 +4,14 @@
  * down. The failures must scale with that timeout and with the new member's share, 1/(members), and each fix must
  * move them the way its description says.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
-import { loadScenario } from '../../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { runShipped, shippedSim } from '../fixtures/scenario-run';
 
 const FILE = 'f5-unknown-health.yaml';
-const TEXT = readFileSync(new URL(`../../public/scenarios/${FILE}`, import.meta.url), 'utf8');
 const POOL = 'topology.loadBalancers.0.virtualServers.0.memberNodes';
-
-function run(fixes: string[] = [], sets: string[] = []): RunReport {
-  const loaded = loadScenario(TEXT, FILE, { faultIds: FAULT_IDS, fixes, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const sim = createSim(loaded.scenario, { fixes: loaded.appliedFixes });
-  sim.runUntil(sim.durationUs);
-  return sim.report(0);
-}
+const run = (fixes: string[] = [], sets: string[] = []): RunReport => runShipped(FILE, fixes, sets);
 
 const failed = (r: RunReport): number => r.totals['client.connections.failed'] ?? 0;
 const total = (r: RunReport, name: string): number => r.totals[name] ?? 0;
@@ -60,9 +50,7 @@ describe(FILE, () => {
   });
 
   it('explains a dropped connection at the new node down to its join', () => {
-    const loaded = loadScenario(TEXT, FILE, { faultIds: FAULT_IDS });
-    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-    const sim = createSim(loaded.scenario);
+    const sim = shippedSim(FILE);
     sim.runUntil(atSeconds(70));
     const why = sim.whyOf('no_local_endpoint', 'node/node-f')!;
     expect(why.steps.map((s) => s.entity)).toEqual(['node/node-f', 'lb/bigip', 'lb/bigip', 'node/node-f']);

@@ -346,3 +346,16 @@ describe('recreate-pool', () => {
     expect(() => apply(r.w, 'recreate-pool', 'lb/bigipp')).toThrow('target: no lb named "bigipp" (did you mean "bigip"?)');
   });
 });
+
+describe('set-forwarded-header', () => {
+  it("changes what the load balancer's HTTP profile does to X-Forwarded-For, and names a bad mode or target", () => {
+    const r = f5();
+    const hop = r.w.edge.loadBalancers.get('bigip')!;
+    expect(hop.xff).toBe('preserve');
+    apply(r.w, 'set-forwarded-header', 'lb/bigip', { mode: 'replace' });
+    expect(hop.xff).toBe('replace');
+    expect(events(r.ctx, 'lb.xff.changed')[0]).toMatchObject({ entity: 'lb/bigip', cause: 'test', message: 'X-Forwarded-For: replace' });
+    expect(() => apply(r.w, 'set-forwarded-header', 'lb/bigip', { mode: 'insert' })).toThrow('params.mode');
+    expect(() => apply(r.w, 'set-forwarded-header', 'lb/bigipp')).toThrow('target: no lb named "bigipp" (did you mean "bigip"?)');
+  });
+});

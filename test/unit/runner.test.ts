@@ -106,7 +106,7 @@ class FakeSim implements Sim {
     return {
       scenario: 'fake', seed: 7, fixes: [], simulatedSeconds: this.t / 1e6, events: this.executed, wallMs,
       drops: {}, totals: {}, series: {}, expect: [], digest: '0000000000000000',
-      packets: { sent: 0, delivered: 0, dropped: 0, inFlight: 0 }, traces: [], why: [],
+      packets: { sent: 0, delivered: 0, dropped: 0, inFlight: 0 }, traces: [], requests: [], why: [],
     };
   }
 }

@@ -46,7 +46,7 @@ describe('scenario defaults', () => {
         unknownReceivesTraffic: true,
         activation: 'immediate',
         snat: true,
-        insertXff: false,
+        xff: 'preserve',
       },
       bgp: { convergenceMs: 500 },
       node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, tunnelHasIp: true, sourceRuleGcSeconds: 0 },
@@ -189,7 +189,7 @@ describe('error format', () => {
       'description: required (expected string)',
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
       'topology.deployments.web.replicas: must be <= 10000, got 10001',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
@@ -226,7 +226,7 @@ describe('error format', () => {
       'topology.nodes[0].ip: not an IPv4 address',
       'topology.nodes[0].podCidr: required (expected string)',
       'topology.nodes[0].podcidr: unknown key (did you mean "podCidr"?)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
     ]);
   });
 });
@@ -395,7 +395,7 @@ describe('cross-field checks', () => {
     doc['topology'].services.other = { selector: 'client', clusterIp: '10.96.0.11' };
     expect(errorsFor(doc)).toEqual([
       'topology.services.web.selector: unknown deployment "webb" (did you mean "web"?)',
-      'topology.services.other.selector: deployment "client" runs http-client; a service must select an http-server',
+      'topology.services.other.selector: deployment "client" runs http-client; a service must select an http-server or ingress-proxy',
     ]);
   });
 
@@ -408,7 +408,24 @@ describe('cross-field checks', () => {
     expect(errorsFor(unknown)).toEqual(['topology.deployments.client.target: unknown service "webb" (did you mean "web"?)']);
     const server = placed();
     server['topology'].deployments.web.target = 'web';
-    expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client and grpc-client deployments have a target']);
+    expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client, ingress-proxy and grpc-client deployments have a target']);
+  });
+
+  it('checks an ingress proxy: a target service that is not its own, and trust only on proxies', () => {
+    const doc = placed();
+    doc['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, trustedIps: ['10.0.0.0/24'] };
+    doc['topology'].deployments.web.trustedIps = ['10.0.0.0/8'];
+    expect(errorsFor(doc)).toEqual([
+      'topology.deployments.web.trustedIps: only ingress-proxy deployments trust forwarded headers',
+      'topology.deployments.proxy.target: required for an ingress-proxy deployment (name a service)',
+    ]);
+    const loop = placed();
+    loop['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, target: 'front' };
+    loop['topology'].services.front = { selector: 'proxy', clusterIp: '10.96.0.11' };
+    expect(errorsFor(loop)).toEqual(['topology.deployments.proxy.target: the service "front" selects this deployment itself: requests would loop']);
+    const bad = placed();
+    bad['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, target: 'web', trustedIps: ['10.0.0.0/33'] };
+    expect(errorsFor(bad)).toEqual(['topology.deployments.proxy.trustedIps[0]: not an IPv4 CIDR block (like 10.244.1.0/24)']);
   });
 
   it('needs at least one node and one deployment', () => {

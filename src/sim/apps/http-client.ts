@@ -4,8 +4,11 @@ import type { RngStream } from '../core/rng';
 import { millis, toMillis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import type { PodApp } from '../infra/pod';
+import { formatIpv4 } from '../net/ipv4';
+import type { ForwardedFor } from '../net/forwarded';
 import { Payload, type PayloadId } from '../net/packet';
 import { TcpState, type CloseCause, type Socket, type SocketOwner, type Tcp, type TcpStack } from '../net/tcp';
+import { HTTP_BAD_GATEWAY } from './http-request';
 
 /** Where a client sends its requests: a Service's ClusterIP, a load balancer's virtual server, a node port. */
 export interface HttpTarget {
@@ -21,14 +24,30 @@ export interface HttpClientHost {
   tcp: TcpStack;
 }
 
-export type FailureReason = 'timeout' | 'no_connection' | 'connection_closed';
-const FAILURE_REASONS: FailureReason[] = ['timeout', 'no_connection', 'connection_closed'];
+/** `bad_gateway`: a proxy on the way answered with a 5xx because its own upstream request failed. */
+export type FailureReason = 'timeout' | 'no_connection' | 'connection_closed' | 'bad_gateway';
+const FAILURE_REASONS: FailureReason[] = ['timeout', 'no_connection', 'connection_closed', 'bad_gateway'];
+
+/** Told the HTTP status a request ended with; a request that failed without an answer ends as a 502. */
+export type RequestDone = (status: number) => void;
 
 interface Pending {
   sentAt: SimTime;
   socket: Socket;
   timer: number;
+  done: RequestDone | null;
 }
+
+export interface HttpClientOptions {
+  /** An X-Forwarded-For header the client writes into every request itself (a spoofing client's lie). */
+  forwardedFor?: ForwardedFor | null;
+  /** Sends nothing on its own: a proxy drives it with `forward`. */
+  driven?: boolean;
+}
+
+// Model choice: one request in 47 of each client keeps its journey, enough for the inspector without slowing runs; a
+// prime, so the sampled requests take turns on all of a client's connections instead of the same few.
+const JOURNEY_EVERY = 47;
 
 // Latency buckets in ms: sub-millisecond fabric hops up to multi-second timeouts.
 const LATENCY_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
@@ -50,33 +69,34 @@ export class HttpClients {
   readonly latency: Histogram;
   private readonly clients: HttpClient[] = [];
 
+  /** `prefix` names another family of instruments, so a proxy's upstream requests are not counted as clients'. */
   constructor(
     readonly ctx: SimContext,
     readonly tcp: Tcp,
+    prefix = '',
   ) {
     const m = ctx.metrics;
-    this.sent = m.counter('requests.sent');
-    this.ok = m.counter('requests.ok');
-    this.failed = m.counter('requests.failed');
+    this.sent = m.counter(`${prefix}requests.sent`);
+    this.ok = m.counter(`${prefix}requests.ok`);
+    this.failed = m.counter(`${prefix}requests.failed`);
     this.failedBy = Object.fromEntries(
-      FAILURE_REASONS.map((reason) => [reason, m.counter('requests.failed', { reason })]),
+      FAILURE_REASONS.map((reason) => [reason, m.counter(`${prefix}requests.failed`, { reason })]),
     ) as Record<FailureReason, Counter>;
-    this.reconnects = m.counter('client.reconnects');
-    this.connected = m.counter('client.connections.ok');
-    this.connectFailed = m.counter('client.connections.failed');
-    this.latency = m.histogram('requests.latency_ms', LATENCY_BUCKETS);
+    this.reconnects = m.counter(`${prefix}client.reconnects`);
+    this.connected = m.counter(`${prefix}client.connections.ok`);
+    this.connectFailed = m.counter(`${prefix}client.connections.failed`);
+    this.latency = m.histogram(`${prefix}requests.latency_ms`, LATENCY_BUCKETS);
     const s = ctx.sched;
-    this.tick = s.register('http-client.tick', (client) => this.clients[client]?.onTick());
-    this.reconnect = s.register('http-client.reconnect', (client, slot) => this.clients[client]?.onReconnect(slot));
-    this.connectTimeout = s.register('http-client.connect-timeout', (socketId) => this.onConnectTimeout(socketId));
-    this.requestTimeout = s.register('http-client.request-timeout', (client, message) =>
-      this.clients[client]?.onRequestTimeout(message),
-    );
+    const name = prefix === '' ? 'http-client' : `${prefix}http-client`;
+    this.tick = s.register(`${name}.tick`, (client) => this.clients[client]?.onTick());
+    this.reconnect = s.register(`${name}.reconnect`, (client, slot) => this.clients[client]?.onReconnect(slot));
+    this.connectTimeout = s.register(`${name}.connect-timeout`, (socketId) => this.onConnectTimeout(socketId));
+    this.requestTimeout = s.register(`${name}.request-timeout`, (client, message) => this.clients[client]?.onRequestTimeout(message));
   }
 
-  create(host: HttpClientHost, target: HttpTarget): HttpClient {
+  create(host: HttpClientHost, target: HttpTarget, options: HttpClientOptions = {}): HttpClient {
     const index = this.clients.length;
-    const client = new HttpClient(this, index, host, target, this.ctx.rng.stream(`http-client/${host.name}`));
+    const client = new HttpClient(this, index, host, target, this.ctx.rng.stream(`http-client/${host.name}`), options);
     this.clients.push(client);
     return client;
   }
@@ -98,7 +118,7 @@ export class HttpClient implements PodApp, SocketOwner {
   private readonly pending = new Map<number, Pending>();
   /** Whether each slot's current connection completed its handshake. */
   private readonly handshaken: boolean[];
-  private nextMessage = 1;
+  private requestCount = 0;
   private roundRobin = 0;
   private running = false;
   private tickTimer = -1;
@@ -109,6 +129,7 @@ export class HttpClient implements PodApp, SocketOwner {
     private readonly host: HttpClientHost,
     private readonly target: HttpTarget,
     private readonly rng: RngStream,
+    private readonly options: HttpClientOptions,
   ) {
     this.slots = new Array<Socket | null>(shared.ctx.params.client.connectionsPerPod).fill(null);
     this.served = new Array<number>(this.slots.length).fill(0);
@@ -122,7 +143,7 @@ export class HttpClient implements PodApp, SocketOwner {
   start(): void {
     this.running = true;
     for (let slot = 0; slot < this.slots.length; slot++) this.connect(slot);
-    this.scheduleTick();
+    if (!this.options.driven) this.scheduleTick();
   }
 
   terminate(exit: () => void): void {
@@ -131,6 +152,13 @@ export class HttpClient implements PodApp, SocketOwner {
     for (const socket of this.slots) if (socket) this.host.tcp.close(socket);
     this.slots.fill(null);
     exit();
+  }
+
+  /** The process died: its sockets are already reset; nothing reconnects or sends any more. */
+  killed(): void {
+    this.running = false;
+    if (this.tickTimer >= 0) this.shared.ctx.sched.cancel(this.tickTimer);
+    this.tickTimer = -1;
   }
 
   onConnected(socket: Socket): void {
@@ -145,8 +173,14 @@ export class HttpClient implements PodApp, SocketOwner {
     if (!request || request.socket !== socket) return;
     this.pending.delete(message);
     this.shared.ctx.sched.cancel(request.timer);
-    this.shared.ok.inc();
-    this.shared.latency.observe(toMillis((this.shared.ctx.sched.now - request.sentAt) as Duration));
+    const status = this.shared.ctx.requests.status(message);
+    this.shared.ctx.requests.close(message);
+    request.done?.(status);
+    if (status >= 500) this.fail('bad_gateway');
+    else {
+      this.shared.ok.inc();
+      this.shared.latency.observe(toMillis((this.shared.ctx.sched.now - request.sentAt) as Duration));
+    }
     const limit = this.params.requestsPerConnection;
     const slot = this.slots.indexOf(socket);
     if (limit === 0 || slot < 0 || ++this.served[slot]! < limit) return;
@@ -161,7 +195,7 @@ export class HttpClient implements PodApp, SocketOwner {
       if (request.socket !== socket) continue;
       this.shared.ctx.sched.cancel(request.timer);
       this.pending.delete(message);
-      this.fail('connection_closed');
+      this.giveUp(message, request.done, 'connection_closed');
     }
     const slot = this.slots.indexOf(socket);
     if (slot < 0) return;
@@ -184,15 +218,24 @@ export class HttpClient implements PodApp, SocketOwner {
   onTick(): void {
     this.tickTimer = -1;
     if (!this.running) return;
-    this.sendRequest();
+    const sample = ++this.requestCount % JOURNEY_EVERY === 1;
+    const summary = sample ? `${this.host.name} → ${this.target.name}` : '';
+    this.sendRequest(this.shared.ctx.requests.create(this.host.tcp.ip, this.options.forwardedFor ?? null, sample, summary), null);
     this.scheduleTick();
+  }
+
+  /** Sends a proxied request on behalf of request `from`, with a copy of its headers; `done` hears its status. */
+  forward(from: number, done: RequestDone): number {
+    const id = this.shared.ctx.requests.forward(from);
+    this.sendRequest(id, done);
+    return id;
   }
 
   onRequestTimeout(message: number): void {
     const request = this.pending.get(message);
     if (!request) return;
     this.pending.delete(message);
-    this.fail('timeout');
+    this.giveUp(message, request.done, 'timeout');
     // A request that timed out leaves the connection in an unknown state; clients drop it and dial again.
     this.host.tcp.abort(request.socket);
   }
@@ -210,22 +253,34 @@ export class HttpClient implements PodApp, SocketOwner {
     this.tickTimer = this.shared.ctx.sched.after(millis(gapMs), this.shared.tick, this.index);
   }
 
-  private sendRequest(): void {
+  private sendRequest(message: number, done: RequestDone | null): void {
     this.shared.sent.inc();
     const socket = this.pickConnection();
     if (!socket) {
-      this.fail('no_connection');
+      this.giveUp(message, done, 'no_connection');
       return;
     }
-    const message = this.nextMessage++;
     const timer = this.shared.ctx.sched.after(
       millis(this.params.requestTimeoutMs),
       this.shared.requestTimeout,
       this.index,
       message,
     );
-    this.pending.set(message, { sentAt: this.shared.ctx.sched.now, socket, timer });
+    const now = this.shared.ctx.sched.now;
+    this.pending.set(message, { sentAt: now, socket, timer, done });
+    const requests = this.shared.ctx.requests;
+    if (requests.sampled(message)) {
+      const src = `${formatIpv4(this.host.tcp.ip)}:${socket.localPort}`;
+      requests.hop(message, now, this.host.entity, done ? `sent on to ${this.target.name} over its own connection` : 'sent', src, `${formatIpv4(socket.remoteIp)}:${socket.remotePort}`);
+    }
     this.host.tcp.send(socket, Payload.request, message);
+  }
+
+  /** A request that got no answer: counted as failed, its id released, and a proxy waiting on it told it failed. */
+  private giveUp(message: number, done: RequestDone | null, reason: FailureReason): void {
+    this.shared.ctx.requests.close(message);
+    done?.(HTTP_BAD_GATEWAY);
+    this.fail(reason);
   }
 
   private pickConnection(): Socket | null {

@@ -1,21 +1,52 @@
+import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict } from '../api';
+import type { Counter } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis } from '../core/time';
 import type { SimContext } from '../context';
-import type { Pod, PodApp } from '../infra/pod';
+import type { Pod } from '../infra/pod';
+import { clientAddress } from '../net/forwarded';
+import { formatIpv4 } from '../net/ipv4';
 import { Payload, type PayloadId } from '../net/packet';
-import type { CloseCause, Listener, Socket, SocketOwner, Tcp } from '../net/tcp';
+import type { Socket, Tcp } from '../net/tcp';
+import { HttpListener } from './http-listener';
+
+const VERDICTS: ClientAddressVerdict[] = ['client', 'internal', 'forged'];
 
 /** Timers shared by every server instance: one handler answers any server's request. */
 export class HttpServers {
   readonly respond: HandlerId;
+  /** Requests by what the client address a server logged really was. */
+  readonly logged: Record<ClientAddressVerdict, Counter>;
   private readonly servers: (HttpServer | undefined)[] = [];
 
   constructor(
     readonly ctx: SimContext,
     readonly tcp: Tcp,
+    /** Whether an address belongs to the simulated data centre (a node, pod, load balancer or router). */
+    private readonly internal: (ip: number) => boolean,
   ) {
     this.respond = ctx.sched.register('http-server.respond', (socketId, message) => this.onRespond(socketId, message));
+    this.logged = Object.fromEntries(VERDICTS.map((v) => [v, ctx.metrics.counter('server.client_ip', { seen: v })])) as Record<ClientAddressVerdict, Counter>;
+  }
+
+  /**
+   * The client address a server logs for a request that came from `peer`: the leftmost X-Forwarded-For entry, else
+   * the peer. Model choice: what frameworks do when told to trust the proxies in front (Express's `trust proxy`
+   * true takes the leftmost), and so what makes a client-written header matter.
+   */
+  logClient(entity: string, message: number, peer: number, peerPort: number, localIp: number, localPort: number): void {
+    const requests = this.ctx.requests;
+    const xff = requests.xff(message);
+    if (!xff) return;
+    const address = clientAddress(xff, peer, Infinity);
+    const verdict: ClientAddressVerdict = address === requests.origin(message) ? 'client' : this.internal(address) ? 'internal' : 'forged';
+    this.logged[verdict].inc();
+    if (verdict !== 'client') this.ctx.causes.record(CLIENT_ADDRESS_CAUSES[verdict], entity, this.ctx.sched.now);
+    if (!requests.sampled(message)) return;
+    const what = `received from ${formatIpv4(peer)}; logged the client as ${formatIpv4(address)}, ${CLIENT_ADDRESS_TEXT[verdict]}`;
+    requests.hop(message, this.ctx.sched.now, entity, what, `${formatIpv4(peer)}:${peerPort}`, `${formatIpv4(localIp)}:${localPort}`);
+    requests.logged(message, address, verdict);
   }
 
   create(pod: Pod, port: number): HttpServer {
@@ -31,74 +62,26 @@ export class HttpServers {
   }
 }
 
-/**
- * A request/response server. On SIGTERM it stops accepting (new SYNs are reset), finishes in-flight requests, closes
- * its connections with FIN and exits, like Go's http.Server.Shutdown.
- */
-export class HttpServer implements PodApp, Listener, SocketOwner {
-  accepting = false;
-  private draining = false;
-  private exit: (() => void) | null = null;
-  private readonly inFlight = new Map<number, number>();
-  private readonly open = new Set<Socket>();
-
+/** A request/response server: each request takes an exponential service time, then gets its answer. */
+export class HttpServer extends HttpListener {
   constructor(
     private readonly shared: HttpServers,
-    private readonly pod: Pod,
-    private readonly port: number,
+    pod: Pod,
+    port: number,
     private readonly rng: RngStream,
-  ) {}
-
-  start(): void {
-    this.accepting = true;
-    this.pod.tcp.listen(this.port, this);
-  }
-
-  terminate(exit: () => void): void {
-    this.accepting = false;
-    this.draining = true;
-    this.exit = exit;
-    for (const socket of [...this.open]) if (!this.inFlight.get(socket.id)) this.pod.tcp.close(socket);
-    this.open.clear();
-    this.maybeExit();
-  }
-
-  accept(): SocketOwner {
-    return this;
-  }
-
-  onConnected(socket: Socket): void {
-    if (this.draining) this.pod.tcp.close(socket);
-    else this.open.add(socket);
+  ) {
+    super(pod, port);
   }
 
   onData(socket: Socket, payload: PayloadId, message: number): void {
     if (payload !== Payload.request) return;
-    this.inFlight.set(socket.id, (this.inFlight.get(socket.id) ?? 0) + 1);
+    this.shared.logClient(this.pod.entity, message, socket.remoteIp, socket.remotePort, this.pod.ip, this.port);
+    this.began(socket);
     const mean = this.shared.ctx.params.server.serviceTimeMs;
     this.shared.ctx.sched.after(millis(mean > 0 ? this.rng.exponential(mean) : 0), this.shared.respond, socket.id, message);
   }
 
-  onClosed(socket: Socket, _cause: CloseCause): void {
-    this.open.delete(socket);
-    this.inFlight.delete(socket.id);
-    this.maybeExit();
-  }
-
   finish(socket: Socket, message: number): void {
-    this.pod.tcp.send(socket, Payload.response, message);
-    const left = (this.inFlight.get(socket.id) ?? 1) - 1;
-    if (left > 0) this.inFlight.set(socket.id, left);
-    else this.inFlight.delete(socket.id);
-    if (this.draining && left <= 0) this.pod.tcp.close(socket);
-    this.maybeExit();
-  }
-
-  private maybeExit(): void {
-    if (this.draining && this.inFlight.size === 0 && this.exit) {
-      const exit = this.exit;
-      this.exit = null;
-      exit();
-    }
+    this.answer(socket, message);
   }
 }

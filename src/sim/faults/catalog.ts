@@ -14,6 +14,7 @@ import { removeInterfaceAddress } from './remove-interface-address';
 import { removeNode } from './remove-node';
 import { rollingUpdate } from './rolling-update';
 import { scaleDeployment } from './scale-deployment';
+import { setForwardedHeader } from './set-forwarded-header';
 import { setInstanceAllowance } from './set-instance-allowance';
 import { setLbPolicy } from './set-lb-policy';
 import { setReconnectPolicy } from './set-reconnect-policy';
@@ -30,6 +31,7 @@ export const FAULTS: readonly Fault[] = [
   removeNode,
   joinNode,
   recreatePool,
+  setForwardedHeader,
   addBgpSpeaker,
   removeBgpSpeaker,
   changeEcmpHash,

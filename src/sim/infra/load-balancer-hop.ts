@@ -1,8 +1,10 @@
 import type { SimContext } from '../context';
 import type { HandlerId } from '../core/scheduler';
-import type { Duration } from '../core/time';
+import type { Duration, SimTime } from '../core/time';
 import { ConntrackTable, CtState, KERNEL_TIMEOUTS } from '../net/conntrack';
 import { applyTrackedNat } from '../net/nat';
+import { forwardThrough, XFF_POLICY_TEXT, type XffPolicy } from '../net/forwarded';
+import { formatIpv4 } from '../net/ipv4';
 import { Payload, Proto, TcpFlag } from '../net/packet';
 import { TcpStack, type SocketOwner, type Tcp } from '../net/tcp';
 import { UdpStack, type Udp } from '../net/udp';
@@ -25,7 +27,7 @@ export const HTTP_UNAVAILABLE = 503;
  * An F5-style load balancer on the packet path. A SYN to a virtual server picks a pool member (or is dropped with
  * `lb_member_down`); the connection is remembered in a flow table with its NAT (destination to the member, source
  * to the self IP under SNAT automap), so the rest of the flow and its replies are rewritten alike. Health probes are
- * real HTTP requests from the self IP; `X-Forwarded-For` insertion writes the client's address into requests.
+ * real HTTP requests from the self IP. With an HTTP profile it edits each request's X-Forwarded-For by `xff`.
  */
 export class LoadBalancerHop implements PacketElement {
   readonly lastDropLog = new Float64Array(DROP_REASON_IDS.length).fill(-Infinity);
@@ -44,7 +46,8 @@ export class LoadBalancerHop implements PacketElement {
     readonly lb: LoadBalancer,
     tcp: Tcp,
     udp: Udp,
-    private readonly insertXff: boolean,
+    /** What the HTTP profile does to X-Forwarded-For: Insert X-Forwarded-For appends, an iRule can reset first. */
+    public xff: XffPolicy,
   ) {
     this.element = network.addElement(this);
     const ns = network.elementNamespace(this.element);
@@ -138,9 +141,19 @@ export class LoadBalancerHop implements PacketElement {
 
   private rewrite(id: number, ref: number): void {
     const p = this.network.packets;
-    // The request leaves with the client's address in X-Forwarded-For when the box inserts it (SNAT hides the source).
-    if (this.insertXff && (ref & 1) === 0 && p.payload[id] === Payload.request) p.xff[id] = this.flows.originalSource(ref >> 1);
-    applyTrackedNat(this.flows, ref, p, id, this.ctx.sched.now);
+    const now = this.ctx.sched.now;
+    const message = p.message[id]!;
+    const request = (ref & 1) === 0 && p.payload[id] === Payload.request ? this.ctx.requests.xff(message) : undefined;
+    const client = request ? this.flows.originalSource(ref >> 1) : 0;
+    // SNAT hides the client from the member; the header is where its address can travel on.
+    if (request) forwardThrough(request, this.xff, client);
+    applyTrackedNat(this.flows, ref, p, id, now);
+    if (request && this.ctx.requests.sampled(message)) {
+      const snat = p.srcIp[id] === client ? 'source kept' : `source NAT to ${formatIpv4(p.srcIp[id]!)}`;
+      const header = `X-Forwarded-For ${XFF_POLICY_TEXT[this.xff]} (client ${formatIpv4(client)})`;
+      const src = `${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]}`;
+      this.ctx.requests.hop(message, p.time[id] as SimTime, this.entity, `${snat}; ${header}`, src, `${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
+    }
     this.network.toFabric(id, this.element);
   }
 }

@@ -84,6 +84,10 @@ export class LoadBalancer {
     return this.snat[vs] === 'automap' ? this.selfIp : clientIp;
   }
 
+  snatMode(vs: number): SnatMode {
+    return this.snat[vs]!;
+  }
+
   member(id: number): LbMember {
     return this.pools.member(id);
   }

@@ -1,5 +1,6 @@
 import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
+import type { SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import { CtState, nextTcpState } from '../net/conntrack';
 import { formatCidr, formatIpv4 } from '../net/ipv4';
@@ -126,6 +127,9 @@ export class NodeDatapath {
         if (socket) socket.backendPod = servicePod;
       }
     }
+    if (p.payload[id] === Payload.request && (p.srcIp[id] !== srcIp || p.dstIp[id] !== origDst || p.dstPort[id] !== origDport)) {
+      this.noteRequestNat(id, host, srcIp, origDst, origDport);
+    }
     if (out < 0) {
       this.net.toHostProcess(id, host);
       return;
@@ -161,6 +165,19 @@ export class NodeDatapath {
     p.outerDst[id] = 0;
     p.iface[id] = tunnel;
     this.process(id, host, tunnel);
+  }
+
+  /** A sampled HTTP request's addresses as kube-proxy's rules (through their conntrack entry) left them at this node. */
+  private noteRequestNat(id: number, host: Host, srcIp: number, origDst: number, origDport: number): void {
+    const p = this.net.packets;
+    const requests = this.ctx.requests;
+    const message = p.message[id]!;
+    if (!requests.sampled(message)) return;
+    const changes: string[] = [];
+    if (p.dstIp[id] !== origDst || p.dstPort[id] !== origDport) changes.push(`destination NAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
+    if (p.srcIp[id] !== srcIp) changes.push(`source NAT to ${formatIpv4(p.srcIp[id]!)}`);
+    const src = `${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]}`;
+    requests.hop(message, p.time[id] as SimTime, host.entity, `kube-proxy: ${changes.join(', ')}`, src, `${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
   }
 
   /** With no endpoints kube-proxy installs a REJECT rule; a local client's connect fails at once. */

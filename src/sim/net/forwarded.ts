@@ -25,6 +25,13 @@ export const DEFAULT_XFF_CAPACITY = 16;
  */
 export type XffPolicy = 'append' | 'replace' | 'preserve';
 
+/** What each policy does to the header, in words for the inspector and request journeys. */
+export const XFF_POLICY_TEXT: Record<XffPolicy, string> = {
+  preserve: 'passed on as the client sent it',
+  append: "the client's address appended",
+  replace: "reset to the client's address",
+};
+
 export function createForwardedFor(capacity = DEFAULT_XFF_CAPACITY): ForwardedFor {
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`X-Forwarded-For capacity must be a positive integer: ${capacity}`);
   return { ips: new Uint32Array(capacity), length: 0, dropped: 0 };

@@ -50,8 +50,6 @@ export class PacketPool {
   ttl: Uint8Array;
   /** Interface index on the host it arrives at (hostFromWire, hypervisorIn). */
   iface: Int16Array;
-  /** First address of the X-Forwarded-For header an HTTP proxy inserted, 0 when none. */
-  xff: Uint32Array;
   /** Outer header of an IP-in-IP packet (node to node), 0 when not encapsulated. */
   outerSrc: Uint32Array;
   outerDst: Uint32Array;
@@ -77,7 +75,6 @@ export class PacketPool {
     this.trace = new Int32Array(initialCapacity);
     this.ttl = new Uint8Array(initialCapacity);
     this.iface = new Int16Array(initialCapacity);
-    this.xff = new Uint32Array(initialCapacity);
     this.outerSrc = new Uint32Array(initialCapacity);
     this.outerDst = new Uint32Array(initialCapacity);
     this.time = new Float64Array(initialCapacity);
@@ -101,7 +98,6 @@ export class PacketPool {
     this.payload[id] = Payload.none;
     this.ttl[id] = DEFAULT_TTL;
     this.iface[id] = -1;
-    this.xff[id] = 0;
     this.outerSrc[id] = 0;
     this.outerDst[id] = 0;
     return id;
@@ -131,7 +127,6 @@ export class PacketPool {
     this.trace = widen(this.trace, (k) => new Int32Array(k));
     this.ttl = widen(this.ttl, (k) => new Uint8Array(k));
     this.iface = widen(this.iface, (k) => new Int16Array(k));
-    this.xff = widen(this.xff, (k) => new Uint32Array(k));
     this.outerSrc = widen(this.outerSrc, (k) => new Uint32Array(k));
     this.outerDst = widen(this.outerDst, (k) => new Uint32Array(k));
     this.time = widen(this.time, (k) => new Float64Array(k));

@@ -1,3 +1,4 @@
+import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type RequestJourney } from '../api';
 import { formatIpv4 } from '../net/ipv4';
 import type { CauseFact, CauseLog } from './causes';
 
@@ -25,6 +26,8 @@ export interface WhyWorld {
   nodeByIp(ip: number): string | undefined;
   /** How a deployment's clients reconnect, in a few words, if it has clients. */
   reconnectPolicy(deployment: string): string | undefined;
+  /** The sampled HTTP requests still kept, oldest first. */
+  journeys(): RequestJourney[];
 }
 
 const seconds = (us: number) => `${(us / 1e6).toFixed(1)} s`;
@@ -54,7 +57,40 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   }
   const martians = causes.of('rp_filter_martian')[0];
   if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
+  // A logged address a client made up is always worth a chain; an internal one is everyday behind a proxy, so asked for.
+  const forged = causes.of(CLIENT_ADDRESS_CAUSES.forged)[0];
+  const forgedSteps = forged ? clientAddressSteps(world, forged, 'forged') : [];
+  if (forged && forgedSteps.length > 0) chains.push({ symptom: `forged client addresses logged at ${forged.entity}`, steps: forgedSteps });
   return chains;
+}
+
+/**
+ * Why a server logged an address that was not its client's, read from the latest sampled request it logged that way:
+ * the server's choice, then back along the request every hop that changed its source address or its header.
+ */
+function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal' | 'forged'): WhyStep[] {
+  const journey = world
+    .journeys()
+    .reverse()
+    .find((j) => j.logged?.verdict === verdict && j.hops.at(-1)?.where === fact.entity);
+  if (!journey) return [];
+  const hops = journey.hops;
+  const server = hops.at(-1)!;
+  const from = server.xff === '' ? "its connection's peer, as no X-Forwarded-For came with it" : `the leftmost entry of X-Forwarded-For: ${server.xff}`;
+  const steps: WhyStep[] = [
+    { entity: fact.entity, text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${fact.count} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}` },
+  ];
+  const sourceOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
+  for (let i = hops.length - 2; i >= 1; i--) {
+    const hop = hops[i]!;
+    const before = hops[i - 1]!;
+    if (sourceOf(hop.src) === sourceOf(before.src) && hop.xff === before.xff) continue;
+    steps.push({ entity: hop.where, text: `${hop.what}; the request went on from ${sourceOf(hop.src)} with X-Forwarded-For ${hop.xff === '' ? 'empty' : `"${hop.xff}"`}` });
+  }
+  const first = hops[0]!;
+  const header = first.xff === '' ? 'with no X-Forwarded-For' : `with an X-Forwarded-For of its own: "${first.xff}"`;
+  steps.push({ entity: first.where, text: `sent the request from ${journey.origin} ${header}` });
+  return steps;
 }
 
 function martianSteps(causes: CauseLog, world: WhyWorld, martians: CauseFact): WhyStep[] {
@@ -86,6 +122,13 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return { symptom, steps: allowanceSteps(causes, world, fact) };
     case 'rp_filter_martian':
       return { symptom, steps: martianSteps(causes, world, fact) };
+    case CLIENT_ADDRESS_CAUSES.internal:
+    case CLIENT_ADDRESS_CAUSES.forged: {
+      const verdict = kind === CLIENT_ADDRESS_CAUSES.forged ? 'forged' : 'internal';
+      const steps = clientAddressSteps(world, fact, verdict);
+      const none = { entity: fact.entity, text: `${fact.count} requests; none of the sampled requests kept shows the path yet` };
+      return { symptom, steps: steps.length > 0 ? steps : [none] };
+    }
     default: {
       const why = explain(kind);
       const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} times${why ? `: ${why}` : ''}` }];

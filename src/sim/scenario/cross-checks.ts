@@ -3,6 +3,7 @@ import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/i
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
+import { HTTP_SERVING_APPS } from './topology';
 import { didYouMean } from './suggest';
 
 /** Checks that span fields: names, references between objects, addresses and times. Structure is already valid. */
@@ -167,13 +168,18 @@ function checkReferences(scenario: Scenario, report: Report): void {
       );
     }
     const targetPath = ['topology', 'deployments', name, 'target'];
-    if (deployment.app === 'http-client') {
-      if (deployment.target === undefined) report(targetPath, 'required for an http-client deployment (name a service)');
+    if (deployment.app === 'http-client' || deployment.app === 'ingress-proxy') {
+      if (deployment.target === undefined) report(targetPath, `required for an ${deployment.app} deployment (name a service)`);
       else if (services[deployment.target] === undefined) {
         report(targetPath, `unknown service "${deployment.target}"${didYouMean(deployment.target, serviceNames)}`);
+      } else if (services[deployment.target]!.selector === name) {
+        report(targetPath, `the service "${deployment.target}" selects this deployment itself: requests would loop`);
       }
     } else if (deployment.target !== undefined && deployment.app !== 'grpc-client') {
-      report(targetPath, `only http-client and grpc-client deployments have a target`);
+      report(targetPath, `only http-client, ingress-proxy and grpc-client deployments have a target`);
+    }
+    if (deployment.trustedIps.length > 0 && deployment.app !== 'ingress-proxy') {
+      report(['topology', 'deployments', name, 'trustedIps'], 'only ingress-proxy deployments trust forwarded headers');
     }
     if (deployment.app === 'grpc-client') {
       if (deployment.target === undefined) report(targetPath, 'required for a grpc-client deployment (host:port, resolved through DNS)');
@@ -219,8 +225,8 @@ function checkReferences(scenario: Scenario, report: Report): void {
     const selected = deployments[service.selector];
     if (selected === undefined) {
       report(path, `unknown deployment "${service.selector}"${didYouMean(service.selector, deploymentNames)}`);
-    } else if (selected.app !== 'http-server') {
-      report(path, `deployment "${service.selector}" runs ${selected.app}; a service must select an http-server`);
+    } else if (!HTTP_SERVING_APPS.includes(selected.app)) {
+      report(path, `deployment "${service.selector}" runs ${selected.app}; a service must select an http-server or ingress-proxy`);
     }
   }
 }

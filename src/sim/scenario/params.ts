@@ -73,8 +73,9 @@ const lb = z.strictObject({
   activation: z.enum(['immediate', 'after-healthy']).default('immediate'),
   // F5 CIS configures SNAT automap by default (REFERENCE G.2).
   snat: z.boolean().default(true),
-  // The HTTP profile's Insert X-Forwarded-For is off in the parent profile (REFERENCE G.1).
-  insertXff: z.boolean().default(false),
+  // The HTTP profile's Insert X-Forwarded-For is off in the parent profile (REFERENCE G.1): `preserve` leaves the
+  // header as the client sent it; `append` adds the client's address; `replace` drops what the client sent first.
+  xff: z.enum(['preserve', 'append', 'replace']).default('preserve'),
 });
 
 const bgpParams = z.strictObject({

@@ -36,7 +36,9 @@ const node = z.strictObject({
   joined: z.boolean().default(true),
 });
 
-export const APPS = ['http-server', 'http-client', 'dns-client', 'grpc-server', 'grpc-client'] as const;
+export const APPS = ['http-server', 'http-client', 'ingress-proxy', 'dns-client', 'grpc-server', 'grpc-client'] as const;
+/** Apps that answer HTTP on their port, so a Service may select them. */
+export const HTTP_SERVING_APPS: readonly string[] = ['http-server', 'ingress-proxy'];
 
 const intOrPercent = z.union([
   z.number().int().min(0),
@@ -62,6 +64,9 @@ const deployment = z.strictObject({
   preStopSeconds: z.number().min(0).max(3600).default(0),
   // Creation to Ready for this deployment's new pods; params.kube.podStartSeconds when left out.
   readySeconds: z.number().min(0).max(3600).optional(),
+  // An ingress-proxy's peers whose X-Forwarded-For it keeps and appends to; from any other peer it replaces the
+  // header. Traefik's entryPoints forwardedHeaders.trustedIPs is empty by default, trusting no one.
+  trustedIps: z.array(cidrv4).default([]),
 });
 
 const service = z.strictObject({
@@ -144,6 +149,8 @@ const externalClient = z.strictObject({
   ip: ipv4,
   targetIp: ipv4,
   targetPort: port,
+  // An X-Forwarded-For value the client writes into its own requests, like "1.2.3.4": a spoofing client.
+  forwardedFor: z.string().max(200).regex(/^[\w .:,-]*$/, { error: 'must be a header value like "1.2.3.4, 5.6.7.8"' }).optional(),
 });
 
 export const topologySchema = z.strictObject({

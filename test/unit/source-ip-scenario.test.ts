@@ -1,0 +1,98 @@
+/**
+ * The shipped replay of the second bare-metal story (public/scenarios/source-ip.yaml): the load balancer's SNAT,
+ * kube-proxy's SNAT under Cluster and Traefik's own connection each replace the source address, so the shop logs
+ * the data centre unless a header carries the client through; a client that writes the header itself shows why the
+ * first hop must reset it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RequestJourney, RunReport } from '../../src/sim/api';
+import { atSeconds } from '../../src/sim/core/time';
+import { runShipped, shippedSim } from '../fixtures/scenario-run';
+
+const FILE = 'source-ip.yaml';
+const run = (fixes: string[] = [], sets: string[] = []): RunReport => runShipped(FILE, fixes, sets);
+const logged = (r: RunReport, seen: string): number => r.totals[`server.client_ip{seen=${seen}}`] ?? 0;
+const MALLORY = '198.51.100.66';
+
+function journeyOf(r: RunReport, origin: string): RequestJourney {
+  const journey = r.requests.find((j) => j.origin === origin && j.logged !== undefined);
+  if (!journey) throw new Error(`no sampled request from ${origin}`);
+  return journey;
+}
+
+describe(FILE, () => {
+  const base = run();
+
+  it('holds every expectation it ships: the shop never sees a client, and sees what mallory wrote', () => {
+    expect(base.expect.filter((e) => !e.held)).toEqual([]);
+    expect(logged(base, 'client')).toBe(0);
+    // alice and bob are two thirds of the traffic, mallory one third.
+    const all = logged(base, 'internal') + logged(base, 'forged');
+    expect(logged(base, 'forged') / all).toBeGreaterThan(0.25);
+    expect(logged(base, 'forged') / all).toBeLessThan(0.42);
+  });
+
+  it('shows each hop of a request: two translations before Traefik, a new connection after it', () => {
+    const j = journeyOf(run(['xff-at-f5']), MALLORY);
+    const where = j.hops.map((h) => h.where.split('/')[0]);
+    expect(where).toEqual(['external', 'lb', 'node', 'pod', 'pod', 'node', 'pod']);
+    const [client, lb, node, proxyIn, proxyOut, , shop] = j.hops;
+    expect(client!.src.startsWith(`${MALLORY}:`)).toBe(true);
+    expect(client!.xff).toBe('1.2.3.4');
+    expect(lb!.src.startsWith('10.0.0.250:')).toBe(true);
+    expect(lb!.xff).toBe(`1.2.3.4, ${MALLORY}`);
+    expect(lb!.forwarded).toBe(`for=1.2.3.4, for=${MALLORY}`);
+    // Under Cluster kube-proxy puts the node's own address in as the source.
+    const nodeIp = node!.src.split(':')[0]!;
+    expect(nodeIp).toMatch(/^10\.0\.0\.1[123]$/);
+    expect(node!.what).toContain(`source NAT to ${nodeIp}`);
+    expect(proxyIn!.xff).toBe(`1.2.3.4, ${MALLORY}, ${nodeIp}`);
+    expect(proxyOut!.src.startsWith('10.244.')).toBe(true);
+    expect(shop!.what).toContain('logged the client as 1.2.3.4');
+    expect(j.logged).toEqual({ address: '1.2.3.4', verdict: 'forged' });
+  });
+
+  it('moves each fix the way it says', () => {
+    const atF5 = run(['xff-at-f5']);
+    const reset = run(['xff-reset']);
+    const local = run(['etp-local']);
+    const both = run(['etp-local', 'xff-reset']);
+    for (const [fix, report] of Object.entries({ atF5, reset, local, both })) expect(report.expect.filter((e) => !e.held), fix).toEqual([]);
+    // Appending gives alice and bob their addresses; mallory keeps lying either way.
+    expect(logged(atF5, 'forged')).toBe(logged(base, 'forged'));
+    expect(logged(atF5, 'client')).toBe(logged(base, 'internal'));
+    expect(logged(reset, 'forged') + logged(reset, 'internal')).toBe(0);
+    expect(journeyOf(reset, MALLORY).logged).toEqual({ address: MALLORY, verdict: 'client' });
+    // Local: Traefik's peer is the load balancer, and no request crosses to another node before Traefik.
+    expect(local.totals['ingress.peer{kind=node}']).toBe(0);
+    expect(local.totals['ingress.peer{kind=lb}']).toBeGreaterThan(0);
+    expect(journeyOf(local, '203.0.113.7').hops[2]!.what).not.toContain('source NAT');
+    expect(logged(both, 'client')).toBeGreaterThan(0);
+  });
+
+  it('needs Traefik to trust the hop before it: trusting no one, it replaces the header the load balancer wrote', () => {
+    const untrusting = run(['xff-reset'], ['topology.deployments.traefik.trustedIps=[]']);
+    expect(logged(untrusting, 'client')).toBe(0);
+    expect(untrusting.totals['ingress.xff.replaced']).toBeGreaterThan(0);
+    expect(journeyOf(untrusting, '203.0.113.7').hops[3]!.what).toContain('not a trusted peer');
+  });
+
+  it('explains a forged address from the shop back to the client that wrote it', () => {
+    const chain = base.why.find((c) => c.symptom.startsWith('forged client addresses'))!;
+    expect(chain.steps[0]!.text).toMatch(/^logged an address the client wrote itself as the client for \d+ requests/);
+    expect(chain.steps.at(-1)).toEqual({ entity: 'external/mallory', text: `sent the request from ${MALLORY} with an X-Forwarded-For of its own: "1.2.3.4"` });
+    expect(chain.steps.map((s) => s.entity.split('/')[0])).toContain('lb');
+  });
+
+  it('explains an internal address on request, from a sampled request logged that way', () => {
+    const sim = shippedSim(FILE);
+    sim.runUntil(atSeconds(20));
+    const shops = ['pod/shop-0', 'pod/shop-1', 'pod/shop-2'].flatMap((pod) => sim.inspect(pod)!.requests);
+    const sampled = shops.find((r) => r.logged?.verdict === 'internal')!;
+    const server = sampled.hops.at(-1)!.where;
+    const why = sim.whyOf('client_ip_internal', server)!;
+    expect(why.steps[0]!.entity).toBe(server);
+    expect(why.steps.some((s) => s.entity === 'lb/bigip' && s.text.includes('source NAT to 10.0.0.250'))).toBe(true);
+    expect(why.steps.at(-1)!.text).toContain('with no X-Forwarded-For');
+  });
+});
