@@ -3,7 +3,7 @@ import { liveView, topologyView } from './world-view';
 import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
-import { HttpServers } from './apps/http-server';
+import { HttpServers, type CpuWork } from './apps/http-server';
 import { IngressProxies, type AddressKind } from './apps/ingress-proxy';
 import type { SimContext } from './context';
 import { Host } from './infra/host';
@@ -48,7 +48,10 @@ export class World {
   /** Each gRPC client deployment's settings, for the "why" chains. */
   private readonly clientSettings = new Map<string, GrpcClientSettings>();
   private readonly httpClients = new Set<string>();
+  /** Each deployment whose requests take CPU time: how much, and its pod template's CPU limit. */
+  private readonly cpuLimits = new Map<string, CpuWork>();
   readonly workloads: Workloads;
+  private readonly servers: HttpServers;
   readonly kubeProxy: KubeProxy;
   readonly cni: Cni;
   /** Routers, MetalLB and load balancers in front of the cluster. */
@@ -68,6 +71,7 @@ export class World {
         ip: ipv4(n.ip),
         podCidr: cidr(n.podCidr),
         platform: n.platform,
+        cpus: params.node.cores,
         rpFilterAll: params.node.rpFilter,
         conntrackMax,
         dropReasonCount: DROP_REASON_IDS.length,
@@ -99,7 +103,7 @@ export class World {
     const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric));
     for (const host of this.hosts) cni.setUpHost(host);
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy);
-    const servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external');
+    const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external'));
     const clients = new HttpClients(ctx, this.tcp);
     // Made for the first ingress proxy only, so other scenarios' reports carry no empty ingress instruments.
     let proxies: IngressProxies | null = null;
@@ -135,7 +139,11 @@ export class World {
         preStopSeconds: dep.preStopSeconds,
         readySeconds: dep.readySeconds,
       };
-      if (dep.app === 'http-server') this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port));
+      if (dep.app === 'http-server') {
+        const work = dep.cpuPerRequestMs > 0 ? { perRequestUs: millis(dep.cpuPerRequestMs), limitCores: dep.cpuLimit } : null;
+        if (work) this.cpuLimits.set(name, work);
+        this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port, this.cpuLimits.get(name) ?? null));
+      }
       else if (dep.app === 'ingress-proxy') {
         const service = this.services.get(dep.target!)!;
         const proxy = {
@@ -179,6 +187,17 @@ export class World {
     this.workloads.startSteadyState();
     edge.start();
     dns?.start();
+  }
+
+  /**
+   * Sets a deployment's CPU limit (cores; 0 lifts it) in its pod template and, as an in-place resize does, in the
+   * cgroups of its running pods.
+   */
+  setCpuLimit(deployment: string, cores: number): void {
+    const work = this.cpuLimits.get(deployment);
+    if (!work) throw new Error(`target: deployment "${deployment}" takes no CPU time per request (cpuPerRequestMs), so there is nothing to limit`);
+    work.limitCores = cores > 0 ? cores : undefined;
+    for (const pod of this.workloads.pods) if (pod.deployment === deployment && pod.app) this.servers.setCpuLimit(pod, work.limitCores);
   }
 
   /** A gRPC client deployment's pod-template settings, or undefined when it runs no gRPC client. */

@@ -224,6 +224,17 @@ const VIEWS: View[] = [
       await page.getByTestId('why-step').first().waitFor();
     },
   }),
+  paused({
+    name: 'cfs-throttling-done',
+    scenario: 'cfs-throttling.yaml',
+    size: 'desktop',
+    until: 60,
+    speed: 'max',
+    then: async (page) => {
+      await page.locator('[data-entity="pod/api-0"]').first().click();
+      await page.getByTestId('why-summary').click();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

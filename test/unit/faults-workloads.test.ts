@@ -192,3 +192,49 @@ describe('crash-loop', () => {
     expect(seconds(events(s, 'pod.crashed', `pod/${replacement.name}`))).toEqual([19.2]);
   });
 });
+
+describe('set-cpu-limit', () => {
+  const CFS = `
+version: 1
+id: cfs
+title: CPU limit
+description: One API pod whose requests take CPU time.
+seed: 3
+duration: 30
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: api-0, deployment: api }] }
+  deployments:
+    api: { app: http-server, replicas: 1, cpuPerRequestMs: 0.25 }
+    client: { app: http-client, replicas: 4, target: api }
+    other: { app: http-server, replicas: 1 }
+  services:
+    api: { selector: api, clusterIp: 10.96.0.40 }
+params:
+  client: { requestsPerSecond: 100 }
+  cpu: { kernel: expiring }
+  node: { cores: 32 }
+`;
+
+  it('limits a running pod in place, and lifting it ends the throttling', () => {
+    const s = createSim(loadText(CFS));
+    s.runUntil(atSeconds(5));
+    expect(counter(s, 'cpu.throttled_periods{deployment=api}')).toBe(0);
+    expect(s.inspect('pod/api-0')!.sections.find((x) => x.title === 'CPU (CFS bandwidth)')!.rows[0]).toEqual(['limit', 'none: no quota, never throttled']);
+    s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/api', params: { cores: 0.3 } });
+    expect(events(s, 'cpu.limit.changed').map((e) => e.message)).toEqual(['limits.cpu 0.3']);
+    s.runUntil(atSeconds(15));
+    const throttled = counter(s, 'cpu.throttled_periods{deployment=api}');
+    expect(throttled).toBeGreaterThan(50);
+    expect(s.inspect('pod/api-0')!.sections.find((x) => x.title === 'CPU (CFS bandwidth)')!.rows[0]).toEqual(['quota', '30.0 ms per 100.0 ms period']);
+    s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/api', params: { cores: 0 } });
+    s.runUntil(atSeconds(25));
+    expect(counter(s, 'cpu.throttled_periods{deployment=api}')).toBe(throttled);
+  });
+
+  it('names a deployment without CPU work, and an out-of-range limit', () => {
+    const s = createSim(loadText(CFS));
+    expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/other', params: { cores: 1 } })).toThrow('target: deployment "other" takes no CPU time per request (cpuPerRequestMs), so there is nothing to limit');
+    expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/api', params: { cores: -1 } })).toThrow('params.cores');
+  });
+});

@@ -118,15 +118,17 @@ describe('Metrics keys and labels', () => {
     expect(m.seriesNames()).toEqual(['lb.requests.failed', 'lb.requests.failed{pool=web,reason=reset}', 'plain']);
   });
 
-  it('puts histogram suffixes on the name, before the labels', () => {
+  it('puts histogram suffixes on the name, before the labels, in series and totals alike', () => {
     const m = new Metrics();
-    m.histogram('dns.latency', [1], { server: 'nodelocal' });
+    m.histogram('dns.latency', [1, 2], { server: 'nodelocal' }).observe(0.5);
     expect(m.seriesNames()).toEqual([
       'dns.latency.count{server=nodelocal}',
       'dns.latency.le_1{server=nodelocal}',
+      'dns.latency.le_2{server=nodelocal}',
       'dns.latency.p50{server=nodelocal}',
       'dns.latency.p99{server=nodelocal}',
     ]);
+    expect(m.totals()).toEqual({ 'dns.latency.count{server=nodelocal}': 1, 'dns.latency.le_1{server=nodelocal}': 1 });
   });
 
   it('records each bucket per step, cumulative like Prometheus le, summing to the report totals', () => {

@@ -35,6 +35,7 @@ describe('scenario defaults', () => {
       tcp: { initialRtoMs: 1000, synRetries: 6 },
       client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, requestsPerConnection: 0, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
+      cpu: { periodMs: 100, sliceMs: 5, kernel: 'fixed' },
       dnsClient: { lookupsPerSecond: 1 },
       dns: { maxConcurrent: 0, upstreamTimeoutS: 5 },
       externalDns: { intervalS: 60, events: false, deregisterOn: 'delete' },
@@ -67,6 +68,8 @@ describe('scenario defaults', () => {
     expect(s.topology.nodes[0]?.size).toBe(1);
     expect(s.topology.nodes[0]?.pods).toEqual([]);
     expect(s.topology.deployments['web']?.port).toBe(8080);
+    expect(s.topology.deployments['web']?.cpuPerRequestMs).toBe(0);
+    expect(s.topology.deployments['web']?.cpuLimit).toBeUndefined();
     expect(s.topology.services['web']?.port).toBe(80);
     expect(s.timeline).toEqual([]);
     expect(s.fixes).toEqual({});
@@ -423,6 +426,9 @@ describe('cross-field checks', () => {
     loop['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, target: 'front' };
     loop['topology'].services.front = { selector: 'proxy', clusterIp: '10.96.0.11' };
     expect(errorsFor(loop)).toEqual(['topology.deployments.proxy.target: the service "front" selects this deployment itself: requests would loop']);
+    const cpu = placed();
+    cpu['topology'].deployments.client.cpuLimit = 1;
+    expect(errorsFor(cpu)).toEqual(['topology.deployments.client.cpuLimit: only http-server deployments model CPU time']);
     const bad = placed();
     bad['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, target: 'web', trustedIps: ['10.0.0.0/33'] };
     expect(errorsFor(bad)).toEqual(['topology.deployments.proxy.trustedIps[0]: not an IPv4 CIDR block (like 10.244.1.0/24)']);

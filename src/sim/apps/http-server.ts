@@ -1,9 +1,10 @@
-import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict } from '../api';
+import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection } from '../api';
 import type { Counter } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis } from '../core/time';
 import type { SimContext } from '../context';
+import { CpuControllers, quotaFor, type CpuBandwidth } from '../infra/cpu-bandwidth';
 import type { Pod } from '../infra/pod';
 import { clientAddress } from '../net/forwarded';
 import { formatIpv4 } from '../net/ipv4';
@@ -16,6 +17,9 @@ const VERDICTS: ClientAddressVerdict[] = ['client', 'internal', 'forged'];
 /** Timers shared by every server instance: one handler answers any server's request. */
 export class HttpServers {
   readonly respond: HandlerId;
+  readonly cpuDone: HandlerId;
+  /** CPU bandwidth control of the containers with CPU work, made for the first one. */
+  private cpus: CpuControllers | null = null;
   /** Requests by what the client address a server logged really was. */
   readonly logged: Record<ClientAddressVerdict, Counter>;
   private readonly servers: (HttpServer | undefined)[] = [];
@@ -27,6 +31,7 @@ export class HttpServers {
     private readonly internal: (ip: number) => boolean,
   ) {
     this.respond = ctx.sched.register('http-server.respond', (socketId, message) => this.onRespond(socketId, message));
+    this.cpuDone = ctx.sched.register('http-server.cpu-done', (socketId, message) => this.onCpuDone(socketId, message));
     this.logged = Object.fromEntries(VERDICTS.map((v) => [v, ctx.metrics.counter('server.client_ip', { seen: v })])) as Record<ClientAddressVerdict, Counter>;
   }
 
@@ -49,10 +54,24 @@ export class HttpServers {
     requests.logged(message, address, verdict);
   }
 
-  create(pod: Pod, port: number): HttpServer {
-    const server = new HttpServer(this, pod, port, this.ctx.rng.stream(`http-server/${pod.name}`));
+  create(pod: Pod, port: number, work: CpuWork | null): HttpServer {
+    let cpu: CpuBandwidth | null = null;
+    if (work) {
+      this.cpus ??= new CpuControllers(this.ctx);
+      const p = this.ctx.params.cpu;
+      const periodUs = millis(p.periodMs);
+      const settings = { periodUs, quotaUs: quotaFor(work.limitCores, periodUs), sliceUs: millis(p.sliceMs), kernel: p.kernel };
+      cpu = this.cpus.create(pod.entity, pod.deployment, pod.host.cpus, settings);
+    }
+    const server = new HttpServer(this, pod, port, this.ctx.rng.stream(`http-server/${pod.name}`), cpu, work?.perRequestUs ?? 0);
     this.servers[pod.index] = server;
     return server;
+  }
+
+  /** A new CPU limit for a running pod's cgroup (cores; undefined lifts it). */
+  setCpuLimit(pod: Pod, cores: number | undefined): void {
+    const cpu = this.servers[pod.index]?.cpu;
+    cpu?.setQuota(quotaFor(cores, cpu.periodUs));
   }
 
   private onRespond(socketId: number, message: number): void {
@@ -60,28 +79,92 @@ export class HttpServers {
     if (!socket) return;
     this.servers[socket.stack.ns]?.finish(socket, message);
   }
+
+  private onCpuDone(socketId: number, message: number): void {
+    const socket = this.tcp.sockets.get(socketId);
+    if (!socket) return;
+    this.servers[socket.stack.ns]?.serve(socket.id, message);
+  }
 }
 
-/** A request/response server: each request takes an exponential service time, then gets its answer. */
+/** A deployment's CPU time per request and its pod template's limit (cores; undefined: none). */
+export interface CpuWork {
+  perRequestUs: number;
+  limitCores: number | undefined;
+}
+
+/**
+ * A request/response server: each request takes its CPU time on a thread (under the container's CPU limit, if any),
+ * then an exponential service time (waiting on I/O), then gets its answer.
+ */
 export class HttpServer extends HttpListener {
   constructor(
     private readonly shared: HttpServers,
     pod: Pod,
     port: number,
     private readonly rng: RngStream,
+    readonly cpu: CpuBandwidth | null,
+    private readonly cpuPerRequestUs: number,
   ) {
     super(pod, port);
+  }
+
+  override start(): void {
+    super.start();
+    this.cpu?.start();
+  }
+
+  killed(): void {
+    this.cpu?.stop();
   }
 
   onData(socket: Socket, payload: PayloadId, message: number): void {
     if (payload !== Payload.request) return;
     this.shared.logClient(this.pod.entity, message, socket.remoteIp, socket.remotePort, this.pod.ip, this.port);
     this.began(socket);
+    if (this.cpu) this.cpu.run(this.cpuPerRequestUs, this.shared.cpuDone, socket.id, message);
+    else this.serve(socket.id, message);
+  }
+
+  /** The request's CPU work is done: it waits its service time, then is answered. */
+  serve(socketId: number, message: number): void {
     const mean = this.shared.ctx.params.server.serviceTimeMs;
-    this.shared.ctx.sched.after(millis(mean > 0 ? this.rng.exponential(mean) : 0), this.shared.respond, socket.id, message);
+    this.shared.ctx.sched.after(millis(mean > 0 ? this.rng.exponential(mean) : 0), this.shared.respond, socketId, message);
   }
 
   finish(socket: Socket, message: number): void {
     this.answer(socket, message);
   }
+
+  inspect(): InspectSection[] {
+    return this.cpu ? [cpuSection(this.cpu)] : [];
+  }
+
+  protected override drained(exit: () => void): void {
+    this.cpu?.stop();
+    exit();
+  }
+}
+
+const ms = (us: number): string => `${(us / 1000).toFixed(1)} ms`;
+
+function cpuSection(cpu: CpuBandwidth): InspectSection {
+  const st = cpu.stat;
+  const last = cpu.lastPeriod;
+  const rows: [string, string][] = [];
+  if (!cpu.limited) rows.push(['limit', 'none: no quota, never throttled'], ['CPU used', ms(st.usageUs)]);
+  else {
+    const share = st.periods > 0 ? ` (${Math.round((100 * st.throttledPeriods) / st.periods)} %)` : '';
+    rows.push(
+      ['quota', `${ms(cpu.quotaUs)} per ${ms(cpu.periodUs)} period`],
+      ['kernel', cpu.kernel === 'expiring' ? 'unused runtime expires each period (4.18–5.3)' : 'unused runtime carries over (5.4 on)'],
+      ['periods', String(st.periods)],
+      ['throttled periods', `${st.throttledPeriods}${share}`],
+      ['throttled time, all CPUs', st.throttledUs >= 10_000_000 ? `${(st.throttledUs / 1e6).toFixed(1)} s` : ms(st.throttledUs)],
+      ['last period', `used ${ms(last.usedUs)} of ${ms(cpu.quotaUs)} on ${last.cpus} CPUs${last.expiredUs > 0 ? `; ${ms(last.expiredUs)} expired` : ''}`],
+      ['CPUs throttled now', String(cpu.throttledCpus)],
+      ['runtime left', `${ms(cpu.poolUs)} in the pool, ${ms(cpu.heldUs)} held by CPUs`],
+    );
+  }
+  return { title: 'CPU (CFS bandwidth)', rows };
 }

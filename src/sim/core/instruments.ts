@@ -138,11 +138,14 @@ export class HistogramImpl implements Histogram, Instrument {
   addTotals(into: Record<string, number>): void {
     into[this.countKey] = this.count;
     if (this.count === 0) return;
-    const base = this.countKey.slice(0, -'.count'.length);
+    // `name.count{labels}`: the bucket keys put their suffix before the labels too, as the series keys do.
+    const brace = this.countKey.indexOf('{');
+    const labels = brace < 0 ? '' : this.countKey.slice(brace);
+    const base = this.countKey.slice(0, brace < 0 ? undefined : brace).slice(0, -'.count'.length);
     let cumulative = 0;
     for (let i = 0; i < this.bounds.length && cumulative < this.count; i++) {
       cumulative += this.all[i]!;
-      into[`${base}.le_${this.bounds[i]}`] = cumulative;
+      into[`${base}.le_${this.bounds[i]}${labels}`] = cumulative;
     }
   }
 }

@@ -14,6 +14,7 @@ import { removeInterfaceAddress } from './remove-interface-address';
 import { removeNode } from './remove-node';
 import { rollingUpdate } from './rolling-update';
 import { scaleDeployment } from './scale-deployment';
+import { setCpuLimit } from './set-cpu-limit';
 import { setForwardedHeader } from './set-forwarded-header';
 import { setInstanceAllowance } from './set-instance-allowance';
 import { setLbPolicy } from './set-lb-policy';
@@ -27,6 +28,7 @@ export const FAULTS: readonly Fault[] = [
   rollingUpdate,
   scaleDeployment,
   crashLoop,
+  setCpuLimit,
   drainNode,
   removeNode,
   joinNode,

@@ -16,6 +16,7 @@ export interface HostOptions {
   ip: Ipv4;
   podCidr: Cidr;
   platform: 'bare-metal' | 'cloud';
+  cpus: number;
   rpFilterAll: RpFilterMode;
   conntrackMax: number;
   dropReasonCount: number;
@@ -31,6 +32,8 @@ export class Host {
   readonly ip: Ipv4;
   readonly podCidr: Cidr;
   readonly platform: 'bare-metal' | 'cloud';
+  /** CPUs a container's threads may run on. */
+  readonly cpus: number;
   /** Pods whose network namespace exists on this host, by address. */
   readonly pods = new Map<number, Pod>();
   readonly ifaces: NetInterface[] = [];
@@ -61,6 +64,7 @@ export class Host {
     this.ip = o.ip;
     this.podCidr = o.podCidr;
     this.platform = o.platform;
+    this.cpus = o.cpus;
     this.rpFilterAll = o.rpFilterAll;
     this.conntrack = new ConntrackTable(o.conntrackMax, KUBE_PROXY_TIMEOUTS);
     this.ipamCursor = o.podCidr.base + 2;

@@ -57,11 +57,40 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   }
   const martians = causes.of('rp_filter_martian')[0];
   if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
+  const slow = causes.of('cpu_delayed')[0];
+  const throttled = slow ? causes.find('cpu_throttled', slow.entity) : causes.of('cpu_throttled')[0];
+  if (throttled) chains.push({ symptom: slow ? `requests waiting for CPU at ${slow.entity}` : `CPU throttling at ${throttled.entity}`, steps: cpuSteps(causes, slow, throttled) });
   // A logged address a client made up is always worth a chain; an internal one is everyday behind a proxy, so asked for.
   const forged = causes.of(CLIENT_ADDRESS_CAUSES.forged)[0];
   const forgedSteps = forged ? clientAddressSteps(world, forged, 'forged') : [];
   if (forged && forgedSteps.length > 0) chains.push({ symptom: `forged client addresses logged at ${forged.entity}`, steps: forgedSteps });
   return chains;
+}
+
+const ms = (us: number | string | undefined) => `${(Number(us) / 1000).toFixed(1)} ms`;
+
+/** Requests that waited for CPU, the throttled periods behind them, and what ate the quota. */
+function cpuSteps(causes: CauseLog, slow: CauseFact | undefined, throttled: CauseFact): WhyStep[] {
+  const d = throttled.detail;
+  const entity = throttled.entity;
+  const periods = causes.find('cpu_period', entity)?.count ?? throttled.count;
+  const steps: WhyStep[] = [];
+  if (slow) steps.push({ entity, text: `${slow.count} requests waited 5 ms or more for CPU beyond their own work; the longest ${ms(slow.detail['longestUs'])}` });
+  steps.push({
+    entity,
+    text: `its cgroup was throttled in ${throttled.count} of ${periods} periods; in the latest it used ${ms(d['usedUs'])} of its ${ms(d['quotaUs'])} quota`,
+  });
+  const held = `its threads ran on ${d['cpus']} CPUs; a CPU takes runtime from the quota ${ms(d['sliceUs'])} at a time and keeps 1 ms when it goes idle`;
+  if (Number(d['expiredUs']) > 0) {
+    steps.push({ entity, text: `${held}, and on this kernel (4.18 to 5.3) the ${ms(d['expiredUs'])} the CPUs still held expired at the period's end` });
+  } else if (Number(d['usedUs']) >= 0.95 * Number(d['quotaUs'])) {
+    steps.push({ entity, text: `its threads needed the whole quota in that period` });
+  } else {
+    steps.push({ entity, text: `${held}, so the pool ran dry while CPUs held what the others needed; on this kernel unused runtime carries over, so nothing expired` });
+  }
+  const cores = Number(d['quotaUs']) / Number(d['periodUs']);
+  steps.push({ entity, text: `its CPU limit of ${cores} cores sets the quota to ${ms(d['quotaUs'])} per ${ms(d['periodUs'])} period` });
+  return steps;
 }
 
 /**
@@ -122,6 +151,12 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return { symptom, steps: allowanceSteps(causes, world, fact) };
     case 'rp_filter_martian':
       return { symptom, steps: martianSteps(causes, world, fact) };
+    case 'cpu_delayed':
+    case 'cpu_throttled': {
+      const throttled = causes.find('cpu_throttled', fact.entity);
+      if (!throttled) return { symptom, steps: [{ entity: fact.entity, text: `${fact.count} requests waited for a CPU: their threads queued behind each other, not throttled` }] };
+      return { symptom, steps: cpuSteps(causes, kind === 'cpu_delayed' ? fact : undefined, throttled) };
+    }
     case CLIENT_ADDRESS_CAUSES.internal:
     case CLIENT_ADDRESS_CAUSES.forged: {
       const verdict = kind === CLIENT_ADDRESS_CAUSES.forged ? 'forged' : 'internal';

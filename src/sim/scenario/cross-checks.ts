@@ -178,6 +178,9 @@ function checkReferences(scenario: Scenario, report: Report): void {
     } else if (deployment.target !== undefined && deployment.app !== 'grpc-client') {
       report(targetPath, `only http-client, ingress-proxy and grpc-client deployments have a target`);
     }
+    if ((deployment.cpuPerRequestMs > 0 || deployment.cpuLimit !== undefined) && deployment.app !== 'http-server') {
+      report(['topology', 'deployments', name, deployment.cpuPerRequestMs > 0 ? 'cpuPerRequestMs' : 'cpuLimit'], 'only http-server deployments model CPU time');
+    }
     if (deployment.trustedIps.length > 0 && deployment.app !== 'ingress-proxy') {
       report(['topology', 'deployments', name, 'trustedIps'], 'only ingress-proxy deployments trust forwarded headers');
     }

@@ -40,6 +40,16 @@ const server = z.strictObject({
   serviceTimeMs: z.number().min(0).default(5),
 });
 
+/** CPU bandwidth control for containers with a CPU limit (REFERENCE H.2). */
+const cpu = z.strictObject({
+  // cpu.cfs_period_us defaults to 100 ms, and kubelet's --cpu-cfs-quota-period with it (REFERENCE H.2).
+  periodMs: z.number().min(1).max(1000).default(100),
+  // sched_cfs_bandwidth_slice_us defaults to 5 ms (REFERENCE H.2).
+  sliceMs: z.number().gt(0).max(1000).default(5),
+  // Kernels from 5.4 carry a CPU's unused runtime over; 4.18 to 5.3 expire it each period (REFERENCE H.2).
+  kernel: z.enum(['expiring', 'fixed']).default('fixed'),
+});
+
 const kube = z.strictObject({
   // Model choice: image already on the node, so creation to Ready takes a couple of seconds.
   podStartSeconds: z.number().min(0).default(2),
@@ -106,7 +116,8 @@ const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'm
 const node = z.strictObject({
   // systemd's sysctl.d/50-default.conf sets rp_filter = 2 (loose) on most distributions (REFERENCE D.1).
   rpFilter: rpFilter.default(2),
-  // Model choice: a typical worker; kube-proxy sizes conntrack from the core count (REFERENCE D.3).
+  // Model choice: a typical worker; kube-proxy sizes conntrack from the core count (REFERENCE D.3), and a container's
+  // threads spread over the cores under CPU bandwidth control.
   cores: z.number().int().min(1).max(512).default(8),
   // Unset: kube-proxy's max(131072, 32768 × cores) (REFERENCE D.3).
   conntrackMax: z.number().int().min(1).optional(),
@@ -167,6 +178,7 @@ const sections = {
   tcp: tcp.prefault({}),
   client: client.prefault({}),
   server: server.prefault({}),
+  cpu: cpu.prefault({}),
   dnsClient: dnsClient.prefault({}),
   dns: dns.prefault({}),
   externalDns: externalDns.prefault({}),

@@ -67,6 +67,10 @@ const deployment = z.strictObject({
   // An ingress-proxy's peers whose X-Forwarded-For it keeps and appends to; from any other peer it replaces the
   // header. Traefik's entryPoints forwardedHeaders.trustedIPs is empty by default, trusting no one.
   trustedIps: z.array(cidrv4).default([]),
+  // An http-server's CPU time per request (on a thread of its own, before its service time); 0 leaves CPU out.
+  cpuPerRequestMs: z.number().min(0).max(10_000).default(0),
+  // limits.cpu in cores: quota = limit × params.cpu.periodMs per period (REFERENCE H.2); 0 or left out, no limit.
+  cpuLimit: z.number().min(0).max(512).optional(),
 });
 
 const service = z.strictObject({
