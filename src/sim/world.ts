@@ -98,6 +98,8 @@ export class World {
       syncPeriod: seconds(kp.syncPeriodS),
       restore: kp.restore,
       syncCostPerRuleUs: kp.syncCostPerRuleUs,
+      otherServices: kp.otherServices,
+      otherEndpoints: kp.otherEndpoints,
     });
     this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp);
     const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric));

@@ -235,6 +235,17 @@ const VIEWS: View[] = [
       await page.getByTestId('why-summary').click();
     },
   }),
+  paused({
+    name: 'kube-proxy-overload-rollout',
+    scenario: 'kube-proxy-overload.yaml',
+    size: 'desktop',
+    dark: true,
+    until: 64,
+    speed: 'max',
+    then: async (page) => {
+      await page.locator('[data-entity="node/node-b"]').first().click();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

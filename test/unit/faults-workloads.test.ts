@@ -179,6 +179,25 @@ describe('crash-loop', () => {
     expect(seconds(events(s, 'pod.crashed', 'pod/web-0'))).toEqual([10, 22, 47]);
   });
 
+  it('with a run-time spread, pods crash apart from each other, the same way for the same seed', () => {
+    const crashes = () => {
+      const s = sim();
+      at(s, 10);
+      s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 5, durationSeconds: 100, jitter: 0.5 } });
+      at(s, 120);
+      return ['pod/web-0', 'pod/web-1'].map((pod) => seconds(events(s, 'pod.crashed', pod)));
+    };
+    const [web0, web1] = crashes();
+    // The first crash comes within 2.5 s (5 s × 0.5), not at once; each run lasts 2.5 to 7.5 s.
+    for (const list of [web0!, web1!]) {
+      expect(list[0]!).toBeGreaterThan(10);
+      expect(list[0]!).toBeLessThanOrEqual(12.5);
+      expect(list.length).toBeGreaterThanOrEqual(3);
+    }
+    expect(web0).not.toEqual(web1);
+    expect(crashes()).toEqual([web0, web1]);
+  });
+
   it('a pod deleted while it waits out its back-off goes at once, and is replaced by a pod that crashes too', () => {
     const s = sim();
     at(s, 10);

@@ -165,6 +165,20 @@ describe('sync cost and programming latency', () => {
     expect(partial.latency).toBeLessThan(full.latency / 2);
   });
 
+  it('the rest of the cluster\'s rules: a full restore rewrites all of them, a partial one only their jump rules', () => {
+    const syncMs = (restore: 'full' | 'partial') => {
+      // One small Service of our own, and 1,000 Services with 30,000 endpoints elsewhere in the cluster.
+      const c = cluster({ nodes: 1, services: 1, perService: 2, settings: { restore, otherServices: 1000, otherEndpoints: 30_000 } });
+      at(c.ctx, [10], () => c.flip(0, 0));
+      c.ctx.sched.runUntil(atSeconds(20));
+      return histogram(c.ctx, 'kube_proxy.sync.duration_ms', DURATION_BOUNDS).quantile(0.5);
+    };
+    // Full: 50 ms + 10 µs × (1000 × 2 + 3 × 30,000 + the Service's own) ≈ 970 ms; partial: 50 ms + 10 µs × ~1,000.
+    expect(syncMs('full')).toBeGreaterThan(500);
+    expect(syncMs('full')).toBeLessThanOrEqual(1000);
+    expect(syncMs('partial')).toBeLessThanOrEqual(100);
+  });
+
   it('kube_proxy.busy shows the share of a second the busiest node spent syncing', () => {
     const c = cluster({ nodes: 2, services: 10, perService: 33, settings: { restore: 'full', syncCostPerRuleUs: 500 } });
     const busy = c.ctx.metrics.gauge('kube_proxy.busy');

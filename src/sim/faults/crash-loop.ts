@@ -11,8 +11,10 @@ export const crashLoop: Fault = {
   params: [
     { name: 'runSeconds', label: 'Runs for', kind: 'number', default: 5, min: 0.1, max: 3600, unit: 's' },
     { name: 'durationSeconds', label: 'Crashes for', kind: 'number', default: 300, min: 1, max: 3600, unit: 's' },
+    { name: 'jitter', label: 'Run-time spread', kind: 'number', default: 0, min: 0, max: 1 },
   ],
   apply(world, _kind, name, params, cause) {
-    world.workloads.crashLoop(deploymentNamed(world, name), params.runSeconds as number, params.durationSeconds as number, cause);
+    const deployment = deploymentNamed(world, name);
+    world.workloads.crashLoop(deployment, params.runSeconds as number, params.durationSeconds as number, cause, params.jitter as number);
   },
 };

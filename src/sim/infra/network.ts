@@ -68,7 +68,7 @@ export class Network {
   constructor(
     private readonly ctx: SimContext,
     private readonly hosts: readonly Host[],
-    private readonly pods: readonly Pod[],
+    readonly pods: readonly Pod[],
     proxy: ServiceProxy,
     tcp: Tcp,
     udp: Udp,

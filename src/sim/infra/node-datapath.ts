@@ -79,6 +79,7 @@ export class NodeDatapath {
         p.dstIp[id] = this.proxy.endpointIp(host.index, slot);
         p.dstPort[id] = this.proxy.endpointPort(host.index, slot);
         servicePod = this.proxy.endpointPod(host.index, slot);
+        this.noteStaleEndpoint(host, servicePod);
         // Hairpin: a pod sent to its own Service and got itself; KUBE-SEP masquerades it so replies come back through the node.
         masquerade = this.proxy.masquerade(host.index, service, slot, fromLocalPod) || p.dstIp[id] === srcIp;
         if (this.net.traced(id)) this.net.traceHop(id, host.entity, `DNAT to ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
@@ -165,6 +166,13 @@ export class NodeDatapath {
     p.outerDst[id] = 0;
     p.iface[id] = tunnel;
     this.process(id, host, tunnel);
+  }
+
+  /** A new flow sent to a pod that has left the Service's ready endpoints: this node's rules are behind the API. */
+  private noteStaleEndpoint(host: Host, podIndex: number): void {
+    const pod = this.net.pods[podIndex];
+    if (!pod || (pod.phase === 'running' && pod.ready)) return;
+    this.ctx.causes.record('stale_endpoint', host.entity, this.ctx.sched.now, { pod: pod.entity, phase: pod.phase });
   }
 
   /** A sampled HTTP request's addresses as kube-proxy's rules (through their conntrack entry) left them at this node. */

@@ -20,6 +20,9 @@ export interface KubeProxySettings extends SyncRunnerSettings {
   healthTimeout?: Duration;
   /** Syncs longer than this are logged. */
   slowSync: Duration;
+  /** Services and endpoints outside the simulation whose rules every node holds too. */
+  otherServices: number;
+  otherEndpoints: number;
 }
 
 export const KUBE_PROXY_DEFAULTS: KubeProxySettings = {
@@ -36,6 +39,8 @@ export const KUBE_PROXY_DEFAULTS: KubeProxySettings = {
   // Model choice: 10 µs/rule puts 150k endpoints × 3 rules at ≈4.5 s, the "iptables runs of 4–5 s" of k8s#92836 (REFERENCE H.3).
   syncCostPerRuleUs: 10,
   slowSync: seconds(1),
+  otherServices: 0,
+  otherEndpoints: 0,
 };
 
 export interface KubeProxyNode {
@@ -190,7 +195,11 @@ export class KubeProxy {
     this.dirty[node]!.length = 0;
     const writing = this.writing[node]!;
     let rules = 0;
+    // Other Services: one jump rule each on every sync; in a full one also a KUBE-SVC chain and 3 rules per endpoint,
+    // the shape ServiceChains gives a ClusterIP Service.
+    rules += settings.otherServices;
     if (full) {
+      rules += settings.otherServices + 3 * settings.otherEndpoints;
       this.lastFullStart[node] = now;
       for (let svc = 0; svc < this.services.length; svc++) {
         const chains = this.chainsOf(svc);
@@ -224,6 +233,8 @@ export class KubeProxy {
     this.health.updated(node, oldest);
 
     const took = now - this.startedAt[node]!;
+    const entity = `node/${this.nodes[node]!.name}`;
+    this.ctx.causes.record('kube_proxy_sync', entity, now, { tookUs: took, rules: this.rulesWritten[node]!, full: this.fullSync[node]! });
     this.syncs[node]!.inc();
     if (this.fullSync[node]) this.fullSyncs.inc();
     this.duration.observe(took / US_PER_MS);

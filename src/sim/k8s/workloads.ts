@@ -1,4 +1,5 @@
 import type { EventHandle, HandlerId } from '../core/scheduler';
+import type { RngStream } from '../core/rng';
 import { millis, seconds, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import type { Host } from '../infra/host';
@@ -54,7 +55,7 @@ interface Deployment {
   /** The pod template's revision; a rolling update bumps it. */
   revision: number;
   /** While set, every container of the deployment exits `runFor` after it starts, until `until`. */
-  crash: { runFor: Duration; until: SimTime; cause: string } | null;
+  crash: { runFor: Duration; jitter: number; until: SimTime; cause: string } | null;
 }
 
 /** A pod's main container under CrashLoopBackOff. */
@@ -89,6 +90,8 @@ export class Workloads {
   private readonly teardownNetns: HandlerId;
   private readonly sigterm: HandlerId;
   private readonly crashContainer: HandlerId;
+  /** Each crash-looping deployment's draws of run times, made on first use. */
+  private readonly crashStreams = new Map<number, RngStream>();
   private readonly restartContainer: HandlerId;
   private readonly restarts = new Map<number, Restarts>();
 
@@ -276,11 +279,22 @@ export class Workloads {
    * A bad build: every container of the deployment exits `runSeconds` after it starts (the running ones at once),
    * for `durationSeconds`; the kubelet restarts each in place after its CrashLoopBackOff delay.
    */
-  crashLoop(deploymentName: string, runSeconds: number, durationSeconds: number, cause: string): void {
+  /**
+   * Containers of the deployment exit `runSeconds` after each start, until `durationSeconds` from now. With `jitter`
+   * (0 to 1) each run lasts runSeconds × (1 ± jitter) and the running containers exit within runSeconds × jitter
+   * instead of at once, so pods drift apart as containers of a bad build do; without it they crash in step.
+   */
+  crashLoop(deploymentName: string, runSeconds: number, durationSeconds: number, cause: string, jitter = 0): void {
     const d = this.deployment(deploymentName);
-    d.crash = { runFor: seconds(runSeconds), until: (this.ctx.sched.now + seconds(durationSeconds)) as SimTime, cause };
-    this.ctx.note('warn', `deployment/${d.spec.name}`, 'deployment.crash-loop', `containers exit ${runSeconds} s after each start for ${durationSeconds} s`, { cause });
-    for (const pod of d.pods) if (pod.phase === 'running' && pod.app) this.onCrash(pod);
+    const runFor = seconds(runSeconds);
+    d.crash = { runFor, jitter, until: (this.ctx.sched.now + seconds(durationSeconds)) as SimTime, cause };
+    const spread = jitter > 0 ? ` (± ${Math.round(jitter * 100)} %)` : '';
+    this.ctx.note('warn', `deployment/${d.spec.name}`, 'deployment.crash-loop', `containers exit ${runSeconds} s${spread} after each start for ${durationSeconds} s`, { cause });
+    for (const pod of d.pods) {
+      if (pod.phase !== 'running' || !pod.app) continue;
+      if (jitter === 0) this.onCrash(pod);
+      else this.scheduleCrash(pod, d, Math.round(runFor * jitter * this.crashRng(d).next()));
+    }
   }
 
   /** Restarts of a pod's container so far. */
@@ -393,12 +407,24 @@ export class Workloads {
 
   private armCrash(pod: Pod, d: Deployment): void {
     const crash = d.crash!;
-    const at = this.ctx.sched.now + crash.runFor;
-    if (at >= crash.until) return;
+    const runFor = crash.jitter > 0 ? Math.round(this.crashRng(d).jitter(crash.runFor, crash.jitter)) : crash.runFor;
+    if (this.ctx.sched.now + runFor >= crash.until) return;
+    this.restartsOf(pod).startedAt = this.ctx.sched.now;
+    this.scheduleCrash(pod, d, runFor);
+  }
+
+  private scheduleCrash(pod: Pod, d: Deployment, after: number): void {
+    const at = this.ctx.sched.now + after;
+    if (at >= d.crash!.until) return;
     const r = this.restartsOf(pod);
-    r.startedAt = this.ctx.sched.now;
     this.ctx.sched.cancel(r.crashTimer);
     r.crashTimer = this.ctx.sched.at(at as SimTime, this.crashContainer, pod.index);
+  }
+
+  private crashRng(d: Deployment): RngStream {
+    let stream = this.crashStreams.get(d.index);
+    if (!stream) this.crashStreams.set(d.index, (stream = this.ctx.rng.stream(`crash-loop/${d.spec.name}`)));
+    return stream;
   }
 
   private restartsOf(pod: Pod): Restarts {
@@ -474,6 +500,7 @@ export class Workloads {
     this.services.forEach((service, index) => {
       if (service.selector !== deployment) return;
       if (!service.slice.update(this.deployment(deployment).pods, service.targetPort)) return;
+      this.ctx.causes.record('endpoints_changed', `deployment/${deployment}`, this.ctx.sched.now);
       this.ctx.sched.after(millis(this.ctx.params.kube.endpointPropagationMs), this.notifyProxies, index);
     });
   }

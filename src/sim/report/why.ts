@@ -57,6 +57,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   }
   const martians = causes.of('rp_filter_martian')[0];
   if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
+  const stale = causes.of('stale_endpoint')[0];
+  if (stale && chains.length === 0) chains.push({ symptom: `connections to departed pods at ${stale.entity}`, steps: staleSteps(causes, stale) });
   const slow = causes.of('cpu_delayed')[0];
   const throttled = slow ? causes.find('cpu_throttled', slow.entity) : causes.of('cpu_throttled')[0];
   if (throttled) chains.push({ symptom: slow ? `requests waiting for CPU at ${slow.entity}` : `CPU throttling at ${throttled.entity}`, steps: cpuSteps(causes, slow, throttled) });
@@ -67,7 +69,30 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   return chains;
 }
 
+/** New connections a node sent to pods no longer among the ready endpoints: its kube-proxy's syncs, and who keeps them busy. */
+function staleSteps(causes: CauseLog, stale: CauseFact): WhyStep[] {
+  const node = stale.entity;
+  const steps: WhyStep[] = [
+    { entity: node, text: `sent ${stale.count} new connections to pods that had already left their Service's ready endpoints (the latest to ${stale.detail['pod']}, ${stale.detail['phase']}): its rules were behind the API` },
+  ];
+  const sync = causes.find('kube_proxy_sync', node);
+  if (sync) {
+    const kind = sync.detail['full'] === 1 ? 'full restore' : 'partial restore';
+    steps.push({
+      entity: node,
+      text: `its kube-proxy ran ${sync.count} syncs; each change waits for the one running, and the latest, a ${kind} of ${Number(sync.detail['rules']).toLocaleString('en-US')} rules, took ${duration(sync.detail['tookUs'])}`,
+    });
+  }
+  const busiest = causes.of('endpoints_changed')[0];
+  if (busiest) {
+    const all = causes.of('endpoints_changed').reduce((n, f) => n + f.count, 0);
+    steps.push({ entity: busiest.entity, text: `caused ${busiest.count} of the ${all} endpoint changes; every one of them is a sync on every node` });
+  }
+  return steps;
+}
+
 const ms = (us: number | string | undefined) => `${(Number(us) / 1000).toFixed(1)} ms`;
+const duration = (us: number | string | undefined) => (Number(us) < 1e6 ? ms(us) : `${(Number(us) / 1e6).toFixed(2)} s`);
 
 /** Requests that waited for CPU, the throttled periods behind them, and what ate the quota. */
 function cpuSteps(causes: CauseLog, slow: CauseFact | undefined, throttled: CauseFact): WhyStep[] {
@@ -151,6 +176,8 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return { symptom, steps: allowanceSteps(causes, world, fact) };
     case 'rp_filter_martian':
       return { symptom, steps: martianSteps(causes, world, fact) };
+    case 'stale_endpoint':
+      return { symptom, steps: staleSteps(causes, fact) };
     case 'cpu_delayed':
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);

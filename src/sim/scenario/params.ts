@@ -70,6 +70,10 @@ const kubeProxy = z.strictObject({
   restore: z.enum(['full', 'partial']).default('partial'),
   // Model choice: 10 µs per rule puts 150k endpoints × 3 rules near the 4–5 s iptables runs of kubernetes#92836 (REFERENCE H.3).
   syncCostPerRuleUs: z.number().min(0).default(10),
+  // The rest of a large cluster, not simulated as pods: Services and endpoints whose rules every node still holds. A
+  // full restore rewrites all of them; a partial one only their jump rules.
+  otherServices: z.number().int().min(0).max(100_000).default(0),
+  otherEndpoints: z.number().int().min(0).max(1_000_000).default(0),
 });
 
 const lb = z.strictObject({

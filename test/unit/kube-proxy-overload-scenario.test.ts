@@ -1,0 +1,69 @@
+/**
+ * The shipped replay of the kube-proxy story (public/scenarios/kube-proxy-overload.yaml): full restores of a large
+ * ruleset take seconds; a crash-looping application keeps every node's kube-proxy syncing back to back; an unrelated
+ * rollout's rule changes wait, and nodes send connections to pods that have gone. Each fix moves it its own way.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RunReport } from '../../src/sim/api';
+import { runShipped } from '../fixtures/scenario-run';
+
+const FILE = 'kube-proxy-overload.yaml';
+const run = (fixes: string[] = [], sets: string[] = []): RunReport => runShipped(FILE, fixes, sets);
+const total = (r: RunReport, name: string): number => r.totals[name] ?? 0;
+const failed = (r: RunReport): number => total(r, 'client.connections.failed');
+/** Mean of a series over [from, to) seconds. */
+const mean = (r: RunReport, name: string, from: number, to: number): number => {
+  const values = r.series[name]!.values.slice(from, to);
+  return values.reduce((a, b) => a + b, 0) / values.length;
+};
+/** Share of rule changes that reached a node within `ms`. */
+const within = (r: RunReport, ms: number): number => total(r, `kube_proxy.programming_latency_ms.le_${ms}`) / total(r, 'kube_proxy.programming_latency_ms.count');
+
+describe(FILE, () => {
+  const base = run();
+  const by = Object.fromEntries(['partial-restore', 'min-sync-period', 'fix-crash-loop'].map((f) => [f, run([f])])) as Record<string, RunReport>;
+
+  it('holds every expectation it ships, for the run and each fix', () => {
+    expect(base.expect.filter((e) => !e.held)).toEqual([]);
+    for (const [fix, report] of Object.entries(by)) expect(report.expect.filter((e) => !e.held), fix).toEqual([]);
+  });
+
+  it('makes each full restore cost what its rules cost: 2,000 Services and 150,000 endpoints outside, about 4.5 s', () => {
+    const chain = base.why.find((c) => c.symptom.startsWith('connections to departed pods'))!;
+    const sync = chain.steps[1]!.text;
+    const rules = Number(/full restore of ([\d,]+) rules/.exec(sync)![1]!.replaceAll(',', ''));
+    // One jump and one chain per other Service, three rules per other endpoint, and the scenario's own Services.
+    expect(rules).toBeGreaterThanOrEqual(2000 * 2 + 3 * 150_000);
+    expect(rules).toBeLessThan(2000 * 2 + 3 * 150_000 + 200);
+    // 50 ms fixed plus 10 µs a rule (kube-proxy.ts defaults).
+    expect(sync).toContain(`took ${((50_000 + 10 * rules) / 1e6).toFixed(2)} s`);
+    const halved = run([], ['params.kubeProxy.otherEndpoints=75000']);
+    expect(within(halved, 5000)).toBeGreaterThan(within(base, 5000));
+  });
+
+  it('busy kube-proxies delay the rollout: the crash loop alone adds syncs and failed connections', () => {
+    const calm = by['fix-crash-loop']!;
+    expect(mean(base, 'kube_proxy.busy', 15, 60)).toBeGreaterThan(0.9);
+    expect(mean(calm, 'kube_proxy.busy', 40, 60)).toBe(0);
+    expect(total(base, 'kube_proxy.syncs.full')).toBeGreaterThan(3 * total(calm, 'kube_proxy.syncs.full'));
+    expect(failed(base)).toBeGreaterThan(failed(calm));
+  });
+
+  it('partial restores make changes land in about a second; a longer minimum sync period trades CPU for waiting', () => {
+    const partial = by['partial-restore']!;
+    const slower = by['min-sync-period']!;
+    expect(within(partial, 1000)).toBeGreaterThan(0.7);
+    expect(within(base, 1000)).toBe(0);
+    expect(failed(partial)).toBeLessThan(failed(base) / 2);
+    expect(mean(slower, 'kube_proxy.busy', 15, 60)).toBeLessThan(mean(base, 'kube_proxy.busy', 15, 60) * 0.6);
+    expect(within(slower, 10_000)).toBeLessThan(within(base, 10_000));
+    expect(failed(slower)).toBeGreaterThan(failed(base));
+  });
+
+  it('explains the failed connections: stale rules, a long full restore, and the crash-looping deployment', () => {
+    const chain = base.why.find((c) => c.symptom.startsWith('connections to departed pods'))!;
+    expect(chain.steps.map((s) => s.entity)).toEqual([expect.stringMatching(/^node\//), expect.stringMatching(/^node\//), 'deployment/flaky']);
+    expect(chain.steps[0]!.text).toMatch(/^sent \d+ new connections to pods that had already left their Service's ready endpoints \(the latest to pod\/web-\d+, (gone|terminating)\)/);
+    expect(chain.steps[2]!.text).toMatch(/^caused \d+ of the \d+ endpoint changes; every one of them is a sync on every node$/);
+  });
+});
