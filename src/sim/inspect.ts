@@ -71,9 +71,20 @@ function inspectNode(world: World, host: Host): InspectSection[] {
       rules.map((r) => [String(r.priority), `${r.from ? `from ${formatCidr(r.from)} ` : ''}${r.to ? `to ${formatCidr(r.to)} ` : ''}lookup ${r.table === TABLE_MAIN ? 'main' : r.table === TABLE_LOCAL ? 'local' : r.table}`]),
     ),
     list('Routes (main table)', main.map((r) => [formatCidr(r.dst), routeText(r)])),
+    ...ipamSections(world, host),
     kubeProxySection(world, host),
     ...bgpSections(world, host.entity),
   ];
+}
+
+/** Calico's block IPAM on the node: the blocks it holds and who holds its tunnel address. */
+function ipamSections(world: World, host: Host): InspectSection[] {
+  const ipam = host.ipam;
+  if (!ipam) return [];
+  const rows: [string, string][] = ipam.blocks.map((b) => [formatCidr(b), `${ipam.used(b)} of ${ipam.capacity} addresses in use`]);
+  const tunnel = world.cni.tunnelAddress(host);
+  if (tunnel !== undefined) rows.push(['tunl0 address', `${formatIpv4(tunnel)}, IPAM handle: ${ipam.handleOf(tunnel) ?? 'none (released)'}`]);
+  return [{ title: 'IPAM blocks (Calico)', rows }];
 }
 
 function kubeProxySection(world: World, host: Host): InspectSection {

@@ -246,6 +246,16 @@ const VIEWS: View[] = [
       await page.locator('[data-entity="node/node-b"]').first().click();
     },
   }),
+  paused({
+    name: 'calico-collision-node',
+    scenario: 'calico-collision.yaml',
+    size: 'desktop',
+    until: 47,
+    speed: '10',
+    then: async (page) => {
+      await page.locator('[data-entity="node/node-b"]').first().click();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

@@ -51,6 +51,7 @@ describe('scenario defaults', () => {
       },
       bgp: { convergenceMs: 500 },
       node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, tunnelHasIp: true, sourceRuleGcSeconds: 0 },
+      calico: { ipam: 'node-cidr', blockSize: 26, leakGraceS: 900 },
       instance: {
         conntrackAllowance: 75_000,
         ppsAllowance: 400_000,

@@ -12,6 +12,7 @@ import { joinNode } from './join-node';
 import { removeBgpSpeaker } from './remove-bgp-speaker';
 import { removeInterfaceAddress } from './remove-interface-address';
 import { removeNode } from './remove-node';
+import { restartNodeAgent } from './restart-node-agent';
 import { rollingUpdate } from './rolling-update';
 import { scaleDeployment } from './scale-deployment';
 import { setCpuLimit } from './set-cpu-limit';
@@ -33,6 +34,7 @@ export const FAULTS: readonly Fault[] = [
   removeNode,
   joinNode,
   recreatePool,
+  restartNodeAgent,
   setForwardedHeader,
   addBgpSpeaker,
   removeBgpSpeaker,

@@ -17,6 +17,7 @@ export const removeNode: Fault = {
     host.inCluster = false;
     world.ctx.note('warn', host.entity, 'node.removed', 'deleted from the cluster', { cause });
     world.edge.metallb?.stopSpeaker(host, cause);
+    world.cni.nodeDeleted(host);
     world.edge.nodesChanged();
     world.ctx.touchTopology();
   },

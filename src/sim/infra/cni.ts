@@ -3,6 +3,7 @@ import { seconds } from '../core/time';
 import type { SimContext } from '../context';
 import { formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
 import { TABLE_MAIN } from '../net/policy-routing';
+import { BlockIpam } from './block-ipam';
 import type { Fabric } from './fabric';
 import { toHost } from './fabric';
 import type { Host } from './host';
@@ -13,6 +14,8 @@ import type { Pod } from './pod';
 const ENI_TABLE = 11;
 const ALL: Cidr = { base: 0 as Ipv4, prefix: 0 };
 const host32 = (ip: number): Cidr => ({ base: ip as Ipv4, prefix: 32 });
+/** The IPAM handle calico-node's tunnel-ip-allocator uses for a node's IPIP address. */
+const tunnelHandle = (host: Host): string => `ipip-tunnel-addr-${host.name}`;
 
 /**
  * The pod network plumbing a CNI plugin does on each node. `routed`: pod blocks are routed to nodes and a node
@@ -23,6 +26,9 @@ const host32 = (ip: number): Cidr => ({ base: ip as Ipv4, prefix: 32 });
 export class Cni {
   private readonly ruleGc: HandlerId;
   private readonly ipRelease: HandlerId;
+  private readonly ipamGc: HandlerId;
+  /** When each node's Node object was last deleted, for the IPAM garbage collector and the why chain. */
+  private readonly deletedAt = new Map<number, number>();
   private readonly freeVeths = new Map<number, number[]>();
 
   constructor(
@@ -33,6 +39,7 @@ export class Cni {
   ) {
     this.ruleGc = ctx.sched.register('cni.rule-gc', (pod) => this.collectRule(this.pods[pod]!));
     this.ipRelease = ctx.sched.register('cni.ip-release', (pod) => this.releaseAddress(this.pods[pod]!));
+    this.ipamGc = ctx.sched.register('cni.ipam-gc', (host, ip) => this.collectLeak(this.hosts[host]!, ip));
   }
 
   private get mode(): 'routed' | 'ipip' | 'eni' {
@@ -48,6 +55,7 @@ export class Cni {
     host.routing.main.add({ dst: ALL, type: 'unicast', dev: 'eth0' });
     this.fabric.attach(host.ip, toHost(host.index, eth0.index));
     host.hypervisor?.attached.add(host.ip);
+    if (this.mode !== 'eni' && this.ctx.params.calico.ipam === 'blocks') host.ipam = new BlockIpam(host.podCidr, this.ctx.params.calico.blockSize);
     if (this.mode !== 'eni') {
       // Calico installs a blackhole route for the node's own block, so addresses no pod holds go nowhere.
       host.routing.main.add({ dst: host.podCidr, type: 'blackhole' });
@@ -108,9 +116,11 @@ export class Cni {
   private setUpTunnel(host: Host, rp: Host['rpFilterAll']): void {
     const tunl0 = host.addInterface('tunl0', 'tunnel', rp);
     if (this.ctx.params.node.tunnelHasIp) {
-      const own = host.podCidr.base;
+      // calico-node's tunnel-ip-allocator takes it through IPAM: with blocks, the first block's first address.
+      let own = host.podCidr.base;
+      if (host.ipam) own = host.allocate(tunnelHandle(host));
+      else host.reserve(own);
       tunl0.addresses.push(own);
-      host.reserve(own);
       host.routing.local.add({ dst: host32(own), type: 'local', dev: 'lo' });
     }
     for (const other of this.hosts) {
@@ -118,9 +128,57 @@ export class Cni {
     }
   }
 
+  /**
+   * The Node object was deleted (it may register again under its name). Calico's IPAM garbage collector then finds the
+   * tunnel address's allocation, made for the deleted node, leaked and releases it after its grace period, while
+   * tunl0 keeps using the address (REFERENCE H.1, calico#3589).
+   */
+  nodeDeleted(host: Host): void {
+    this.deletedAt.set(host.index, this.ctx.sched.now);
+    const tunnel = this.tunnelAddress(host);
+    if (!host.ipam || tunnel === undefined || host.ipam.handleOf(tunnel) !== tunnelHandle(host)) return;
+    this.ctx.sched.after(seconds(this.ctx.params.calico.leakGraceS), this.ipamGc, host.index, tunnel);
+  }
+
+  /**
+   * calico-node restarts: its tunnel-ip-allocator checks tunl0's address against IPAM and, when the allocation is no
+   * longer the node's tunnel's, takes a new address. Returns the new address, or undefined when nothing changed.
+   */
+  restartAgent(host: Host, cause: string): number | undefined {
+    const tunnel = this.tunnelAddress(host);
+    this.ctx.note('info', host.entity, 'cni.agent-restarted', 'calico-node restarted', { cause });
+    if (!host.ipam || tunnel === undefined || host.ipam.handleOf(tunnel) === tunnelHandle(host)) return undefined;
+    const fresh = host.allocate(tunnelHandle(host));
+    const tunl0 = host.iface('tunl0')!;
+    tunl0.addresses[tunl0.addresses.indexOf(tunnel)] = fresh;
+    host.routing.local.remove((r) => r.type === 'local' && r.dst.prefix === 32 && r.dst.base === tunnel);
+    host.routing.local.add({ dst: host32(fresh), type: 'local', dev: 'lo' });
+    const holder = host.ipam.handleOf(tunnel);
+    const now = holder ? `; ${formatIpv4(tunnel)} is ${holder}'s` : '';
+    this.ctx.note('warn', host.entity, 'cni.tunnel-readdressed', `tunl0 now has ${formatIpv4(fresh)}${now}`, { cause });
+    return fresh;
+  }
+
+  tunnelAddress(host: Host): number | undefined {
+    return host.iface('tunl0')?.addresses[0];
+  }
+
+  private collectLeak(host: Host, ip: number): void {
+    if (host.ipam?.handleOf(ip) !== tunnelHandle(host)) return;
+    host.release(ip as Ipv4);
+    const grace = this.ctx.params.calico.leakGraceS;
+    this.ctx.note('warn', host.entity, 'cni.ipam-leak-released', `IPAM GC: ${formatIpv4(ip)} (${tunnelHandle(host)}) confirmed leaked after ${grace} s and released`);
+    this.ctx.causes.record('ipam_leak_released', host.entity, this.ctx.sched.now, { ip, deletedAt: this.deletedAt.get(host.index) ?? -1, graceS: grace });
+  }
+
   /** The pod's veth, its /32 route, and in ENI mode its source rule and secondary address. */
   attach(pod: Pod): void {
     const host = pod.host;
+    // The host already has the address as its own (tunl0's): its local route wins, so the pod's traffic stays on the host.
+    if (host.routing.local.lookup(pod.ip)?.type === 'local') {
+      this.ctx.note('warn', pod.entity, 'cni.address-collision', `${formatIpv4(pod.ip)} is also ${host.name}'s tunl0 address`);
+      this.ctx.causes.record('pod_ip_collision', pod.entity, this.ctx.sched.now, { ip: pod.ip, node: host.entity, at: this.ctx.sched.now });
+    }
     const free = this.freeVeths.get(host.index);
     const reused = free?.pop();
     const veth = reused === undefined ? host.addInterface(`veth${host.ifaces.length}`, 'veth', this.ctx.params.node.rpFilter) : host.ifaces[reused]!;

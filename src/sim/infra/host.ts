@@ -9,6 +9,7 @@ import type { Hypervisor } from './hypervisor';
 import type { Pod } from './pod';
 import type { PacketPool } from '../net/packet';
 import type { DropReason } from '../report/drop-reasons';
+import type { BlockIpam } from './block-ipam';
 
 export interface HostOptions {
   index: number;
@@ -54,6 +55,8 @@ export class Host {
   udp!: UdpStack;
   /** Addresses handed out and not yet released, so IPAM never gives one out twice. */
   private readonly allocated = new Set<number>();
+  /** Calico block IPAM, when the pod network uses it; otherwise host-local style allocation over podCidr. */
+  ipam: BlockIpam | null = null;
   private ipamCursor: number;
   /** Last time a drop of each reason was logged here, to keep the event log readable under floods. */
   readonly lastDropLog: Float64Array;
@@ -124,20 +127,29 @@ export class Host {
     return cidrContains(this.podCidr, ip);
   }
 
-  reserve(ip: Ipv4): void {
+  reserve(ip: Ipv4, handle = 'reserved'): void {
     if (!this.ownsPodAddress(ip)) throw new Error(`${formatIpv4(ip)} is outside ${this.name}'s pod CIDR`);
     this.allocated.add(ip);
+    this.ipam?.assign(ip, handle);
   }
 
   release(ip: Ipv4): void {
     this.allocated.delete(ip);
+    this.ipam?.release(ip);
   }
 
   /**
-   * Next free address after the last one handed out, wrapping around, like the host-local IPAM plugin
+   * A free pod address for `handle`. With block IPAM, the lowest free one of the node's blocks (REFERENCE H.1);
+   * otherwise the next free one after the last handed out, wrapping around, like the host-local IPAM plugin
    * (containernetworking/plugins `plugins/ipam/host-local`): .0 is the network, .1 the gateway, the last the broadcast.
    */
-  allocate(): Ipv4 {
+  allocate(handle = 'pod'): Ipv4 {
+    if (this.ipam) {
+      const ip = this.ipam.allocate(handle);
+      if (ip === null) throw new Error(`${this.name} has no free pod address left in its blocks`);
+      this.allocated.add(ip);
+      return ip;
+    }
     const size = cidrSize(this.podCidr);
     const first = this.podCidr.base + 2;
     const last = this.podCidr.base + size - 2;

@@ -162,9 +162,9 @@ export class Workloads {
     const podName = name ?? this.nextName(d);
     this.usedNames.add(podName);
     let address: Ipv4;
-    if (ip === undefined) address = host.allocate();
+    if (ip === undefined) address = host.allocate(`k8s-pod-network.${podName}`);
     else {
-      host.reserve(ip);
+      host.reserve(ip, `k8s-pod-network.${podName}`);
       address = ip;
     }
     const index = this.pods.length;

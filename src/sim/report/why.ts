@@ -57,6 +57,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   }
   const martians = causes.of('rp_filter_martian')[0];
   if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
+  const collision = causes.of('pod_ip_collision')[0];
+  if (collision) chains.push({ symptom: `${collision.entity} unreachable`, steps: collisionSteps(causes, collision) });
   const stale = causes.of('stale_endpoint')[0];
   if (stale && chains.length === 0) chains.push({ symptom: `connections to departed pods at ${stale.entity}`, steps: staleSteps(causes, stale) });
   const slow = causes.of('cpu_delayed')[0];
@@ -67,6 +69,31 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   const forgedSteps = forged ? clientAddressSteps(world, forged, 'forged') : [];
   if (forged && forgedSteps.length > 0) chains.push({ symptom: `forged client addresses logged at ${forged.entity}`, steps: forgedSteps });
   return chains;
+}
+
+/** A pod given the address its node's tunl0 still uses: where its traffic goes, and how IPAM came to hand it out. */
+function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
+  const ip = formatIpv4(Number(collision.detail['ip']));
+  const node = String(collision.detail['node']);
+  const refused = causes.find('no_socket_reset', node);
+  const steps: WhyStep[] = [
+    {
+      entity: collision.entity,
+      text: `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${refused.count} of them` : ''}`,
+    },
+  ];
+  const leak = causes.find('ipam_leak_released', node);
+  if (leak) {
+    steps.push({
+      entity: node,
+      text: `Calico's IPAM gave ${ip} to the pod at ${seconds(Number(collision.detail['at']))}: its garbage collector had released the address at ${seconds(leak.firstAt)} as leaked, ${leak.detail['graceS']} s after the allocation's node was deleted`,
+    });
+    const deletedAt = Number(leak.detail['deletedAt']);
+    const joined = causes.find('node_joined', node);
+    const back = joined && joined.lastAt >= deletedAt ? ` and registered again at ${seconds(joined.lastAt)}` : '';
+    if (deletedAt >= 0) steps.push({ entity: node, text: `was deleted from the cluster at ${seconds(deletedAt)}${back}; tunl0 kept the address the deleted node's allocation was for` });
+  }
+  return steps;
 }
 
 /** New connections a node sent to pods no longer among the ready endpoints: its kube-proxy's syncs, and who keeps them busy. */
@@ -178,6 +205,8 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return { symptom, steps: martianSteps(causes, world, fact) };
     case 'stale_endpoint':
       return { symptom, steps: staleSteps(causes, fact) };
+    case 'pod_ip_collision':
+      return { symptom, steps: collisionSteps(causes, fact) };
     case 'cpu_delayed':
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);
@@ -257,6 +286,8 @@ function addressSteps(causes: CauseLog, world: WhyWorld, ip: number): WhyStep[] 
   const steps: WhyStep[] = [];
   const address = formatIpv4(ip);
   const pod = world.podByIp(ip);
+  const collision = pod ? causes.find('pod_ip_collision', pod.entity) : undefined;
+  if (collision) steps.push(...collisionSteps(causes, collision));
   if (pod?.deletedAt !== undefined) {
     const holder = world.holderOf(ip);
     const still = holder ? `; the address is still attached to ${holder}` : '';

@@ -115,6 +115,17 @@ const externalDns = z.strictObject({
   recordTtlS: z.number().int().min(1).max(172_800).optional(),
 });
 
+/** Calico's IPAM, for the routed and IPIP pod networks. */
+const calico = z.strictObject({
+  // `node-cidr`: a node hands out its podCidr like the host-local plugin; `blocks`: Calico's block affinity, blocks of
+  // blockSize claimed from the node's pool on demand, lowest free address first (REFERENCE H.1).
+  ipam: z.enum(['node-cidr', 'blocks']).default('node-cidr'),
+  // IPPool blockSize defaults to 26: 64 addresses a block (REFERENCE H.1).
+  blockSize: z.number().int().min(20).max(32).default(26),
+  // kube-controllers' IPAM garbage collection confirms a leak after a 15 min grace (calico#5044, REFERENCE H.1).
+  leakGraceS: z.number().min(0).max(86_400).default(900),
+});
+
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
 
 const node = z.strictObject({
@@ -191,6 +202,7 @@ const sections = {
   lb: lb.prefault({}),
   bgp: bgpParams.prefault({}),
   node: node.prefault({}),
+  calico: calico.prefault({}),
   instance: instance.prefault({}),
 };
 
