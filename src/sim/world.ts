@@ -17,6 +17,7 @@ import { cidr, formatCidr, formatIpv4, ipv4, parseCidr, type Cidr } from './net/
 import { Tcp, TcpStack, TcpState } from './net/tcp';
 import { Udp, UdpStack } from './net/udp';
 import { KubeProxy } from './k8s/kube-proxy';
+import { Autoscaler, hpaSettings } from './k8s/autoscaler';
 import { DnsClients } from './apps/dns-client';
 import { DnsSystem } from './dns/dns-system';
 import type { NamespaceStacks } from './dns/packet-transport';
@@ -178,6 +179,9 @@ export class World {
         this.workloads.addDeployment(spec, (pod) => clients.create(pod, target));
       }
     }
+    const autoscalers = Object.entries(topology.deployments).flatMap(([name, dep]) =>
+      dep.autoscale ? [new Autoscaler(ctx, this.workloads, name, dep.autoscale, hpaSettings(params.hpa), () => ctx.requests.served(name))] : [],
+    );
     const edge = setUpEdge(this, scenario, clients);
     this.edge = edge.edge;
     this.workloads.reserveNames(topology.nodes.flatMap((n) => n.pods.map((p) => p.name)));
@@ -188,6 +192,7 @@ export class World {
     });
     this.workloads.startSteadyState();
     edge.start();
+    for (const autoscaler of autoscalers) autoscaler.start();
     dns?.start();
   }
 

@@ -40,6 +40,7 @@ describe('scenario defaults', () => {
       dns: { maxConcurrent: 0, upstreamTimeoutS: 5 },
       externalDns: { intervalS: 60, events: false, deregisterOn: 'delete' },
       kube: { podStartSeconds: 2, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
+      hpa: { syncPeriodS: 15, tolerance: 0.1, downscaleStabilizationS: 300 },
       kubeProxy: { minSyncPeriodMs: 1000, syncPeriodS: 30, restore: 'partial', syncCostPerRuleUs: 10, otherServices: 0, otherEndpoints: 0 },
       lb: {
         monitorIntervalS: 5,

@@ -1,3 +1,4 @@
+import type { SimContext } from '../context';
 import type { Pod, PodApp } from '../infra/pod';
 import { Payload, type PayloadId } from '../net/packet';
 import type { CloseCause, Listener, Socket, SocketOwner } from '../net/tcp';
@@ -15,6 +16,7 @@ export abstract class HttpListener implements PodApp, Listener, SocketOwner {
   private readonly inFlight = new Map<number, number>();
 
   constructor(
+    protected readonly ctx: SimContext,
     protected readonly pod: Pod,
     protected readonly port: number,
   ) {}
@@ -62,6 +64,7 @@ export abstract class HttpListener implements PodApp, Listener, SocketOwner {
 
   /** A request arrived on the connection; `answer` must follow. */
   protected began(socket: Socket): void {
+    this.ctx.requests.countServed(this.pod.deployment);
     this.inFlight.set(socket.id, (this.inFlight.get(socket.id) ?? 0) + 1);
   }
 

@@ -31,6 +31,8 @@ export class HttpRequests {
   private nextId = FIRST_ID;
   private readonly journeys: RequestJourney[] = [];
   private journeyCount = 0;
+  /** Requests each deployment's servers have taken so far, for autoscalers. */
+  private readonly servedBy = new Map<string, number>();
 
   /** A new request from `origin`, carrying the header the sender wrote (a copy is taken), sampled when `sample`. */
   create(origin: number, supplied: ForwardedFor | null, sample: boolean, summary: string): number {
@@ -109,6 +111,14 @@ export class HttpRequests {
     if (!entry) return;
     this.open.delete(id);
     this.spare.push(entry.xff);
+  }
+
+  countServed(deployment: string): void {
+    this.servedBy.set(deployment, (this.servedBy.get(deployment) ?? 0) + 1);
+  }
+
+  served(deployment: string): number {
+    return this.servedBy.get(deployment) ?? 0;
   }
 
   get inFlight(): number {

@@ -106,7 +106,7 @@ export class HttpServer extends HttpListener {
     readonly cpu: CpuBandwidth | null,
     private readonly cpuPerRequestUs: number,
   ) {
-    super(pod, port);
+    super(shared.ctx, pod, port);
   }
 
   override start(): void {

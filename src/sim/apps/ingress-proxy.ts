@@ -59,7 +59,7 @@ export class IngressProxy extends HttpListener {
     private readonly spec: IngressProxySpec,
     private readonly upstream: HttpClient,
   ) {
-    super(pod, spec.port);
+    super(shared.ctx, pod, spec.port);
   }
 
   override start(): void {

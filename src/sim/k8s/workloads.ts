@@ -256,6 +256,16 @@ export class Workloads {
     this.reconcile(d, -1);
   }
 
+  /** The deployment's desired replica count. */
+  replicasOf(deploymentName: string): number {
+    return this.deployment(deploymentName).spec.replicas;
+  }
+
+  /** Pods of the deployment that are running and ready. */
+  readyPods(deploymentName: string): number {
+    return this.deployment(deploymentName).pods.filter((p) => p.phase === 'running' && p.ready).length;
+  }
+
   /** `kubectl drain`: cordons the node, then evicts every pod on it, each with its grace period unless one is given. */
   drain(host: Host, gracePeriodSeconds: number | undefined, cause: string): void {
     host.schedulable = false;

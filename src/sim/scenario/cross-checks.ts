@@ -181,6 +181,12 @@ function checkReferences(scenario: Scenario, report: Report): void {
     if ((deployment.cpuPerRequestMs > 0 || deployment.cpuLimit !== undefined) && deployment.app !== 'http-server') {
       report(['topology', 'deployments', name, deployment.cpuPerRequestMs > 0 ? 'cpuPerRequestMs' : 'cpuLimit'], 'only http-server deployments model CPU time');
     }
+    const autoscale = deployment.autoscale;
+    if (autoscale) {
+      const path = ['topology', 'deployments', name, 'autoscale'];
+      if (!HTTP_SERVING_APPS.includes(deployment.app)) report(path, 'only http-server and ingress-proxy deployments count the requests an autoscaler needs');
+      else if (autoscale.minReplicas > autoscale.maxReplicas) report([...path, 'minReplicas'], `must be at most maxReplicas (${autoscale.maxReplicas})`);
+    }
     if (deployment.trustedIps.length > 0 && deployment.app !== 'ingress-proxy') {
       report(['topology', 'deployments', name, 'trustedIps'], 'only ingress-proxy deployments trust forwarded headers');
     }

@@ -50,6 +50,16 @@ const cpu = z.strictObject({
   kernel: z.enum(['expiring', 'fixed']).default('fixed'),
 });
 
+/** The HorizontalPodAutoscaler controller (kube-controller-manager flags). */
+const hpa = z.strictObject({
+  // --horizontal-pod-autoscaler-sync-period 15 s.
+  syncPeriodS: z.number().gt(0).max(600).default(15),
+  // --horizontal-pod-autoscaler-tolerance 0.1.
+  tolerance: z.number().min(0).max(1).default(0.1),
+  // --horizontal-pod-autoscaler-downscale-stabilization 5 min.
+  downscaleStabilizationS: z.number().min(0).max(3600).default(300),
+});
+
 const kube = z.strictObject({
   // Model choice: image already on the node, so creation to Ready takes a couple of seconds.
   podStartSeconds: z.number().min(0).default(2),
@@ -198,6 +208,7 @@ const sections = {
   dns: dns.prefault({}),
   externalDns: externalDns.prefault({}),
   kube: kube.prefault({}),
+  hpa: hpa.prefault({}),
   kubeProxy: kubeProxy.prefault({}),
   lb: lb.prefault({}),
   bgp: bgpParams.prefault({}),

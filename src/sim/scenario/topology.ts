@@ -69,6 +69,14 @@ const deployment = z.strictObject({
   trustedIps: z.array(cidrv4).default([]),
   // An http-server's CPU time per request (on a thread of its own, before its service time); 0 leaves CPU out.
   cpuPerRequestMs: z.number().min(0).max(10_000).default(0),
+  // A HorizontalPodAutoscaler on requests per second per ready pod; params.hpa holds the controller's settings.
+  autoscale: z
+    .strictObject({
+      minReplicas: z.number().int().min(1).max(10_000).default(1),
+      maxReplicas: z.number().int().min(1).max(10_000),
+      targetRequestsPerSecond: z.number().gt(0),
+    })
+    .optional(),
   // limits.cpu in cores: quota = limit × params.cpu.periodMs per period (REFERENCE H.2); 0 or left out, no limit.
   cpuLimit: z.number().min(0).max(512).optional(),
 });
