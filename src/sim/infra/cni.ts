@@ -142,12 +142,12 @@ export class Cni {
 
   /**
    * calico-node restarts: its tunnel-ip-allocator checks tunl0's address against IPAM and, when the allocation is no
-   * longer the node's tunnel's, takes a new address. Returns the new address, or undefined when nothing changed.
+   * longer the node's tunnel's, takes a new address.
    */
-  restartAgent(host: Host, cause: string): number | undefined {
+  restartAgent(host: Host, cause: string): void {
     const tunnel = this.tunnelAddress(host);
     this.ctx.note('info', host.entity, 'cni.agent-restarted', 'calico-node restarted', { cause });
-    if (!host.ipam || tunnel === undefined || host.ipam.handleOf(tunnel) === tunnelHandle(host)) return undefined;
+    if (!host.ipam || tunnel === undefined || host.ipam.handleOf(tunnel) === tunnelHandle(host)) return;
     const fresh = host.allocate(tunnelHandle(host));
     const tunl0 = host.iface('tunl0')!;
     tunl0.addresses[tunl0.addresses.indexOf(tunnel)] = fresh;
@@ -156,7 +156,6 @@ export class Cni {
     const holder = host.ipam.handleOf(tunnel);
     const now = holder ? `; ${formatIpv4(tunnel)} is ${holder}'s` : '';
     this.ctx.note('warn', host.entity, 'cni.tunnel-readdressed', `tunl0 now has ${formatIpv4(fresh)}${now}`, { cause });
-    return fresh;
   }
 
   tunnelAddress(host: Host): number | undefined {

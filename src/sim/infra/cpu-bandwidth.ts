@@ -121,7 +121,7 @@ export class CpuBandwidth {
   private running = false;
   private longestDelayUs = 0;
   /** The latest finished period: runtime used, CPUs that ran, and runtime that expired at its end. */
-  lastPeriod = { usedUs: 0, cpus: 0, expiredUs: 0, throttled: false };
+  lastPeriod = { usedUs: 0, cpus: 0, expiredUs: 0 };
 
   constructor(
     private readonly shared: CpuControllers,
@@ -251,7 +251,7 @@ export class CpuBandwidth {
       }
     }
     const active = this.usedThisPeriod > 0 || this.throttledThisPeriod;
-    this.lastPeriod = { usedUs: this.usedThisPeriod, cpus, expiredUs: expired, throttled: this.throttledThisPeriod };
+    this.lastPeriod = { usedUs: this.usedThisPeriod, cpus, expiredUs: expired };
     this.instruments.quotaMs.inc(this.settings.quotaUs / 1000);
     // A cgroup idle for a whole period has its timer stopped in the kernel, so the period is not counted.
     if (active) {
