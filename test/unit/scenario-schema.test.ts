@@ -416,6 +416,15 @@ describe('cross-field checks', () => {
     expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client, ingress-proxy and grpc-client deployments have a target']);
   });
 
+  it('rejects Calico blocks larger than a node\'s podCidr', () => {
+    const doc = placed();
+    doc['params'].calico = { ipam: 'blocks', blockSize: 22 };
+    expect(errorsFor(doc)).toEqual([
+      "params.calico.blockSize: /22 blocks do not fit node node-a's podCidr 10.244.1.0/24",
+      "params.calico.blockSize: /22 blocks do not fit node node-b's podCidr 10.244.2.0/24",
+    ]);
+  });
+
   it('checks an ingress proxy: a target service that is not its own, and trust only on proxies', () => {
     const doc = placed();
     doc['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, trustedIps: ['10.0.0.0/24'] };

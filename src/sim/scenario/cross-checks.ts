@@ -52,6 +52,11 @@ function checkAddresses(scenario: Scenario, report: Report): void {
     claim(['topology', 'nodes', n, 'ip'], node.ip, `node ${node.name}`);
     const cidr = parseCidr(node.podCidr);
     if (cidr === null) report(['topology', 'nodes', n, 'podCidr'], hostBitsProblem(node.podCidr));
+    const calico = scenario.params.calico;
+    // Block IPAM carves each node's pool (its podCidr) into blocks, so a block may not be larger than the pool.
+    if (cidr && calico.ipam === 'blocks' && scenario.params.node.podNetwork !== 'eni' && calico.blockSize < cidr.prefix) {
+      report(['params', 'calico', 'blockSize'], `/${calico.blockSize} blocks do not fit node ${node.name}'s podCidr ${node.podCidr}`);
+    }
     node.pods.forEach((pod, p) => {
       const path = ['topology', 'nodes', n, 'pods', p, 'ip'];
       const ip = pod.ip === undefined ? null : parseIpv4(pod.ip);
