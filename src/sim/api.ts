@@ -211,7 +211,7 @@ export interface FaultDescriptor {
 
 export interface FaultRequest {
   fault: string;
-  /** `kind/name`, with kind one of the fault's `targets`: node, pod, deployment, service, router, lb or dns. */
+  /** `kind/name`, with kind one of the fault's `targets`: node, pod, deployment, service, router, lb, dns or external. */
   target: string;
   params?: Record<string, FaultParamValue>;
 }

@@ -1,4 +1,4 @@
-import type { HttpClients } from './apps/http-client';
+import type { HttpClient, HttpClients } from './apps/http-client';
 import { millis, seconds, toSeconds, type SimTime } from './core/time';
 import { Bgp } from './infra/bgp';
 import { ExternalHost } from './infra/external-host';
@@ -19,6 +19,8 @@ export interface Edge {
   routers: ReadonlyMap<string, RouterHop>;
   metallb: MetalLb | null;
   loadBalancers: ReadonlyMap<string, LoadBalancerHop>;
+  /** Clients on the internet by name, with the address they send to. */
+  externalClients: ReadonlyMap<string, { client: HttpClient; entity: string; targetIp: number }>;
   /** Nodes joined or left the cluster: CIS re-reads the node list at its next poll and syncs node-member pools. */
   nodesChanged(): void;
   /** Every pool of the named load balancer emptied and filled again: each member new, unknown until probed. */
@@ -33,6 +35,7 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
   const { topology, params } = scenario;
   const routers = new Map<string, RouterHop>();
   const loadBalancers = new Map<string, LoadBalancerHop>();
+  const externalClients = new Map<string, { client: HttpClient; entity: string; targetIp: number }>();
   let metallb: MetalLb | null = null;
   for (const r of topology.routers) {
     const router = new Router(world.ctx, r.name, { ecmpMode: r.ecmp });
@@ -46,9 +49,7 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
     const speakers = world.hosts.filter((h) => speakerNames.includes(h.name) && h.inCluster);
     const announced = [...world.services.values()].filter((s) => s.type === 'LoadBalancer' && s.loadBalancerIp !== undefined);
     const bgp = new Bgp(world.ctx, { convergenceDelay: millis(params.bgp.convergenceMs) });
-    const speakersOf = new MetalLb(bgp, hop.router, speakers, announced, (entity, kind, message, cause) =>
-      world.ctx.note('info', entity, kind, message, { cause }),
-    );
+    const speakersOf = new MetalLb(world.ctx, bgp, hop.router, speakers, announced);
     metallb = speakersOf;
     for (const service of announced) world.network.fabric.addBlock({ base: service.loadBalancerIp! as Ipv4, prefix: 32 }, toElement(hop.element));
     world.workloads.watchSlices((service) => speakersOf.refresh(service));
@@ -81,10 +82,11 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
     const target = { name: `${c.targetIp}:${c.targetPort}`, ip: ipv4(c.targetIp), port: c.targetPort };
     const forwardedFor = c.forwardedFor === undefined ? null : parseForwardedFor(c.forwardedFor);
     const client = clients.create({ entity: host.entity, name: c.name, tcp: host.tcp }, target, { forwardedFor });
+    externalClients.set(c.name, { client, entity: host.entity, targetIp: target.ip });
     starts.push(() => client.start());
   }
   return {
-    edge: { routers, metallb, loadBalancers, nodesChanged, recreatePools: (lb) => recreates.get(lb)?.() },
+    edge: { routers, metallb, loadBalancers, externalClients, nodesChanged, recreatePools: (lb) => recreates.get(lb)?.() },
     start: () => {
       for (const start of starts) start();
     },

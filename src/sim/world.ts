@@ -134,13 +134,16 @@ export class World {
       const knobs = knobsOf(params, name);
       const spec = {
         name,
-        replicas: knobs.replicas ?? dep.replicas,
+        // A DaemonSet's count follows its nodes once the workloads reconcile it.
+        replicas: knobs.replicas ?? dep.replicas ?? 0,
         port: dep.port,
         maxSurge: dep.maxSurge,
         maxUnavailable: dep.maxUnavailable,
         gracePeriodSeconds: knobs.gracePeriodS ?? dep.terminationGracePeriodSeconds,
         preStopSeconds: dep.preStopSeconds,
         readySeconds: dep.readySeconds,
+        nodes: dep.nodes,
+        perNode: dep.kind === 'DaemonSet',
       };
       if (dep.app === 'http-server') {
         const work = dep.cpuPerRequestMs > 0 ? { perRequestUs: millis(dep.cpuPerRequestMs), limitCores: dep.cpuLimit } : null;

@@ -18,6 +18,7 @@ const KIND_NAMES: Record<string, string> = {
   lb: 'load balancer',
   instance: 'instance',
   dns: 'DNS upstream',
+  external: 'client on the internet',
 };
 
 export const targetKinds = (fault: FaultDescriptor): string => fault.targets.map((k) => KIND_NAMES[k] ?? k).join(' or ');

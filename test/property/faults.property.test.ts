@@ -57,6 +57,7 @@ const NAMES: Record<string, string[]> = {
   router: ['tor'],
   lb: ['bigip'],
   dns: ['cluster', 'provider'],
+  external: ['via-bgp', 'via-f5'],
 };
 
 const CATALOG = faultCatalog();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/sim/core/rng';
-import { EcmpGroup, flowHash, type EcmpMode } from '../../src/sim/net/ecmp';
+import { EcmpGroup, flowHash, movedShare, sampleMapping, type EcmpMode } from '../../src/sim/net/ecmp';
 
 const FLOWS = 100_000;
 
@@ -67,5 +67,30 @@ describe('ECMP next-hop selection (REFERENCE F)', () => {
     group.setNextHops([7, 8, 9]);
     const h = flowHash(6, 1, 2, 3, 4);
     expect(group.select(h)).toBe(group.select(flowHash(6, 1, 2, 3, 4)));
+  });
+});
+
+describe('movedShare over the sample mapping, what the router reports for each change', () => {
+  const measure = (mode: EcmpMode, before: number[], after: number[]) => {
+    const group = new EcmpGroup(mode);
+    group.setNextHops(before);
+    const was = sampleMapping(group);
+    group.setNextHops(after);
+    return movedShare(was, sampleMapping(group));
+  };
+
+  it.each([
+    ['hash-threshold', 4, 2, 1 / 3],
+    ['hash-threshold', 4, 4, 1 / 2],
+    ['hash-threshold', 5, 3, 3 / 10],
+    ['modulo', 4, 2, 3 / 4],
+    ['resilient', 4, 2, 1 / 4],
+  ] as const)('%s, %i next hops, remove #%i: within 2 %% of %f (REFERENCE F.5)', (mode, n, k, expected) => {
+    expect(Math.abs(measure(mode, range(n), without(n, k)) - expected)).toBeLessThan(0.02);
+  });
+
+  it('appending a fifth hop by hash-threshold moves half; an empty group before moves nothing', () => {
+    expect(Math.abs(measure('hash-threshold', range(4), range(5)) - 0.5)).toBeLessThan(0.02);
+    expect(measure('hash-threshold', [], range(3))).toBe(0);
   });
 });

@@ -210,7 +210,8 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
     expect(r.hopsJustAfter).toEqual(['10.0.0.11', '10.0.0.13', '10.0.0.14']);
     expect(events(r.ctx, 'bgp.withdraw').map((e) => [e.entity, e.t])).toEqual([['node/node-b', 10_100_000]]);
     const changed = events(r.ctx, 'router.ecmp.changed').filter((e) => e.t > 0);
-    expect(changed.map((e) => [e.t, e.message])).toEqual([[10_600_000, 'withdrew 192.0.2.50/32 via 10.0.0.12: 3 next hop(s) for 192.0.2.50/32']]);
+    // REFERENCE F.5 vector 1: hash-threshold, 4 next hops, remove #2 moves a third.
+    expect(changed.map((e) => [e.t, e.message])).toEqual([[10_600_000, 'withdrew 192.0.2.50/32 via 10.0.0.12: 3 next hop(s) for 192.0.2.50/32; 34 % of flows now hash to another next hop']]);
     expect(r.ctx.metrics.counter('router.rehashes', { router: 'tor' }).total - 3).toBe(1);
     expect(r.ctx.metrics.gauge('router.ecmp.next_hops', { router: 'tor', prefix: '192.0.2.50/32' }).value).toBe(3);
     // Until 10.6 s every flow kept its node: no connection was reset by a node.

@@ -172,6 +172,79 @@ describe('remove-bgp-speaker / add-bgp-speaker', () => {
   });
 });
 
+describe('reset fraction per next-hop change (REFERENCE F.1-F.3, F.5)', () => {
+  // Remove hop 2 of 4, or append a fifth: the share of established flows the clients see reset.
+  const cases: { mode: string; change: 'remove' | 'add'; expected: number }[] = [
+    { mode: 'modulo', change: 'remove', expected: 3 / 4 },
+    { mode: 'hash-threshold', change: 'remove', expected: 1 / 3 },
+    { mode: 'resilient', change: 'remove', expected: 1 / 4 },
+    { mode: 'modulo', change: 'add', expected: 4 / 5 },
+    { mode: 'hash-threshold', change: 'add', expected: 1 / 2 },
+    { mode: 'resilient', change: 'add', expected: 1 / 5 },
+  ];
+  it.each(cases)('$mode, $change one next hop: about $expected of the established connections are reset', ({ mode, change, expected }) => {
+    const yaml = ECMP.replace('routers: [{ name: tor, ip: 10.0.0.1 }]', `routers: [{ name: tor, ip: 10.0.0.1, ecmp: ${mode} }]`)
+      // node-e runs a Traefik pod but no speaker until one is started.
+      .replace('bgp: { router: tor }', 'bgp: { router: tor, speakers: [node-a, node-b, node-c, node-d] }')
+      .replace("    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, pods: [{ name: traefik-3, deployment: traefik }] }", "    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, pods: [{ name: traefik-3, deployment: traefik }] }\n    - { name: node-e, ip: 10.0.0.15, podCidr: 10.244.5.0/24, pods: [{ name: traefik-4, deployment: traefik }] }")
+      .replace('replicas: 4', 'replicas: 5');
+    const { ctx, w } = worldOf(yaml);
+    runTo(ctx, 10);
+    const established = flows(w).length;
+    expect(established).toBe(400);
+    const resets = ctx.metrics.counter('client.connections.reset');
+    const before = resets.total;
+    apply(w, change === 'add' ? 'add-bgp-speaker' : 'remove-bgp-speaker', change === 'add' ? 'node/node-e' : 'node/node-b');
+    runTo(ctx, 12);
+    expect(hops(w)).toHaveLength(change === 'add' ? 5 : 3);
+    const share = (resets.total - before) / established;
+    expect(share).toBeGreaterThan(expected - 0.07);
+    expect(share).toBeLessThan(expected + 0.07);
+  });
+});
+
+describe('load-spike', () => {
+  const sentBetween = (ctx: SimContext, from: number, to: number) => {
+    const c = ctx.metrics.counter('requests.sent');
+    runTo(ctx, from);
+    const a = c.total;
+    runTo(ctx, to);
+    return (c.total - a) / (to - from);
+  };
+
+  it('every client of the same address sends factor times as many requests for the duration, then as before', () => {
+    const { ctx, w } = worldOf(ECMP.replace('requestsPerSecond: 400', 'requestsPerSecond: 20'));
+    const base = sentBetween(ctx, 2, 10);
+    expect(base).toBeGreaterThan(200 * 0.9);
+    expect(base).toBeLessThan(200 * 1.1);
+    apply(w, 'load-spike', 'external/c3', { factor: 4, durationSeconds: 20 });
+    expect(events(ctx, 'load.spike')[0]).toMatchObject({ entity: 'external/c3', cause: 'test', message: '10 clients of 192.0.2.50 send ×4 for 20 s: 800 requests/s in all' });
+    const spike = sentBetween(ctx, 10, 30);
+    expect(spike).toBeGreaterThan(800 * 0.93);
+    expect(spike).toBeLessThan(800 * 1.07);
+    expect(sentBetween(ctx, 30, 50)).toBeLessThan(200 * 1.1);
+    // Connections stay as they were: the spike rides on them.
+    expect(flows(w)).toHaveLength(400);
+  });
+
+  it('one client alone; a later spike overrides an earlier one, whose end then changes nothing', () => {
+    const { ctx, w } = worldOf(ECMP.replace('requestsPerSecond: 400', 'requestsPerSecond: 20'));
+    runTo(ctx, 4);
+    apply(w, 'load-spike', 'external/c0', { factor: 11, durationSeconds: 10, clients: 'this' });
+    apply(w, 'load-spike', 'external/c0', { factor: 6, durationSeconds: 30, clients: 'this' });
+    const rate = sentBetween(ctx, 4, 30);
+    // 30 s of ten clients at 20/s, c0 at 120/s instead (the first spike's end at 14 s changed nothing).
+    expect(rate).toBeGreaterThan((9 * 20 + 6 * 20) * 0.9);
+    expect(rate).toBeLessThan((9 * 20 + 6 * 20) * 1.1);
+  });
+
+  it('rejects a client that does not exist, naming the ones that do', () => {
+    const { w } = worldOf(ECMP);
+    expect(() => apply(w, 'load-spike', 'external/c11')).toThrow('target: no HTTP client on the internet named "c11" (did you mean "c1"?)');
+    expect(() => apply(w, 'load-spike', 'external/c1', { factor: 0 })).toThrow('params.factor: must be at least 0.1');
+  });
+});
+
 describe('remove-node under MetalLB', () => {
   it('drains the node and stops its speaker: the next hop goes, the pod is replaced elsewhere', () => {
     const { ctx, w } = worldOf(ECMP);

@@ -54,16 +54,17 @@ describe('scale-deployment', () => {
     expect([...perNode.values()]).toEqual([2, 2]);
   });
 
-  it('scaling down: the youngest pods terminate gracefully and leave the endpoints; nothing replaces them', () => {
+  it('scaling down: the pods doubled up on a node terminate gracefully and leave the endpoints; nothing replaces them', () => {
     const s = sim(BASE.replace('replicas: 2, port', 'replicas: 3, port'));
     at(s, 10);
     s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 1 } });
     const terminating = events(s, 'pod.terminating');
-    expect(terminating.map((e) => e.entity).sort()).toEqual(['pod/web-1', 'pod/web-2']);
+    // web-0 and web-2 share node-a, so they go first, and web-1 alone on node-b stays.
+    expect(terminating.map((e) => e.entity).sort()).toEqual(['pod/web-0', 'pod/web-2']);
     expect(terminating.every((e) => e.cause === 'scale-down of deployment/web')).toBe(true);
     at(s, 40);
-    expect(webPods(s).filter((p) => p.phase !== 'gone').map((p) => p.name)).toEqual(['web-0']);
-    expect(endpoints(s)).toEqual(['web-0']);
+    expect(webPods(s).filter((p) => p.phase !== 'gone').map((p) => p.name)).toEqual(['web-1']);
+    expect(endpoints(s)).toEqual(['web-1']);
     expect(events(s, 'pod.created').filter((e) => e.t > 0)).toEqual([]);
     // A graceful exit: the servers closed their connections with FIN, so no pod was SIGKILLed.
     expect(events(s, 'pod.killed')).toEqual([]);
@@ -255,5 +256,78 @@ params:
     const s = createSim(loadText(CFS));
     expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/other', params: { cores: 1 } })).toThrow('target: deployment "other" takes no CPU time per request (cpuPerRequestMs), so there is nothing to limit');
     expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/api', params: { cores: -1 } })).toThrow('params.cores');
+  });
+});
+
+/** Three nodes; `proxy` placed by the scenario's own lines, appended by each test. */
+const SPREAD = `
+version: 1
+id: placement
+title: Placement
+description: a DaemonSet and a node selector
+seed: 5
+duration: 120
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
+    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
+    - { name: node-c, ip: 10.0.0.3, podCidr: 10.244.3.0/24 }
+    - { name: node-d, ip: 10.0.0.4, podCidr: 10.244.4.0/24, joined: false }
+  deployments:
+`;
+const nodesOf = (s: Sim, deployment: string) =>
+  s.topology().pods.filter((p) => p.deployment === deployment && p.phase !== 'gone' && p.phase !== 'terminating').map((p) => p.node).sort();
+
+describe('placement: DaemonSets and node selectors', () => {
+  it('a DaemonSet runs one pod on each node its selector allows, follows joins and deletions, and survives a drain', () => {
+    const s = sim(`${SPREAD}    proxy: { app: http-server, kind: DaemonSet, nodes: [node-a, node-c, node-d] }\n`);
+    at(s, 1);
+    expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-c']);
+    s.applyFault({ fault: 'join-node', target: 'node/node-d' });
+    at(s, 5);
+    expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-c', 'node-d']);
+    // kubectl drain --ignore-daemonsets leaves the DaemonSet's pod where it is.
+    s.applyFault({ fault: 'drain-node', target: 'node/node-c' });
+    at(s, 10);
+    expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-c', 'node-d']);
+    // Deleting the node takes its pod, and nothing replaces it elsewhere.
+    s.applyFault({ fault: 'remove-node', target: 'node/node-c' });
+    at(s, 50);
+    expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-d']);
+    expect(() => s.applyFault({ fault: 'scale-deployment', target: 'deployment/proxy', params: { replicas: 5 } })).toThrow(
+      'target: proxy is a DaemonSet: it runs one pod per node and has no replica count to scale',
+    );
+  });
+
+  it('a deleted DaemonSet pod and a rolling update come back on the same node, one node at a time', () => {
+    const s = sim(`${SPREAD}    proxy: { app: http-server, kind: DaemonSet }\n`);
+    at(s, 1);
+    s.applyFault({ fault: 'delete-pod', target: `pod/${s.topology().pods.find((p) => p.node === 'node-b')!.name}` });
+    at(s, 40);
+    expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-b', 'node-c']);
+    s.applyFault({ fault: 'rolling-update', target: 'deployment/proxy' });
+    expect(events(s, 'deployment.rollout').at(-1)!.message).toContain('maxSurge 0, maxUnavailable 1');
+    expect(events(s, 'pod.terminating').filter((e) => e.t >= atSeconds(40))).toHaveLength(1);
+    at(s, 119);
+    expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-b', 'node-c']);
+    expect(s.topology().pods.filter((p) => p.deployment === 'proxy' && p.phase === 'running').length).toBe(3);
+  });
+
+  it('a node selector keeps a Deployment\'s pods on its nodes, however the others are loaded', () => {
+    const s = sim(`${SPREAD}    web: { app: http-server, replicas: 4, nodes: [node-b] }\n`);
+    at(s, 1);
+    expect(nodesOf(s, 'web')).toEqual(['node-b', 'node-b', 'node-b', 'node-b']);
+  });
+
+  it('scale-down deletes pods that share a node with more of their deployment first, youngest first among equals', () => {
+    const placed = '[{ name: web-a1, deployment: web }, { name: web-a2, deployment: web }, { name: web-a3, deployment: web }]';
+    const yaml = `${SPREAD}    web: { app: http-server, replicas: 6 }\n`.replace('podCidr: 10.244.1.0/24 }', `podCidr: 10.244.1.0/24, pods: ${placed} }`);
+    const s = sim(yaml);
+    at(s, 1);
+    // Three on node-a, and the three the scheduler placed: one each on node-b and node-c, then one more.
+    expect(nodesOf(s, 'web')).toEqual(['node-a', 'node-a', 'node-a', 'node-b', 'node-b', 'node-c']);
+    s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 3 } });
+    const gone = events(s, 'pod.terminating').map((e) => e.entity);
+    expect(gone).toEqual(['pod/web-a3', 'pod/web-a2', 'pod/web-a1']);
   });
 });

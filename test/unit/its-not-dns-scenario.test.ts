@@ -43,7 +43,7 @@ const FIRST_KILL = FIRST_DELETION + GRACE_S;
 const ALLOWANCE = SCENARIO.params.instance.conntrackAllowance;
 const MAX_CONCURRENT = SCENARIO.params.dns.maxConcurrent;
 const RESOLUTION_S = knobsOf(SCENARIO.params, 'alerting').resolutionIntervalS!;
-const CLIENTS = SCENARIO.topology.deployments['alerting']!.replicas;
+const CLIENTS = SCENARIO.topology.deployments['alerting']!.replicas!;
 /** The metric pods the scenario starts with, their nodes and addresses; the rollout replaces them from the last. */
 const OLD_PODS = SCENARIO.topology.nodes.flatMap((node) =>
   node.pods.filter((p) => p.deployment === 'metric').map((p) => ({ name: p.name, node: node.name, ip: p.ip! })),

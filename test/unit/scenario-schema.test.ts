@@ -39,7 +39,7 @@ describe('scenario defaults', () => {
       dnsClient: { lookupsPerSecond: 1 },
       dns: { maxConcurrent: 0, upstreamTimeoutS: 5 },
       externalDns: { intervalS: 60, events: false, deregisterOn: 'delete' },
-      kube: { podStartSeconds: 2, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
+      kube: { podStartSeconds: 2, podStartJitter: 0, endpointPropagationMs: 100, replaceDelayMs: 200, netnsTeardownMs: 200 },
       hpa: { syncPeriodS: 15, tolerance: 0.1, downscaleStabilizationS: 300 },
       kubeProxy: { minSyncPeriodMs: 1000, syncPeriodS: 30, restore: 'partial', syncCostPerRuleUs: 10, otherServices: 0, otherEndpoints: 0 },
       lb: {
@@ -394,6 +394,25 @@ describe('cross-field checks', () => {
     expect(errorsFor(doc)).toEqual(['topology.deployments.web.replicas: 2 pods are placed explicitly but replicas is 1']);
   });
 
+  it('checks DaemonSets and node selectors against the nodes and the placed pods', () => {
+    const doc = placed();
+    doc['topology'].deployments.web = { app: 'http-server', kind: 'DaemonSet', replicas: 2, nodes: ['node-a', 'node-c'] };
+    doc['topology'].nodes[0].pods.push({ name: 'web-2', deployment: 'web' });
+    expect(errorsFor(doc)).toEqual([
+      'topology.nodes[0].pods[2].deployment: web is a DaemonSet: one pod per node, and node-a already lists one',
+      "topology.nodes[1].pods[0].deployment: web's nodes do not include node-b, so its pods cannot run there",
+      'topology.deployments.web.replicas: a DaemonSet runs one pod per node it may run on; leave replicas out',
+      'topology.deployments.web.nodes[1]: unknown node "node-c" (did you mean "node-a"?)',
+    ]);
+    doc['topology'].deployments.client = { app: 'http-client', target: 'web' };
+    doc['topology'].deployments.web = { app: 'http-server', kind: 'DaemonSet', autoscale: { maxReplicas: 3, targetRequestsPerSecond: 5 } };
+    doc['topology'].nodes[0].pods.pop();
+    expect(errorsFor(doc)).toEqual([
+      'topology.deployments.web.autoscale: an autoscaler scales replicas, and a DaemonSet has none: it runs one pod per node',
+      'topology.deployments.client.replicas: required for a Deployment (or set kind: DaemonSet)',
+    ]);
+  });
+
   it('rejects a service selecting a missing deployment or a client', () => {
     const doc = placed();
     doc['topology'].services.web.selector = 'webb';
@@ -475,7 +494,7 @@ describe('cross-field checks', () => {
     ]);
     const bad = placed();
     bad['timeline'][0].target = 'web-0';
-    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb or dns (like pod/web-0)']);
+    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb, dns or external (like pod/web-0)']);
   });
 
   it('checks each timeline entry against its fault in the catalog: target kind and params, by field', () => {

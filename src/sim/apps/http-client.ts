@@ -58,6 +58,7 @@ export class HttpClients {
   readonly reconnect: HandlerId;
   readonly connectTimeout: HandlerId;
   readonly requestTimeout: HandlerId;
+  readonly rateEnd: HandlerId;
   readonly sent: Counter;
   readonly ok: Counter;
   readonly failed: Counter;
@@ -66,6 +67,8 @@ export class HttpClients {
   /** Connection attempts that got established, and those that never did (timed out, reset or refused). */
   readonly connected: Counter;
   readonly connectFailed: Counter;
+  /** Established connections a reset ended: the peer (or whoever now gets the flow) knew nothing of them. */
+  readonly resetEstablished: Counter;
   readonly latency: Histogram;
   private readonly clients: HttpClient[] = [];
 
@@ -85,6 +88,7 @@ export class HttpClients {
     this.reconnects = m.counter(`${prefix}client.reconnects`);
     this.connected = m.counter(`${prefix}client.connections.ok`);
     this.connectFailed = m.counter(`${prefix}client.connections.failed`);
+    this.resetEstablished = m.counter(`${prefix}client.connections.reset`);
     this.latency = m.histogram(`${prefix}requests.latency_ms`, LATENCY_BUCKETS);
     const s = ctx.sched;
     const name = prefix === '' ? 'http-client' : `${prefix}http-client`;
@@ -92,6 +96,7 @@ export class HttpClients {
     this.reconnect = s.register(`${name}.reconnect`, (client, slot) => this.clients[client]?.onReconnect(slot));
     this.connectTimeout = s.register(`${name}.connect-timeout`, (socketId) => this.onConnectTimeout(socketId));
     this.requestTimeout = s.register(`${name}.request-timeout`, (client, message) => this.clients[client]?.onRequestTimeout(message));
+    this.rateEnd = s.register(`${name}.rate-end`, (client, generation) => this.clients[client]?.onRateEnd(generation));
   }
 
   create(host: HttpClientHost, target: HttpTarget, options: HttpClientOptions = {}): HttpClient {
@@ -122,6 +127,10 @@ export class HttpClient implements PodApp, SocketOwner {
   private roundRobin = 0;
   private running = false;
   private tickTimer = -1;
+  /** The request rate is params.client.requestsPerSecond times this; a load spike raises it for a while. */
+  private rateFactor = 1;
+  /** Counts rate changes, so only the latest spike's end restores the rate. */
+  private rateGeneration = 0;
 
   constructor(
     private readonly shared: HttpClients,
@@ -200,6 +209,7 @@ export class HttpClient implements PodApp, SocketOwner {
     const slot = this.slots.indexOf(socket);
     if (slot < 0) return;
     if (!this.handshaken[slot]) this.shared.connectFailed.inc();
+    else if (cause === 'reset') this.shared.resetEstablished.inc();
     this.slots[slot] = null;
     if (cause === 'reset' || cause === 'syn_timeout') {
       this.shared.ctx.note('info', this.host.entity, 'client.connection-lost', `connection to ${this.target.name} ${cause === 'reset' ? 'was reset' : 'timed out'}`);
@@ -221,6 +231,32 @@ export class HttpClient implements PodApp, SocketOwner {
     const sample = ++this.requestCount % JOURNEY_EVERY === 1;
     const summary = sample ? `${this.host.name} → ${this.target.name}` : '';
     this.sendRequest(this.shared.ctx.requests.create(this.host.tcp.ip, this.options.forwardedFor ?? null, sample, summary), null);
+    this.scheduleTick();
+  }
+
+  /** Multiplies the request rate by `factor` for `duration`, then the normal rate comes back; a later call replaces it. */
+  setRate(factor: number, duration: Duration): void {
+    this.rateFactor = factor;
+    const generation = ++this.rateGeneration;
+    this.shared.ctx.sched.after(duration, this.shared.rateEnd, this.index, generation);
+    this.redrawTick();
+  }
+
+  onRateEnd(generation: number): void {
+    if (generation !== this.rateGeneration) return;
+    this.rateFactor = 1;
+    this.redrawTick();
+  }
+
+  /** Requests per second now. */
+  get rate(): number {
+    return this.params.requestsPerSecond * this.rateFactor;
+  }
+
+  /** The gap to the next request is memoryless, so drawing it again at the new rate keeps the arrivals Poisson. */
+  private redrawTick(): void {
+    if (this.tickTimer < 0 || this.options.driven) return;
+    this.shared.ctx.sched.cancel(this.tickTimer);
     this.scheduleTick();
   }
 
@@ -249,7 +285,7 @@ export class HttpClient implements PodApp, SocketOwner {
   }
 
   private scheduleTick(): void {
-    const gapMs = this.rng.exponential(1000 / this.params.requestsPerSecond);
+    const gapMs = this.rng.exponential(1000 / this.rate);
     this.tickTimer = this.shared.ctx.sched.after(millis(gapMs), this.shared.tick, this.index);
   }
 

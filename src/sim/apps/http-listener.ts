@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { Counter } from '../core/metrics';
 import type { Pod, PodApp } from '../infra/pod';
 import { Payload, type PayloadId } from '../net/packet';
 import type { CloseCause, Listener, Socket, SocketOwner } from '../net/tcp';
@@ -14,12 +15,16 @@ export abstract class HttpListener implements PodApp, Listener, SocketOwner {
   private exit: (() => void) | null = null;
   private readonly open = new Set<Socket>();
   private readonly inFlight = new Map<number, number>();
+  /** Requests served on this pod's node, by every HTTP server there: how evenly traffic reaches the nodes. */
+  private readonly servedOnNode: Counter;
 
   constructor(
     protected readonly ctx: SimContext,
     protected readonly pod: Pod,
     protected readonly port: number,
-  ) {}
+  ) {
+    this.servedOnNode = ctx.metrics.counter('server.requests', { node: pod.host.name });
+  }
 
   abstract onData(socket: Socket, payload: PayloadId, message: number): void;
 
@@ -65,6 +70,7 @@ export abstract class HttpListener implements PodApp, Listener, SocketOwner {
   /** A request arrived on the connection; `answer` must follow. */
   protected began(socket: Socket): void {
     this.ctx.requests.countServed(this.pod.deployment);
+    this.servedOnNode.inc();
     this.inFlight.set(socket.id, (this.inFlight.get(socket.id) ?? 0) + 1);
   }
 

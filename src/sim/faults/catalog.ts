@@ -9,6 +9,7 @@ import { drainNode } from './drain-node';
 import type { Fault } from './fault';
 import { recreatePool } from './recreate-pool';
 import { joinNode } from './join-node';
+import { loadSpike } from './load-spike';
 import { removeBgpSpeaker } from './remove-bgp-speaker';
 import { removeInterfaceAddress } from './remove-interface-address';
 import { removeNode } from './remove-node';
@@ -28,6 +29,7 @@ export const FAULTS: readonly Fault[] = [
   deletePod,
   rollingUpdate,
   scaleDeployment,
+  loadSpike,
   crashLoop,
   setCpuLimit,
   drainNode,

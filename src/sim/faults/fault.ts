@@ -58,4 +58,5 @@ const EXAMPLE_NAMES: Record<string, string> = {
   router: 'tor',
   lb: 'bigip',
   dns: 'cluster',
+  external: 'user-1',
 };

@@ -16,6 +16,7 @@ export const removeNode: Fault = {
     drain(world, host, params, cause);
     host.inCluster = false;
     world.ctx.note('warn', host.entity, 'node.removed', 'deleted from the cluster', { cause });
+    world.workloads.nodeDeleted(host, `deletion of ${host.entity}`);
     world.edge.metallb?.stopSpeaker(host, cause);
     world.cni.nodeDeleted(host);
     world.edge.nodesChanged();

@@ -113,7 +113,7 @@ export class Bgp {
       if (!session.up) continue;
       session.sent.add(id);
       session.delivered.add(id);
-      session.router.learn(prefix, s.nextHop, s.entity);
+      session.router.learn(prefix, s.nextHop, s.entity, true);
     }
   }
 

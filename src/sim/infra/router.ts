@@ -1,6 +1,6 @@
 import type { SimContext } from '../context';
 import type { Counter, Gauge } from '../core/metrics';
-import { EcmpGroup, flowHash, DEFAULT_RESILIENT_BUCKETS, type EcmpMode } from '../net/ecmp';
+import { EcmpGroup, flowHash, DEFAULT_RESILIENT_BUCKETS, movedShare, sampleMapping, type EcmpMode } from '../net/ecmp';
 import { formatCidr, formatIpv4, type Cidr } from '../net/ipv4';
 import { RouteTable, type Route } from '../net/route-table';
 
@@ -105,8 +105,11 @@ export class Router {
     return this.nextHop(dstIp, this.hash(proto, srcIp, srcPort, dstIp, dstPort));
   }
 
-  /** Installs a BGP path: a new next hop joins the end of the prefix's ECMP group. Called by Bgp after convergence. */
-  learn(prefix: Cidr, nextHop: number, cause?: string): void {
+  /**
+   * Installs a BGP path: a new next hop joins the end of the prefix's ECMP group. Called by Bgp after convergence;
+   * `initial` for the starting state, where no flow existed to be moved.
+   */
+  learn(prefix: Cidr, nextHop: number, cause?: string, initial = false): void {
     const key = formatCidr(prefix);
     let mp = this.multipath.get(key);
     if (mp === undefined) {
@@ -116,6 +119,7 @@ export class Router {
       this.multipath.set(key, mp);
     }
     if (mp.hops.includes(nextHop)) return;
+    const before = initial ? null : sampleMapping(mp.group);
     if (mp.hops.length === 0) {
       this.table.add(mp.route);
       this.groups.set(mp.route, mp.group);
@@ -123,7 +127,7 @@ export class Router {
       this.rehashes.inc();
     }
     mp.hops.push(nextHop);
-    this.install(mp, key, `learned ${key} via ${formatIpv4(nextHop)}`, cause);
+    this.install(mp, key, before, `learned ${key} via ${formatIpv4(nextHop)}`, cause);
   }
 
   /** Removes one BGP path; the prefix's route goes when its last next hop does. */
@@ -132,6 +136,7 @@ export class Router {
     const mp = this.multipath.get(key);
     const at = mp === undefined ? -1 : mp.hops.indexOf(nextHop);
     if (mp === undefined || at < 0) return;
+    const before = sampleMapping(mp.group);
     mp.hops.splice(at, 1);
     if (mp.hops.length === 0) {
       this.table.remove((r) => r === mp.route);
@@ -139,7 +144,7 @@ export class Router {
     } else {
       this.rehashes.inc();
     }
-    this.install(mp, key, `withdrew ${key} via ${formatIpv4(nextHop)}`, cause);
+    this.install(mp, key, before, `withdrew ${key} via ${formatIpv4(nextHop)}`, cause);
   }
 
   /** Every BGP prefix with its next hops in ECMP order, for the topology picture. */
@@ -174,10 +179,18 @@ export class Router {
     return new EcmpGroup(this.mode, this.buckets);
   }
 
-  private install(mp: MultipathRoute, key: string, what: string, cause: string | undefined): void {
+  /** Programs the group's new next hops and tells what share of the flows it had sent somewhere now go elsewhere. */
+  private install(mp: MultipathRoute, key: string, before: Int32Array | null, what: string, cause: string | undefined): void {
+    const hopsBefore = mp.group.nextHops.length;
     mp.group.setNextHops(mp.hops);
     mp.nextHopsGauge.set(mp.hops.length);
-    const message = `${what}: ${mp.hops.length} next hop(s) for ${key}`;
+    const rehashed = before !== null && hopsBefore > 0 && mp.hops.length > 0;
+    const moved = rehashed ? movedShare(before, sampleMapping(mp.group)) : 0;
+    const rehash = rehashed ? `; ${Math.round(moved * 100)} % of flows now hash to another next hop` : '';
+    const message = `${what}: ${mp.hops.length} next hop(s) for ${key}${rehash}`;
     this.ctx.note('info', this.entity, 'router.ecmp.changed', message, cause === undefined ? undefined : { cause });
+    if (!rehashed) return;
+    const detail = { prefix: key, before: hopsBefore, after: mp.hops.length, movedPct: Math.round(moved * 1000) / 10, mode: this.mode, via: cause ?? '', what };
+    this.ctx.causes.record('ecmp_changed', this.entity, this.ctx.sched.now, detail);
   }
 }

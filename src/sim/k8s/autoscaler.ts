@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { seconds, toSeconds, type Duration } from '../core/time';
 import type { Workloads } from './workloads';
@@ -30,6 +31,8 @@ export class Autoscaler {
   private readonly sync: HandlerId;
   private lastServed = 0;
   private readonly recommendations: { t: number; replicas: number }[] = [];
+  /** The HPA's status.desiredReplicas. */
+  private readonly desired: Gauge;
 
   constructor(
     private readonly ctx: SimContext,
@@ -41,9 +44,11 @@ export class Autoscaler {
     private readonly served: () => number,
   ) {
     this.sync = ctx.sched.register(`hpa.sync/${deployment}`, () => this.onSync());
+    this.desired = ctx.metrics.gauge('hpa.desired_replicas', { deployment });
   }
 
   start(): void {
+    this.desired.set(this.workloads.replicasOf(this.deployment));
     this.lastServed = this.served();
     this.ctx.sched.after(this.settings.syncPeriod, this.sync);
   }
@@ -66,9 +71,12 @@ export class Autoscaler {
     while (this.recommendations[0]!.t < now - this.settings.downscaleStabilization) this.recommendations.shift();
     // Scale down only as far as the highest recommendation of the window allows, so a dip does not flap the scale.
     if (desired < current) desired = Math.min(current, Math.max(...this.recommendations.map((r) => r.replicas)));
+    this.desired.set(desired);
     if (desired === current) return;
     const reason = `${perPod.toFixed(1)} requests/s per pod against a target of ${this.spec.targetRequestsPerSecond}`;
-    this.ctx.note('info', `deployment/${this.deployment}`, 'hpa.scaled', `HPA: ${reason}: ${current} → ${desired} replicas`);
+    const entity = `deployment/${this.deployment}`;
+    this.ctx.note('info', entity, 'hpa.scaled', `HPA: ${reason}: ${current} → ${desired} replicas`);
+    this.ctx.causes.record('hpa_scaled', entity, now, { from: current, to: desired, perPod: Math.round(perPod * 10) / 10, target: this.spec.targetRequestsPerSecond });
     this.workloads.scale(this.deployment, desired, `hpa/${this.deployment}`);
   }
 }

@@ -1,3 +1,4 @@
+import type { SimContext } from '../context';
 import type { Bgp } from '../infra/bgp';
 import type { Host } from '../infra/host';
 import type { Router } from '../infra/router';
@@ -20,11 +21,11 @@ export class MetalLb {
   private readonly speakers: Speaker[];
 
   constructor(
+    private readonly ctx: SimContext,
     private readonly bgp: Bgp,
     private readonly router: Router,
     speakerHosts: readonly Host[],
     private readonly services: readonly Service[],
-    private readonly note: (entity: string, kind: string, message: string, cause: string) => void = () => {},
   ) {
     this.speakers = speakerHosts.map((host) => {
       const id = bgp.addSpeaker(host.ip, host.entity);
@@ -48,8 +49,13 @@ export class MetalLb {
     for (const s of this.speakers) {
       if (!s.running) continue;
       const wants = this.wants(service, s.host);
-      if (wants && !this.bgp.isAnnouncing(s.id, prefix)) this.bgp.announce(s.id, prefix);
-      else if (!wants && this.bgp.isAnnouncing(s.id, prefix)) this.bgp.withdraw(s.id, prefix);
+      const announcing = this.bgp.isAnnouncing(s.id, prefix);
+      if (wants === announcing) continue;
+      if (wants) this.bgp.announce(s.id, prefix);
+      else this.bgp.withdraw(s.id, prefix);
+      const ready = service.slice.endpoints.filter((e) => e.node === s.host.index && e.ready).length;
+      const detail = { service: service.name, deployment: service.selector, policy: service.externalTrafficPolicy, ready };
+      this.ctx.causes.record(wants ? 'bgp_announced' : 'bgp_withdrawn', s.host.entity, this.ctx.sched.now, detail);
     }
   }
 
@@ -73,11 +79,11 @@ export class MetalLb {
     if (!s) {
       s = { host, id: this.bgp.addSpeaker(host.ip, host.entity), running: true };
       this.speakers.push(s);
-      this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
+      this.note(host.entity, 'metallb.speaker.started', cause);
       this.bgp.connect(s.id, this.router);
     } else {
       s.running = true;
-      this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
+      this.note(host.entity, 'metallb.speaker.started', cause);
       this.bgp.speakerUp(s.id);
     }
     for (const service of this.services) this.refresh(service);
@@ -88,9 +94,13 @@ export class MetalLb {
     const s = this.speakers.find((x) => x.host === host && x.running);
     if (!s) return;
     s.running = false;
-    this.note(host.entity, 'metallb.speaker.stopped', 'MetalLB speaker stopped', cause);
+    this.note(host.entity, 'metallb.speaker.stopped', cause);
     for (const service of this.services) this.bgp.withdraw(s.id, prefixOf(service));
     this.bgp.speakerDown(s.id, true);
+  }
+
+  private note(entity: string, kind: 'metallb.speaker.started' | 'metallb.speaker.stopped', cause: string): void {
+    this.ctx.note('info', entity, kind, kind === 'metallb.speaker.started' ? 'MetalLB speaker started' : 'MetalLB speaker stopped', { cause });
   }
 
   private wants(service: Service, host: Host): boolean {

@@ -28,11 +28,18 @@ export interface DeploymentSpec {
   preStopSeconds?: number;
   /** Creation to Ready for new pods; `kube.podStartSeconds` when unset. */
   readySeconds?: number;
+  /** A nodeSelector by node name: pods are scheduled only on these nodes; any node when unset. */
+  nodes?: readonly string[];
+  /** A DaemonSet: one pod on every node of the cluster that `nodes` allows, cordoned or not; `replicas` follows. */
+  perNode?: boolean;
 }
 
 // Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30 (REFERENCE C.2).
 const DEFAULT_SURGE: IntOrPercent = '25%';
 const DEFAULT_UNAVAILABLE: IntOrPercent = '25%';
+// A DaemonSet's RollingUpdate defaults: maxSurge 0, maxUnavailable 1 (DaemonSet API reference).
+const DAEMONSET_SURGE: IntOrPercent = 0;
+const DAEMONSET_UNAVAILABLE: IntOrPercent = 1;
 export const DEFAULT_GRACE_SECONDS = 30;
 // If preStop still runs when the grace period ends, the kubelet grants a one-off 2 s extension (REFERENCE C.2).
 const PRESTOP_EXTENSION_SECONDS = 2;
@@ -94,6 +101,8 @@ export class Workloads {
   private readonly crashStreams = new Map<number, RngStream>();
   private readonly restartContainer: HandlerId;
   private readonly restarts = new Map<number, Restarts>();
+  /** Draws of pod start times, made on first use so runs without start jitter draw nothing. */
+  private startRng: RngStream | null = null;
 
   constructor(
     private readonly ctx: SimContext,
@@ -175,11 +184,20 @@ export class Workloads {
     d.pods.push(pod);
     this.cni.attach(pod);
     pod.app = d.makeApp(pod);
-    this.ctx.sched.after(seconds(d.spec.readySeconds ?? this.ctx.params.kube.podStartSeconds), this.startPod, index);
+    this.ctx.sched.after(seconds(this.startTime(d)), this.startPod, index);
     this.ctx.note('info', pod.entity, 'pod.created', `created on ${host.name} with address ${formatIpv4(address)}`);
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
     return pod;
+  }
+
+  /** Creation to Ready for a new pod of the deployment, in seconds, spread by `kube.podStartJitter`. */
+  private startTime(d: Deployment): number {
+    const base = d.spec.readySeconds ?? this.ctx.params.kube.podStartSeconds;
+    const jitter = this.ctx.params.kube.podStartJitter;
+    if (jitter === 0) return base;
+    this.startRng ??= this.ctx.rng.stream('pod-start');
+    return base * (1 + jitter * (2 * this.startRng.next() - 1));
   }
 
   /**
@@ -238,19 +256,23 @@ export class Workloads {
   }
 
   /**
-   * `kubectl scale`: the ReplicaSet creates pods up to `replicas`, or deletes the surplus, older template first, then
-   * pods not yet Ready, then the youngest (the ReplicaSet controller's ranking, simplified).
+   * `kubectl scale`: the ReplicaSet creates pods up to `replicas`, or deletes the surplus in the ReplicaSet
+   * controller's order: the older template first, then pods not yet Ready, then pods sharing their node with more of
+   * the deployment's pods, then the youngest (controller.ActivePodsWithRanks, without its logarithmic age buckets).
    */
   scale(deploymentName: string, replicas: number, cause: string): void {
     const d = this.deployment(deploymentName);
+    if (d.spec.perNode) throw new Error(`target: ${d.spec.name} is a DaemonSet: it runs one pod per node and has no replica count to scale`);
     const before = d.spec.replicas;
     d.spec.replicas = replicas;
     this.ctx.note('info', `deployment/${d.spec.name}`, 'deployment.scaled', `scaled from ${before} to ${replicas} replicas`, { cause });
     const active = d.pods.filter((p) => p.active);
     const surplus = active.length - replicas;
     if (surplus > 0) {
-      const rank = (p: Pod) => (p.revision !== d.revision ? 0 : 2) + (p.ready ? 1 : 0);
-      const victims = [...active].reverse().sort((a, b) => rank(a) - rank(b)).slice(0, surplus);
+      const onNode = new Map<Host, number>();
+      for (const p of active) onNode.set(p.host, (onNode.get(p.host) ?? 0) + 1);
+      const key = (p: Pod) => [p.revision !== d.revision ? 0 : 1, p.ready ? 1 : 0, -onNode.get(p.host)!, -p.index];
+      const victims = [...active].sort((a, b) => compareKeys(key(a), key(b))).slice(0, surplus);
       for (const pod of victims) this.deletePod(pod, undefined, `scale-down of deployment/${d.spec.name}`);
     }
     this.reconcile(d, -1);
@@ -266,14 +288,22 @@ export class Workloads {
     return this.deployment(deploymentName).pods.filter((p) => p.phase === 'running' && p.ready).length;
   }
 
-  /** `kubectl drain`: cordons the node, then evicts every pod on it, each with its grace period unless one is given. */
+  /**
+   * `kubectl drain --ignore-daemonsets`: cordons the node, then evicts every pod on it but DaemonSet pods, each with
+   * its grace period unless one is given.
+   */
   drain(host: Host, gracePeriodSeconds: number | undefined, cause: string): void {
     host.schedulable = false;
     this.ctx.note('warn', host.entity, 'node.cordoned', 'cordoned: no new pods are scheduled here', { cause });
     this.ctx.touchTopology();
     for (const pod of this.pods) {
-      if (pod.host === host && pod.active) this.deletePod(pod, gracePeriodSeconds, `drain of ${host.entity}`);
+      if (pod.host === host && pod.active && !this.deployment(pod.deployment).spec.perNode) this.deletePod(pod, gracePeriodSeconds, `drain of ${host.entity}`);
     }
+  }
+
+  /** The Node object is deleted: the pods still bound to it (DaemonSet pods, after a drain) go with it. */
+  nodeDeleted(host: Host, cause: string): void {
+    for (const pod of this.pods) if (pod.host === host && pod.active) this.deletePod(pod, undefined, cause);
   }
 
   /** The node takes pods again; ReplicaSets that could not place pods fill up now. */
@@ -336,11 +366,13 @@ export class Workloads {
   }
 
   private fenceposts(d: Deployment) {
-    return resolveFenceposts(d.spec.maxSurge ?? DEFAULT_SURGE, d.spec.maxUnavailable ?? DEFAULT_UNAVAILABLE, d.spec.replicas);
+    const [surge, unavailable] = d.spec.perNode ? [DAEMONSET_SURGE, DAEMONSET_UNAVAILABLE] : [DEFAULT_SURGE, DEFAULT_UNAVAILABLE];
+    return resolveFenceposts(d.spec.maxSurge ?? surge, d.spec.maxUnavailable ?? unavailable, d.spec.replicas);
   }
 
   /** The Deployment and ReplicaSet controllers: keep `replicas` pods of the current template, rolling old ones out. */
   private reconcile(d: Deployment, replaced: number): void {
+    if (d.spec.perNode) d.spec.replicas = this.hosts.filter((h) => h.inCluster && this.fits(d, h)).length;
     const active = d.pods.filter((p) => p.active);
     const current = active.filter((p) => p.revision === d.revision);
     // Newest first, as the ReplicaSet controller prefers to delete younger pods.
@@ -356,7 +388,7 @@ export class Workloads {
       oldReady: old.filter((p) => p.ready).length,
     });
     for (let i = 0; i < plan.create; i++) {
-      const host = this.leastLoadedHost();
+      const host = this.placeFor(d);
       if (!host) {
         this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: no node is schedulable`);
         break;
@@ -369,10 +401,20 @@ export class Workloads {
     for (const pod of [...unready, ...ready]) this.deletePod(pod, undefined, `rolling update of deployment/${d.spec.name}`);
   }
 
-  private leastLoadedHost(): Host | undefined {
+  /**
+   * Where the scheduler puts a new pod: the schedulable node the selector allows with the fewest active pods. A
+   * DaemonSet's pod goes to an allowed node of the cluster without one, cordoned or not, as its controller tolerates
+   * the unschedulable taint.
+   */
+  private placeFor(d: Deployment): Host | undefined {
     let best: Host | undefined;
     let bestLoad = Infinity;
     for (const host of this.hosts) {
+      if (!this.fits(d, host)) continue;
+      if (d.spec.perNode) {
+        if (host.inCluster && !d.pods.some((p) => p.active && p.host === host)) return host;
+        continue;
+      }
       if (!host.schedulable) continue;
       let load = 0;
       for (const pod of host.pods.values()) if (pod.active) load++;
@@ -382,6 +424,10 @@ export class Workloads {
       }
     }
     return best;
+  }
+
+  private fits(d: Deployment, host: Host): boolean {
+    return d.spec.nodes === undefined || d.spec.nodes.includes(host.name);
   }
 
   private nextName(d: Deployment): string {
@@ -514,4 +560,10 @@ export class Workloads {
       this.ctx.sched.after(millis(this.ctx.params.kube.endpointPropagationMs), this.notifyProxies, index);
     });
   }
+}
+
+/** Orders two sort keys element by element. */
+function compareKeys(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
 }

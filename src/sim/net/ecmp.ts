@@ -84,3 +84,25 @@ export class EcmpGroup {
     }
   }
 }
+
+// Model choice: 4,096 well-mixed sample hashes measure the share of the hash space a change moves to within about 1 %.
+const SAMPLES = 4096;
+let sampleHashes: Uint32Array | null = null;
+
+/** The next hop of each sample hash: a fingerprint of the group's mapping, to compare across a change. */
+export function sampleMapping(group: EcmpGroup): Int32Array {
+  sampleHashes ??= Uint32Array.from({ length: SAMPLES }, (_, i) => flowHash(6, i, i >>> 8, 0x5eed, 443));
+  return Int32Array.from(sampleHashes, (h) => group.select(h));
+}
+
+/** The share of flows (of hashes) that map to another next hop in `after` than in `before`; flows with no hop before do not count. */
+export function movedShare(before: Int32Array, after: Int32Array): number {
+  let routed = 0;
+  let moved = 0;
+  for (let i = 0; i < before.length; i++) {
+    if (before[i] === -1) continue;
+    routed++;
+    if (after[i] !== before[i]) moved++;
+  }
+  return routed === 0 ? 0 : moved / routed;
+}

@@ -59,6 +59,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
   const collision = causes.of('pod_ip_collision')[0];
   if (collision) chains.push({ symptom: `${collision.entity} unreachable`, steps: collisionSteps(causes, collision) });
+  const reset = nodeResets(causes);
+  if (reset && causes.of('ecmp_changed').length > 0) chains.push({ symptom: `connections reset at ${reset.entity}`, steps: ecmpSteps(causes, reset) });
   const stale = causes.of('stale_endpoint')[0];
   if (stale && chains.length === 0) chains.push({ symptom: `connections to departed pods at ${stale.entity}`, steps: staleSteps(causes, stale) });
   const slow = causes.of('cpu_delayed')[0];
@@ -92,6 +94,51 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
     const joined = causes.find('node_joined', node);
     const back = joined && joined.lastAt >= deletedAt ? ` and registered again at ${seconds(joined.lastAt)}` : '';
     if (deletedAt >= 0) steps.push({ entity: node, text: `was deleted from the cluster at ${seconds(deletedAt)}${back}; tunl0 kept the address the deleted node's allocation was for` });
+  }
+  return steps;
+}
+
+/** The node that reset the most packets of connections it did not know. */
+function nodeResets(causes: CauseLog): CauseFact | undefined {
+  return causes.of('no_socket_reset').find((f) => f.entity.startsWith('node/'));
+}
+
+/**
+ * Connections a node reset after a router moved their flows to it: the ECMP change, the BGP announcement or withdrawal
+ * behind it, and what made the speaker's node gain or lose its pods (an autoscaler, a load spike).
+ */
+function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
+  const steps: WhyStep[] = [
+    { entity: reset.entity, text: `answered ${reset.count} packets with resets: they belonged to connections it had no socket for, flows the router had been sending to another node` },
+  ];
+  const change = causes.of('ecmp_changed')[0];
+  if (!change) return steps;
+  const c = change.detail;
+  steps.push({
+    entity: change.entity,
+    text: `changed its ECMP group for ${c['prefix']} ${change.count} times; the latest, at ${seconds(change.lastAt)}, ${c['what']}: ${c['before']} → ${c['after']} next hops, and ${c['movedPct']} % of flows now hash to another next hop (${c['mode']} hashing keeps no record of connections)`,
+  });
+  const node = String(c['via']);
+  const announced = causes.find('bgp_announced', node);
+  const withdrawn = causes.find('bgp_withdrawn', node);
+  const latest = [announced, withdrawn].filter((f) => f !== undefined).sort((a, b) => b.lastAt - a.lastAt)[0];
+  if (!latest) return steps;
+  const d = latest.detail;
+  const local = d['policy'] === 'Local' ? ': under externalTrafficPolicy Local only nodes with a ready endpoint announce' : '';
+  const why = latest.kind === 'bgp_announced' ? `it had ${d['ready']} ready pod(s) of ${d['deployment']} again` : `its last ready pod of ${d['deployment']} had gone`;
+  steps.push({ entity: node, text: `its MetalLB speaker ${latest.kind === 'bgp_announced' ? 'announced' : 'withdrew'} the address of Service ${d['service']} at ${seconds(latest.lastAt)}, as ${why}${local}` });
+  const hpa = causes.find('hpa_scaled', `deployment/${d['deployment']}`);
+  if (hpa) {
+    const h = hpa.detail;
+    steps.push({
+      entity: hpa.entity,
+      text: `its HorizontalPodAutoscaler changed the replica count ${hpa.count} times; the latest, at ${seconds(hpa.lastAt)}, from ${h['from']} to ${h['to']}: ${h['perPod']} requests/s per pod against a target of ${h['target']}`,
+    });
+  }
+  const spike = causes.of('load_spike')[0];
+  if (spike) {
+    const p = spike.detail;
+    steps.push({ entity: spike.entity, text: `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all` });
   }
   return steps;
 }
@@ -190,6 +237,8 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
   const fact = entity === undefined ? causes.of(kind)[0] : causes.find(kind, entity);
   if (!fact) return null;
   const symptom = `${kind} at ${fact.entity}`;
+  // A reset at a node is the ECMP story once the router has changed its group; otherwise the address tells the story.
+  if (kind === 'no_socket_reset' && fact.entity.startsWith('node/') && causes.of('ecmp_changed').length > 0) return { symptom, steps: ecmpSteps(causes, fact) };
   switch (kind) {
     case 'grpc_dependency_error': {
       const node = world.nodeOf(fact.entity);

@@ -153,25 +153,33 @@ function checkReferences(scenario: Scenario, report: Report): void {
   const explicitPods = new Map<string, number>();
   nodes.forEach((node, n) => {
     node.pods.forEach((pod, p) => {
-      if (deployments[pod.deployment] === undefined) {
-        report(
-          ['topology', 'nodes', n, 'pods', p, 'deployment'],
-          `unknown deployment "${pod.deployment}"${didYouMean(pod.deployment, deploymentNames)}`,
-        );
-      } else {
-        explicitPods.set(pod.deployment, (explicitPods.get(pod.deployment) ?? 0) + 1);
+      const deployment = deployments[pod.deployment];
+      const path = ['topology', 'nodes', n, 'pods', p, 'deployment'];
+      if (deployment === undefined) {
+        report(path, `unknown deployment "${pod.deployment}"${didYouMean(pod.deployment, deploymentNames)}`);
+        return;
+      }
+      explicitPods.set(pod.deployment, (explicitPods.get(pod.deployment) ?? 0) + 1);
+      if (deployment.nodes !== undefined && !deployment.nodes.includes(node.name)) {
+        report(path, `${pod.deployment}'s nodes do not include ${node.name}, so its pods cannot run there`);
+      } else if (deployment.kind === 'DaemonSet' && node.pods.findIndex((q) => q.deployment === pod.deployment) !== p) {
+        report(path, `${pod.deployment} is a DaemonSet: one pod per node, and ${node.name} already lists one`);
       }
     });
   });
 
   for (const [name, deployment] of Object.entries(deployments)) {
     const placed = explicitPods.get(name) ?? 0;
-    if (placed > deployment.replicas) {
-      report(
-        ['topology', 'deployments', name, 'replicas'],
-        `${placed} pods are placed explicitly but replicas is ${deployment.replicas}`,
-      );
-    }
+    const path = ['topology', 'deployments', name];
+    if (deployment.kind === 'DaemonSet') {
+      if (deployment.replicas !== undefined) report([...path, 'replicas'], 'a DaemonSet runs one pod per node it may run on; leave replicas out');
+      if (deployment.autoscale) report([...path, 'autoscale'], 'an autoscaler scales replicas, and a DaemonSet has none: it runs one pod per node');
+    } else if (deployment.replicas === undefined) report([...path, 'replicas'], 'required for a Deployment (or set kind: DaemonSet)');
+    else if (placed > deployment.replicas) report([...path, 'replicas'], `${placed} pods are placed explicitly but replicas is ${deployment.replicas}`);
+    const nodeNames = nodes.map((n) => n.name);
+    deployment.nodes?.forEach((node, i) => {
+      if (!nodeNames.includes(node)) report([...path, 'nodes', i], `unknown node "${node}"${didYouMean(node, nodeNames)}`);
+    });
     const targetPath = ['topology', 'deployments', name, 'target'];
     if (deployment.app === 'http-client' || deployment.app === 'ingress-proxy') {
       if (deployment.target === undefined) report(targetPath, `required for an ${deployment.app} deployment (name a service)`);
@@ -254,6 +262,7 @@ function checkTimes(scenario: Scenario, report: Report): void {
     router: topology.routers.map((r) => r.name),
     lb: topology.loadBalancers.map((lb) => lb.name),
     dns: topology.dns ? [...DNS_TARGETS] : [],
+    external: topology.externalClients.map((c) => c.name),
   };
   scenario.timeline.forEach((entry, i) => {
     if (entry.at > duration) report(['timeline', i, 'at'], `${entry.at} s is after the end of the run (duration ${duration} s)`);

@@ -6,8 +6,9 @@ import { topologySchema } from './topology';
 export const SCENARIO_VERSION = 1;
 
 const ID = /^[a-z0-9-]+$/;
-// Kinds a fault may target; `dns/cluster` is CoreDNS, `dns/provider` the cloud's resolver (see faults/).
-export const TARGET_KINDS = ['node', 'pod', 'deployment', 'service', 'router', 'lb', 'dns'] as const;
+// Kinds a fault may target; `dns/cluster` is CoreDNS, `dns/provider` the cloud's resolver, `external/<name>` a client on
+// the internet (see faults/).
+export const TARGET_KINDS = ['node', 'pod', 'deployment', 'service', 'router', 'lb', 'dns', 'external'] as const;
 const TARGET = new RegExp(`^(${TARGET_KINDS.join('|')})\\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$`);
 // Dotted lower-case metric name with optional labels: `lb.requests.failed`, `drops{reason=rp_filter_martian}`.
 const METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\{[A-Za-z0-9_]+=[A-Za-z0-9_./-]+(,[A-Za-z0-9_]+=[A-Za-z0-9_./-]+)*\})?$/;
@@ -21,7 +22,7 @@ const timelineEntry = z.strictObject({
   at: z.number().min(0),
   fault: id,
   target: z.string().regex(TARGET, {
-    error: 'must be kind/name with kind node, pod, deployment, service, router, lb or dns (like pod/web-0)',
+    error: 'must be kind/name with kind node, pod, deployment, service, router, lb, dns or external (like pod/web-0)',
   }),
   params: z.record(z.string(), z.union([z.number(), z.boolean(), z.string()])).default({}),
   note: z.string().optional(),
@@ -29,7 +30,8 @@ const timelineEntry = z.strictObject({
 
 const fix = z.strictObject({
   description: z.string(),
-  set: z.record(z.string(), z.union([z.number(), z.boolean(), z.string()])),
+  // A value, or a list or record that replaces the whole place (a node's pods, a deployment); checked once applied.
+  set: z.record(z.string(), z.union([z.number(), z.boolean(), z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())])),
 });
 
 const metric = z.string().regex(METRIC, {

@@ -47,7 +47,12 @@ const intOrPercent = z.union([
 
 const deployment = z.strictObject({
   app: z.enum(APPS),
-  replicas: z.number().int().min(0).max(10_000),
+  // A DaemonSet runs one pod on every node its `nodes` allow and takes no replica count.
+  kind: z.enum(['Deployment', 'DaemonSet']).default('Deployment'),
+  // Required for a Deployment.
+  replicas: z.number().int().min(0).max(10_000).optional(),
+  // A nodeSelector by node name: pods go only to these nodes; any node when left out.
+  nodes: z.array(z.string()).min(1).optional(),
   // Model choice: the port the server listens on inside the pod.
   port: port.default(8080),
   target: z.string().optional(),
@@ -55,9 +60,9 @@ const deployment = z.strictObject({
   lookup: z.string().min(1).max(253).optional(),
   // What a grpc-server resolves through its DNS path before serving each query (its index and store, say).
   dependencies: z.array(z.string().min(1).max(253)).default([]),
-  // RollingUpdate strategy: Kubernetes defaults both to 25 % (Deployment API reference).
-  maxSurge: intOrPercent.default('25%'),
-  maxUnavailable: intOrPercent.default('25%'),
+  // RollingUpdate strategy: a Deployment defaults both to 25 %, a DaemonSet to maxSurge 0 and maxUnavailable 1 (API reference).
+  maxSurge: intOrPercent.optional(),
+  maxUnavailable: intOrPercent.optional(),
   // terminationGracePeriodSeconds defaults to 30 (REFERENCE C.2).
   terminationGracePeriodSeconds: z.number().min(0).max(3600).default(30),
   // A preStop hook that sleeps before SIGTERM (REFERENCE C.2); none by default.
