@@ -256,6 +256,27 @@ const VIEWS: View[] = [
       await page.locator('[data-entity="node/node-b"]').first().click();
     },
   }),
+  paused({
+    name: 'ecmp-resets-why',
+    scenario: 'ecmp-resets.yaml',
+    size: 'desktop',
+    until: 90,
+    speed: '10',
+    then: async (page) => {
+      await page.locator('[data-testid="why-button"][data-reason="no_socket_reset"]').first().click();
+      await page.getByTestId('why-step').first().waitFor();
+    },
+  }),
+  paused({
+    name: 'ecmp-resets-palette',
+    scenario: 'ecmp-resets.yaml',
+    size: 'desktop',
+    until: 20,
+    speed: '10',
+    then: async (page) => {
+      await page.locator('[data-testid="fault-card"][data-fault="load-spike"]').dragTo(page.locator('[data-entity="external/user-3"]'));
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',
