@@ -316,13 +316,10 @@ export class Workloads {
   }
 
   /**
-   * A bad build: every container of the deployment exits `runSeconds` after it starts (the running ones at once),
-   * for `durationSeconds`; the kubelet restarts each in place after its CrashLoopBackOff delay.
-   */
-  /**
-   * Containers of the deployment exit `runSeconds` after each start, until `durationSeconds` from now. With `jitter`
-   * (0 to 1) each run lasts runSeconds × (1 ± jitter) and the running containers exit within runSeconds × jitter
-   * instead of at once, so pods drift apart as containers of a bad build do; without it they crash in step.
+   * A bad build: containers of the deployment exit `runSeconds` after each start, until `durationSeconds` from now, and
+   * the kubelet restarts each in place after its CrashLoopBackOff delay. With `jitter` (0 to 1) each run lasts
+   * runSeconds × (1 ± jitter) and the running containers exit within runSeconds × jitter instead of at once, so pods
+   * drift apart as containers of a bad build do; without it they crash in step.
    */
   crashLoop(deploymentName: string, runSeconds: number, durationSeconds: number, cause: string, jitter = 0): void {
     const d = this.deployment(deploymentName);
