@@ -268,6 +268,16 @@ const VIEWS: View[] = [
     },
   }),
   paused({
+    name: 'ecmp-resets-per-node',
+    scenario: 'ecmp-resets.yaml',
+    size: 'desktop',
+    until: 120,
+    speed: '10',
+    then: async (page) => {
+      await page.getByText(/^Requests per node/i).first().scrollIntoViewIfNeeded();
+    },
+  }),
+  paused({
     name: 'ecmp-resets-palette',
     scenario: 'ecmp-resets.yaml',
     size: 'desktop',
