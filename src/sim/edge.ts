@@ -14,13 +14,19 @@ import { ipv4, type Ipv4 } from './net/ipv4';
 import type { Scenario } from './scenario/schema';
 import type { World } from './world';
 
+/** A client on the internet, with the address it sends to. */
+export interface ExternalClient {
+  client: HttpClient;
+  entity: string;
+  targetIp: number;
+}
+
 /** The edge's parts by name, for faults to act on. */
 export interface Edge {
   routers: ReadonlyMap<string, RouterHop>;
   metallb: MetalLb | null;
   loadBalancers: ReadonlyMap<string, LoadBalancerHop>;
-  /** Clients on the internet by name, with the address they send to. */
-  externalClients: ReadonlyMap<string, { client: HttpClient; entity: string; targetIp: number }>;
+  externalClients: ReadonlyMap<string, ExternalClient>;
   /** Nodes joined or left the cluster: CIS re-reads the node list at its next poll and syncs node-member pools. */
   nodesChanged(): void;
   /** Every pool of the named load balancer emptied and filled again: each member new, unknown until probed. */
@@ -35,7 +41,7 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
   const { topology, params } = scenario;
   const routers = new Map<string, RouterHop>();
   const loadBalancers = new Map<string, LoadBalancerHop>();
-  const externalClients = new Map<string, { client: HttpClient; entity: string; targetIp: number }>();
+  const externalClients = new Map<string, ExternalClient>();
   let metallb: MetalLb | null = null;
   for (const r of topology.routers) {
     const router = new Router(world.ctx, r.name, { ecmpMode: r.ecmp });

@@ -79,11 +79,11 @@ export class MetalLb {
     if (!s) {
       s = { host, id: this.bgp.addSpeaker(host.ip, host.entity), running: true };
       this.speakers.push(s);
-      this.note(host.entity, 'metallb.speaker.started', cause);
+      this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
       this.bgp.connect(s.id, this.router);
     } else {
       s.running = true;
-      this.note(host.entity, 'metallb.speaker.started', cause);
+      this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
       this.bgp.speakerUp(s.id);
     }
     for (const service of this.services) this.refresh(service);
@@ -94,13 +94,13 @@ export class MetalLb {
     const s = this.speakers.find((x) => x.host === host && x.running);
     if (!s) return;
     s.running = false;
-    this.note(host.entity, 'metallb.speaker.stopped', cause);
+    this.note(host.entity, 'metallb.speaker.stopped', 'MetalLB speaker stopped', cause);
     for (const service of this.services) this.bgp.withdraw(s.id, prefixOf(service));
     this.bgp.speakerDown(s.id, true);
   }
 
-  private note(entity: string, kind: 'metallb.speaker.started' | 'metallb.speaker.stopped', cause: string): void {
-    this.ctx.note('info', entity, kind, kind === 'metallb.speaker.started' ? 'MetalLB speaker started' : 'MetalLB speaker stopped', { cause });
+  private note(entity: string, kind: string, message: string, cause: string): void {
+    this.ctx.note('info', entity, kind, message, { cause });
   }
 
   private wants(service: Service, host: Host): boolean {

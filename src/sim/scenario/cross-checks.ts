@@ -168,6 +168,7 @@ function checkReferences(scenario: Scenario, report: Report): void {
     });
   });
 
+  const nodeNames = nodes.map((n) => n.name);
   for (const [name, deployment] of Object.entries(deployments)) {
     const placed = explicitPods.get(name) ?? 0;
     const path = ['topology', 'deployments', name];
@@ -176,11 +177,10 @@ function checkReferences(scenario: Scenario, report: Report): void {
       if (deployment.autoscale) report([...path, 'autoscale'], 'an autoscaler scales replicas, and a DaemonSet has none: it runs one pod per node');
     } else if (deployment.replicas === undefined) report([...path, 'replicas'], 'required for a Deployment (or set kind: DaemonSet)');
     else if (placed > deployment.replicas) report([...path, 'replicas'], `${placed} pods are placed explicitly but replicas is ${deployment.replicas}`);
-    const nodeNames = nodes.map((n) => n.name);
     deployment.nodes?.forEach((node, i) => {
       if (!nodeNames.includes(node)) report([...path, 'nodes', i], `unknown node "${node}"${didYouMean(node, nodeNames)}`);
     });
-    const targetPath = ['topology', 'deployments', name, 'target'];
+    const targetPath = [...path, 'target'];
     if (deployment.app === 'http-client' || deployment.app === 'ingress-proxy') {
       if (deployment.target === undefined) report(targetPath, `required for an ${deployment.app} deployment (name a service)`);
       else if (services[deployment.target] === undefined) {
@@ -196,9 +196,8 @@ function checkReferences(scenario: Scenario, report: Report): void {
     }
     const autoscale = deployment.autoscale;
     if (autoscale) {
-      const path = ['topology', 'deployments', name, 'autoscale'];
-      if (!HTTP_SERVING_APPS.includes(deployment.app)) report(path, 'only http-server and ingress-proxy deployments count the requests an autoscaler needs');
-      else if (autoscale.minReplicas > autoscale.maxReplicas) report([...path, 'minReplicas'], `must be at most maxReplicas (${autoscale.maxReplicas})`);
+      if (!HTTP_SERVING_APPS.includes(deployment.app)) report([...path, 'autoscale'], 'only http-server and ingress-proxy deployments count the requests an autoscaler needs');
+      else if (autoscale.minReplicas > autoscale.maxReplicas) report([...path, 'autoscale', 'minReplicas'], `must be at most maxReplicas (${autoscale.maxReplicas})`);
     }
     if (deployment.trustedIps.length > 0 && deployment.app !== 'ingress-proxy') {
       report(['topology', 'deployments', name, 'trustedIps'], 'only ingress-proxy deployments trust forwarded headers');
