@@ -289,6 +289,7 @@ export interface RunReport {
   simulatedSeconds: number;
   events: number;
   wallMs: number;
+  /** Every drop reason that happened with its count: packet reasons, which add up to packets.dropped, and request reasons (a REFUSED answer). */
   drops: Record<string, number>;
   totals: Record<string, number>;
   series: Record<string, SeriesReport>;
