@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { SCENARIO_DIR, shippedScenarios } from '../../src/cli/shipped';
 import type { RunReport, Sim } from '../../src/sim/api';
 import { atSeconds, type SimTime } from '../../src/sim/core/time';
-import { DROP_REASONS, type DropReason } from '../../src/sim/report/drop-reasons';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { dropsByKind } from '../fixtures/scenario-run';
 
 function load(file: string, seed?: number): Sim {
   const text = readFileSync(join(SCENARIO_DIR, file), 'utf8');
@@ -89,8 +89,7 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
         expect(sent).toBeGreaterThan(0);
         expect(delivered + dropped + inFlight).toBe(sent);
         // The report lists request drops (a REFUSED answer) beside packet drops; only the packet reasons add up to it.
-        const byKind = { packet: 0, request: 0 };
-        for (const [reason, n] of Object.entries(report.drops)) byKind[DROP_REASONS[reason as DropReason].kind] += n;
+        const byKind = dropsByKind(report);
         expect(byKind.packet).toBe(dropped);
         const requestDrops = Object.entries(report.totals).filter(([name]) => name.startsWith('requests.dropped{'));
         expect(byKind.request).toBe(requestDrops.reduce((n, [, v]) => n + v, 0));
