@@ -9,6 +9,7 @@ import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import type { AppPage } from './browser';
 import { appHarness } from './harness';
+import { byTestId, clockUs, text, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
@@ -16,21 +17,10 @@ const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.
 const harness = appHarness();
 const { withApp } = harness;
 
-const byTestId = (page: Page, id: string) => page.getByTestId(id);
-// Short timeout: callers poll, and a missing element should retry rather than block the poll.
-const text = async (page: Page, id: string) => ((await byTestId(page, id).textContent({ timeout: 2_000 })) ?? '').trim();
-
-async function clockUs(page: Page): Promise<number> {
-  const raw = await byTestId(page, 'sim-clock').getAttribute('data-us');
-  const us = Number(raw);
-  if (raw === null || !Number.isInteger(us)) throw new Error(`sim-clock data-us is not an integer: ${String(raw)}`);
-  return us;
-}
-
 /** Waits until the demo is loaded into the worker and idle. */
 async function waitUntilReady(page: Page): Promise<void> {
   await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 10_000 }).toBe(DEMO);
-  await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
+  await untilStatus(page, 'paused');
 }
 
 /** Moves focus off any control so keys reach the global shortcuts. */
@@ -119,7 +109,7 @@ describe('Netmortem in a browser', () => {
       await waitUntilReady(page);
       const play = byTestId(page, 'play-button');
       await play.click();
-      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await untilStatus(page, 'running');
       expect(await play.getAttribute('aria-pressed')).toBe('true');
       expect(await play.getAttribute('aria-label')).toBe('Pause');
       await expect.poll(() => clockUs(page), { timeout: 5_000 }).toBeGreaterThan(500_000);
@@ -129,7 +119,7 @@ describe('Netmortem in a browser', () => {
 
       await play.click();
       // 'paused' only once the worker confirms; frames sent before it saw the pause have landed by then.
-      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await untilStatus(page, 'paused');
       expect(await play.getAttribute('aria-pressed')).toBe('false');
       expect(await play.getAttribute('aria-label')).toBe('Play');
       const paused = await clockUs(page);
@@ -153,9 +143,9 @@ describe('Netmortem in a browser', () => {
       await expect.poll(() => clockUs(page)).toBeGreaterThan(afterOneStep);
 
       await page.keyboard.press('Space');
-      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await untilStatus(page, 'running');
       await page.keyboard.press('Space');
-      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await untilStatus(page, 'paused');
 
       await page.keyboard.press('+');
       await expect.poll(() => text(page, 'speed-display')).toBe('2×');
@@ -168,9 +158,9 @@ describe('Netmortem in a browser', () => {
 
       // What a person does: click Play, then press Space; the focused button must not toggle twice.
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await untilStatus(page, 'running');
       await page.keyboard.press('Space');
-      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await untilStatus(page, 'paused');
       await page.waitForTimeout(300);
       expect(await text(page, 'run-status')).toBe('paused');
       expectClean(app);
@@ -198,7 +188,7 @@ describe('Netmortem in a browser', () => {
       expect(await byTestId(page, 'scenario-picker').inputValue()).toBe(DEMO);
       expect(await clockUs(page)).toBe(before);
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await untilStatus(page, 'running');
       await expect.poll(() => clockUs(page), { timeout: 5_000 }).toBeGreaterThan(before + 500_000);
 
       await byTestId(page, 'dismiss-error').click();
@@ -235,7 +225,7 @@ describe('Netmortem in a browser', () => {
       expect(await markers.count()).toBe(2);
 
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
+      await untilStatus(page, 'paused');
       expect(await clockUs(page)).toBe(3_000_000);
       const current = await text(page, 'current-chapter');
       expect(current).toContain('Chapter 1 of 2');
@@ -287,7 +277,7 @@ describe('Netmortem in a browser', () => {
       await page.keyboard.press('Space');
       await expect.poll(() => fixToggle(page, FIX).isChecked()).toBe(true);
       await expect.poll(() => clockUs(page)).toBe(0);
-      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await untilStatus(page, 'paused');
       expect(await byTestId(page, 'digest').count()).toBe(0);
       expect(await text(page, 'active-fixes')).toBe('1 of 3 applied');
 
@@ -321,7 +311,7 @@ describe('Netmortem in a browser', () => {
       await fixToggle(page, 'faster-propagation').click();
       await expect.poll(() => text(page, 'active-fixes')).toBe('none applied');
       await expect.poll(() => clockUs(page)).toBeLessThan(1_000_000);
-      await expect.poll(() => text(page, 'run-status')).toBe('running');
+      await untilStatus(page, 'running');
       expect(await fixToggle(page, 'faster-propagation').isChecked()).toBe(false);
       expect(app.problems.pageErrors).toEqual([]);
       expect(app.problems.consoleErrors).toEqual([]);

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
+import { byTestId, clockUs, text, untilStatus } from './page';
 
 /** The sandbox around the picture: the fault palette, the right-click menu, search, live traffic and the inspector. */
 
 const harness = appHarness({ viewport: { width: 1600, height: 1000 } });
 const { withApp } = harness;
 
-const byTestId = (page: Page, id: string) => page.getByTestId(id);
-const text = async (page: Page, id: string) => ((await byTestId(page, id).textContent({ timeout: 2_000 })) ?? '').trim();
-const clockUs = async (page: Page): Promise<number> => Number(await byTestId(page, 'sim-clock').getAttribute('data-us'));
 const card = (page: Page, fault: string) => page.locator(`[data-testid="fault-card"][data-fault="${fault}"]`);
 const pod = (page: Page, name: string) => page.locator(`[data-testid="pod"][data-pod="${name}"]`);
 const eventsAbout = async (page: Page, entity: string): Promise<string[]> =>
@@ -17,7 +15,7 @@ const eventsAbout = async (page: Page, entity: string): Promise<string[]> =>
 
 async function ready(page: Page, file: string): Promise<void> {
   await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(file);
-  await expect.poll(() => text(page, 'run-status'), { timeout: 20_000 }).toBe('paused');
+  await untilStatus(page, 'paused');
 }
 
 /** Plays until the clock passes `seconds`, then pauses and waits for the pause to land. */
@@ -26,7 +24,7 @@ async function playTo(page: Page, seconds: number, timeout = 60_000): Promise<vo
   await byTestId(page, 'play-button').click();
   await expect.poll(() => clockUs(page), { timeout }).toBeGreaterThanOrEqual(seconds * 1e6);
   await byTestId(page, 'play-button').click();
-  await expect.poll(() => text(page, 'run-status')).toBe('paused');
+  await untilStatus(page, 'paused');
 }
 
 async function dropCount(page: Page, reason: string): Promise<number> {
@@ -143,7 +141,7 @@ describe('the sandbox', () => {
       expect(await nodeD.getAttribute('data-in-cluster')).toBe('false');
       expect(await nodeD.getAttribute('aria-label')).toBe('node node-d, not in the cluster');
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await untilStatus(page, 'paused');
 
       // It joins again as a new member whose health nobody knows yet.
       const failedBefore = await dropCount(page, 'no_local_endpoint');

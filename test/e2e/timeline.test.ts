@@ -10,6 +10,7 @@ import { createSim } from '../../src/sim/sim';
 import { formatRate } from '../../src/ui/format';
 import type { AppPage } from './browser';
 import { appHarness } from './harness';
+import { byTestId, clockUs, text, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
@@ -17,16 +18,9 @@ const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.
 const harness = appHarness();
 const { withApp } = harness;
 
-const byTestId = (page: Page, id: string) => page.getByTestId(id);
-const text = async (page: Page, id: string) => ((await byTestId(page, id).first().textContent({ timeout: 2_000 })) ?? '').trim();
-
-async function clockUs(page: Page): Promise<number> {
-  return Number(await byTestId(page, 'sim-clock').getAttribute('data-us'));
-}
-
 async function waitUntilReady(page: Page, file = DEMO): Promise<void> {
   await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 10_000 }).toBe(file);
-  await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
+  await untilStatus(page, 'paused');
 }
 
 async function playToEnd(page: Page): Promise<void> {
@@ -186,7 +180,7 @@ describe('The timeline', () => {
 
       const jump = await chartPoint(page, 0, 10, 60);
       await page.mouse.click(jump.x, jump.y);
-      await expect.poll(() => text(page, 'run-status'), { timeout: 10_000 }).toBe('paused');
+      await untilStatus(page, 'paused');
       await expect.poll(() => clockUs(page), { timeout: 10_000 }).toBeLessThan(12_000_000);
       const landed = await clockUs(page);
       expect(landed).toBeGreaterThan(8_000_000);
@@ -322,7 +316,7 @@ describe('A/B on the talk-scale replay', () => {
       await byTestId(page, 'play-button').click();
       await expect.poll(() => clockUs(page), { timeout: 840_000, interval: 1_000 }).toBeGreaterThanOrEqual(UNTIL_US);
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => text(page, 'run-status')).toBe('paused');
+      await untilStatus(page, 'paused');
       const aUs = await clockUs(page);
       // B follows A's clock and stops where A stopped.
       await expect.poll(() => byTestId(page, 'compare-clock').getAttribute('data-us'), { timeout: 240_000, interval: 1_000 }).toBe(String(aUs));
