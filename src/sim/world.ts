@@ -34,6 +34,7 @@ import { GrpcServers } from './apps/grpc-server';
 import { GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
+import { Mesh } from './discovery/mesh';
 
 /** Everything a scenario's topology turns into, wired together. */
 export class World {
@@ -57,6 +58,8 @@ export class World {
   readonly cni: Cni;
   /** Routers, MetalLB and load balancers in front of the cluster. */
   readonly edge: Edge;
+  /** Service discovery through ZooKeeper, when the topology has an ensemble. */
+  readonly mesh: Mesh | null;
   private topologyVersion = 0;
 
   constructor(
@@ -128,6 +131,7 @@ export class World {
       this.addService(service);
     }
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
+    const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers) : null);
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns);
     const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip));
     for (const [name, dep] of Object.entries(topology.deployments)) {
@@ -162,6 +166,8 @@ export class World {
         this.workloads.addDeployment(spec, (pod) => shared.create(pod, proxy));
       }
       else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
+      else if (dep.app === 'mesh-server') this.workloads.addDeployment(spec, (pod) => mesh!.servers.create(pod, dep.announce!, dep.announcer));
+      else if (dep.app === 'mesh-client') this.workloads.addDeployment(spec, (pod) => mesh!.clients.create(pod, dep.uses!));
       else if (dep.app === 'grpc-server') {
         const server = { port: dep.port, dependencies: dep.dependencies };
         this.workloads.addDeployment(spec, (pod) => grpcServers.create(pod, server));
@@ -310,6 +316,7 @@ export class World {
       this.conntrackUsed[host.index]!.set(host.conntrack.size);
       host.hypervisor?.sample(now);
     }
+    this.mesh?.clients.sample();
   }
 
   get version(): number {

@@ -170,7 +170,7 @@ describe('loading with fixes, sets and a seed', () => {
       '--set params.client.reconnectMs=abc: expected number, got string',
     ]);
     expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['topology.deployments.web.app=nginx'] }))).toEqual([
-      '--set topology.deployments.web.app=nginx: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", got "nginx"',
+      '--set topology.deployments.web.app=nginx: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", "mesh-server", "mesh-client", got "nginx"',
     ]);
   });
 

@@ -65,6 +65,44 @@ describe('scenario defaults', () => {
         sourceDestCheck: true,
         hourlyCost: 0.768,
       },
+      zookeeper: {
+        readsPerSecond: 20_000,
+        ppsAllowance: 60_000,
+        alarmPps: 40_000,
+        rttMs: 0.5,
+        sessionTimeoutS: 10,
+        read: 'children-then-data',
+        recordBytes: 1800,
+        encoding: 'raw',
+        compactRecordBytes: 120,
+        nameBytes: 48,
+        recordCost: 0.1,
+      },
+      nerve: { checkIntervalMs: 500, rise: 1, fall: 1, announcerPollMs: 1000 },
+      synapse: { restartIntervalS: 2, readJitterMs: 0, minReadIntervalMs: 0 },
+      haproxy: {
+        checkInterMs: 2000,
+        fall: 2,
+        retries: 3,
+        connectTimeoutMs: 5000,
+        reloadBaseMs: 300,
+        reloadPerServerMs: 1,
+        memoryBaseMb: 20,
+        memoryPerServerKb: 40,
+        clientConnections: 8,
+        connectionLifetimeS: 60,
+        hardStopAfterS: 0,
+      },
+      envoy: {
+        connectTimeoutMs: 250,
+        retries: 2,
+        consecutiveFailures: 5,
+        baseEjectionS: 30,
+        maxEjectionPercent: 10,
+        memoryBaseMb: 30,
+        memoryPerHostKb: 2,
+      },
+      mesh: { envoyPercent: 0, killSwitch: false, requestsPerSecond: 2 },
     });
     expect(s.topology.nodes[0]?.platform).toBe('bare-metal');
     expect(s.topology.nodes[0]?.size).toBe(1);
@@ -194,7 +232,7 @@ describe('error format', () => {
       'description: required (expected string)',
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", "mesh-server", "mesh-client", got "http-sever" (did you mean "http-server"?)',
       'topology.deployments.web.replicas: must be <= 10000, got 10001',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
@@ -231,7 +269,7 @@ describe('error format', () => {
       'topology.nodes[0].ip: not an IPv4 address',
       'topology.nodes[0].podCidr: required (expected string)',
       'topology.nodes[0].podcidr: unknown key (did you mean "podCidr"?)',
-      'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", got "http-sever" (did you mean "http-server"?)',
+      'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", "mesh-server", "mesh-client", got "http-sever" (did you mean "http-server"?)',
     ]);
   });
 });

@@ -8,6 +8,8 @@ import type { Host } from './host';
 export interface PodApp {
   /** The container is running. */
   start(): void;
+  /** The pod is being deleted and its preStop hook starts (before SIGTERM). */
+  preStop?(): void;
   /** SIGTERM: begin a graceful shutdown and call `exit` when done. */
   terminate(exit: () => void): void;
   /** The process is gone (exited or SIGKILLed); its sockets are already reset. */

@@ -235,6 +235,7 @@ export class Workloads {
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
     this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, pod.index);
+    pod.app?.preStop?.();
     if (grace === 0) {
       this.onKill(pod);
       return;

@@ -210,6 +210,7 @@ function checkReferences(scenario: Scenario, report: Report): void {
     if (deployment.dependencies.length > 0 && scenario.topology.dns === undefined) {
       report(['topology', 'deployments', name, 'dependencies'], 'resolving dependencies needs topology.dns');
     }
+    checkMesh(scenario, name, report);
     const lookupPath = ['topology', 'deployments', name, 'lookup'];
     if (deployment.app === 'dns-client') {
       if (deployment.lookup === undefined) report(lookupPath, 'required for a dns-client deployment (a name to resolve)');
@@ -250,6 +251,29 @@ function checkReferences(scenario: Scenario, report: Report): void {
       report(path, `deployment "${service.selector}" runs ${selected.app}; a service must select an http-server or ingress-proxy`);
     }
   }
+}
+
+/** Announced names and their users must match, and service discovery needs its ZooKeeper. */
+function checkMesh(scenario: Scenario, name: string, report: Report): void {
+  const { deployments, zookeeper } = scenario.topology;
+  const deployment = deployments[name]!;
+  const path = ['topology', 'deployments', name];
+  const announced = Object.values(deployments).flatMap((d) => (d.app === 'mesh-server' && d.announce !== undefined ? [d.announce] : []));
+  const isMesh = deployment.app === 'mesh-server' || deployment.app === 'mesh-client';
+  if (isMesh && zookeeper === undefined) report([...path, 'app'], `${deployment.app} needs topology.zookeeper`);
+  if (deployment.app === 'mesh-server') {
+    if (deployment.announce === undefined) report([...path, 'announce'], 'required for a mesh-server deployment (the name it registers under)');
+    else if (announced.indexOf(deployment.announce) !== announced.lastIndexOf(deployment.announce)) {
+      report([...path, 'announce'], `another mesh-server deployment already announces "${deployment.announce}"`);
+    }
+  } else if (deployment.announce !== undefined) report([...path, 'announce'], 'only mesh-server deployments announce themselves');
+  if (deployment.app === 'mesh-client') {
+    if (deployment.uses === undefined) report([...path, 'uses'], 'required for a mesh-client deployment (the announced services it calls)');
+    deployment.uses?.forEach((service, i) => {
+      if (!announced.includes(service)) report([...path, 'uses', i], `no mesh-server announces "${service}"${didYouMean(service, announced)}`);
+      else if (deployment.uses!.indexOf(service) !== i) report([...path, 'uses', i], `"${service}" is listed twice`);
+    });
+  } else if (deployment.uses !== undefined) report([...path, 'uses'], 'only mesh-client deployments use announced services');
 }
 
 function checkTimes(scenario: Scenario, report: Report): void {

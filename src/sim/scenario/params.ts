@@ -183,6 +183,106 @@ const instance = z.strictObject({
   hourlyCost: z.number().min(0).default(0.768),
 });
 
+/** The ZooKeeper ensemble that service discovery registers in and reads from (topology.zookeeper sizes it). */
+const zookeeper = z.strictObject({
+  // Model choice: reads one server answers per second from memory; ZooKeeper's own benchmarks reach tens of thousands.
+  readsPerSecond: z.number().gt(0).default(20_000),
+  // Model choice: the packets per second a ZooKeeper host's network interface allows before the hypervisor drops
+  // the excess; the talk met such a limit on EC2 without a published number (INCIDENTS.md §3).
+  ppsAllowance: z.number().gt(0).default(60_000),
+  // Model choice: the packet-rate alert on each ZooKeeper host fires above this rate.
+  alarmPps: z.number().gt(0).default(40_000),
+  // Model choice: round trip between a pod and a ZooKeeper server in the same region.
+  rttMs: z.number().gt(0).default(0.5),
+  // Model choice: sessions of 10 s; ZooKeeper bounds a session to 2–20 ticks (tickTime 2 s by default: 4–40 s).
+  sessionTimeoutS: z.number().min(1).max(120).default(10),
+  // How a watcher reads a service: getChildren plus one getData per child (synapse, REFERENCE I.2), or the whole
+  // tree in one round trip (the talk's fix).
+  read: z.enum(['children-then-data', 'single-roundtrip']).default('children-then-data'),
+  // Model choice: a registration written as raw JSON strings (host, port, name, labels, weights and the service's
+  // proxy options) takes about 1.8 kB, more than one TCP segment.
+  recordBytes: z.number().int().min(1).max(1_000_000).default(1800),
+  // `compact`: the same registration serialised in a compact binary form (the talk's encoding fix).
+  encoding: z.enum(['raw', 'compact']).default('raw'),
+  // Model choice: the compact form of one registration.
+  compactRecordBytes: z.number().int().min(1).max(1_000_000).default(120),
+  // Model choice: one child's name in a getChildren answer (a host name, address and sequence number).
+  nameBytes: z.number().int().min(1).max(1000).default(48),
+  // Model choice: in a single-roundtrip read, serving one record costs a tenth of a whole request.
+  recordCost: z.number().min(0).max(1).default(0.1),
+});
+
+/** nerve, the SmartStack agent that health-checks a service and registers it (REFERENCE I.1). */
+const nerve = z.strictObject({
+  // check_interval 0.5 s, rise 1, fall 1 (REFERENCE I.1); a stopped app refuses the check at once, so nerve's 100 ms
+  // check timeout never comes into play.
+  checkIntervalMs: z.number().gt(0).default(500),
+  rise: z.number().int().min(1).max(100).default(1),
+  fall: z.number().int().min(1).max(100).default(1),
+  // Model choice: the Kubernetes mini announcer polls the API server for its pod's container statuses every second.
+  announcerPollMs: z.number().gt(0).default(1000),
+});
+
+/** synapse, the SmartStack watcher that turns ZooKeeper's view of a service into HAProxy configuration (REFERENCE I.2). */
+const synapse = z.strictObject({
+  // restart_interval 2 s: HAProxy reloads at least this far apart (REFERENCE I.2).
+  restartIntervalS: z.number().min(0).max(600).default(2),
+  // Model choice: 0, a watcher re-reads as soon as its watch fires; the talk's fix adds a random delay up to this.
+  readJitterMs: z.number().min(0).max(600_000).default(0),
+  // Model choice: 0, no self-throttling; the talk's fix lets a watcher start a read at most this often.
+  minReadIntervalMs: z.number().min(0).max(600_000).default(0),
+});
+
+/** The HAProxy each client pod runs under synapse (REFERENCE I.2, I.3). */
+const haproxy = z.strictObject({
+  // Server options `check inter 2000 fall 2` (synapse's example, REFERENCE I.2); its `rise 3` matters only to a server
+  // coming back, which the model does not follow.
+  checkInterMs: z.number().gt(0).default(2000),
+  fall: z.number().int().min(1).max(100).default(2),
+  // `retries 3` is HAProxy's default; with `option redispatch` only the last retry may go to another server.
+  retries: z.number().int().min(0).max(10).default(3),
+  // `timeout connect 5s`, as common SmartStack and HAProxy configurations set it (HAProxy itself has no default).
+  connectTimeoutMs: z.number().gt(0).default(5000),
+  // Model choice: parsing a configuration and starting a process takes 0.3 s plus 1 ms per server line, so a few
+  // thousand lines take the 2–5 s the talk reports.
+  reloadBaseMs: z.number().min(0).default(300),
+  reloadPerServerMs: z.number().min(0).default(1),
+  // Model choice: a process holds 20 MB plus 40 kB per server line (its health checks and connection slots).
+  memoryBaseMb: z.number().min(0).default(20),
+  memoryPerServerKb: z.number().min(0).default(40),
+  // Model choice: the app keeps 8 connections to its local HAProxy and recycles each after about a minute; an old
+  // process lives until the last of its connections closes (REFERENCE I.3).
+  clientConnections: z.number().int().min(1).max(1000).default(8),
+  connectionLifetimeS: z.number().gt(0).default(60),
+  // hard-stop-after: an old process is stopped this long after a reload at the latest; 0 leaves it unset (REFERENCE I.3).
+  hardStopAfterS: z.number().min(0).default(0),
+});
+
+/** Envoy in client pods: membership over xDS, no reloads, outlier detection (REFERENCE I.4). */
+const envoy = z.strictObject({
+  // Model choice: the cluster template of the migration sets a 250 ms connect timeout; Envoy's own default is 5 s.
+  connectTimeoutMs: z.number().gt(0).default(250),
+  // Model choice: the route retries connect failures twice, on other hosts (retry_on connect-failure, previous_hosts).
+  retries: z.number().int().min(0).max(10).default(2),
+  // Outlier detection: consecutive_gateway_failure 5, base_ejection_time 30 s, max_ejection_percent 10 (Envoy docs).
+  consecutiveFailures: z.number().int().min(1).max(1000).default(5),
+  baseEjectionS: z.number().min(0).default(30),
+  maxEjectionPercent: z.number().min(0).max(100).default(10),
+  // Model choice: Envoy's endpoint table takes 2 kB per host, so a large cluster costs megabytes, not a process each.
+  memoryBaseMb: z.number().min(0).default(30),
+  memoryPerHostKb: z.number().min(0).default(2),
+});
+
+/** Client pods of the service mesh: which proxy each one runs, and how much it sends. */
+const mesh = z.strictObject({
+  // The share of client pods that run Envoy instead of HAProxy, chosen per pod from a hash of its name at start.
+  envoyPercent: z.number().min(0).max(100).default(0),
+  // The kill switch: every pod that starts from now on runs HAProxy, whatever the percentage.
+  killSwitch: z.boolean().default(false),
+  // Model choice: each client pod sends two requests a second to each service it uses.
+  requestsPerSecond: z.number().gt(0).max(10_000).default(2),
+});
+
 /** Per-deployment knobs, under params.<deployment name>: they override what the topology says for that deployment. */
 export const deploymentParamsSchema = z.strictObject({
   replicas: z.number().int().min(0).max(10_000).optional(),
@@ -218,6 +318,12 @@ const sections = {
   node: node.prefault({}),
   calico: calico.prefault({}),
   instance: instance.prefault({}),
+  zookeeper: zookeeper.prefault({}),
+  nerve: nerve.prefault({}),
+  synapse: synapse.prefault({}),
+  haproxy: haproxy.prefault({}),
+  envoy: envoy.prefault({}),
+  mesh: mesh.prefault({}),
 };
 
 /** The mechanism sections; any other key names a deployment whose knobs it sets. */

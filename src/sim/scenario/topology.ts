@@ -36,7 +36,9 @@ const node = z.strictObject({
   joined: z.boolean().default(true),
 });
 
-export const APPS = ['http-server', 'http-client', 'ingress-proxy', 'dns-client', 'grpc-server', 'grpc-client'] as const;
+// mesh-server: a backend announced in ZooKeeper; mesh-client: a client host reaching such backends through a local
+// HAProxy (kept by synapse) or Envoy (fed over xDS).
+export const APPS = ['http-server', 'http-client', 'ingress-proxy', 'dns-client', 'grpc-server', 'grpc-client', 'mesh-server', 'mesh-client'] as const;
 /** Apps that answer HTTP on their port, so a Service may select them. */
 export const HTTP_SERVING_APPS: readonly string[] = ['http-server', 'ingress-proxy'];
 
@@ -84,6 +86,13 @@ const deployment = z.strictObject({
     .optional(),
   // limits.cpu in cores: quota = limit × params.cpu.periodMs per period (REFERENCE H.2); 0 or left out, no limit.
   cpuLimit: z.number().min(0).max(512).optional(),
+  // A mesh-server's name in service discovery: it registers under /services/<announce> in ZooKeeper.
+  announce: dnsLabel.optional(),
+  // Who registers a mesh-server: nerve health-checks it (REFERENCE I.1); the Kubernetes mini announcer waits until
+  // the pod is ready and deregisters in its preStop hook.
+  announcer: z.enum(['nerve', 'mini-announcer']).default('nerve'),
+  // The discovered services a mesh-client sends requests to.
+  uses: z.array(dnsLabel).min(1).optional(),
 });
 
 const service = z.strictObject({
@@ -170,6 +179,12 @@ const externalClient = z.strictObject({
   forwardedFor: z.string().max(200).regex(/^[\w .:,-]*$/, { error: 'must be a header value like "1.2.3.4, 5.6.7.8"' }).optional(),
 });
 
+/** The ZooKeeper ensemble of service discovery; params.zookeeper holds its capacities. */
+const zookeeper = z.strictObject({
+  // Model choice: a five-server ensemble, the usual size for a production quorum.
+  servers: z.number().int().min(1).max(15).default(5),
+});
+
 export const topologySchema = z.strictObject({
   nodes: z.array(node).min(1),
   deployments: z.record(dnsLabel, deployment),
@@ -179,4 +194,5 @@ export const topologySchema = z.strictObject({
   bgp: bgp.optional(),
   loadBalancers: z.array(loadBalancer).default([]),
   externalClients: z.array(externalClient).default([]),
+  zookeeper: zookeeper.optional(),
 });

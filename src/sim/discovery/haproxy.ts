@@ -1,0 +1,289 @@
+import type { SimContext } from '../context';
+import type { Counter, Histogram } from '../core/metrics';
+import type { EventHandle, HandlerId } from '../core/scheduler';
+import type { RngStream } from '../core/rng';
+import { millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
+import type { MeshServer, MeshServers } from './mesh-server';
+import { hasAddition } from './listing';
+import { tryBackend, type MeshProxy, type Outcome } from './outcome';
+import type { Registration } from './zookeeper';
+
+const TURNAROUND_MS = 1000;
+
+/** One HAProxy process: the configuration it parsed, and its life from start to exit. */
+interface Process {
+  pid: number;
+  startedAt: SimTime;
+  /** When it finished parsing and took over the listening sockets; Infinity while still parsing. */
+  activeAt: number;
+  /** Server lines by service, as synapse wrote them when the reload began. */
+  config: Map<string, readonly Registration[]>;
+  lines: number;
+  memoryMb: number;
+  /** Set once a newer process took over: it exits when its last connection closes. */
+  exitAt: number;
+}
+
+/**
+ * Every client pod's HAProxy under synapse: the shared timers and instruments.
+ *
+ * A changed backend list reaches HAProxy in two ways (REFERENCE I.2): servers already in the running configuration
+ * are enabled or disabled over the stats socket at once; a server it does not have yet needs a new configuration and a
+ * reload, at most one per restart interval. A reload starts a new process that parses the whole configuration (M
+ * services × N servers) before it takes over; the old process keeps its memory until its last connection closes
+ * (REFERENCE I.3). A new process knows nothing of its predecessor's health checks: every server starts UP and is
+ * marked DOWN only after `fall` failed checks, one every `inter`.
+ */
+export class Haproxies {
+  readonly reload: HandlerId;
+  readonly activate: HandlerId;
+  readonly exit: HandlerId;
+  readonly reloads: Counter;
+  readonly reloadSeconds: Histogram;
+  readonly rng: RngStream;
+  private readonly instances: Haproxy[] = [];
+
+  constructor(
+    readonly ctx: SimContext,
+    readonly servers: MeshServers,
+  ) {
+    const s = ctx.sched;
+    this.reload = s.register('haproxy.reload', (i) => this.instances[i]!.onReload());
+    this.activate = s.register('haproxy.activate', (i, pid) => this.instances[i]!.onActivate(pid));
+    this.exit = s.register('haproxy.exit', (i, pid) => this.instances[i]!.onExit(pid));
+    this.reloads = ctx.metrics.counter('haproxy.reloads');
+    this.reloadSeconds = ctx.metrics.histogram('haproxy.reload.seconds', [0.5, 1, 2, 3, 5, 10, 30]);
+    this.rng = ctx.rng.stream('haproxy');
+  }
+
+  create(owner: string, services: readonly string[]): Haproxy {
+    const instance = new Haproxy(this, this.instances.length, owner, services);
+    this.instances.push(instance);
+    return instance;
+  }
+
+  /** Live processes over every client pod, and server lines health-checked per second by the active ones. */
+  census(): { processes: number; checksPerSecond: number } {
+    let processes = 0;
+    let lines = 0;
+    for (const instance of this.instances) {
+      processes += instance.processCount();
+      lines += instance.activeLines();
+    }
+    return { processes, checksPerSecond: lines / (this.ctx.params.haproxy.checkInterMs / 1000) };
+  }
+}
+
+export class Haproxy implements MeshProxy {
+  readonly kind = 'haproxy';
+  private readonly processes: Process[] = [];
+  private active: Process | null = null;
+  private nextPid = 1;
+  /** synapse's latest list of each service, and when it was read. */
+  private readonly desired = new Map<string, readonly Registration[]>();
+  private readonly readAt = new Map<string, number>();
+  private lastReloadAt = -Infinity;
+  private reloadTimer: EventHandle | null = null;
+  private readonly cursor = new Map<string, number>();
+  private stopped = false;
+
+  constructor(
+    private readonly all: Haproxies,
+    private readonly index: number,
+    readonly owner: string,
+    private readonly services: readonly string[],
+  ) {}
+
+  /** The first configuration, written before the pod serves: it takes over at once. */
+  startWith(lists: ReadonlyMap<string, readonly Registration[]>): void {
+    for (const [service, list] of lists) {
+      this.desired.set(service, list);
+      this.readAt.set(service, this.all.ctx.sched.now);
+    }
+    const process = this.spawn();
+    process.activeAt = this.all.ctx.sched.now;
+    this.active = process;
+    this.lastReloadAt = this.all.ctx.sched.now;
+  }
+
+  update(service: string, list: readonly Registration[]): void {
+    if (this.stopped || this.desired.get(service) === list) return;
+    this.desired.set(service, list);
+    this.readAt.set(service, this.all.ctx.sched.now);
+    // Servers the running process has are enabled or disabled over the stats socket (see `disabled`); a new one needs
+    // a reload.
+    if (hasAddition(this.active?.config.get(service) ?? [], list)) this.requestReload();
+  }
+
+  forward(service: string): Outcome {
+    const h = this.all.ctx.params.haproxy;
+    const outcome: Outcome = { backend: null, failure: null, connectMs: 0, goneAttempts: 0, gone: null };
+    const first = this.pick(service, null);
+    if (!first) {
+      outcome.failure = 'no_server';
+      return outcome;
+    }
+    // `retries` more attempts after the first; with `option redispatch` the last of them goes to another server.
+    let target: Registration = first;
+    let refused = false;
+    for (let attempt = 0; attempt <= h.retries; attempt++) {
+      if (attempt === h.retries && attempt > 0) {
+        const other = this.pick(service, first);
+        if (other) target = other;
+      }
+      // Before retrying after a refusal, HAProxy waits a turn-around of min(timeout connect, 1 s) (manual, `retries`).
+      if (refused) outcome.connectMs += Math.min(h.connectTimeoutMs, TURNAROUND_MS);
+      const tried = tryBackend(this.all.servers, target, h.connectTimeoutMs);
+      refused = !tried.server && !tried.gone;
+      outcome.connectMs += tried.costMs;
+      if (tried.server) {
+        outcome.backend = tried.server;
+        return outcome;
+      }
+      if (tried.gone) {
+        outcome.goneAttempts++;
+        outcome.gone ??= target;
+      }
+    }
+    outcome.failure = 'connect_failed';
+    return outcome;
+  }
+
+  memoryMb(): number {
+    let sum = 0;
+    for (const p of this.processes) sum += p.memoryMb;
+    return sum;
+  }
+
+  processCount(): number {
+    return this.processes.length;
+  }
+
+  activeLines(): number {
+    return this.active?.lines ?? 0;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.reloadTimer) this.all.ctx.sched.cancel(this.reloadTimer);
+    this.processes.length = 0;
+    this.active = null;
+  }
+
+  /** Round robin over the servers the active process has UP, skipping `except`. */
+  private pick(service: string, except: Registration | null): Registration | null {
+    const process = this.active;
+    const list = process?.config.get(service);
+    if (!process || !list || list.length === 0) return null;
+    const start = this.cursor.get(service) ?? 0;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[(start + i) % list.length]!;
+      if (r === except || this.disabled(r) || this.markedDown(r, process)) continue;
+      this.cursor.set(service, (start + i + 1) % list.length);
+      return r;
+    }
+    return null;
+  }
+
+  /**
+   * Whether synapse has disabled the server over the stats socket: it is gone from the latest list of its service. A
+   * server on that list was never deleted, or only after the read that produced it.
+   */
+  private disabled(r: Registration): boolean {
+    return r.deletedAt <= (this.readAt.get(r.service) ?? -Infinity);
+  }
+
+  /**
+   * Whether the process's health checks have marked a server DOWN by now. Checks run every `inter` from the process's
+   * start; one at a backend that refuses fails at once, one at an address nobody holds fails when it times out
+   * (`inter`, as no `timeout check` is set); `fall` failures in a row mark it DOWN.
+   */
+  private markedDown(r: Registration, process: Process): boolean {
+    const server: MeshServer | undefined = this.all.servers.of(r.pod);
+    const state = server?.state ?? 'gone';
+    if (state === 'serving') return false;
+    const h = this.all.ctx.params.haproxy;
+    const inter = millis(h.checkInterMs);
+    const since = Math.max(server?.changedAt ?? 0, process.activeAt);
+    const firstCheck = process.activeAt + Math.ceil((since - process.activeAt) / inter) * inter;
+    const timeout = state === 'gone' ? inter : 0;
+    return this.all.ctx.sched.now >= firstCheck + (h.fall - 1) * inter + timeout;
+  }
+
+  private requestReload(): void {
+    if (this.reloadTimer) return;
+    const h = this.all.ctx;
+    const earliest = this.lastReloadAt + seconds(h.params.synapse.restartIntervalS);
+    const at = Math.max(h.sched.now, earliest) as SimTime;
+    this.reloadTimer = h.sched.at(at, this.all.reload, this.index);
+  }
+
+  /** synapse writes the configuration from its latest lists and starts a new process with it. */
+  onReload(): void {
+    this.reloadTimer = null;
+    if (this.stopped) return;
+    const ctx = this.all.ctx;
+    this.lastReloadAt = ctx.sched.now;
+    const process = this.spawn();
+    const h = ctx.params.haproxy;
+    const parse = millis(h.reloadBaseMs + h.reloadPerServerMs * process.lines);
+    this.all.reloads.inc();
+    this.all.reloadSeconds.observe(toSeconds(parse));
+    ctx.sched.after(parse, this.all.activate, this.index, process.pid);
+  }
+
+  /** The new process has parsed its configuration and takes the listening sockets; the old one starts to drain. */
+  onActivate(pid: number): void {
+    const process = this.processes.find((p) => p.pid === pid);
+    if (!process || this.stopped) return;
+    const ctx = this.all.ctx;
+    const old = this.active;
+    process.activeAt = ctx.sched.now;
+    this.active = process;
+    if (old) this.retire(old);
+  }
+
+  onExit(pid: number): void {
+    const at = this.processes.findIndex((p) => p.pid === pid);
+    if (at >= 0) this.processes.splice(at, 1);
+  }
+
+  /**
+   * An old process stops listening but lives, with its memory, until the last of the app's connections to it closes;
+   * each is recycled after an exponentially distributed time, so the process lasts the longest of them, unless
+   * hard-stop-after ends it first.
+   */
+  private retire(process: Process): void {
+    const ctx = this.all.ctx;
+    const h = ctx.params.haproxy;
+    let longest = 0;
+    for (let i = 0; i < h.clientConnections; i++) longest = Math.max(longest, this.all.rng.exponential(h.connectionLifetimeS));
+    if (h.hardStopAfterS > 0) longest = Math.min(longest, h.hardStopAfterS);
+    process.exitAt = ctx.sched.now + seconds(longest);
+    ctx.sched.after(seconds(longest) as Duration, this.all.exit, this.index, process.pid);
+  }
+
+  /** A process for synapse's current lists: its memory grows with its server lines from the moment it starts. */
+  private spawn(): Process {
+    const ctx = this.all.ctx;
+    const h = ctx.params.haproxy;
+    const config = new Map<string, readonly Registration[]>();
+    let lines = 0;
+    for (const service of this.services) {
+      const list = this.desired.get(service) ?? [];
+      config.set(service, list);
+      lines += list.length;
+    }
+    const process: Process = {
+      pid: this.nextPid++,
+      startedAt: ctx.sched.now,
+      activeAt: Infinity,
+      config,
+      lines,
+      memoryMb: h.memoryBaseMb + (h.memoryPerServerKb * lines) / 1024,
+      exitAt: Infinity,
+    };
+    this.processes.push(process);
+    return process;
+  }
+}

@@ -1,0 +1,17 @@
+import type { SimContext } from '../context';
+import { MeshClients } from './mesh-client';
+import { MeshServers } from './mesh-server';
+import { ZooKeeper } from './zookeeper';
+
+/** Service discovery as a whole: the ZooKeeper ensemble, the announced backends and the client pods with their proxies. */
+export class Mesh {
+  readonly zk: ZooKeeper;
+  readonly servers: MeshServers;
+  readonly clients: MeshClients;
+
+  constructor(ctx: SimContext, zookeeperServers: number) {
+    this.zk = new ZooKeeper(ctx, zookeeperServers);
+    this.servers = new MeshServers(ctx, this.zk);
+    this.clients = new MeshClients(ctx, this.zk, this.servers);
+  }
+}
