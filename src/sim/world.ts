@@ -167,7 +167,10 @@ export class World {
       }
       else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
       else if (dep.app === 'mesh-server') this.workloads.addDeployment(spec, (pod) => mesh!.servers.create(pod, dep.announce!, dep.announcer));
-      else if (dep.app === 'mesh-client') this.workloads.addDeployment(spec, (pod) => mesh!.clients.create(pod, dep.uses!));
+      else if (dep.app === 'mesh-client') {
+        mesh!.markClients(name);
+        this.workloads.addDeployment(spec, (pod) => mesh!.clients.create(pod, dep.uses!));
+      }
       else if (dep.app === 'grpc-server') {
         const server = { port: dep.port, dependencies: dep.dependencies };
         this.workloads.addDeployment(spec, (pod) => grpcServers.create(pod, server));

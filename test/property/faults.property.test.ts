@@ -9,7 +9,7 @@ import { loadText } from '../fixtures/scenario-run';
 /**
  * A cluster with a target of every kind: three cloud nodes with ENI pod networking, an HTTP Service behind MetalLB
  * (router `tor`) and an F5 pool (`bigip`), gRPC clients finding their servers through external-dns, CoreDNS and the
- * cloud resolver. Random faults from the whole catalog, at random times with random parameters, must leave the packet
+ * cloud resolver, and mesh clients finding their backends through ZooKeeper. Random faults from the whole catalog, at random times with random parameters, must leave the packet
  * ledger balanced at every second, and a fault either applies or is refused with a message naming a field.
  * A failure prints fast-check's seed and path; rerun just that case with FC_SEED=<seed> FC_PATH=<path>.
  */
@@ -30,6 +30,9 @@ topology:
     client: { app: http-client, replicas: 2, target: web }
     metric: { app: grpc-server, replicas: 2, port: 9090 }
     alerting: { app: grpc-client, replicas: 2, target: metric.example.com:9090 }
+    search: { app: mesh-server, replicas: 4, announce: search }
+    shop: { app: mesh-client, replicas: 2, uses: [search] }
+  zookeeper: { servers: 3 }
   services:
     web: { selector: web, clusterIp: 10.96.0.20, type: LoadBalancer, loadBalancerIp: 192.0.2.50, nodePort: 30080, externalTrafficPolicy: Local }
   routers: [{ name: tor, ip: 10.0.0.1 }]
@@ -51,13 +54,14 @@ params:
 
 const NAMES: Record<string, string[]> = {
   node: ['node-a', 'node-b', 'node-c'],
-  pod: ['web-0', 'web-1', 'client-0', 'metric-0', 'alerting-1', 'coredns-0'],
-  deployment: ['web', 'client', 'metric', 'alerting', 'coredns'],
+  pod: ['web-0', 'web-1', 'client-0', 'metric-0', 'alerting-1', 'coredns-0', 'search-0', 'shop-1'],
+  deployment: ['web', 'client', 'metric', 'alerting', 'coredns', 'search', 'shop'],
   service: ['web'],
   router: ['tor'],
   lb: ['bigip'],
   dns: ['cluster', 'provider'],
   external: ['via-bgp', 'via-f5'],
+  zookeeper: ['ensemble'],
 };
 
 const CATALOG = faultCatalog();

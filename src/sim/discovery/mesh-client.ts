@@ -23,6 +23,12 @@ interface InFlight {
   gone: Registration | null;
 }
 
+/** The share of a deployment's new pods that run Envoy, and the switch that sends them all back to HAProxy. */
+export interface Rollout {
+  envoyPercent: number;
+  killSwitch: boolean;
+}
+
 const FAILURES: MeshFailure[] = ['timeout', 'no_server', 'connect_failed'];
 
 // Latency buckets in ms, as the HTTP clients use: sub-millisecond answers up to multi-second timeouts.
@@ -53,6 +59,7 @@ export class MeshClients {
   private readonly checks: Gauge;
   private readonly envoyPods: Gauge;
   private readonly failedOf = new Map<string, Counter>();
+  private readonly rollouts = new Map<string, Rollout>();
 
   constructor(
     readonly ctx: SimContext,
@@ -85,11 +92,22 @@ export class MeshClients {
     this.finish = s.register('mesh-client.done', (slot) => this.onDone(slot));
   }
 
+  /** The Envoy rollout a deployment's new pods follow: its own, once set, or params.mesh. */
+  rolloutOf(deployment: string): Rollout {
+    return this.rollouts.get(deployment) ?? this.ctx.params.mesh;
+  }
+
+  setRollout(deployment: string, rollout: Rollout): void {
+    this.rollouts.set(deployment, rollout);
+  }
+
   /** The app of a new client pod; its init container picks the proxy from the pod's name and the rollout settings. */
   create(pod: Pod, services: readonly string[]): MeshClient {
-    const { envoyPercent, killSwitch } = this.ctx.params.mesh;
+    const { envoyPercent, killSwitch } = this.rolloutOf(pod.deployment);
     const kind = chooseProxy(pod.name, envoyPercent, killSwitch);
     const proxy: MeshProxy = kind === 'envoy' ? this.envoys.create() : this.haproxies.create(pod.entity, services);
+    // Every used service has its failure counter from the start, so a service that never fails reads 0, not nothing.
+    for (const service of services) this.failedFor(service);
     const client = new MeshClient(this, this.clients.length, pod, services, proxy);
     this.clients.push(client);
     return client;

@@ -9,9 +9,20 @@ export class Mesh {
   readonly servers: MeshServers;
   readonly clients: MeshClients;
 
+  /** Deployments whose pods are mesh clients. */
+  private readonly clientDeployments = new Set<string>();
+
   constructor(ctx: SimContext, zookeeperServers: number) {
     this.zk = new ZooKeeper(ctx, zookeeperServers);
     this.servers = new MeshServers(ctx, this.zk);
     this.clients = new MeshClients(ctx, this.zk, this.servers);
+  }
+
+  markClients(deployment: string): void {
+    this.clientDeployments.add(deployment);
+  }
+
+  runsClients(deployment: string): boolean {
+    return this.clientDeployments.has(deployment);
   }
 }

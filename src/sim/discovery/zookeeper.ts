@@ -153,6 +153,12 @@ export class ZooKeeper {
   private readonly readTotals = new Map<string, number>();
   private readonly packets: Counter;
   private readonly dropped: Counter;
+  private readonly ledgerSent: Counter;
+  private readonly ledgerDelivered: Counter;
+  private offeredSoFar = 0;
+  private droppedSoFar = 0;
+  private sentBooked = 0;
+  private droppedBooked = 0;
   private readonly notifications: Counter;
   private readonly writes: Counter;
   private readonly expiries: Counter;
@@ -176,6 +182,8 @@ export class ZooKeeper {
     this.reads = m.counter('zk.reads');
     this.packets = m.counter('zk.packets');
     this.dropped = m.counter('zk.packets.dropped');
+    this.ledgerSent = m.counter('packets.sent');
+    this.ledgerDelivered = m.counter('packets.delivered');
     this.notifications = m.counter('zk.watch.notifications');
     this.writes = m.counter('zk.writes');
     this.expiries = m.counter('zk.sessions.expired');
@@ -426,8 +434,7 @@ export class ZooKeeper {
       const delivered = Math.min(offered, budgetPackets);
       const share = offered > 0 ? delivered / offered : 1;
       this.loss[server] = 1 - share;
-      this.packets.inc(offered);
-      this.dropped.inc(offered - delivered);
+      this.count(offered, offered - delivered);
       this.windowPackets[server]! += offered;
       if (units === 0) continue;
       const roundTripScale = cpuScale * share;
@@ -442,6 +449,24 @@ export class ZooKeeper {
     }
     this.activeReads.set(this.jobs.reduce((sum, jobs) => sum + jobs.length, 0));
     if (++this.tickCount % TICKS_PER_SECOND === 0) this.closeWindow();
+  }
+
+  /**
+   * Books the tick's packets in whole numbers, in the run's packet ledger too: the fractions of a fluid model carry
+   * over to the next tick, so sent = delivered + dropped holds exactly.
+   */
+  private count(offered: number, dropped: number): void {
+    this.offeredSoFar += offered;
+    this.droppedSoFar += dropped;
+    const sent = Math.floor(this.offeredSoFar) - this.sentBooked;
+    const lost = Math.floor(this.droppedSoFar) - this.droppedBooked;
+    this.sentBooked += sent;
+    this.droppedBooked += lost;
+    this.packets.inc(sent);
+    this.dropped.inc(lost);
+    this.ledgerSent.inc(sent);
+    this.ledgerDelivered.inc(sent - lost);
+    if (lost > 0) this.ctx.drops.drop('hypervisor_pps_exceeded', lost);
   }
 
   /** How much of a read its client asks for in one tick: its round trips come one after another. */

@@ -23,6 +23,9 @@ import { setLbPolicy } from './set-lb-policy';
 import { setReconnectPolicy } from './set-reconnect-policy';
 import { setRpFilter } from './set-rp-filter';
 import { slowUpstream } from './slow-upstream';
+import { slowZookeeper } from './slow-zookeeper';
+import { partitionZookeeper } from './partition-zookeeper';
+import { setEnvoyRollout } from './set-envoy-rollout';
 
 /** Every fault, one file each, in palette order. */
 export const FAULTS: readonly Fault[] = [
@@ -49,6 +52,9 @@ export const FAULTS: readonly Fault[] = [
   slowUpstream,
   setReconnectPolicy,
   setLbPolicy,
+  slowZookeeper,
+  partitionZookeeper,
+  setEnvoyRollout,
 ];
 
 export const FAULT_IDS: string[] = FAULTS.map((f) => f.id);

@@ -59,4 +59,5 @@ const EXAMPLE_NAMES: Record<string, string> = {
   lb: 'bigip',
   dns: 'cluster',
   external: 'user-1',
+  zookeeper: 'ensemble',
 };

@@ -6,6 +6,7 @@ import type { Host } from '../infra/host';
 import type { LoadBalancerHop } from '../infra/load-balancer-hop';
 import type { RouterHop } from '../infra/router-hop';
 import type { MetalLb } from '../k8s/metallb';
+import type { ZooKeeper } from '../discovery/zookeeper';
 import { didYouMean } from '../scenario/suggest';
 import type { World } from '../world';
 
@@ -55,6 +56,14 @@ export function podInterfaceNode(world: World, name: string): Host {
     throw new Error(`target: node "${name}" has no pod-facing secondary interface (params.node.podNetwork is ${mode}, not eni)`);
   }
   return host;
+}
+
+/** The ZooKeeper ensemble of service discovery; its one name is `ensemble`. */
+export function zookeeperNamed(world: World, name: string): ZooKeeper {
+  const zk = world.mesh?.zk;
+  if (!zk) throw new Error('target: the scenario has no ZooKeeper (topology.zookeeper)');
+  if (name !== 'ensemble') throw missing('zookeeper', name, ['ensemble']);
+  return zk;
 }
 
 /** How long a DNS impairment lasts. */

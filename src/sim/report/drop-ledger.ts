@@ -18,10 +18,10 @@ export class DropLedger {
     }
   }
 
-  drop(reason: DropReason): void {
-    this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
-    this.counters.get(reason)!.inc();
-    if (DROP_REASONS[reason].kind === 'packet') this.packets.inc();
+  drop(reason: DropReason, count = 1): void {
+    this.counts.set(reason, (this.counts.get(reason) ?? 0) + count);
+    this.counters.get(reason)!.inc(count);
+    if (DROP_REASONS[reason].kind === 'packet') this.packets.inc(count);
   }
 
   /** Packets dropped, all reasons together. */

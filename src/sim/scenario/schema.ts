@@ -7,8 +7,8 @@ export const SCENARIO_VERSION = 1;
 
 const ID = /^[a-z0-9-]+$/;
 // Kinds a fault may target; `dns/cluster` is CoreDNS, `dns/provider` the cloud's resolver, `external/<name>` a client on
-// the internet (see faults/).
-export const TARGET_KINDS = ['node', 'pod', 'deployment', 'service', 'router', 'lb', 'dns', 'external'] as const;
+// the internet, `zookeeper/ensemble` service discovery's ZooKeeper (see faults/).
+export const TARGET_KINDS = ['node', 'pod', 'deployment', 'service', 'router', 'lb', 'dns', 'external', 'zookeeper'] as const;
 const TARGET = new RegExp(`^(${TARGET_KINDS.join('|')})\\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$`);
 // Dotted lower-case metric name with optional labels: `lb.requests.failed`, `drops{reason=rp_filter_martian}`.
 const METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\{[A-Za-z0-9_]+=[A-Za-z0-9_./-]+(,[A-Za-z0-9_]+=[A-Za-z0-9_./-]+)*\})?$/;
@@ -22,7 +22,7 @@ const timelineEntry = z.strictObject({
   at: z.number().min(0),
   fault: id,
   target: z.string().regex(TARGET, {
-    error: 'must be kind/name with kind node, pod, deployment, service, router, lb, dns or external (like pod/web-0)',
+    error: 'must be kind/name with kind node, pod, deployment, service, router, lb, dns, external or zookeeper (like pod/web-0)',
   }),
   params: z.record(z.string(), z.union([z.number(), z.boolean(), z.string()])).default({}),
   note: z.string().optional(),

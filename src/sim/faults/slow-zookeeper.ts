@@ -1,0 +1,21 @@
+import { later, seconds } from '../core/time';
+import type { Fault } from './fault';
+import { IMPAIRMENT_DURATION, zookeeperNamed } from './targets';
+
+export const slowZookeeper: Fault = {
+  id: 'slow-zookeeper',
+  label: 'Slow ZooKeeper',
+  icon: '🐢',
+  description:
+    "Divides every ZooKeeper server's read capacity for a while, as a slow disk or a noisy neighbour would. Watchers' reads take longer, so clients' backend lists fall further behind.",
+  targets: ['zookeeper'],
+  params: [IMPAIRMENT_DURATION, { name: 'factor', label: 'Slower ×', kind: 'number', default: 4, min: 1, max: 100 }],
+  apply(world, _kind, name, params, cause) {
+    const zk = zookeeperNamed(world, name);
+    const duration = params.durationSeconds as number;
+    const now = world.ctx.sched.now;
+    zk.slowDown(params.factor as number, later(now, seconds(duration)));
+    world.ctx.note('warn', zk.entity, 'zk.slow', `every server reads ${params.factor}× slower for ${duration} s`, { cause });
+    world.ctx.causes.record('zk_slowed', zk.entity, now, { factor: params.factor as number, durationS: duration });
+  },
+};
