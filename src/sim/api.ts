@@ -83,7 +83,7 @@ export interface ExternalView {
   entity: string;
   name: string;
   ip: string | null;
-  kind: 'resolver' | 'dns-provider' | 'client';
+  kind: 'resolver' | 'dns-provider' | 'client' | 'zookeeper';
 }
 
 export interface ServiceView {

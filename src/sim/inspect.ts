@@ -213,6 +213,7 @@ export function inspectEntity(world: World, entity: string): Inspection | null {
     sections = host ? inspectInstance(host) : null;
   } else if (kind === 'pod') sections = inspectPod(world, name);
   else if (kind === 'service') sections = inspectService(world, name);
+  else if (kind === 'zookeeper') sections = world.mesh && name === 'ensemble' ? world.mesh.zk.inspect() : null;
   else sections = inspectElement(world, entity);
   if (!sections) return null;
   // A node's traces include its instance's hops and its pods', since they are the same machine's story.

@@ -37,6 +37,7 @@ export function topologyView(world: World, version: number): TopologyView {
     }
   }
   if (world.dns) externals.push({ entity: world.dns.provider.entity, name: world.dns.provider.entity.split('/')[1]!, ip: null, kind: 'dns-provider' });
+  if (world.mesh) externals.push({ entity: world.mesh.zk.entity, name: 'ensemble', ip: null, kind: 'zookeeper' });
 
   return {
     version,

@@ -298,6 +298,12 @@ export class World {
       nodeOf: (entity) => this.workloads.pods.find((p) => p.entity === entity)?.host.entity,
       nodeByIp: (ip) => this.hosts.find((h) => h.ip === ip)?.entity,
       journeys: () => this.ctx.requests.recent(),
+      discovery: (service) => {
+        const mesh = this.mesh;
+        if (!mesh) return undefined;
+        const { zk } = mesh;
+        return { changes: zk.changes(service), watchers: mesh.clients.watchers.of(service).length, backends: zk.children(service).length, reads: zk.readsFor(service) };
+      },
       reconnectPolicy: (deployment) => {
         if (this.httpClients.has(deployment)) {
           const c = this.ctx.params.client;

@@ -287,7 +287,16 @@ const VIEWS: View[] = [
       await page.locator('[data-testid="fault-card"][data-fault="load-spike"]').dragTo(page.locator('[data-entity="external/user-3"]'));
     },
   }),
-  paused({ name: 'service-discovery-storm', scenario: 'service-discovery.yaml', size: 'desktop', until: 62, speed: 'max' }),
+  paused({
+    name: 'service-discovery-storm',
+    scenario: 'service-discovery.yaml',
+    size: 'desktop',
+    until: 62,
+    speed: '10',
+    then: async (page) => {
+      await page.locator('[data-entity="zookeeper/ensemble"]').click();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

@@ -175,6 +175,8 @@ export class MeshClients {
       goneForMs: server ? Math.round((now - server.changedAt) / 1000) : 0,
       listAgeMs: watcher ? Math.round((now - watcher.readAt) / 1000) : 0,
       proxy: client.proxy.kind,
+      connectTimeoutMs: client.proxy.kind === 'envoy' ? this.ctx.params.envoy.connectTimeoutMs : this.ctx.params.haproxy.connectTimeoutMs,
+      deadlineMs: this.ctx.params.client.requestTimeoutMs,
     });
   }
 

@@ -120,7 +120,9 @@ export class MeshServer implements PodApp {
     if (!this.registration) return;
     if (!this.servers.zk.deregister(this.registration)) return;
     this.registration = null;
-    this.servers.ctx.note('info', this.pod.entity, 'zk.deregistered', `deregistered from /services/${this.service} by ${this.announcer}`);
+    const ctx = this.servers.ctx;
+    ctx.note('info', this.pod.entity, 'zk.deregistered', `deregistered from /services/${this.service} by ${this.announcer}`);
+    ctx.causes.record('zk_deregistered', this.pod.entity, ctx.sched.now, { service: this.service, by: this.announcer });
   }
 
   private setServing(serving: boolean): void {

@@ -1,3 +1,4 @@
+import type { InspectSection } from '../api';
 import type { SimContext } from '../context';
 import type { Counter, Gauge, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
@@ -39,7 +40,7 @@ interface ZNode {
   /** Watches set by reads and not yet fired, with the server each watcher's session is on. */
   watches: Map<ZkWatcher, number>;
   sequence: number;
-  /** Changes to the children so far, for "reads per change". */
+  /** Changes to the children since the start, for "reads per change". */
   changes: number;
 }
 
@@ -51,6 +52,8 @@ interface Session {
   expired: boolean;
   /** Whether the owner has been told of the expiry (it learns when it can reach the ensemble again). */
   told: boolean;
+  /** Its process is gone without closing it: no pings come any more. */
+  silent: boolean;
   ephemerals: Set<Registration>;
   onExpired: () => void;
 }
@@ -139,6 +142,8 @@ export class ZooKeeper {
   private readonly loss: number[];
   private readonly windowPackets: number[];
   private tickCount = 0;
+  private alarming = 0;
+  private busiestRate = 0;
   private slowFactor = 1;
   private slowUntil = 0;
   private partitionedUntil = 0;
@@ -227,19 +232,26 @@ export class ZooKeeper {
   openSession(owner: string, onExpired: () => void): number {
     const id = this.sessions.length;
     const server = hashString(owner, 0x2c) % this.serverNames.length;
-    this.sessions.push({ id, owner, server, lastHeard: this.ctx.sched.now, expired: false, told: false, ephemerals: new Set(), onExpired });
+    this.sessions.push({ id, owner, server, lastHeard: this.ctx.sched.now, expired: false, told: false, silent: false, ephemerals: new Set(), onExpired });
     this.schedulePing(id);
     return id;
   }
 
-  /** Closes a session as its process exits: its ephemeral nodes go at once. */
+  /**
+   * Closes a session as its process exits: its ephemeral nodes go at once. A close that cannot reach the ensemble does
+   * nothing there; the session, no longer pinged, expires after its timeout, as a crashed host's does.
+   */
   closeSession(id: number): void {
     const session = this.sessions[id]!;
     if (session.expired) return;
-    session.expired = true;
     session.told = true;
-    this.dropEphemerals(session);
     this.cancelJobs(session);
+    if (!this.reachable) {
+      session.silent = true;
+      return;
+    }
+    session.expired = true;
+    this.dropEphemerals(session);
   }
 
   /** Whether clients can reach the ensemble now. */
@@ -301,6 +313,37 @@ export class ZooKeeper {
     this.owners.set(watcher, session);
   }
 
+  /** The inspector's rows: the servers' load now and each service's registrations, watches and reads. */
+  inspect(): InspectSection[] {
+    const live = this.sessions.filter((x) => !x.expired).length;
+    const reading = this.jobs.reduce((n, jobs) => n + jobs.length, 0);
+    const s = this.settings;
+    const state = !this.reachable ? 'cut off from its clients' : this.slowFactor !== 1 ? `${Math.round(1 / this.slowFactor)}× slower` : 'serving';
+    return [
+      {
+        title: 'ZooKeeper ensemble',
+        rows: [
+          ['servers', `${this.serverNames.length} (${state})`],
+          ['read capacity', `${s.readsPerSecond.toLocaleString('en-US')} reads/s per server`],
+          ['packet allowance', `${s.ppsAllowance.toLocaleString('en-US')} packets/s per server (alarm at ${s.alarmPps.toLocaleString('en-US')})`],
+          ['busiest server, last second', `${this.busiestRate.toLocaleString('en-US')} packets/s`],
+          ['servers over the alarm', String(this.alarming)],
+          ['sessions', `${live.toLocaleString('en-US')} live, ${this.sessions.length - live} expired or closed`],
+          ['reads in progress', String(reading)],
+          ['how watchers read', s.read === 'single-roundtrip' ? 'the whole subtree in one request' : 'the list, then each child (1 + N requests)'],
+          ['registration size', `${s.encoding === 'compact' ? s.compactRecordBytes : s.recordBytes} bytes (${s.encoding})`],
+        ],
+      },
+      {
+        title: 'Services',
+        rows: [...this.nodes.values()].map((node) => [
+          `/services/${node.service}`,
+          `${node.children.size} registered · ${node.watches.size} watches set · ${node.changes} changes · ${(this.readTotals.get(node.service) ?? 0).toLocaleString('en-US')} reads`,
+        ]),
+      },
+    ];
+  }
+
   /** Divides every server's read capacity by `factor` until `until` (a slow disk, a noisy neighbour). */
   slowDown(factor: number, until: SimTime): void {
     this.slowFactor = 1 / factor;
@@ -325,7 +368,8 @@ export class ZooKeeper {
 
   /** A child was added or removed: every watch on the path fires once and is gone. */
   private changed(node: ZNode): void {
-    node.changes++;
+    // Registrations at time zero are the starting state, not changes.
+    if (this.ctx.sched.now > 0) node.changes++;
     if (node.watches.size === 0) return;
     const fired = [...node.watches];
     node.watches.clear();
@@ -364,7 +408,7 @@ export class ZooKeeper {
   private onPing(session: Session): void {
     if (session.expired) return;
     const now = this.ctx.sched.now;
-    if (this.reachable) {
+    if (this.reachable && !session.silent) {
       this.extraPackets[session.server]! += 2;
       const lost = this.loss[session.server]! ** PING_TRIES;
       if (lost === 0 || !this.rng.chance(lost)) session.lastHeard = now;
@@ -466,7 +510,10 @@ export class ZooKeeper {
     this.dropped.inc(lost);
     this.ledgerSent.inc(sent);
     this.ledgerDelivered.inc(sent - lost);
-    if (lost > 0) this.ctx.drops.drop('hypervisor_pps_exceeded', lost);
+    if (lost === 0) return;
+    this.ctx.drops.drop('hypervisor_pps_exceeded', lost);
+    const busiest = [...this.nodes.values()].reduce((a, b) => (b.changes > a.changes ? b : a));
+    this.ctx.causes.record('hypervisor_pps_exceeded', this.entity, this.ctx.sched.now, { dropped: this.droppedBooked, service: busiest.service, tickSeconds: toSeconds(TICK) });
   }
 
   /** How much of a read its client asks for in one tick: its round trips come one after another. */
@@ -501,7 +548,9 @@ export class ZooKeeper {
     const now = this.ctx.sched.now;
     this.reads.inc(job.requests);
     this.readTotals.set(job.node.service, (this.readTotals.get(job.node.service) ?? 0) + job.requests);
-    this.readSeconds.observe(toSeconds((now - job.startedAt) as Duration));
+    const took = toSeconds((now - job.startedAt) as Duration);
+    this.readSeconds.observe(took);
+    this.ctx.causes.record('zk_read', job.session.owner, now, { service: job.node.service, requests: job.requests, seconds: took });
     // A child deleted between getChildren and its getData answers NoNode and is skipped (REFERENCE I.2).
     const snapshot = job.snapshot!;
     job.reader.onRead(snapshot === job.node.listing ? snapshot : snapshot.filter((r) => r.deletedAt === Infinity));
@@ -523,6 +572,8 @@ export class ZooKeeper {
     }
     this.alarm.set(firing);
     this.busiest.set(Math.round(busiest));
+    this.alarming = firing;
+    this.busiestRate = Math.round(busiest);
     if (firing > 0) {
       const server = this.serverNames[busiestServer]!;
       this.ctx.causes.record('zk_packet_alarm', this.entity, this.ctx.sched.now, {

@@ -253,6 +253,7 @@ export class Workloads {
     const { surge, unavailable } = this.fenceposts(d);
     const message = `rolling update to revision ${d.revision}: maxSurge ${surge}, maxUnavailable ${unavailable}`;
     this.ctx.note('info', `deployment/${d.spec.name}`, 'deployment.rollout', message, { cause });
+    this.ctx.causes.record('rollout', `deployment/${d.spec.name}`, this.ctx.sched.now, { revision: d.revision });
     this.reconcile(d, -1);
   }
 

@@ -28,6 +28,8 @@ export interface WhyWorld {
   reconnectPolicy(deployment: string): string | undefined;
   /** The sampled HTTP requests still kept, oldest first. */
   journeys(): RequestJourney[];
+  /** A discovered service in ZooKeeper: its changes, the watches on it, its registrations and the reads it cost. */
+  discovery(service: string): { changes: number; watchers: number; backends: number; reads: number } | undefined;
 }
 
 const seconds = (us: number) => `${(us / 1e6).toFixed(1)} s`;
@@ -61,6 +63,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   if (collision) chains.push({ symptom: `${collision.entity} unreachable`, steps: collisionSteps(causes, collision) });
   const reset = nodeResets(causes);
   if (reset && causes.of('ecmp_changed').length > 0) chains.push({ symptom: `connections reset at ${reset.entity}`, steps: ecmpSteps(causes, reset) });
+  const gone = causes.of('stale_backend')[0];
+  if (gone) chains.push({ symptom: `requests to gone backends at ${gone.entity}`, steps: goneBackendSteps(causes, world, gone) });
   const stale = causes.of('stale_endpoint')[0];
   if (stale && chains.length === 0) chains.push({ symptom: `connections to departed pods at ${stale.entity}`, steps: staleSteps(causes, stale) });
   const slow = causes.of('cpu_delayed')[0];
@@ -140,6 +144,59 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
     const p = spike.detail;
     steps.push({ entity: spike.entity, text: `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all` });
   }
+  return steps;
+}
+
+/**
+ * Requests a client pod's proxy sent to backends that had left service discovery: the backend's deregistration, the
+ * client's watcher still reading, and the ZooKeeper storm that made the reads slow.
+ */
+function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): WhyStep[] {
+  const d = gone.detail;
+  const service = String(d['service']);
+  const proxy = d['proxy'] === 'envoy' ? 'Envoy' : 'HAProxy';
+  const steps: WhyStep[] = [
+    {
+      entity: gone.entity,
+      text: `${gone.count} requests to ${service} failed at backends that were already gone; the latest went to ${d['backend']}, gone for ${(Number(d['goneForMs']) / 1000).toFixed(1)} s, from a list its ${proxy} got ${(Number(d['listAgeMs']) / 1000).toFixed(1)} s earlier`,
+    },
+  ];
+  if (typeof d['connectTimeoutMs'] === 'number') {
+    steps.push({ entity: gone.entity, text: `${proxy} waits ${d['connectTimeoutMs']} ms for a connection to an address nobody answers, ${d['connectTimeoutMs'] >= Number(d['deadlineMs']) ? `longer than the caller's ${d['deadlineMs']} ms deadline` : 'then tries another backend'}` });
+  }
+  const left = causes.find('zk_deregistered', String(d['backend']));
+  if (left) steps.push({ entity: left.entity, text: `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it` });
+  const read = causes.find('zk_read', gone.entity);
+  if (read) {
+    const r = read.detail;
+    const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${Number(r['requests']).toLocaleString('en-US')} requests, one after another`;
+    steps.push({ entity: gone.entity, text: `its watchers read their services ${read.count} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}` });
+  }
+  steps.push(...zookeeperSteps(causes, world, service));
+  return steps;
+}
+
+/** Why ZooKeeper was slow: the reads each change of a service costs, the packet allowance they ran into, and the deploy. */
+function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): WhyStep[] {
+  const steps: WhyStep[] = [];
+  const zk = world.discovery(service);
+  if (zk) {
+    const perChange = zk.watchers * (1 + zk.backends);
+    steps.push({
+      entity: 'zookeeper/ensemble',
+      text: `${service} changed ${zk.changes.toLocaleString('en-US')} times; a change fires the watch of each of its ${zk.watchers} watchers, and each reads the list and then ${zk.backends.toLocaleString('en-US')} children one by one: ${perChange.toLocaleString('en-US')} reads for a change on its own. Changes during a read wait for it and share the next one, so they cost ${zk.reads.toLocaleString('en-US')} reads in all`,
+    });
+  }
+  const alarm = causes.of('zk_packet_alarm')[0];
+  if (alarm) {
+    const a = alarm.detail;
+    steps.push({
+      entity: alarm.entity,
+      text: `its packet alarm fired in ${alarm.count} seconds: at ${seconds(alarm.lastAt)} ${a['server']} handled ${Number(a['pps']).toLocaleString('en-US')} packets/s against an allowance of ${Number(a['allowance']).toLocaleString('en-US')}, and ${a['dropped']} % were dropped and sent again, slowing every read on it`,
+    });
+  }
+  const deployment = causes.find('rollout', `deployment/${service}`) ?? causes.of('rollout')[0];
+  if (deployment) steps.push({ entity: deployment.entity, text: `rolled out a new version at ${seconds(deployment.lastAt)}: every pod it replaced deregistered and every new one registered, each a change` });
   return steps;
 }
 
@@ -254,6 +311,17 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return { symptom, steps: martianSteps(causes, world, fact) };
     case 'stale_endpoint':
       return { symptom, steps: staleSteps(causes, fact) };
+    case 'stale_backend':
+      return { symptom, steps: goneBackendSteps(causes, world, fact) };
+    case 'hypervisor_pps_exceeded':
+      if (fact.entity !== 'zookeeper/ensemble') break;
+      return {
+        symptom,
+        steps: [
+          { entity: fact.entity, text: `the ZooKeeper hosts' hypervisors dropped ${Number(fact.detail['dropped']).toLocaleString('en-US')} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance` },
+          ...zookeeperSteps(causes, world, String(fact.detail['service'])),
+        ],
+      };
     case 'pod_ip_collision':
       return { symptom, steps: collisionSteps(causes, fact) };
     case 'cpu_delayed':
@@ -269,13 +337,11 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       const none = { entity: fact.entity, text: `${fact.count} requests; none of the sampled requests kept shows the path yet` };
       return { symptom, steps: steps.length > 0 ? steps : [none] };
     }
-    default: {
-      const why = explain(kind);
-      const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} times${why ? `: ${why}` : ''}` }];
-      if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
-      return { symptom, steps };
-    }
   }
+  const why = explain(kind);
+  const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} times${why ? `: ${why}` : ''}` }];
+  if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
+  return { symptom, steps };
 }
 
 /** node-local DNS on a node: refusals, failing upstream connections, and the instance's allowance under them. */

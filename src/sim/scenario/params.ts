@@ -264,7 +264,8 @@ const envoy = z.strictObject({
   connectTimeoutMs: z.number().gt(0).default(250),
   // Model choice: the route retries connect failures twice, on other hosts (retry_on connect-failure, previous_hosts).
   retries: z.number().int().min(0).max(10).default(2),
-  // Outlier detection: consecutive_gateway_failure 5, base_ejection_time 30 s, max_ejection_percent 10 (Envoy docs).
+  // Outlier detection: consecutive_5xx 5 (a connect failure counts as a 5xx), base_ejection_time 30 s,
+  // max_ejection_percent 10 (Envoy docs).
   consecutiveFailures: z.number().int().min(1).max(1000).default(5),
   baseEjectionS: z.number().min(0).default(30),
   maxEjectionPercent: z.number().min(0).max(100).default(10),

@@ -378,7 +378,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         quiet(e.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, 10, 4));
         quiet(e.select('rect')).attr('width', (b) => b.w).attr('height', (b) => b.h);
         quiet(e.select('.name')).text((b) => clip(b.external.entity, 26));
-        const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet' };
+        const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet', zookeeper: 'service discovery' };
         quiet(e.select('.sub')).text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
         quiet(e.select('title')).text((b) => `${b.external.entity}: ${what[b.external.kind]}, outside the cluster`);
       });
