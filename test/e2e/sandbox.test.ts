@@ -90,6 +90,43 @@ describe('the sandbox', () => {
     });
   }, 300_000);
 
+  it('explains ZooKeeper\'s dropped packets by the reads a deploy costs, and partitions the ensemble dropped onto its box', async () => {
+    await withApp('zookeeper-why-and-partition', '?scenario=service-discovery.yaml&speed=max', async (app) => {
+      const { page } = app;
+      await ready(page, 'service-discovery.yaml');
+      await playTo(page, 45);
+      await expect.poll(() => dropCount(page, 'hypervisor_pps_exceeded')).toBeGreaterThan(0);
+      await page.locator('[data-testid="why-button"][data-reason="hypervisor_pps_exceeded"]').click();
+      const panel = byTestId(page, 'why-panel');
+      await panel.waitFor({ state: 'visible' });
+      await expect.poll(() => text(page, 'why-symptom')).toBe('hypervisor_pps_exceeded at zookeeper/ensemble');
+      const steps = await panel.getByTestId('why-step').allTextContents();
+      expect(steps.some((s) => /300 watchers, .* [\d,]+ reads for a change on its own/.test(s))).toBe(true);
+      expect(steps.at(-1)).toMatch(/deployment\/search.*rolled out a new version at 30\.0 s/);
+      await panel.getByTestId('why-step').first().getByRole('button').click();
+      await expect.poll(() => byTestId(page, 'inspector').textContent()).toContain('ZooKeeper ensemble');
+
+      await card(page, 'partition-zookeeper').dragTo(page.locator('[data-entity="zookeeper/ensemble"]'));
+      const popover = byTestId(page, 'fault-popover');
+      await popover.waitFor({ state: 'visible' });
+      expect(await popover.getAttribute('aria-label')).toBe('Partition ZooKeeper on zookeeper/ensemble');
+      await popover.locator('[data-param="durationSeconds"]').fill('30');
+      await popover.getByTestId('fault-button').click();
+      await popover.waitFor({ state: 'hidden' });
+      await byTestId(page, 'event-filter-entity').fill('zookeeper/ensemble');
+      await expect.poll(() => eventsAbout(page, 'zookeeper/ensemble'), { timeout: 30_000 }).toEqual(
+        expect.arrayContaining([expect.stringContaining('unreachable for 30 s')]),
+      );
+      // Sessions not heard from for their 10 s timeout expire: the inspector counts them.
+      const expired = async () => Number(/([\d,]+) expired or closed/.exec((await byTestId(page, 'inspector').textContent()) ?? '')?.[1]?.replaceAll(',', '') ?? NaN);
+      const before = await expired();
+      await playTo(page, 62);
+      await expect.poll(expired, { timeout: 10_000 }).toBeGreaterThan(before + 1000);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 180_000);
+
   it('adds a BGP speaker dropped onto the router: a new ECMP next hop, and flows that moved are reset', async () => {
     await withApp('bgp-speaker-on-router', '?scenario=bare-metal-sandbox.yaml&speed=5', async (app) => {
       const { page } = app;

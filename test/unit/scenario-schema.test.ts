@@ -532,7 +532,7 @@ describe('cross-field checks', () => {
     ]);
     const bad = placed();
     bad['timeline'][0].target = 'web-0';
-    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb, dns or external (like pod/web-0)']);
+    expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb, dns, external or zookeeper (like pod/web-0)']);
   });
 
   it('checks each timeline entry against its fault in the catalog: target kind and params, by field', () => {
@@ -558,11 +558,13 @@ describe('cross-field checks', () => {
       { at: 1, fault: 'change-ecmp-hash', target: 'router/tor', params: { mode: 'resilient' } },
       { at: 2, fault: 'join-node', target: 'lb/bigip' },
       { at: 3, fault: 'break-upstream', target: 'dns/cluster' },
+      { at: 4, fault: 'slow-zookeeper', target: 'zookeeper/ensemble' },
     );
     expect(errorsFor(doc, { faultIds: FAULT_IDS })).toEqual([
       'timeline[1].target: unknown router "tor"',
       'timeline[2].target: unknown lb "bigip"',
       'timeline[3].target: the scenario has no topology.dns to target',
+      'timeline[4].target: the scenario has no topology.zookeeper to target',
     ]);
   });
 

@@ -84,6 +84,16 @@ export class Envoy implements MeshProxy {
     return outcome;
   }
 
+  describe(): [string, string][] {
+    const now = this.all.ctx.sched.now;
+    let ejected = 0;
+    for (const h of this.health.values()) if (h.ejectedUntil > now) ejected++;
+    return [
+      ['hosts', String(this.hostCount)],
+      ['ejected by outlier detection', String(ejected)],
+    ];
+  }
+
   memoryMb(): number {
     const e = this.all.ctx.params.envoy;
     return e.memoryBaseMb + (e.memoryPerHostKb * this.hostCount) / 1024;

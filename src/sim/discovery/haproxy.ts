@@ -149,6 +149,15 @@ export class Haproxy implements MeshProxy {
     return outcome;
   }
 
+  describe(): [string, string][] {
+    const parsing = this.processes.filter((p) => p.activeAt === Infinity).length;
+    return [
+      ['HAProxy processes', `${this.processes.length}${parsing > 0 ? `, ${parsing} still parsing` : ''}`],
+      ['server lines in the running configuration', String(this.active?.lines ?? 0)],
+      ['restarts so far', String(this.nextPid - 2)],
+    ];
+  }
+
   memoryMb(): number {
     let sum = 0;
     for (const p of this.processes) sum += p.memoryMb;

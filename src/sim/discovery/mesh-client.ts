@@ -255,7 +255,14 @@ export class MeshClient implements PodApp {
   }
 
   inspect(): InspectSection[] {
-    return [{ title: 'Service discovery', rows: [['proxy', this.proxy.kind], ['proxy memory', `${Math.round(this.proxy.memoryMb())} MB`]] }];
+    const now = this.all.ctx.sched.now;
+    const rows: [string, string][] = [
+      ['proxy', this.proxy.kind === 'envoy' ? 'Envoy (membership over xDS)' : 'HAProxy (configured by synapse)'],
+      ['proxy memory', `${Math.round(this.proxy.memoryMb())} MB`],
+      ...this.proxy.describe(),
+      ...this.watchers.map((w): [string, string] => [`list of ${w.service}`, `${w.list.length} backends, read ${((now - w.readAt) / 1e6).toFixed(1)} s ago${w.busy ? ', reading again' : ''}`]),
+    ];
+    return [{ title: 'Service discovery', rows }];
   }
 
   onArrival(): void {

@@ -39,6 +39,8 @@ export interface MeshProxy {
   update(service: string, list: readonly Registration[]): void;
   /** Picks backends for one request until one accepts it or the proxy gives up. */
   forward(service: string): Outcome;
+  /** Rows for the inspector about the proxy's own state. */
+  describe(): [string, string][];
   /** Memory the proxy's processes hold now, in MB. */
   memoryMb(): number;
   /** The pod is going away: no more reloads, and its processes with it. */

@@ -45,6 +45,11 @@ export class ServiceWatcher implements ZkReader, ZkWatcher {
     } else this.schedule();
   }
 
+  /** A read is running or waiting to start. */
+  get busy(): boolean {
+    return this.reading || this.scheduled;
+  }
+
   /** The pod is gone: timers still set are ignored. */
   end(): void {
     this.session = -1;

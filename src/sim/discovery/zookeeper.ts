@@ -328,7 +328,7 @@ export class ZooKeeper {
           ['packet allowance', `${s.ppsAllowance.toLocaleString('en-US')} packets/s per server (alarm at ${s.alarmPps.toLocaleString('en-US')})`],
           ['busiest server, last second', `${this.busiestRate.toLocaleString('en-US')} packets/s`],
           ['servers over the alarm', String(this.alarming)],
-          ['sessions', `${live.toLocaleString('en-US')} live, ${this.sessions.length - live} expired or closed`],
+          ['sessions', `${live.toLocaleString('en-US')} live, ${(this.sessions.length - live).toLocaleString('en-US')} expired or closed`],
           ['reads in progress', String(reading)],
           ['how watchers read', s.read === 'single-roundtrip' ? 'the whole subtree in one request' : 'the list, then each child (1 + N requests)'],
           ['registration size', `${s.encoding === 'compact' ? s.compactRecordBytes : s.recordBytes} bytes (${s.encoding})`],

@@ -4,7 +4,7 @@ import { deploymentNamed } from './targets';
 export const setEnvoyRollout: Fault = {
   id: 'set-envoy-rollout',
   label: 'Envoy rollout',
-  icon: '⚖',
+  icon: '⇄',
   description:
     "Sets the share of a mesh client deployment's pods that run Envoy instead of HAProxy. Each pod's init container decides from a hash of the pod's name, so the same pods switch in every run; pods decide as they start, so `restart` rolls the deployment to apply it now. The kill switch sends every new pod back to HAProxy.",
   targets: ['deployment'],

@@ -4,7 +4,7 @@ import { dnsServerNamed, IMPAIRMENT_DURATION } from './targets';
 export const slowUpstream: Fault = {
   id: 'slow-upstream',
   label: 'Slow DNS upstream',
-  icon: '⌛',
+  icon: '⇣',
   description:
     'Makes a DNS server answer late for a while: CoreDNS (dns/cluster) or the cloud resolver (dns/provider). Forwarders hold more queries in flight, and those with a concurrency limit start refusing.',
   targets: ['dns'],

@@ -5,7 +5,7 @@ import { IMPAIRMENT_DURATION, zookeeperNamed } from './targets';
 export const slowZookeeper: Fault = {
   id: 'slow-zookeeper',
   label: 'Slow ZooKeeper',
-  icon: '🐢',
+  icon: '⇓',
   description:
     "Divides every ZooKeeper server's read capacity for a while, as a slow disk or a noisy neighbour would. Watchers' reads take longer, so clients' backend lists fall further behind.",
   targets: ['zookeeper'],

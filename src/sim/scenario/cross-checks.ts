@@ -286,6 +286,7 @@ function checkTimes(scenario: Scenario, report: Report): void {
     lb: topology.loadBalancers.map((lb) => lb.name),
     dns: topology.dns ? [...DNS_TARGETS] : [],
     external: topology.externalClients.map((c) => c.name),
+    zookeeper: topology.zookeeper ? ['ensemble'] : [],
   };
   scenario.timeline.forEach((entry, i) => {
     if (entry.at > duration) report(['timeline', i, 'at'], `${entry.at} s is after the end of the run (duration ${duration} s)`);
@@ -293,6 +294,7 @@ function checkTimes(scenario: Scenario, report: Report): void {
     // Pods beyond the explicit placements are named by the simulation, so only other kinds can be checked here.
     const names = known[kind];
     if (kind === 'dns' && !topology.dns) report(['timeline', i, 'target'], 'the scenario has no topology.dns to target');
+    else if (kind === 'zookeeper' && !topology.zookeeper) report(['timeline', i, 'target'], 'the scenario has no topology.zookeeper to target');
     else if (names !== undefined && !names.includes(name)) {
       report(['timeline', i, 'target'], `unknown ${kind} "${name}"${didYouMean(name, names)}`);
     }
