@@ -24,6 +24,14 @@ function runSimBenches(): void {
       `${Math.round(demo.eventsPerSecond).toLocaleString('en-US')} events/s`,
   );
 
+  console.log('\n== Service discovery at scale (public/scenarios/service-discovery.yaml; best of 2 after a warm-up) ==');
+  const discovery = runDemoBench('service-discovery', 2);
+  console.log(
+    `${discovery.scenario}: ${discovery.simulatedSeconds} simulated s, ${discovery.events.toLocaleString('en-US')} events in ${discovery.wallMs.toFixed(1)} ms → ` +
+      `${Math.round(discovery.simSecondsPerWallSecond).toLocaleString('en-US')} simulated s per wall s, ` +
+      `${Math.round(discovery.eventsPerSecond).toLocaleString('en-US')} events/s (${(discovery.eventsPerSecond / demo.eventsPerSecond).toFixed(2)}× the demo's rate)`,
+  );
+
   console.log('\n== Packet path: SYN flood into a full hypervisor tracking table (the "It wasn\'t DNS" hot path) ==');
   printPacketPath(runPacketPathBench());
 

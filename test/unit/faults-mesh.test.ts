@@ -1,0 +1,94 @@
+/** The service-discovery faults: a slow or partitioned ZooKeeper, and the Envoy rollout of a client deployment. */
+import { describe, expect, it } from 'vitest';
+import type { RunReport } from '../../src/sim/api';
+import { chooseProxy } from '../../src/sim/discovery/proxy-choice';
+import { runText } from '../fixtures/scenario-run';
+
+const CLIENTS = 40;
+
+function scenario(timeline: string, duration = 60): string {
+  return `
+version: 1
+id: faults-mesh
+title: service discovery faults
+description: forty clients watching one service of sixty backends
+seed: 3
+duration: ${duration}
+topology:
+  zookeeper: { servers: 3 }
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
+    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
+  deployments:
+    search: { app: mesh-server, replicas: 60, announce: search }
+    api: { app: mesh-client, replicas: ${CLIENTS}, uses: [search] }
+timeline:
+${timeline}
+`;
+}
+
+const series = (r: RunReport, metric: string): number[] => r.series[metric]!.values;
+const peak = (r: RunReport, metric: string, from: number, to: number): number => Math.max(...series(r, metric).slice(from, to));
+
+describe('slow-zookeeper', () => {
+  it('makes the same reads take longer while it lasts', () => {
+    const change = '  - { at: 20, fault: scale-deployment, target: deployment/search, params: { replicas: 61 } }';
+    const plain = runText(scenario(change)).report;
+    const slow = runText(scenario(`${change}\n  - { at: 19, fault: slow-zookeeper, target: zookeeper/ensemble, params: { factor: 100, durationSeconds: 30 } }`)).report;
+    // One change: every watcher reads 1 + 61 nodes either way; only the time differs.
+    expect(slow.totals['zk.reads']).toBe(plain.totals['zk.reads']);
+    expect(plain.totals['zk.reads']).toBe(CLIENTS * 62);
+    expect(peak(slow, 'zk.read.seconds.p50', 19, 40)).toBeGreaterThan(5 * peak(plain, 'zk.read.seconds.p50', 19, 40));
+  });
+});
+
+describe('partition-zookeeper', () => {
+  it('expires every session not heard from within the timeout; announcers register again after the heal', () => {
+    const short = runText(scenario('  - { at: 10, fault: partition-zookeeper, target: zookeeper/ensemble, params: { durationSeconds: 5 } }')).report;
+    expect(short.totals['zk.sessions.expired']).toBe(0);
+    const long = runText(scenario('  - { at: 10, fault: partition-zookeeper, target: zookeeper/ensemble, params: { durationSeconds: 20 } }')).report;
+    // Sixty announcers and forty clients, one session each.
+    expect(long.totals['zk.sessions.expired']).toBe(100);
+    // Each expiry deletes a registration, and each announcer writes a new one once it can: sixty changes each way.
+    expect(long.totals['zk.writes']! - short.totals['zk.writes']!).toBe(60);
+    // The clients keep their last lists while cut off, so nothing fails during the partition. After the heal the
+    // registrations have new names: a client that reads before the announcers are back, or before HAProxy restarts
+    // with the new names, has no server to send to for a moment.
+    const failed = series(long, 'requests.failed');
+    expect(failed.slice(0, 30).reduce((a, b) => a + b, 0)).toBe(0);
+    expect(long.totals['requests.failed']).toBeGreaterThan(0);
+    expect(long.totals['requests.failed{reason=no_server}']).toBe(long.totals['requests.failed']);
+    expect(short.totals['requests.failed']).toBe(0);
+  });
+});
+
+describe('set-envoy-rollout', () => {
+  const names = Array.from({ length: CLIENTS }, (_, i) => `api-${i}`);
+
+  it('sends the pods whose names hash below the share to Envoy once the deployment restarts, and the kill switch sends them back', () => {
+    const r = runText(
+      scenario(
+        [
+          '  - { at: 5, fault: set-envoy-rollout, target: deployment/api, params: { percent: 50 } }',
+          '  - { at: 60, fault: set-envoy-rollout, target: deployment/api, params: { percent: 50, killSwitch: true } }',
+        ].join('\n'),
+        120,
+      ),
+    ).report;
+    const envoys = series(r, 'mesh.pods.envoy');
+    expect(envoys[3]).toBe(0);
+    // A restart names new pods (api-40 …), so the count follows the hash of the names the rollout gave them.
+    const expected = Array.from({ length: CLIENTS }, (_, i) => `api-${CLIENTS + i}`).filter((n) => chooseProxy(n, 50, false) === 'envoy').length;
+    expect(envoys[55]).toBe(expected);
+    expect(expected).toBeGreaterThan(CLIENTS / 4);
+    expect(envoys.at(-1)).toBe(0);
+    expect(names.filter((n) => chooseProxy(n, 50, false) === 'envoy').length).toBeLessThan(CLIENTS);
+  });
+
+  it('refuses a deployment that runs no mesh client, naming the target', () => {
+    const { sim, report } = runText(scenario('  - { at: 5, fault: set-envoy-rollout, target: deployment/search }'));
+    const failed = sim.eventsSince(0).find((e) => e.kind === 'fault.failed');
+    expect(failed?.message).toBe('timeline[0] set-envoy-rollout: target: deployment "search" runs no mesh client');
+    expect(report.totals['mesh.pods.envoy']).toBe(0);
+  });
+});
