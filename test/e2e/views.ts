@@ -297,6 +297,17 @@ const VIEWS: View[] = [
       await page.locator('[data-entity="zookeeper/ensemble"]').click();
     },
   }),
+  paused({
+    name: 'service-discovery-why',
+    scenario: 'service-discovery.yaml',
+    size: 'desktop',
+    until: 240,
+    speed: 'max',
+    then: async (page) => {
+      await page.getByTestId('why-summary').click();
+      await page.locator('[data-entity^="pod/api-"]').first().waitFor({ state: 'attached' }).catch(() => {});
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',
