@@ -3,26 +3,12 @@ import type { SimContext } from '../../src/sim/context';
 import { atSeconds, seconds } from '../../src/sim/core/time';
 import type { Registration } from '../../src/sim/discovery/zookeeper';
 import type { World } from '../../src/sim/world';
+import { meshScenario } from '../fixtures/mesh-scenario';
 import { worldOf } from '../fixtures/scenario-run';
 
 /** Eight `search` backends announced by `announcer`, with `fields` added to the deployment, and four clients. */
 function scenario(announcer: 'nerve' | 'mini-announcer', fields = ''): string {
-  return `
-version: 1
-id: announcer
-title: Announcers
-description: Backends registering in ZooKeeper.
-seed: 3
-duration: 60
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-  zookeeper: { servers: 3 }
-  deployments:
-    search: { app: mesh-server, replicas: 8, announce: search, announcer: ${announcer}${fields} }
-    api: { app: mesh-client, replicas: 4, uses: [search] }
-`;
+  return meshScenario({ id: 'announcer', seed: 3, backends: 8, announcer, backendFields: fields, clients: 4 });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));

@@ -5,29 +5,12 @@ import type { Envoy } from '../../src/sim/discovery/envoy';
 import type { MeshClient } from '../../src/sim/discovery/mesh-client';
 import type { Outcome } from '../../src/sim/discovery/outcome';
 import type { World } from '../../src/sim/world';
+import { meshScenario } from '../fixtures/mesh-scenario';
 import { worldOf } from '../fixtures/scenario-run';
 
 /** `backends` search pods and `clients` client pods that all run Envoy; `envoy` is the params.envoy section. */
 function scenario(backends: number, clients: number, envoy = '{}'): string {
-  return `
-version: 1
-id: envoy
-title: Envoy
-description: Client pods reaching a discovered service through Envoy.
-seed: 9
-duration: 60
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-  zookeeper: { servers: 3 }
-  deployments:
-    search: { app: mesh-server, replicas: ${backends}, announce: search }
-    api: { app: mesh-client, replicas: ${clients}, uses: [search] }
-params:
-  mesh: { envoyPercent: 100 }
-  envoy: ${envoy}
-`;
+  return meshScenario({ id: 'envoy', seed: 9, backends, clients, params: `  mesh: { envoyPercent: 100 }\n  envoy: ${envoy}` });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));

@@ -2,29 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/sim/api';
 import { chooseProxy } from '../../src/sim/discovery/proxy-choice';
+import { meshScenario } from '../fixtures/mesh-scenario';
 import { runText } from '../fixtures/scenario-run';
 
 const CLIENTS = 40;
 
 function scenario(timeline: string, duration = 60): string {
-  return `
-version: 1
-id: faults-mesh
-title: service discovery faults
-description: forty clients watching one service of sixty backends
-seed: 3
-duration: ${duration}
-topology:
-  zookeeper: { servers: 3 }
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-  deployments:
-    search: { app: mesh-server, replicas: 60, announce: search }
-    api: { app: mesh-client, replicas: ${CLIENTS}, uses: [search] }
-timeline:
-${timeline}
-`;
+  return meshScenario({ id: 'faults-mesh', seed: 3, duration, backends: 60, clients: CLIENTS, timeline });
 }
 
 const series = (r: RunReport, metric: string): number[] => r.series[metric]!.values;

@@ -4,6 +4,7 @@ import { atSeconds } from '../../src/sim/core/time';
 import { Haproxy } from '../../src/sim/discovery/haproxy';
 import type { MeshClient } from '../../src/sim/discovery/mesh-client';
 import type { World } from '../../src/sim/world';
+import { meshScenario } from '../fixtures/mesh-scenario';
 import { runText, worldOf } from '../fixtures/scenario-run';
 
 interface Shape {
@@ -20,27 +21,8 @@ interface Shape {
 
 /** `services` discovered services s0…, each with `backends` nerve-announced pods, and `clients` pods using them all. */
 function scenario({ services = 1, backends, clients = 4, backendFields = '', params = '', timeline = '', duration = 60 }: Shape): string {
-  const names = Array.from({ length: services }, (_, i) => `s${i}`);
-  const deployments = names.map((s) => `    ${s}: { app: mesh-server, replicas: ${backends}, announce: ${s}${backendFields} }`).join('\n');
-  return `
-version: 1
-id: haproxy
-title: HAProxy under synapse
-description: Client pods reaching discovered services through a local HAProxy.
-seed: 11
-duration: ${duration}
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-  zookeeper: { servers: 3 }
-  deployments:
-${deployments}
-    api: { app: mesh-client, replicas: ${clients}, uses: [${names.join(', ')}] }
-params:${params ? `\n${params}` : ' {}'}
-${timeline ? `timeline:\n${timeline}` : ''}
-`;
+  const names = Array.from({ length: services }, (_, k) => `s${k}`);
+  return meshScenario({ id: 'haproxy', seed: 11, duration, nodes: 3, services: names, backends, backendFields, clients, params, timeline });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));

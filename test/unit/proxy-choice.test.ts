@@ -3,28 +3,12 @@ import { atSeconds } from '../../src/sim/core/time';
 import type { MeshClient } from '../../src/sim/discovery/mesh-client';
 import { chooseProxy, rolloutBucket, type ProxyKind } from '../../src/sim/discovery/proxy-choice';
 import type { World } from '../../src/sim/world';
+import { meshScenario } from '../fixtures/mesh-scenario';
 import { runText, worldOf } from '../fixtures/scenario-run';
 
 /** `clients` mesh-client pods, with `envoyPercent` of params.mesh, in front of six backends. */
 function scenario(clients: number, envoyPercent: number, seed = 5): string {
-  return `
-version: 1
-id: proxy-choice
-title: Proxy choice
-description: Client pods choosing HAProxy or Envoy by name.
-seed: ${seed}
-duration: 20
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-  zookeeper: { servers: 3 }
-  deployments:
-    search: { app: mesh-server, replicas: 6, announce: search }
-    api: { app: mesh-client, replicas: ${clients}, uses: [search] }
-params:
-  mesh: { envoyPercent: ${envoyPercent} }
-`;
+  return meshScenario({ id: 'proxy-choice', seed, duration: 20, backends: 6, clients, params: `  mesh: { envoyPercent: ${envoyPercent} }` });
 }
 
 // Names as ReplicaSets and people write them: ordinals, hashes and suffixes of several shapes.

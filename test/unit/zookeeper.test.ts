@@ -3,6 +3,7 @@ import type { SimContext } from '../../src/sim/context';
 import { atSeconds } from '../../src/sim/core/time';
 import { packetsOf, type Registration, type ZkReader, type ZkWatcher } from '../../src/sim/discovery/zookeeper';
 import type { World } from '../../src/sim/world';
+import { meshScenario } from '../fixtures/mesh-scenario';
 import { worldOf } from '../fixtures/scenario-run';
 
 interface Shape {
@@ -15,24 +16,7 @@ interface Shape {
 
 /** `clients` mesh-client pods using `search`, served by `backends` nerve-announced mesh-server pods. */
 function scenario({ backends, clients, zkServers = 3, params = '' }: Shape): string {
-  return `
-version: 1
-id: zk
-title: ZooKeeper reads
-description: Watchers reading a discovered service.
-seed: 7
-duration: 60
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-  zookeeper: { servers: ${zkServers} }
-  deployments:
-    search: { app: mesh-server, replicas: ${backends}, announce: search }
-    api: { app: mesh-client, replicas: ${clients}, uses: [search] }
-params:${params ? `\n${params}` : ' {}'}
-`;
+  return meshScenario({ id: 'zk', nodes: 3, zkServers, backends, clients, params });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
