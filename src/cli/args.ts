@@ -10,11 +10,18 @@ export interface CliArgs {
   /** Extra timeline entries, `AT:FAULT:KIND/NAME[:param=value,...]`, appended after the scenario's own. */
   faults: string[];
   out?: string;
+  /** Write the captured packets there as a pcap file. */
+  pcap?: string;
+  /** Capture one packet in this many. */
+  pcapEvery: number;
+  /** Write the metric series there as CSV. */
+  csv?: string;
 }
 
 export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--until SECONDS] [--set path=value]... [--fix NAME]... [--fault SPEC]... [--out FILE]
+                          [--pcap FILE [--pcap-every N]] [--csv FILE]
        npm run sim -- --list
 
   --seed N          run with this seed instead of the scenario's (integer 0..4294967295)
@@ -24,6 +31,10 @@ export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--
   --fault SPEC      add a fault to the timeline: AT:FAULT:KIND/NAME[:param=value,...], e.g.
                     20:scale-deployment:deployment/web:replicas=5 (see --list for faults and params)
   --out FILE        write the run report there instead of standard output
+  --pcap FILE       write the packets that left sockets as a pcap file (Ethernet, IPv4, TCP/UDP headers, simulated
+                    timestamps; the latest million); ZooKeeper's flow-modelled packets are not in it
+  --pcap-every N    capture one packet in N (default 1)
+  --csv FILE        write every metric series as CSV, one row per simulated second
   --list            list shipped scenarios, their fixes, and the fault catalog
 
 Exit status: 0 when the run completes and every expectation holds, 1 when one fails, 2 for invalid input.`;
@@ -35,7 +46,7 @@ function takeValue(argv: string[], i: number, flag: string): string {
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { list: false, help: false, sets: [], fixes: [], faults: [] };
+  const args: CliArgs = { list: false, help: false, sets: [], fixes: [], faults: [], pcapEvery: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -87,12 +98,26 @@ export function parseArgs(argv: string[]): CliArgs {
       case '--out':
         args.out = value();
         break;
+      case '--pcap':
+        args.pcap = value();
+        break;
+      case '--pcap-every': {
+        const text = value();
+        const every = Number(text);
+        if (!/^\d+$/.test(text) || every < 1) throw new UsageError(`--pcap-every: expected a whole number from 1, got "${text}"`);
+        args.pcapEvery = every;
+        break;
+      }
+      case '--csv':
+        args.csv = value();
+        break;
       default:
         if (arg.startsWith('-')) throw new UsageError(`${flag}: unknown option (see --help)`);
         if (args.scenario !== undefined) throw new UsageError(`unexpected argument "${arg}": only one scenario per run`);
         args.scenario = arg;
     }
   }
+  if (args.pcapEvery !== 1 && args.pcap === undefined) throw new UsageError('--pcap-every: only with --pcap FILE');
   if (!args.list && !args.help && args.scenario === undefined) throw new UsageError('missing scenario: give a file path or a shipped scenario id (see --list)');
   return args;
 }

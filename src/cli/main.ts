@@ -3,8 +3,12 @@ import { performance } from 'node:perf_hooks';
 import { atSeconds, seconds, toSeconds, type SimTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
+import { seriesCsv } from '../sim/report/csv';
 import { faultSets, parseArgs, USAGE, UsageError, type CliArgs } from './args';
 import { readScenarioSource, shippedScenarios } from './shipped';
+
+// The latest million packets: about 60 MB of file, enough for minutes of a busy scenario.
+const PCAP_CAPACITY = 1_000_000;
 
 function fail(message: string): never {
   process.stderr.write(`netmortem: ${message}\n`);
@@ -52,7 +56,8 @@ function run(args: CliArgs): number {
   if (args.until !== undefined && args.until > scenario.duration) {
     fail(`--until: ${args.until} s is past the scenario's duration (${scenario.duration} s); raise it with --set duration=${args.until}`);
   }
-  const sim = createSim(scenario, { fixes: loaded.appliedFixes });
+  const capture = args.pcap === undefined ? undefined : { every: args.pcapEvery, capacity: PCAP_CAPACITY };
+  const sim = createSim(scenario, { fixes: loaded.appliedFixes, capture });
   const end = args.until === undefined ? sim.durationUs : atSeconds(args.until);
   const progress = process.stderr.isTTY;
   const started = performance.now();
@@ -68,6 +73,8 @@ function run(args: CliArgs): number {
   const json = JSON.stringify(report, null, 2) + '\n';
   if (args.out) writeFileSync(args.out, json);
   else process.stdout.write(json);
+  if (args.pcap !== undefined) writeFileSync(args.pcap, sim.pcap()!);
+  if (args.csv !== undefined) writeFileSync(args.csv, seriesCsv(report));
   const failed = report.expect.filter((e) => !e.held);
   for (const f of failed) process.stderr.write(`expectation failed: ${f.description} (${f.actual === null ? f.missing ?? 'no data' : `actual ${f.actual}`})\n`);
   return failed.length > 0 ? 1 : 0;

@@ -346,4 +346,6 @@ export interface Sim {
   eventsSince(seq: number): LogEvent[];
   drops(): Record<string, number>;
   report(wallMs: number): RunReport;
+  /** The packets captured so far as a classic pcap file; null unless the sim was created with a capture. */
+  pcap(): Uint8Array | null;
 }

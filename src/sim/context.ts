@@ -7,6 +7,7 @@ import { DropLedger } from './report/drop-ledger';
 import { PacketTracer } from './report/packet-trace';
 import { HttpRequests } from './apps/http-request';
 import { CauseLog } from './report/causes';
+import type { PacketCapture } from './report/packet-capture';
 import type { Scenario } from './scenario/schema';
 import type { LogEvent } from './api';
 
@@ -24,6 +25,8 @@ export interface SimContext {
   requests: HttpRequests;
   /** Facts for the "why" chains of the run report. */
   causes: CauseLog;
+  /** Headers of sent packets for a pcap file, when asked for. */
+  capture: PacketCapture | null;
   params: Params;
   /** Logs a notable event at the current simulated time. */
   note(severity: LogEvent['severity'], entity: string, kind: string, message: string, extra?: { reason?: string; cause?: string }): void;
@@ -50,6 +53,7 @@ export function createContext(params: Params, seed: number, onTopologyChange: ()
     tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
     requests: new HttpRequests(),
     causes: new CauseLog(),
+    capture: null,
     params,
     note: (severity, entity, kind, message, extra) => log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
     touchTopology: onTopologyChange,

@@ -8,12 +8,16 @@ import { parseTarget, resolveParams } from './faults/fault';
 import { evaluateExpectations, expectationsFor } from './report/expect';
 import type { Scenario } from './scenario/schema';
 import { World } from './world';
+import { PacketCapture } from './report/packet-capture';
+import { encodePcap } from './report/pcap';
 
 export { faultCatalog, FAULT_IDS };
 
 export interface SimOptions {
   /** Fix names applied when the scenario was loaded, recorded in the report. */
   fixes?: readonly string[];
+  /** Keep the headers of one packet in every `every` that leave a socket, the latest `capacity` of them, for `pcap()`. */
+  capture?: { every: number; capacity: number };
 }
 
 /** The composition root: builds the core services and the world for a validated scenario. */
@@ -21,6 +25,7 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
   let world: World | undefined;
   const ctx = createContext(scenario.params, scenario.seed, () => world?.touch());
   const { sched, metrics, log } = ctx;
+  if (options.capture) ctx.capture = new PacketCapture(options.capture.every, options.capture.capacity);
   const w = (world = new World(ctx, scenario));
   const durationUs = atSeconds(scenario.duration);
 
@@ -113,5 +118,6 @@ export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
     eventsSince: (seq: number): LogEvent[] => log.since(seq),
     drops: () => ctx.drops.totals(),
     report,
+    pcap: () => (ctx.capture ? encodePcap(ctx.capture) : null),
   };
 }

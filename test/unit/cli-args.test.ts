@@ -14,7 +14,15 @@ describe('CLI arguments', () => {
       fixes: ['a', 'b'],
       faults: [],
       out: 'r.json',
+      pcapEvery: 1,
     });
+  });
+
+  it('takes exports: a pcap file with a sampling step, and CSV', () => {
+    const args = parseArgs(['demo', '--pcap', 'run.pcap', '--pcap-every=10', '--csv', 'run.csv']);
+    expect([args.pcap, args.pcapEvery, args.csv]).toEqual(['run.pcap', 10, 'run.csv']);
+    expect(() => parseArgs(['demo', '--pcap', 'x.pcap', '--pcap-every', '0'])).toThrow('--pcap-every: expected a whole number from 1, got "0"');
+    expect(() => parseArgs(['demo', '--pcap-every', '5'])).toThrow('--pcap-every: only with --pcap FILE');
   });
 
   it('turns --fault specs into timeline entries after the scenario’s own', () => {

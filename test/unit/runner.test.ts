@@ -102,6 +102,10 @@ class FakeSim implements Sim {
   drops(): Record<string, number> {
     return { no_route: this.executed };
   }
+  pcap(): Uint8Array | null {
+    return null;
+  }
+
   report(wallMs: number): RunReport {
     return {
       scenario: 'fake', seed: 7, fixes: [], simulatedSeconds: this.t / 1e6, events: this.executed, wallMs,

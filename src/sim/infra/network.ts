@@ -124,6 +124,7 @@ export class Network {
   private launch(id: number, ns: number): void {
     const slot = this.ctx.tracer.begin();
     const p = this.packets;
+    this.ctx.capture?.record(p.time[id]!, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, p.proto[id]!, p.flags[id]!, p.payload[id]!);
     if (slot >= 0) {
       p.trace[id] = slot;
       const what = p.proto[id] === Proto.udp ? 'UDP' : describeFlags(p.flags[id]!);
