@@ -1,4 +1,5 @@
 import { appStore } from '../state/app-store';
+import { ExportMenu } from './export-menu';
 import { MoonIcon, SunIcon } from './icons';
 import { PlaybackControls } from './playback-controls';
 import { RunClock } from './run-clock';
@@ -30,6 +31,7 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
         <PlaybackControls />
         <RunClock />
       </div>
+      <ExportMenu />
       <button
         type="button"
         className={`${iconButton} font-semibold`}

@@ -98,3 +98,9 @@ export const ChevronUpIcon = ({ className = 'size-4' }: { className?: string }) 
     <path d="M6 15l6-6 6 6" />
   </Icon>
 );
+
+export const DownloadIcon = () => (
+  <Icon>
+    <path d="M12 4v11m0 0-4.5-4.5M12 15l4.5-4.5M5 19.5h14" />
+  </Icon>
+);

@@ -5,7 +5,8 @@ import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
-import type { Command, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
+import type { Command, ExportKind, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
+import { download } from './download';
 
 /** The only module that talks to the simulation worker. Components call these functions; results land in the stores. */
 
@@ -113,6 +114,15 @@ export async function askWhy(kind: string, entity?: string): Promise<void> {
   const reply = await send({ type: 'why', ...asked }, 'Could not explain');
   if (whyStore.getState().asked !== asked) return;
   whyStore.setState({ chain: reply.type === 'why' ? reply.chain : null });
+}
+
+/** Downloads the run so far as a file: its report, its metric series, or its latest packets. */
+export async function exportRun(what: ExportKind): Promise<boolean> {
+  if (!loaded()) return false;
+  const reply = await send({ type: 'export', what }, 'Could not export');
+  if (reply.type !== 'export') return false;
+  download(reply.fileName, reply.mime, reply.data);
+  return true;
 }
 
 /** Keeps the worker's inspected entity equal to the selection. Returns the unsubscribe function. */

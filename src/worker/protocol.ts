@@ -60,13 +60,19 @@ export type Command =
   | { type: 'inspect'; entity: string | null }
   /** The causal chain behind a symptom: a drop reason or error kind, at an entity or where it happened most. */
   | { type: 'why'; kind: string; entity?: string }
+  /** The run so far as a file: the run report (JSON), every metric series (CSV), or the latest packets (pcap). */
+  | { type: 'export'; what: ExportKind }
   | { type: 'ping' };
+
+export const EXPORT_KINDS = ['json', 'csv', 'pcap'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export type Reply =
   | { type: 'loaded'; scenario: ScenarioSummary; catalog: FaultDescriptor[] }
   | { type: 'ok' }
   | { type: 'report'; report: RunReport }
   | { type: 'why'; chain: WhyChain | null }
+  | { type: 'export'; fileName: string; mime: string; data: string | Uint8Array }
   | { type: 'pong'; t: SimTime }
   | { type: 'error'; message: string };
 

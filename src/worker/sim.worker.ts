@@ -4,8 +4,9 @@ import { simTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import type { Scenario } from '../sim/scenario/schema';
 import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
-import { isSpeed, SPEED_ERROR } from './protocol';
-import type { Command, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
+import { EXPORT_KINDS, isSpeed, SPEED_ERROR } from './protocol';
+import type { Command, ExportKind, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
+import { seriesCsv } from '../sim/report/csv';
 import { parseFaultRecord } from './fault-record';
 import { createRunner } from './runner';
 
@@ -57,6 +58,24 @@ function summarize(s: Scenario): ScenarioSummary {
   };
 }
 
+// Every run keeps the headers of the latest 200,000 packets that left sockets (about 4 MB), so "Export packets" always
+// has something to give; counting, not sampling, leaves the run as it is.
+const CAPTURE = { every: 1, capacity: 200_000 };
+
+function newSim(scenario: Scenario, fixes: readonly string[]): Sim {
+  return createSim(scenario, { fixes, capture: CAPTURE });
+}
+
+/** The run so far as a file named after the scenario, seed and simulated time. */
+function exportRun(sim: Sim, what: unknown): Reply {
+  if (!EXPORT_KINDS.includes(what as ExportKind)) return { type: 'error', message: `what: expected one of ${EXPORT_KINDS.join(', ')}, got ${JSON.stringify(what)}` };
+  const base = `${sim.scenarioId}-seed${sim.seed}-${Math.floor(sim.now() / 1e6)}s`;
+  if (what === 'pcap') return { type: 'export', fileName: `${base}.pcap`, mime: 'application/vnd.tcpdump.pcap', data: sim.pcap()! };
+  const report = sim.report(runner.wallMs());
+  if (what === 'csv') return { type: 'export', fileName: `${base}.csv`, mime: 'text/csv', data: seriesCsv(report) };
+  return { type: 'export', fileName: `${base}.json`, mime: 'application/json', data: JSON.stringify(report, null, 2) };
+}
+
 function requireSim(): Sim {
   const sim = runner.current();
   if (!sim) throw new Error('no scenario is loaded');
@@ -69,7 +88,7 @@ function handle(cmd: Command): Reply {
       const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS, faults: faultCatalog() });
       // On failure the current sim stays loaded and keeps its state.
       if (!result.ok) return { type: 'error', message: result.errors.join('\n') };
-      const sim = createSim(result.scenario, { fixes: result.appliedFixes });
+      const sim = newSim(result.scenario, result.appliedFixes);
       loaded = { scenario: result.scenario, fixes: result.appliedFixes };
       pauseAtChapters = true;
       applyStops();
@@ -97,7 +116,7 @@ function handle(cmd: Command): Reply {
       return { type: 'ok' };
     case 'reset':
       if (!loaded) throw new Error('no scenario is loaded');
-      runner.load(createSim(loaded.scenario, { fixes: loaded.fixes }));
+      runner.load(newSim(loaded.scenario, loaded.fixes));
       return { type: 'ok' };
     case 'applyFault':
       requireSim();
@@ -111,7 +130,7 @@ function handle(cmd: Command): Reply {
         return { type: 'error', message: `seek.t: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(cmd.t)}` };
       }
       const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
-      runner.seek(cmd.t, () => createSim(current.scenario, { fixes: current.fixes }), faults);
+      runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults);
       return { type: 'ok' };
     }
     case 'report':
@@ -125,6 +144,8 @@ function handle(cmd: Command): Reply {
       }
       runner.inspect(cmd.entity);
       return { type: 'ok' };
+    case 'export':
+      return exportRun(requireSim(), cmd.what);
     case 'ping':
       return { type: 'pong', t: runner.current()?.now() ?? simTime(0) };
     default: {

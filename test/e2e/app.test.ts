@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -10,6 +12,7 @@ import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import type { AppPage } from './browser';
 import { appHarness } from './harness';
 import { byTestId, clockUs, text, untilStatus } from './page';
+import { readPcap } from '../fixtures/tshark';
 
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
@@ -411,6 +414,52 @@ describe('Netmortem in a browser', () => {
       await podIn(page, 'client-0').click();
       await inspector.waitFor({ state: 'visible' });
       expect(await text(page, 'inspector-ready')).toBe('yes');
+      expectClean(app);
+    });
+  });
+
+  it('exports the paused run as a report, metrics and packets that agree with each other, from the keyboard too', async () => {
+    await withApp('export-menu', `?scenario=${DEMO}&speed=5`, async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 20_000 }).toBeGreaterThan(3_000_000);
+      await byTestId(page, 'play-button').click();
+      await untilStatus(page, 'paused');
+      const dir = await mkdtemp(join(tmpdir(), 'netmortem-export-'));
+      const save = async (what: string): Promise<string> => {
+        await byTestId(page, 'export-button').click();
+        const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, `export-${what}`).click()]);
+        const path = join(dir, file.suggestedFilename());
+        await file.saveAs(path);
+        return path;
+      };
+      const reportPath = await save('json');
+      expect(reportPath).toMatch(/demo-seed4-\d+s\.json$/);
+      const report = JSON.parse(await readFile(reportPath, 'utf8')) as RunReport;
+      expect(report.simulatedSeconds * 1e6).toBe(await clockUs(page));
+      const csv = (await readFile(await save('csv'), 'utf8')).split('\r\n');
+      expect(csv[0]).toMatch(/^t_s,/);
+      const okColumn = csv[0]!.split(',').indexOf('requests.ok');
+      const okSum = csv.slice(1, -1).reduce((n, row) => n + Number(row.split(',')[okColumn]), 0);
+      // The series hold whole seconds; the totals also count the part of the second the pause cut.
+      expect(okSum).toBe(report.series['requests.ok']!.values.reduce((a, b) => a + b, 0));
+      expect(okSum).toBeGreaterThan(0);
+      // Every packet the run has sent so far, as Wireshark reads them.
+      const packets = readPcap(await save('pcap'), ['ip.src', 'ip.checksum.status']);
+      expect(packets.length).toBe(report.packets.sent);
+      expect(packets.every((row) => row[1] === '1')).toBe(true);
+
+      // The menu from the keyboard: Enter opens it on its first item, arrows move, Escape closes and gives focus back.
+      await byTestId(page, 'export-button').focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('export-json');
+      await page.keyboard.press('ArrowDown');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('export-csv');
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('menu').count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('export-button');
+      await rm(dir, { recursive: true, force: true });
       expectClean(app);
     });
   });

@@ -308,6 +308,16 @@ const VIEWS: View[] = [
       await page.locator('[data-entity^="pod/api-"]').first().waitFor({ state: 'attached' }).catch(() => {});
     },
   }),
+  paused({
+    name: 'export-menu',
+    scenario: 'demo.yaml',
+    size: 'projector',
+    until: 10,
+    speed: '5',
+    then: async (page) => {
+      await page.getByTestId('export-button').click();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

@@ -1,8 +1,7 @@
 /**
  * The pcap export: headers built from the simulated packets, checked byte by byte here and read back by an
- * independent reader, Wireshark's tshark (TSHARK_PATH, or `tshark` on the PATH; Debian's package `tshark`).
+ * independent reader, Wireshark's tshark (test/fixtures/tshark.ts).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { ipv4 } from '../../src/sim/net/ipv4';
 import { PacketCapture } from '../../src/sim/report/packet-capture';
 import { encodePcap } from '../../src/sim/report/pcap';
 import { shippedSim } from '../fixtures/scenario-run';
+import { readPcap } from '../fixtures/tshark';
 
 /** The Internet checksum over a byte range, including its checksum field: 0 when the stored checksum is right. */
 function verify(bytes: Uint8Array, from: number, to: number, start = 0): number {
@@ -70,16 +70,6 @@ describe('encodePcap', () => {
   });
 });
 
-function tshark(): string {
-  const path = process.env['TSHARK_PATH'] ?? 'tshark';
-  try {
-    execFileSync(path, ['--version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error(`No tshark at "${path}": install Debian's tshark (apt-get install -y tshark; .ci/run does) or set TSHARK_PATH to Wireshark's tshark.`);
-  }
-  return path;
-}
-
 describe('a run exported as pcap and read by tshark', () => {
   const dir = mkdtempSync(join(tmpdir(), 'netmortem-pcap-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,10 +84,7 @@ describe('a run exported as pcap and read by tshark', () => {
     expect(report.digest).toBe(plain.report(0).digest);
     const file = join(dir, 'demo.pcap');
     writeFileSync(file, captured.pcap()!);
-    const fields = ['ip.src', 'ip.dst', 'tcp.srcport', 'tcp.dstport', 'tcp.flags.syn', 'tcp.flags.ack', 'ip.checksum.status'];
-    const args = ['-r', file, '-o', 'ip.check_checksum:TRUE', '-T', 'fields', ...fields.flatMap((f) => ['-e', f])];
-    const out = execFileSync(tshark(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const rows = out.trim().split('\n').map((line) => line.split('\t'));
+    const rows = readPcap(file, ['ip.src', 'ip.dst', 'tcp.srcport', 'tcp.dstport', 'tcp.flags.syn', 'tcp.flags.ack', 'ip.checksum.status']);
     expect(rows.length).toBe(report.packets.sent);
     // Every IPv4 header checks out, and the connection attempts are as many as the simulation counted.
     expect(rows.every((r) => r[6] === '1')).toBe(true);

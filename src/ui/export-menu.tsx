@@ -1,0 +1,85 @@
+import { useEffect, useRef, useState } from 'react';
+import { useApp } from '../state/app-store';
+import type { ExportKind } from '../worker/protocol';
+import { exportRun } from './sim-client';
+import { DownloadIcon } from './icons';
+import { iconButton } from './styles';
+
+const ITEMS: { what: ExportKind; label: string; detail: string }[] = [
+  { what: 'json', label: 'Run report', detail: 'JSON: totals, series, expectations, why chains, digest' },
+  { what: 'csv', label: 'Metrics', detail: 'CSV: every series, one row per simulated second' },
+  { what: 'pcap', label: 'Packets', detail: 'pcap for Wireshark: the latest 200,000 packets sent' },
+];
+
+/** The header's Export menu: the run so far as a file. Arrow keys move, Escape closes, focus returns to the button. */
+export function ExportMenu() {
+  const [open, setOpen] = useState(false);
+  const loaded = useApp((s) => s.summary !== null);
+  const root = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    root.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
+    const outside = (event: PointerEvent) => {
+      if (!root.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
+
+  const close = () => {
+    setOpen(false);
+    trigger.current?.focus();
+  };
+
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    const items = [...(root.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
+    const at = items.indexOf(document.activeElement as HTMLButtonElement);
+    if (event.key === 'Escape') close();
+    else if (event.key === 'ArrowDown') items[(at + 1) % items.length]?.focus();
+    else if (event.key === 'ArrowUp') items[(at - 1 + items.length) % items.length]?.focus();
+    else return;
+    event.preventDefault();
+    event.stopPropagation();
+  };
+
+  return (
+    <div ref={root} className="relative" onKeyDown={onKeyDown}>
+      <button
+        ref={trigger}
+        type="button"
+        className={iconButton}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label="Export the run so far"
+        title="Export the run so far: report, metrics, packets"
+        disabled={!loaded}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="export-button"
+      >
+        <DownloadIcon />
+      </button>
+      {open && (
+        <div role="menu" aria-label="Export the run so far" className="absolute right-0 z-30 mt-1 w-80 rounded-md border border-slate-200 bg-white p-1 shadow-lg dark:border-slate-700 dark:bg-slate-900">
+          {ITEMS.map((item) => (
+            <button
+              key={item.what}
+              type="button"
+              role="menuitem"
+              data-testid={`export-${item.what}`}
+              className="block w-full rounded px-3 py-2 text-left hover:bg-slate-100 focus-visible:bg-slate-100 focus-visible:outline-none dark:hover:bg-slate-800 dark:focus-visible:bg-slate-800"
+              onClick={() => {
+                close();
+                void exportRun(item.what);
+              }}
+            >
+              <span className="block text-sm font-medium text-slate-800 dark:text-slate-100">{item.label}</span>
+              <span className="block text-xs text-slate-500 dark:text-slate-400">{item.detail}</span>
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
