@@ -1,4 +1,5 @@
-import { SPEED_ERROR, type Speed } from '../worker/protocol';
+import { decompressFromEncodedURIComponent } from 'lz-string';
+import { SPEED_ERROR, type Speed, type TimedFault } from '../worker/protocol';
 import { parseSpeed } from './speed';
 
 export interface UrlParams {
@@ -8,8 +9,19 @@ export interface UrlParams {
   autoplay: boolean;
   /** Fix names from repeated `fix=` parameters, deduplicated; whether the scenario has them is checked once it is loaded. */
   fixes: string[];
+  /** A scenario carried in the link itself (`name` and compressed `src`), for one that is not shipped. */
+  inline?: { name: string; text: string };
+  /** Simulated seconds to replay to, paused, with `faults` applied at their times. */
+  t?: number;
+  /** Faults a user applied, with their times in µs (compressed JSON); the worker checks each entry. */
+  faults?: TimedFault[];
   /** One `param: problem` line per invalid value; the app falls back to defaults for those. */
   errors: string[];
+}
+
+/** Text compressed into a link parameter; URLSearchParams reads the alphabet's `+` as a space, so it is put back. */
+function unpack(value: string): string | null {
+  return decompressFromEncodedURIComponent(value.replaceAll(' ', '+')) || null;
 }
 
 /** Reads `?scenario=demo.yaml&speed=max&autoplay=1&seed=42&fix=a&fix=b`. Whether the scenario exists is checked once the index is in. */
@@ -41,6 +53,36 @@ export function parseUrlParams(search: string): UrlParams {
   if (autoplay !== null) {
     if (autoplay === '1' || autoplay === 'true' || autoplay === '') out.autoplay = true;
     else if (autoplay !== '0' && autoplay !== 'false') out.errors.push('autoplay: expected 1 or 0');
+  }
+
+  const src = q.get('src');
+  if (src !== null) {
+    const name = q.get('name') ?? 'shared.yaml';
+    const text = unpack(src);
+    if (out.scenario !== undefined) out.errors.push('src: a link carries either a shipped scenario or its own, not both');
+    else if (!/^[\w.-]+\.(ya?ml|json)$/.test(name)) out.errors.push(`name: expected a file name like "mine.yaml", got "${name}"`);
+    else if (text === null) out.errors.push('src: the scenario in the link is damaged (the link may have been cut off)');
+    else out.inline = { name, text };
+  }
+
+  const t = q.get('t');
+  if (t !== null) {
+    const n = Number(t);
+    if (t.trim() !== '' && Number.isFinite(n) && n >= 0) out.t = n;
+    else out.errors.push(`t: expected simulated seconds from 0, got "${t}"`);
+  }
+
+  const faults = q.get('faults');
+  if (faults !== null) {
+    const text = unpack(faults);
+    let list: unknown;
+    try {
+      list = text === null ? null : JSON.parse(text);
+    } catch {
+      list = null;
+    }
+    if (Array.isArray(list)) out.faults = list as TimedFault[];
+    else out.errors.push('faults: the list of applied faults in the link is damaged (the link may have been cut off)');
   }
 
   for (const fix of q.getAll('fix')) {

@@ -1,5 +1,6 @@
 import { appStore } from '../state/app-store';
 import { ExportMenu } from './export-menu';
+import { ShareDialog } from './share-dialog';
 import { MoonIcon, SunIcon } from './icons';
 import { PlaybackControls } from './playback-controls';
 import { RunClock } from './run-clock';
@@ -31,26 +32,29 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
         <PlaybackControls />
         <RunClock />
       </div>
-      <ExportMenu />
-      <button
-        type="button"
-        className={`${iconButton} font-semibold`}
-        onClick={() => appStore.setState((s) => ({ help: !s.help }))}
-        aria-label="Keyboard shortcuts (?)"
-        title="Keyboard shortcuts (?)"
-        data-testid="shortcuts-button"
-      >
-        ?
-      </button>
-      <button
-        type="button"
-        className={iconButton}
-        onClick={toggleTheme}
-        aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
-        title="Toggle light/dark theme"
-      >
-        {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
-      </button>
+      <div className="flex items-center gap-1.5">
+        <ShareDialog />
+        <ExportMenu />
+        <button
+          type="button"
+          className={`${iconButton} font-semibold`}
+          onClick={() => appStore.setState((s) => ({ help: !s.help }))}
+          aria-label="Keyboard shortcuts (?)"
+          title="Keyboard shortcuts (?)"
+          data-testid="shortcuts-button"
+        >
+          ?
+        </button>
+        <button
+          type="button"
+          className={iconButton}
+          onClick={toggleTheme}
+          aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+          title="Toggle light/dark theme"
+        >
+          {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
+        </button>
+      </div>
     </header>
   );
 }

@@ -5,7 +5,7 @@ import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
-import type { Command, ExportKind, Reply, Speed, WorkerApi, WorkerMessage } from '../worker/protocol';
+import type { Command, ExportKind, Reply, Speed, TimedFault, WorkerApi, WorkerMessage } from '../worker/protocol';
 import { download } from './download';
 
 /** The only module that talks to the simulation worker. Components call these functions; results land in the stores. */
@@ -270,6 +270,13 @@ export function changeSpeed(direction: 1 | -1): void {
  * Moves the run's clock to `us`: forward by running on, backward by a replay of the same run (seed, fixes and the
  * faults applied so far, each at its time). Frames show the progress; the play state carries on afterwards.
  */
+/** Replays the loaded run to `us` with `faults` applied at their times, as a shared link asks; it stays paused there. */
+export async function replay(us: number, faults: TimedFault[]): Promise<boolean> {
+  if (!loaded()) return false;
+  const reply = await send({ type: 'seek', t: Math.round(us), faults }, 'Could not replay the link');
+  return reply.type === 'ok';
+}
+
 export async function seek(us: number): Promise<boolean> {
   if (!loaded()) return false;
   const back = us < frameStore.getState().t;

@@ -2,7 +2,7 @@ import { appStore, showError } from '../state/app-store';
 import { checkFixNames } from '../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../state/scenario-index';
 import { parseUrlParams } from '../state/url-params';
-import { loadScenario, play, setFixes, setSpeed, startWorker } from './sim-client';
+import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
 import { storedTheme } from './theme';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
@@ -64,8 +64,12 @@ export async function startApp(): Promise<void> {
     showError({ title: 'Some settings could not be used', message: problems.join('\n'), restartable: false, kind: 'input' });
   };
   report();
-  if (file === undefined) return;
-  let ok = await loadShipped(file, params.seed);
+  let ok: boolean;
+  if (params.inline) {
+    const { name, text } = params.inline;
+    ok = await loadScenario({ text, fileName: name, pickerValue: '', ...(params.seed === undefined ? {} : { seed: params.seed }) });
+  } else if (file !== undefined) ok = await loadShipped(file, params.seed);
+  else return;
   const summary = appStore.getState().summary;
   // The scenario's fix names are known only once the worker has loaded it; the known ones are then applied by a reload.
   if (ok && summary && params.fixes.length > 0) {
@@ -76,5 +80,9 @@ export async function startApp(): Promise<void> {
     }
     if (checked.fixes.length > 0) ok = await setFixes(checked.fixes);
   }
+  // A shared link replays the run to its moment, the faults applied at their times, and pauses there; a link whose run
+  // is damaged replays nothing, so no half of a run passes for the shared one.
+  const damaged = params.errors.some((e) => /^(src|name|t|faults):/.test(e));
+  if (ok && !damaged && (params.t !== undefined || params.faults !== undefined)) ok = await replay((params.t ?? 0) * 1e6, params.faults ?? []);
   if (ok && params.autoplay) play();
 }

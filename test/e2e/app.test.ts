@@ -17,6 +17,9 @@ import { readPcap } from '../fixtures/tshark';
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
 
+// test/fixtures/golden-digests.json's entry for the demo run as shipped.
+const GOLDEN_DEMO = 'df81b19d33c53852';
+
 const harness = appHarness();
 const { withApp } = harness;
 
@@ -463,4 +466,43 @@ describe('Netmortem in a browser', () => {
       expectClean(app);
     });
   });
+
+  it('shares a link that replays the run with the fault applied by hand to the same digest, and names what a damaged link lacks', async () => {
+    let link = '';
+    let digest = '';
+    await withApp('share-link', `?scenario=${DEMO}&speed=max`, async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await podIn(page, 'web-1').click();
+      await faultParam(page, 'gracePeriodSeconds').fill('0');
+      await faultButton(page, 'delete-pod').click();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status'), { timeout: 60_000 }).toBe('done');
+      digest = await text(page, 'digest');
+      // The deleted pod changed the run: not the shipped demo's golden digest.
+      expect(digest).not.toBe(GOLDEN_DEMO);
+      await byTestId(page, 'share-button').click();
+      expect(await text(page, 'share-summary')).toMatch(/^Opens demo\.yaml with seed 4, and the 1 fault you applied at their times, and replays it to 60\.0 s/);
+      link = await byTestId(page, 'share-link').inputValue();
+      expect(link).toMatch(/\?scenario=demo\.yaml&seed=4&faults=[\w+$-]+&t=60$/);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => byTestId(page, 'share-dialog').count()).toBe(0);
+      expectClean(app);
+    });
+    const query = link.slice(link.indexOf('?'));
+    await withApp('share-link-opened', query, async (app) => {
+      const { page } = app;
+      await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toBe(digest);
+      expect(await byTestId(page, 'error-banner').count()).toBe(0);
+      expectClean(app);
+    });
+    // Cut in the middle of the fault list: the banner says so, and the run starts from 0 without replaying anything.
+    await withApp('share-link-damaged', query.replace(/faults=([\w+$-]+)/, (_, f: string) => `faults=${f.slice(0, f.length / 2)}`), async (app) => {
+      const { page } = app;
+      await untilStatus(page, 'paused');
+      await expect.poll(() => text(page, 'error-banner')).toContain('faults: the list of applied faults in the link is damaged');
+      expect(await clockUs(page)).toBe(0);
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 180_000);
 });

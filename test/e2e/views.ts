@@ -318,6 +318,16 @@ const VIEWS: View[] = [
       await page.getByTestId('export-button').click();
     },
   }),
+  paused({
+    name: 'share-dialog',
+    scenario: 'demo.yaml',
+    size: 'projector',
+    until: 15,
+    speed: '5',
+    then: async (page) => {
+      await page.getByTestId('share-button').click();
+    },
+  }),
   paused({ name: 'projector-incident', scenario: 'its-not-dns.yaml', size: 'projector', until: 40, speed: 'max' }),
   paused({
     name: 'projector-demo-menu',

@@ -1,0 +1,143 @@
+import { useEffect, useRef, useState } from 'react';
+import { useApp } from '../state/app-store';
+import { frameStore } from '../state/frame-store';
+import { MAX_LINK_CHARS, shareQuery, type SharedRun } from '../state/share-link';
+import { download } from './download';
+import { LinkIcon } from './icons';
+import { PanelClose } from './panel-close';
+import { currentLoad } from './sim-client';
+import { button, iconButton } from './styles';
+
+/** The run as it stands, or null before a scenario is loaded. */
+function currentRun(file: string, seed: number | null, fixes: readonly string[]): SharedRun | null {
+  const load = currentLoad();
+  if (!load || seed === null) return null;
+  const { t, faultRecord } = frameStore.getState();
+  const scenario = file !== '' ? { file } : { name: load.fileName, text: load.text };
+  return { scenario, seed, fixes, faults: faultRecord, t };
+}
+
+/**
+ * A scenario file that replays the run without a link: the seed set and each applied fault added to the timeline at
+ * its time. Loaded lazily, as only links too long for a URL need the YAML library in the page.
+ */
+async function replayFile(run: SharedRun, text: string): Promise<string> {
+  const { parseDocument } = await import('yaml');
+  const doc = parseDocument(text);
+  doc.set('seed', run.seed);
+  for (const { at, fault } of run.faults) {
+    doc.addIn(['timeline'], { at: at / 1e6, fault: fault.fault, target: fault.target, params: fault.params ?? {}, note: 'applied by hand in the shared run' });
+  }
+  return doc.toString();
+}
+
+/** The header's Share button and its dialog: a link that replays this run to this moment, or a file when too long. */
+export function ShareDialog() {
+  const [run, setRun] = useState<SharedRun | null>(null);
+  const [copied, setCopied] = useState(false);
+  const file = useApp((s) => s.selectedFile);
+  const seed = useApp((s) => s.seed);
+  const fixes = useApp((s) => s.fixes);
+  const loaded = useApp((s) => s.summary !== null);
+  const dialog = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (run) dialog.current?.querySelector<HTMLInputElement>('input')?.select();
+  }, [run]);
+
+  const close = () => {
+    setRun(null);
+    setCopied(false);
+    trigger.current?.focus();
+  };
+  const link = run ? `${window.location.origin}${window.location.pathname}?${shareQuery(run)}` : '';
+  const tooLong = link.length > MAX_LINK_CHARS;
+  const load = currentLoad();
+
+  return (
+    <>
+      <button
+        ref={trigger}
+        type="button"
+        className={iconButton}
+        aria-label="Share a link to this run"
+        title="Share a link that replays this run to this moment"
+        disabled={!loaded}
+        onClick={() => setRun(currentRun(file, seed, fixes))}
+        data-testid="share-button"
+      >
+        <LinkIcon />
+      </button>
+      {run && (
+        <div className="fixed inset-0 z-30 grid place-items-center bg-slate-900/40 p-4" onClick={close}>
+          <div
+            ref={dialog}
+            role="dialog"
+            aria-modal="true"
+            aria-labelledby="share-title"
+            data-testid="share-dialog"
+            onClick={(e) => e.stopPropagation()}
+            onKeyDown={(e) => {
+              if (e.key !== 'Escape') return;
+              e.stopPropagation();
+              close();
+            }}
+            className="w-full max-w-xl rounded-lg border border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-900"
+          >
+            <div className="mb-2 flex items-center justify-between">
+              <h2 id="share-title" className="text-base font-semibold text-slate-900 dark:text-white">
+                Share this run
+              </h2>
+              <PanelClose onClick={close} label="Close" />
+            </div>
+            <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
+              Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
+              {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
+              {run.faults.length > 0 ? `, and the ${run.faults.length} fault${run.faults.length === 1 ? '' : 's'} you applied at their times` : ''}, and
+              replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same run, to the same digest.
+            </p>
+            {tooLong ? (
+              <div role="alert" className="space-y-2 text-sm text-amber-800 dark:text-amber-300" data-testid="share-too-long">
+                <p>
+                  This link would be {link.length.toLocaleString('en-US')} characters, more than browsers and wikis keep reliably ({MAX_LINK_CHARS.toLocaleString('en-US')}). Download
+                  the run as a scenario file instead: the seed and your faults are written into it; open it with “Open file…”
+                  {run.fixes.length > 0 ? ` and tick ${run.fixes.join(', ')}` : ''}.
+                </p>
+                <button
+                  type="button"
+                  className={button}
+                  data-testid="share-download"
+                  onClick={async () => load && download(load.fileName.replace(/\.(ya?ml|json)$/, '') + '-shared.yaml', 'application/yaml', await replayFile(run, load.text))}
+                >
+                  Download the scenario file
+                </button>
+              </div>
+            ) : (
+              <div className="flex gap-2">
+                <input
+                  readOnly
+                  value={link}
+                  aria-label="Link to this run"
+                  data-testid="share-link"
+                  className="h-9 min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
+                  onFocus={(e) => e.currentTarget.select()}
+                />
+                <button
+                  type="button"
+                  className={button}
+                  data-testid="share-copy"
+                  onClick={() => {
+                    void navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false));
+                  }}
+                >
+                  {copied ? 'Copied' : 'Copy'}
+                </button>
+              </div>
+            )}
+          </div>
+        </div>
+      )}
+    </>
+  );
+}

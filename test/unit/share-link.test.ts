@@ -1,0 +1,45 @@
+import { compressToEncodedURIComponent } from 'lz-string';
+import { describe, expect, it } from 'vitest';
+import { shareQuery } from '../../src/state/share-link';
+import { parseUrlParams } from '../../src/state/url-params';
+import type { TimedFault } from '../../src/worker/protocol';
+
+const faults: TimedFault[] = [
+  { at: 12_500_000, fault: { fault: 'delete-pod', target: 'pod/web-1', params: { gracePeriodSeconds: 0 } } },
+  { at: 30_000_000, fault: { fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 5 } } },
+];
+
+describe('share links', () => {
+  it('carry a shipped scenario, seed, fixes, applied faults and time, and read back the same', () => {
+    const query = shareQuery({ scenario: { file: 'demo.yaml' }, seed: 7, fixes: ['a', 'b'], faults, t: 42_250_000 });
+    const params = parseUrlParams(`?${query}`);
+    expect(params.errors).toEqual([]);
+    expect(params).toMatchObject({ scenario: 'demo.yaml', seed: 7, fixes: ['a', 'b'], faults, t: 42.25 });
+    expect(params.inline).toBeUndefined();
+  });
+
+  it('carry a scenario opened from disk inside the link', () => {
+    const text = 'version: 1\nid: mine\n# a comment with + and & and = and spaces\n';
+    const params = parseUrlParams(`?${shareQuery({ scenario: { name: 'mine.yaml', text }, seed: 1, fixes: [], faults: [], t: 0 })}`);
+    expect(params.errors).toEqual([]);
+    expect(params.inline).toEqual({ name: 'mine.yaml', text });
+    expect(params.faults).toBeUndefined();
+  });
+
+  it('keep the compressed alphabet intact even where a `+` was read as a space', () => {
+    const packed = compressToEncodedURIComponent(JSON.stringify(faults));
+    expect(packed).toContain('+');
+    expect(parseUrlParams(`?faults=${packed}`).faults).toEqual(faults);
+  });
+
+  it.each([
+    ['a cut fault list', `?scenario=demo.yaml&faults=${compressToEncodedURIComponent(JSON.stringify(faults)).slice(0, 20)}`, 'faults: the list of applied faults in the link is damaged (the link may have been cut off)'],
+    ['a fault list that is not a list', `?faults=${compressToEncodedURIComponent('{"at":1}')}`, 'faults: the list of applied faults in the link is damaged (the link may have been cut off)'],
+    ['a damaged scenario', '?src=%%%', 'src: the scenario in the link is damaged (the link may have been cut off)'],
+    ['two scenarios', `?scenario=demo.yaml&src=${compressToEncodedURIComponent('x')}`, 'src: a link carries either a shipped scenario or its own, not both'],
+    ['a bad file name', `?name=../x&src=${compressToEncodedURIComponent('x')}`, 'name: expected a file name like "mine.yaml", got "../x"'],
+    ['a negative time', '?t=-3', 't: expected simulated seconds from 0, got "-3"'],
+  ])('name what is wrong with %s', (_, search, error) => {
+    expect(parseUrlParams(search).errors).toEqual([error]);
+  });
+});
