@@ -67,6 +67,11 @@ export type Command =
 export const EXPORT_KINDS = ['json', 'csv', 'pcap'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
+/** The name every export of a run starts with: scenario, seed and the simulated second it was taken at. */
+export function exportName(scenarioId: string, seed: number, tUs: number): string {
+  return `${scenarioId}-seed${seed}-${Math.floor(tUs / 1e6)}s`;
+}
+
 export type Reply =
   | { type: 'loaded'; scenario: ScenarioSummary; catalog: FaultDescriptor[] }
   | { type: 'ok' }

@@ -4,7 +4,7 @@ import { simTime } from '../sim/core/time';
 import { loadScenario } from '../sim/scenario/load';
 import type { Scenario } from '../sim/scenario/schema';
 import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
-import { EXPORT_KINDS, isSpeed, SPEED_ERROR } from './protocol';
+import { EXPORT_KINDS, exportName, isSpeed, SPEED_ERROR } from './protocol';
 import type { Command, ExportKind, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { seriesCsv } from '../sim/report/csv';
 import { parseFaultRecord } from './fault-record';
@@ -69,7 +69,7 @@ function newSim(scenario: Scenario, fixes: readonly string[]): Sim {
 /** The run so far as a file named after the scenario, seed and simulated time. */
 function exportRun(sim: Sim, what: unknown): Reply {
   if (!EXPORT_KINDS.includes(what as ExportKind)) return { type: 'error', message: `what: expected one of ${EXPORT_KINDS.join(', ')}, got ${JSON.stringify(what)}` };
-  const base = `${sim.scenarioId}-seed${sim.seed}-${Math.floor(sim.now() / 1e6)}s`;
+  const base = exportName(sim.scenarioId, sim.seed, sim.now());
   if (what === 'pcap') return { type: 'export', fileName: `${base}.pcap`, mime: 'application/vnd.tcpdump.pcap', data: sim.pcap()! };
   const report = sim.report(runner.wallMs());
   if (what === 'csv') return { type: 'export', fileName: `${base}.csv`, mime: 'text/csv', data: seriesCsv(report) };

@@ -453,6 +453,22 @@ describe('Netmortem in a browser', () => {
       expect(packets.length).toBe(report.packets.sent);
       expect(packets.every((row) => row[1] === '1')).toBe(true);
 
+      // Pictures: the topology as drawn (SVG with its styles written in; PNG at twice the size with the live layers),
+      // and the charts stacked under their titles.
+      const topologySvg = await readFile(await save('topology-svg'), 'utf8');
+      expect(topologySvg).toMatch(/^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*width="\d+(\.\d+)?"/);
+      expect(topologySvg).toContain('node/node-a');
+      expect(topologySvg).not.toContain('class=');
+      const box = (await byTestId(page, 'topology').boundingBox())!;
+      const png = await readFile(await save('topology-png'));
+      expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([Math.round(box.width * 2), Math.round(box.height * 2)]);
+      const chartsSvg = await readFile(await save('charts-svg'), 'utf8');
+      expect(chartsSvg).toContain('>Requests per second</text>');
+      expect(chartsSvg).toContain('<path');
+      const chartsPng = await readFile(await save('charts-png'));
+      expect(chartsPng.readUInt32BE(16)).toBeGreaterThan(400);
+
       // The menu from the keyboard: Enter opens it on its first item, arrows move, Escape closes and gives focus back.
       await byTestId(page, 'export-button').focus();
       await page.keyboard.press('Enter');
