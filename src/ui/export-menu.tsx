@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { appStore, showError, useApp } from '../state/app-store';
 import { frameStore } from '../state/frame-store';
 import { exportName } from '../worker/protocol';
 import { download } from './download';
 import { chartsPicture, pictureToPng, topologyPicture } from './picture';
+import { useMenu } from './menu';
 import { exportRun } from './sim-client';
 import { DownloadIcon } from './icons';
 import { iconButton } from './styles';
@@ -45,31 +46,10 @@ export function ExportMenu() {
   const root = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => {
-    if (!open) return;
-    root.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
-    const outside = (event: PointerEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', outside);
-    return () => document.removeEventListener('pointerdown', outside);
-  }, [open]);
-
-  const close = () => {
+  const onKeyDown = useMenu(root, open, (why) => {
     setOpen(false);
-    trigger.current?.focus();
-  };
-
-  const onKeyDown = (event: React.KeyboardEvent) => {
-    const items = [...(root.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
-    const at = items.indexOf(document.activeElement as HTMLButtonElement);
-    if (event.key === 'Escape') close();
-    else if (event.key === 'ArrowDown') items[(at + 1) % items.length]?.focus();
-    else if (event.key === 'ArrowUp') items[(at - 1 + items.length) % items.length]?.focus();
-    else return;
-    event.preventDefault();
-    event.stopPropagation();
-  };
+    if (why === 'escape') trigger.current?.focus();
+  });
 
   return (
     <div ref={root} className="relative" onKeyDown={onKeyDown}>
@@ -97,7 +77,8 @@ export function ExportMenu() {
               data-testid={`export-${item.id}`}
               className="block w-full rounded px-3 py-2 text-left hover:bg-slate-100 focus-visible:bg-slate-100 focus-visible:outline-none dark:hover:bg-slate-800 dark:focus-visible:bg-slate-800"
               onClick={() => {
-                close();
+                setOpen(false);
+                trigger.current?.focus();
                 void item.run();
               }}
             >

@@ -1,6 +1,7 @@
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useRef } from 'react';
 import type { FaultDescriptor } from '../../sim/api';
 import { openFault } from '../../state/fault-placement';
+import { useMenu } from '../menu';
 
 export interface MenuState {
   x: number;
@@ -13,25 +14,7 @@ export interface MenuState {
 /** The faults a box takes, from a right-click or the context-menu key: arrows move, Enter picks, Escape closes. */
 export function FaultMenu({ menu, onClose }: { menu: MenuState; onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
-    const onPointer = (event: PointerEvent): void => {
-      if (ref.current && !ref.current.contains(event.target as Node)) onClose();
-    };
-    window.addEventListener('pointerdown', onPointer, true);
-    return () => window.removeEventListener('pointerdown', onPointer, true);
-  }, [menu, onClose]);
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const items = [...(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    if (event.key === 'Escape') onClose();
-    else if (event.key === 'ArrowDown') items[(at + 1) % items.length]?.focus();
-    else if (event.key === 'ArrowUp') items[(at - 1 + items.length) % items.length]?.focus();
-    else return;
-    event.preventDefault();
-    event.stopPropagation();
-  };
+  const onKeyDown = useMenu(ref, menu, onClose);
 
   return (
     <div
