@@ -13,15 +13,12 @@ const TURNAROUND_MS = 1000;
 /** One HAProxy process: the configuration it parsed, and its life from start to exit. */
 interface Process {
   pid: number;
-  startedAt: SimTime;
   /** When it finished parsing and took over the listening sockets; Infinity while still parsing. */
   activeAt: number;
   /** Server lines by service, as synapse wrote them when the reload began. */
   config: Map<string, readonly Registration[]>;
   lines: number;
   memoryMb: number;
-  /** Set once a newer process took over: it exits when its last connection closes. */
-  exitAt: number;
 }
 
 /**
@@ -268,8 +265,7 @@ export class Haproxy implements MeshProxy {
     let longest = 0;
     for (let i = 0; i < h.clientConnections; i++) longest = Math.max(longest, this.all.rng.exponential(h.connectionLifetimeS));
     if (h.hardStopAfterS > 0) longest = Math.min(longest, h.hardStopAfterS);
-    process.exitAt = ctx.sched.now + seconds(longest);
-    ctx.sched.after(seconds(longest) as Duration, this.all.exit, this.index, process.pid);
+    ctx.sched.after(seconds(longest), this.all.exit, this.index, process.pid);
   }
 
   /** A process for synapse's current lists: its memory grows with its server lines from the moment it starts. */
@@ -285,12 +281,10 @@ export class Haproxy implements MeshProxy {
     }
     const process: Process = {
       pid: this.nextPid++,
-      startedAt: ctx.sched.now,
       activeAt: Infinity,
       config,
       lines,
       memoryMb: h.memoryBaseMb + (h.memoryPerServerKb * lines) / 1024,
-      exitAt: Infinity,
     };
     this.processes.push(process);
     return process;

@@ -18,7 +18,6 @@ export type BackendState = 'serving' | 'refusing' | 'gone';
  */
 export class MeshServer implements PodApp {
   serving = false;
-  alive = false;
   /** When the backend last started or stopped answering checks. */
   changedAt = 0 as SimTime;
   inFlight = 0;
@@ -44,7 +43,6 @@ export class MeshServer implements PodApp {
   }
 
   start(): void {
-    this.alive = true;
     this.setServing(true);
     if (this.session < 0) this.openSession();
     if (!this.announcing) {
@@ -66,7 +64,6 @@ export class MeshServer implements PodApp {
   }
 
   killed(): void {
-    this.alive = false;
     this.setServing(false);
     if (this.pod.phase !== 'gone') return;
     this.announcing = false;
@@ -134,7 +131,6 @@ export class MeshServer implements PodApp {
   private done(): void {
     const exit = this.exit!;
     this.exit = null;
-    this.alive = false;
     exit();
   }
 }

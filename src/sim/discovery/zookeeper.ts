@@ -154,7 +154,7 @@ export class ZooKeeper {
   private readonly ping: HandlerId;
   private readonly heal: HandlerId;
   private readonly settings: ScenarioParams['zookeeper'];
-  readonly reads: Counter;
+  private readonly reads: Counter;
   private readonly readTotals = new Map<string, number>();
   private readonly packets: Counter;
   private readonly dropped: Counter;
@@ -354,11 +354,6 @@ export class ZooKeeper {
   partition(until: SimTime): void {
     this.partitionedUntil = Math.max(this.partitionedUntil, until);
     this.ctx.sched.at(this.partitionedUntil as SimTime, this.heal);
-  }
-
-  /** The server a session talks to, by name. */
-  serverOf(sessionId: number): string {
-    return this.serverNames[this.sessions[sessionId]!.server]!;
   }
 
   private wrote(session: Session): void {
