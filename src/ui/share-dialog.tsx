@@ -4,6 +4,7 @@ import { frameStore } from '../state/frame-store';
 import { MAX_LINK_CHARS, shareQuery, type SharedRun } from '../state/share-link';
 import { download } from './download';
 import { LinkIcon } from './icons';
+import { Modal } from './modal';
 import { PanelClose } from './panel-close';
 import { currentLoad } from './sim-client';
 import { button, iconButton } from './styles';
@@ -70,73 +71,58 @@ export function ShareDialog() {
         <LinkIcon />
       </button>
       {run && (
-        <div className="fixed inset-0 z-30 grid place-items-center bg-slate-900/40 p-4" onClick={close}>
-          <div
-            ref={dialog}
-            role="dialog"
-            aria-modal="true"
-            aria-labelledby="share-title"
-            data-testid="share-dialog"
-            onClick={(e) => e.stopPropagation()}
-            onKeyDown={(e) => {
-              if (e.key !== 'Escape') return;
-              e.stopPropagation();
-              close();
-            }}
-            className="w-full max-w-xl rounded-lg border border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-900"
-          >
-            <div className="mb-2 flex items-center justify-between">
-              <h2 id="share-title" className="text-base font-semibold text-slate-900 dark:text-white">
-                Share this run
-              </h2>
-              <PanelClose onClick={close} label="Close" />
-            </div>
-            <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
-              Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
-              {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
-              {run.faults.length > 0 ? `, and the ${run.faults.length} fault${run.faults.length === 1 ? '' : 's'} you applied at their times` : ''}, and
-              replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same run, to the same digest.
-            </p>
-            {tooLong ? (
-              <div role="alert" className="space-y-2 text-sm text-amber-800 dark:text-amber-300" data-testid="share-too-long">
-                <p>
-                  This link would be {link.length.toLocaleString('en-US')} characters, more than browsers and wikis keep reliably ({MAX_LINK_CHARS.toLocaleString('en-US')}). Download
-                  the run as a scenario file instead: the seed and your faults are written into it; open it with “Open file…”
-                  {run.fixes.length > 0 ? ` and tick ${run.fixes.join(', ')}` : ''}.
-                </p>
-                <button
-                  type="button"
-                  className={button}
-                  data-testid="share-download"
-                  onClick={async () => load && download(load.fileName.replace(/\.(ya?ml|json)$/, '') + '-shared.yaml', 'application/yaml', await replayFile(run, load.text))}
-                >
-                  Download the scenario file
-                </button>
-              </div>
-            ) : (
-              <div className="flex gap-2">
-                <input
-                  readOnly
-                  value={link}
-                  aria-label="Link to this run"
-                  data-testid="share-link"
-                  className="h-9 min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
-                  onFocus={(e) => e.currentTarget.select()}
-                />
-                <button
-                  type="button"
-                  className={button}
-                  data-testid="share-copy"
-                  onClick={() => {
-                    void navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false));
-                  }}
-                >
-                  {copied ? 'Copied' : 'Copy'}
-                </button>
-              </div>
-            )}
+        <Modal ref={dialog} labelledBy="share-title" testId="share-dialog" width="max-w-xl" onClose={close}>
+          <div className="mb-2 flex items-center justify-between">
+            <h2 id="share-title" className="text-base font-semibold text-slate-900 dark:text-white">
+              Share this run
+            </h2>
+            <PanelClose onClick={close} label="Close" />
           </div>
-        </div>
+          <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
+            Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
+            {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
+            {run.faults.length > 0 ? `, and the ${run.faults.length} fault${run.faults.length === 1 ? '' : 's'} you applied at their times` : ''}, and
+            replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same run, to the same digest.
+          </p>
+          {tooLong ? (
+            <div role="alert" className="space-y-2 text-sm text-amber-800 dark:text-amber-300" data-testid="share-too-long">
+              <p>
+                This link would be {link.length.toLocaleString('en-US')} characters, more than browsers and wikis keep reliably ({MAX_LINK_CHARS.toLocaleString('en-US')}). Download
+                the run as a scenario file instead: the seed and your faults are written into it; open it with “Open file…”
+                {run.fixes.length > 0 ? ` and tick ${run.fixes.join(', ')}` : ''}.
+              </p>
+              <button
+                type="button"
+                className={button}
+                data-testid="share-download"
+                onClick={async () => load && download(load.fileName.replace(/\.(ya?ml|json)$/, '') + '-shared.yaml', 'application/yaml', await replayFile(run, load.text))}
+              >
+                Download the scenario file
+              </button>
+            </div>
+          ) : (
+            <div className="flex gap-2">
+              <input
+                readOnly
+                value={link}
+                aria-label="Link to this run"
+                data-testid="share-link"
+                className="h-9 min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
+                onFocus={(e) => e.currentTarget.select()}
+              />
+              <button
+                type="button"
+                className={button}
+                data-testid="share-copy"
+                onClick={() => {
+                  void navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false));
+                }}
+              >
+                {copied ? 'Copied' : 'Copy'}
+              </button>
+            </div>
+          )}
+        </Modal>
       )}
     </>
   );

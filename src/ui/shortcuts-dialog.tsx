@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../state/app-store';
+import { Modal } from './modal';
 import { PanelClose } from './panel-close';
 import { SHORTCUTS } from './keyboard';
 
@@ -14,37 +15,27 @@ export function ShortcutsDialog() {
   }, [open]);
   if (!open) return null;
   return (
-    <div className="fixed inset-0 z-30 grid place-items-center bg-slate-900/40 p-4" onClick={close}>
-      <div
-        ref={ref}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="shortcuts-title"
-        data-testid="shortcuts"
-        onClick={(e) => e.stopPropagation()}
-        className="w-full max-w-lg rounded-lg border border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-900"
-      >
-        <div className="mb-3 flex items-center justify-between">
-          <h2 id="shortcuts-title" className="text-base font-semibold text-slate-900 dark:text-white">
-            Keyboard shortcuts
-          </h2>
-          <PanelClose onClick={close} label="Close" />
-        </div>
-        <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
-          {SHORTCUTS.map((s) => (
-            <div key={s.what} className="contents">
-              <dt className="flex flex-wrap gap-1">
-                {s.keys.map((k) => (
-                  <kbd key={k} className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200">
-                    {k}
-                  </kbd>
-                ))}
-              </dt>
-              <dd className="text-slate-700 dark:text-slate-300">{s.what}</dd>
-            </div>
-          ))}
-        </dl>
+    <Modal ref={ref} labelledBy="shortcuts-title" testId="shortcuts" width="max-w-lg" onClose={close}>
+      <div className="mb-3 flex items-center justify-between">
+        <h2 id="shortcuts-title" className="text-base font-semibold text-slate-900 dark:text-white">
+          Keyboard shortcuts
+        </h2>
+        <PanelClose onClick={close} label="Close" />
       </div>
-    </div>
+      <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
+        {SHORTCUTS.map((s) => (
+          <div key={s.what} className="contents">
+            <dt className="flex flex-wrap gap-1">
+              {s.keys.map((k) => (
+                <kbd key={k} className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200">
+                  {k}
+                </kbd>
+              ))}
+            </dt>
+            <dd className="text-slate-700 dark:text-slate-300">{s.what}</dd>
+          </div>
+        ))}
+      </dl>
+    </Modal>
   );
 }
