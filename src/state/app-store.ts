@@ -45,6 +45,8 @@ export interface AppState {
   reveal: { entity: string; n: number } | null;
   /** The keyboard shortcut list is open. */
   help: boolean;
+  /** The scenario gallery is open; `reason` says why a link sent the user there instead of replaying. */
+  gallery: { reason?: string } | null;
 }
 
 export const appStore = createStore<AppState>(() => ({
@@ -65,6 +67,7 @@ export const appStore = createStore<AppState>(() => ({
   pauseAtChapters: true,
   reveal: null,
   help: false,
+  gallery: null,
 }));
 
 export function useApp<T>(selector: (s: AppState) => T): T {

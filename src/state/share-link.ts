@@ -29,3 +29,42 @@ export function shareQuery(run: SharedRun): string {
   q.set('t', String(run.t / 1e6));
   return q.toString();
 }
+
+/** How an embedded run starts: at a chapter of the story (1-based) or at the shared moment, playing or not. */
+export interface EmbedStart {
+  chapter?: number;
+  autoplay: boolean;
+}
+
+// Smallest iframe the embed layout is designed for; below it the controls no longer fit on one line.
+export const EMBED_MIN = { width: 600, height: 400 } as const;
+
+/** The query string of the embed view of a run: the shared run, minus the moment when it starts at a chapter. */
+export function embedQuery(run: SharedRun, start: EmbedStart): string {
+  const q = new URLSearchParams(shareQuery(run));
+  if (start.chapter !== undefined) {
+    q.delete('t');
+    q.set('chapter', String(start.chapter));
+  }
+  if (start.autoplay) q.set('autoplay', '1');
+  q.set('embed', '1');
+  return q.toString();
+}
+
+const escapeAttribute = (text: string): string => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+
+/** The HTML a wiki page needs to show the run: a sized iframe with a title for screen readers. */
+export function iframeSnippet(src: string, size: { width: number; height: number }, title: string): string {
+  return `<iframe src="${escapeAttribute(src)}" width="${size.width}" height="${size.height}" title="${escapeAttribute(title)}" loading="lazy" allow="fullscreen" style="border:0"></iframe>`;
+}
+
+/** A problem with an iframe size typed into the Embed dialog, naming the field, or null when both fit. */
+export function embedSizeProblem(width: string, height: string): string | null {
+  for (const [field, text, min] of [['width', width, EMBED_MIN.width], ['height', height, EMBED_MIN.height]] as const) {
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) return `${field}: expected a whole number of pixels, got "${text}"`;
+    if (n < min) return `${field}: at least ${min} pixels, so the controls fit (got ${n})`;
+    if (n > 4000) return `${field}: at most 4000 pixels (got ${n})`;
+  }
+  return null;
+}

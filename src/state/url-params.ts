@@ -15,6 +15,12 @@ export interface UrlParams {
   t?: number;
   /** Faults a user applied, with their times in µs (compressed JSON); the worker checks each entry. */
   faults?: TimedFault[];
+  /** `?embed`: the picture, the timeline and the controls only, for an iframe in a wiki page. */
+  embed: boolean;
+  /** `?present`: open in presenter mode, for a workshop. */
+  present: boolean;
+  /** A chapter (1-based) to start at instead of `t`; whether the scenario has it is checked once it is loaded. */
+  chapter?: number;
   /** One `param: problem` line per invalid value; the app falls back to defaults for those. */
   errors: string[];
 }
@@ -27,7 +33,7 @@ function unpack(value: string): string | null {
 /** Reads `?scenario=demo.yaml&speed=max&autoplay=1&seed=42&fix=a&fix=b`. Whether the scenario exists is checked once the index is in. */
 export function parseUrlParams(search: string): UrlParams {
   const q = new URLSearchParams(search);
-  const out: UrlParams = { autoplay: false, fixes: [], errors: [] };
+  const out: UrlParams = { autoplay: false, embed: false, present: false, fixes: [], errors: [] };
 
   const scenario = q.get('scenario');
   if (scenario !== null) {
@@ -49,10 +55,11 @@ export function parseUrlParams(search: string): UrlParams {
     else out.errors.push('seed: expected an integer 0–4294967295');
   }
 
-  const autoplay = q.get('autoplay');
-  if (autoplay !== null) {
-    if (autoplay === '1' || autoplay === 'true' || autoplay === '') out.autoplay = true;
-    else if (autoplay !== '0' && autoplay !== 'false') out.errors.push('autoplay: expected 1 or 0');
+  for (const flag of ['autoplay', 'embed', 'present'] as const) {
+    const value = q.get(flag);
+    if (value === null) continue;
+    if (value === '1' || value === 'true' || value === '') out[flag] = true;
+    else if (value !== '0' && value !== 'false') out.errors.push(`${flag}: expected 1 or 0`);
   }
 
   const src = q.get('src');
@@ -70,6 +77,14 @@ export function parseUrlParams(search: string): UrlParams {
     const n = Number(t);
     if (t.trim() !== '' && Number.isFinite(n) && n >= 0) out.t = n;
     else out.errors.push(`t: expected simulated seconds from 0, got "${t}"`);
+  }
+
+  const chapter = q.get('chapter');
+  if (chapter !== null) {
+    const n = Number(chapter);
+    if (!/^\d+$/.test(chapter) || n < 1) out.errors.push(`chapter: expected a chapter number from 1, got "${chapter}"`);
+    else if (out.t !== undefined) out.errors.push('chapter: a link starts at a chapter or at t, not both');
+    else out.chapter = n;
   }
 
   const faults = q.get('faults');

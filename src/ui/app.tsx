@@ -1,10 +1,13 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useWhy } from '../state/why';
 import { useApp } from '../state/app-store';
 import { followTopology } from '../state/selection';
 import { followSelection } from './sim-client';
 import { DropsPanel } from './drops-panel';
+import { EmbedLayout } from './embed-layout';
+import { parseUrlParams } from '../state/url-params';
 import { ErrorBanner } from './error-banner';
+import { GalleryDialog } from './gallery-dialog';
 import { Dock, layoutFor, useViewport } from './layout';
 import { WhyPanel } from './why-panel';
 import { ShortcutsDialog } from './shortcuts-dialog';
@@ -35,6 +38,8 @@ export function App() {
   useEffect(followTopology, []);
   useEffect(followSelection, []);
 
+  // Fixed for the page's life: a wiki iframe never turns into the full app.
+  const [embed] = useState(() => parseUrlParams(window.location.search).embed);
   const layout = layoutFor(useViewport());
   const selected = useApp((s) => s.selected);
   const asked = useWhy((s) => s.asked);
@@ -46,6 +51,7 @@ export function App() {
     </>
   );
 
+  if (embed) return <EmbedLayout />;
   return (
     <div className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`} data-layout={layout}>
       <Header theme={theme} />
@@ -103,6 +109,7 @@ export function App() {
       )}
       <ReportLine />
       <ShortcutsDialog />
+      <GalleryDialog />
     </div>
   );
 }

@@ -4,8 +4,11 @@ import type { Chapter } from '../worker/protocol';
 import { formatClock } from './format';
 import { setPauseAtChapters } from './sim-client';
 
+/** A stable empty list for selectors: a new [] on every read would make React render again and again. */
+export const NO_CHAPTERS: readonly Chapter[] = [];
+
 /** Index of the chapter the run is in: the last one that has started, or -1 before the first. */
-function currentChapter(chapters: readonly Chapter[], us: number): number {
+export function currentChapter(chapters: readonly Chapter[], us: number): number {
   let current = -1;
   chapters.forEach((c, i) => {
     if (c.at * 1e6 <= us) current = i;

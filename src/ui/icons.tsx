@@ -110,3 +110,35 @@ export const LinkIcon = () => (
     <path d="M10 14a4 4 0 0 0 5.66 0l3-3a4 4 0 0 0-5.66-5.66l-1 1M14 10a4 4 0 0 0-5.66 0l-3 3a4 4 0 0 0 5.66 5.66l1-1" />
   </Icon>
 );
+export const ExternalIcon = ({ className = 'size-4' }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5" />
+  </Icon>
+);
+export const PresentIcon = () => (
+  <Icon>
+    <rect x="3" y="4" width="18" height="12" rx="1.5" />
+    <path d="M12 16v4M8 20h8" />
+  </Icon>
+);
+export const FullscreenIcon = () => (
+  <Icon>
+    <path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5" />
+  </Icon>
+);
+export const LaserIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="3" fill="currentColor" />
+    <path d="M12 3v3M12 18v3M3 12h3M18 12h3" />
+  </Icon>
+);
+export const PreviousIcon = () => (
+  <Icon>
+    <path d="M15 5l-7 7 7 7" />
+  </Icon>
+);
+export const NextIcon = () => (
+  <Icon>
+    <path d="M9 5l7 7-7 7" />
+  </Icon>
+);

@@ -1,22 +1,14 @@
 import { useEffect, useRef, useState } from 'react';
 import { useApp } from '../state/app-store';
-import { frameStore } from '../state/frame-store';
 import { MAX_LINK_CHARS, shareQuery, type SharedRun } from '../state/share-link';
 import { download } from './download';
+import { EmbedSection } from './embed-section';
 import { LinkIcon } from './icons';
 import { Modal } from './modal';
 import { PanelClose } from './panel-close';
 import { currentLoad } from './sim-client';
+import { appUrl, currentRun } from './run-link';
 import { button, iconButton } from './styles';
-
-/** The run as it stands, or null before a scenario is loaded. */
-function currentRun(file: string, seed: number | null, fixes: readonly string[]): SharedRun | null {
-  const load = currentLoad();
-  if (!load || seed === null) return null;
-  const { t, faultRecord } = frameStore.getState();
-  const scenario = file !== '' ? { file } : { name: load.fileName, text: load.text };
-  return { scenario, seed, fixes, faults: faultRecord, t };
-}
 
 /**
  * A scenario file that replays the run without a link: the seed set and each applied fault added to the timeline at
@@ -36,9 +28,6 @@ async function replayFile(run: SharedRun, text: string): Promise<string> {
 export function ShareDialog() {
   const [run, setRun] = useState<SharedRun | null>(null);
   const [copied, setCopied] = useState(false);
-  const file = useApp((s) => s.selectedFile);
-  const seed = useApp((s) => s.seed);
-  const fixes = useApp((s) => s.fixes);
   const loaded = useApp((s) => s.summary !== null);
   const dialog = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
@@ -52,7 +41,7 @@ export function ShareDialog() {
     setCopied(false);
     trigger.current?.focus();
   };
-  const link = run ? `${window.location.origin}${window.location.pathname}?${shareQuery(run)}` : '';
+  const link = run ? appUrl(shareQuery(run)) : '';
   const tooLong = link.length > MAX_LINK_CHARS;
   const load = currentLoad();
 
@@ -65,7 +54,7 @@ export function ShareDialog() {
         aria-label="Share a link to this run"
         title="Share a link that replays this run to this moment"
         disabled={!loaded}
-        onClick={() => setRun(currentRun(file, seed, fixes))}
+        onClick={() => setRun(currentRun())}
         data-testid="share-button"
       >
         <LinkIcon />
@@ -122,6 +111,7 @@ export function ShareDialog() {
               </button>
             </div>
           )}
+          {!tooLong && <EmbedSection run={run} />}
         </Modal>
       )}
     </>

@@ -80,9 +80,19 @@ export async function startApp(): Promise<void> {
     }
     if (checked.fixes.length > 0) ok = await setFixes(checked.fixes);
   }
-  // A shared link replays the run to its moment, the faults applied at their times, and pauses there; a link whose run
-  // is damaged replays nothing, so no half of a run passes for the shared one.
-  const damaged = params.errors.some((e) => /^(src|name|t|faults):/.test(e));
-  if (ok && !damaged && (params.t !== undefined || params.faults !== undefined)) ok = await replay((params.t ?? 0) * 1e6, params.faults ?? []);
+  // A shared link replays the run to its moment (a time, or a chapter's start), the faults applied at their times, and
+  // pauses there; a link whose run is damaged replays nothing, so no half of a run passes for the shared one.
+  let startS = params.t;
+  if (ok && summary && params.chapter !== undefined) {
+    const chapter = summary.chapters[params.chapter - 1];
+    if (chapter) startS = chapter.at;
+    else {
+      problems.push(`chapter: ${appStore.getState().loadedFile} has ${summary.chapters.length} chapter${summary.chapters.length === 1 ? '' : 's'}; the link asks for chapter ${params.chapter}`);
+      report();
+    }
+  }
+  const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
+  if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
+  if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
   if (ok && params.autoplay) play();
 }

@@ -512,12 +512,15 @@ describe('Netmortem in a browser', () => {
       expect(await byTestId(page, 'error-banner').count()).toBe(0);
       expectClean(app);
     });
-    // Cut in the middle of the fault list: the banner says so, and the run starts from 0 without replaying anything.
+    // Cut in the middle of the fault list: the banner and the gallery say so, and nothing is replayed.
     await withApp('share-link-damaged', query.replace(/faults=([\w+$-]+)/, (_, f: string) => `faults=${f.slice(0, f.length / 2)}`), async (app) => {
       const { page } = app;
       await untilStatus(page, 'paused');
       await expect.poll(() => text(page, 'error-banner')).toContain('faults: the list of applied faults in the link is damaged');
+      expect(await text(page, 'gallery-reason')).toBe('faults: the list of applied faults in the link is damaged (the link may have been cut off)');
       expect(await clockUs(page)).toBe(0);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => byTestId(page, 'gallery').count()).toBe(0);
       expect(app.problems.pageErrors).toEqual([]);
     });
   }, 180_000);

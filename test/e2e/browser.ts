@@ -98,6 +98,10 @@ export async function openPage(browser: Browser, url: string, options: PageOptio
   context.on('request', (request) => {
     if (isOutsideRequest(request.url())) problems.outsideRequests.push(request.url());
   });
+  // A Content-Security-Policy violation becomes a console error, which every test already fails on.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));
+  });
   const page = await context.newPage();
   // Chromium forwards dedicated-worker console messages and uncaught errors to the page events too.
   page.on('console', (message) => {

@@ -31,6 +31,8 @@ export interface ServeOptions {
   distDir?: string;
   /** URL path the copy is served under; must start and end with `/`. */
   subPath?: string;
+  /** Extra response headers on every file, e.g. a Content-Security-Policy. */
+  headers?: Record<string, string>;
 }
 
 export interface StaticServer {
@@ -100,6 +102,7 @@ export async function serveDist(options: ServeOptions = {}): Promise<StaticServe
       'content-type': mimeType(file),
       'content-length': body.length,
       'cache-control': 'no-store',
+      ...options.headers,
     });
     res.end(method === 'HEAD' ? undefined : body);
   }

@@ -340,6 +340,15 @@ const VIEWS: View[] = [
       await page.locator('[data-testid="pod"][data-pod="web-2"]').click({ button: 'right' });
     },
   }),
+  {
+    name: 'embed-incident',
+    query: 'scenario=its-not-dns.yaml&embed=1&chapter=3',
+    shots: [
+      { path: `${OUT}embed-incident-800x500.png`, size: SIZES.iframe, scheme: 'light' },
+      { path: `${OUT}embed-incident-600x400-dark.png`, size: { width: 600, height: 400 }, scheme: 'dark' },
+    ],
+    play: (page) => waitFor('the link to replay to chapter 3 (40 s)', 240_000, async () => (await status(page)) === 'paused' && (await clockUs(page)) === 40e6),
+  },
   paused({ name: 'iframe-demo', scenario: 'demo.yaml', size: 'iframe', until: 22, speed: '5' }),
   paused({ name: 'iframe-bare-metal', scenario: 'bare-metal-sandbox.yaml', size: 'iframe', dark: true, until: 10, speed: '5' }),
 ];

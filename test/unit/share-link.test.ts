@@ -1,6 +1,6 @@
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
-import { shareQuery } from '../../src/state/share-link';
+import { embedQuery, embedSizeProblem, iframeSnippet, shareQuery } from '../../src/state/share-link';
 import { parseUrlParams } from '../../src/state/url-params';
 import type { TimedFault } from '../../src/worker/protocol';
 
@@ -39,7 +39,35 @@ describe('share links', () => {
     ['two scenarios', `?scenario=demo.yaml&src=${compressToEncodedURIComponent('x')}`, 'src: a link carries either a shipped scenario or its own, not both'],
     ['a bad file name', `?name=../x&src=${compressToEncodedURIComponent('x')}`, 'name: expected a file name like "mine.yaml", got "../x"'],
     ['a negative time', '?t=-3', 't: expected simulated seconds from 0, got "-3"'],
+    ['a chapter 0', '?chapter=0', 'chapter: expected a chapter number from 1, got "0"'],
+    ['a chapter and a time', '?t=3&chapter=2', 'chapter: a link starts at a chapter or at t, not both'],
+    ['an embed flag that is neither', '?embed=yes', 'embed: expected 1 or 0'],
   ])('name what is wrong with %s', (_, search, error) => {
     expect(parseUrlParams(search).errors).toEqual([error]);
+  });
+
+  it('for an embed start at a chapter instead of the moment, play on open if asked, and show the embed view', () => {
+    const run = { scenario: { file: 'demo.yaml' }, seed: 7, fixes: ['a'], faults, t: 42_250_000 };
+    const params = parseUrlParams(`?${embedQuery(run, { chapter: 2, autoplay: true })}`);
+    expect(params.errors).toEqual([]);
+    expect(params).toMatchObject({ scenario: 'demo.yaml', seed: 7, fixes: ['a'], faults, chapter: 2, autoplay: true, embed: true, present: false });
+    expect(params.t).toBeUndefined();
+    expect(parseUrlParams(`?${embedQuery(run, { autoplay: false })}`)).toMatchObject({ t: 42.25, autoplay: false, embed: true });
+  });
+
+  it('write an iframe whose attributes survive quotes and ampersands', () => {
+    const html = iframeSnippet('https://wiki/x/?a=1&b="2"', { width: 800, height: 500 }, 'Netmortem: "quoted" <b>');
+    expect(html).toBe('<iframe src="https://wiki/x/?a=1&amp;b=&quot;2&quot;" width="800" height="500" title="Netmortem: &quot;quoted&quot; &lt;b>" loading="lazy" allow="fullscreen" style="border:0"></iframe>');
+  });
+
+  it.each([
+    ['800', '500', null],
+    ['599', '500', 'width: at least 600 pixels, so the controls fit (got 599)'],
+    ['800', '399', 'height: at least 400 pixels, so the controls fit (got 399)'],
+    ['8e2', '500', 'width: expected a whole number of pixels, got "8e2"'],
+    ['800', '', 'height: expected a whole number of pixels, got ""'],
+    ['800', '9000', 'height: at most 4000 pixels (got 9000)'],
+  ])('check an iframe of %s × %s', (width, height, problem) => {
+    expect(embedSizeProblem(width, height)).toBe(problem);
   });
 });

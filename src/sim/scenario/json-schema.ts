@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { scenarioSchema, SCENARIO_VERSION } from './schema';
 
 export const SCENARIO_SCHEMA_ID = `urn:netmortem:scenario:v${SCENARIO_VERSION}`;

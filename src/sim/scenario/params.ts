@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /** Tunable mechanism parameters. Every key is optional; a missing key takes the default written beside it. */
 

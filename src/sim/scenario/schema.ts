@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { checkScenario } from './cross-checks';
 import { paramsSchema } from './params';
 import { topologySchema } from './topology';

@@ -202,7 +202,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
         return item;
       });
     quiet(items).attr('data-series', (d) => d.name);
-    quiet(items.select('.swatch')).attr('style', (d) => `background: var(--c-${d.key})`);
+    quiet(items.select('.swatch')).style('background', (d) => `var(--c-${d.key})`);
     quiet(items.select('.label')).text((d) => d.label);
     const value = (buffer: SeriesBuffer, d: Line): string =>
       k < 0 || !buffer.has(d.name) ? '—' : valueText(shown(buffer, d.name, k, perSecond), perSecond);

@@ -205,7 +205,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .call((p) => {
         quiet(p)
           .attr('transform', (b) => `translate(${b.x},${b.y})`)
-          .attr('style', (b) => `--pod: ${podColour(b.pod.deployment)}`)
+          .style('--pod', (b) => podColour(b.pod.deployment))
           .attr('data-phase', (b) => b.pod.phase)
           .attr('data-ready', (b) => String(b.pod.ready))
           .attr('data-ip-attached', (b) => String(b.pod.ipAttached))
@@ -249,7 +249,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .call((c) => {
         quiet(c)
           .attr('transform', (b) => `translate(${b.x},${b.y})`)
-          .attr('style', (b) => `--pod: ${podColour(b.deployment)}`)
+          .style('--pod', (b) => podColour(b.deployment))
           .attr('data-group', (b) => b.deployment)
           .attr('data-deployment', (b) => b.deployment)
           .attr('data-node', (b) => b.node)

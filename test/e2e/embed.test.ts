@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { AppPage } from './browser';
+import { appHarness } from './harness';
+import { byTestId, clockUs, text, untilStatus } from './page';
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+// The policy the README documents for wiki hosts: the tests serve the app under exactly that line.
+const POLICY = /^Content-Security-Policy: (.+)$/m.exec(readFileSync(README, 'utf8'))?.[1];
+if (!POLICY) throw new Error('README.md has no "Content-Security-Policy: …" line to test the app under');
+
+const F5 = 'f5-unknown-health.yaml';
+const CHAPTER_2_US = 40e6;
+
+const harness = appHarness({ viewport: { width: 800, height: 500 } }, { headers: { 'content-security-policy': POLICY } });
+const { withApp } = harness;
+
+function expectClean(app: AppPage): void {
+  expect(app.problems.pageErrors, 'page errors').toEqual([]);
+  expect(app.problems.consoleErrors, 'console errors, CSP violations among them').toEqual([]);
+  expect(app.problems.outsideRequests, 'requests to hosts other than 127.0.0.1').toEqual([]);
+  expect(harness.server().misses, 'requests outside the app folder').toEqual([]);
+}
+
+/** The embed view fits: its controls and the way out are inside the frame and nothing scrolls sideways. */
+async function expectFits(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size);
+  await page.waitForTimeout(300);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+  for (const id of ['play-button', 'speed-up', 'sim-clock', 'open-in-netmortem', 'topology', 'timeline']) {
+    const box = await byTestId(page, id).first().boundingBox();
+    expect(box, `${id} at ${size.width}×${size.height}`).not.toBeNull();
+    expect(box!.x + box!.width, `${id} right edge at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.width);
+    expect(box!.y + box!.height, `${id} bottom edge at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.height);
+  }
+}
+
+describe('embedding in a wiki page', () => {
+  it('runs under the documented Content-Security-Policy with no violation, and asks only for files in its folder', async () => {
+    await withApp('csp', `?scenario=${F5}&speed=max`, async (app) => {
+      const { page } = app;
+      await page.setViewportSize({ width: 1400, height: 850 });
+      await untilStatus(page, 'paused');
+      await byTestId(page, 'pause-at-chapters').uncheck();
+      await byTestId(page, 'play-button').click();
+      expect(await page.evaluate(() => fetch(window.location.href).then((r) => r.headers.get('content-security-policy')))).toBe(POLICY);
+      await expect.poll(() => text(page, 'run-status'), { timeout: 60_000 }).toBe('done');
+      // Pictures draw an SVG into an image and read it back: the riskiest part under a strict policy.
+      for (const what of ['topology-png', 'charts-png']) {
+        await byTestId(page, 'export-button').click();
+        const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, `export-${what}`).click()]);
+        expect(file.suggestedFilename()).toMatch(/\.png$/);
+      }
+      await byTestId(page, 'share-button').click();
+      await expect.poll(() => byTestId(page, 'embed-snippet').count()).toBe(1);
+      expectClean(app);
+    });
+  }, 120_000);
+
+  it('shows only the controls, the picture and the timeline, fitting 800×500 and 600×400, starting at the chapter asked for', async () => {
+    await withApp('embed', `?scenario=${F5}&embed=1&chapter=2`, async (app) => {
+      const { page } = app;
+      await expect.poll(() => clockUs(page), { timeout: 60_000 }).toBe(CHAPTER_2_US);
+      await untilStatus(page, 'paused');
+      expect(await page.locator('[data-layout]').getAttribute('data-layout')).toBe('embed');
+      for (const id of ['fault-palette', 'inspector', 'event-log', 'scenario-picker', 'share-button']) expect(await byTestId(page, id).count(), id).toBe(0);
+      expect(await text(page, 'run-status')).toBe('paused');
+      expect(await page.locator('header').textContent()).toContain('2/4');
+      await expectFits(page, { width: 800, height: 500 });
+      await expectFits(page, { width: 600, height: 400 });
+      // The way out carries the run and the moment, and opens the full app.
+      await byTestId(page, 'open-in-netmortem').focus();
+      const href = (await byTestId(page, 'open-in-netmortem').getAttribute('href'))!;
+      const q = new URL(href).searchParams;
+      expect([q.get('scenario'), q.get('t'), q.get('embed'), q.get('seed')]).toEqual([F5, '40', null, '5']);
+      expect(await byTestId(page, 'open-in-netmortem').getAttribute('target')).toBe('_blank');
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 20_000 }).toBeGreaterThan(CHAPTER_2_US);
+      expectClean(app);
+    });
+  }, 120_000);
+
+  it('writes an iframe snippet for the run (size checked as typed, start chapter, autoplay) that opens as an embed', async () => {
+    let src = '';
+    await withApp('embed-dialog', `?scenario=${F5}`, async (app) => {
+      const { page } = app;
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await untilStatus(page, 'paused');
+      await byTestId(page, 'share-button').click();
+      await byTestId(page, 'embed-width').fill('500');
+      expect(await text(page, 'embed-problem')).toBe('width: at least 600 pixels, so the controls fit (got 500)');
+      expect(await byTestId(page, 'embed-snippet').count()).toBe(0);
+      await byTestId(page, 'embed-width').fill('64O');
+      expect(await text(page, 'embed-problem')).toBe('width: expected a whole number of pixels, got "64O"');
+      await byTestId(page, 'embed-width').fill('640');
+      await byTestId(page, 'embed-height').fill('420');
+      await byTestId(page, 'embed-start').selectOption('2');
+      await byTestId(page, 'embed-autoplay').check();
+      const snippet = await byTestId(page, 'embed-snippet').inputValue();
+      expect(snippet).toMatch(/^<iframe src="[^"]+" width="640" height="420" title="Netmortem: F5 and unknown health[^"]*" loading="lazy" allow="fullscreen" style="border:0"><\/iframe>$/);
+      src = /src="([^"]+)"/.exec(snippet)![1]!.replaceAll('&amp;', '&');
+      const q = new URL(src).searchParams;
+      expect([q.get('scenario'), q.get('chapter'), q.get('autoplay'), q.get('embed'), q.get('t')]).toEqual([F5, '2', '1', '1', null]);
+      expectClean(app);
+    });
+    await withApp('embed-dialog-opened', src.slice(src.indexOf('?')), async (app) => {
+      const { page } = app;
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).toBe('embed');
+      // It replays to chapter 2 and then plays on by itself.
+      await expect.poll(() => clockUs(page), { timeout: 60_000 }).toBeGreaterThan(CHAPTER_2_US);
+      expect(['running', 'paused']).toContain(await text(page, 'run-status'));
+      expectClean(app);
+    });
+  }, 120_000);
+
+  it('names a chapter the scenario lacks, replays nothing and opens the gallery', async () => {
+    await withApp('embed-bad-chapter', `?scenario=${F5}&embed=1&chapter=9`, async (app) => {
+      const { page } = app;
+      await expect.poll(() => text(page, 'gallery-reason'), { timeout: 20_000 }).toBe(`chapter: ${F5} has 4 chapters; the link asks for chapter 9`);
+      expect(await clockUs(page)).toBe(0);
+      await byTestId(page, 'gallery-item').nth(0).click();
+      await expect.poll(() => byTestId(page, 'gallery').count()).toBe(0);
+      await untilStatus(page, 'paused');
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 60_000);
+});
