@@ -5,6 +5,8 @@ import { followTopology } from '../state/selection';
 import { followSelection } from './sim-client';
 import { DropsPanel } from './drops-panel';
 import { EmbedLayout } from './embed-layout';
+import { PresenterLayout } from './presenter';
+import { usePresenter } from '../state/presenter';
 import { parseUrlParams } from '../state/url-params';
 import { ErrorBanner } from './error-banner';
 import { GalleryDialog } from './gallery-dialog';
@@ -40,6 +42,7 @@ export function App() {
 
   // Fixed for the page's life: a wiki iframe never turns into the full app.
   const [embed] = useState(() => parseUrlParams(window.location.search).embed);
+  const presenting = usePresenter((s) => s.on);
   const layout = layoutFor(useViewport());
   const selected = useApp((s) => s.selected);
   const asked = useWhy((s) => s.asked);
@@ -52,6 +55,7 @@ export function App() {
   );
 
   if (embed) return <EmbedLayout />;
+  if (presenting) return <PresenterLayout />;
   return (
     <div className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`} data-layout={layout}>
       <Header theme={theme} />

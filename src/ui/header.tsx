@@ -1,7 +1,8 @@
 import { appStore } from '../state/app-store';
 import { ExportMenu } from './export-menu';
 import { ShareDialog } from './share-dialog';
-import { MoonIcon, SunIcon } from './icons';
+import { MoonIcon, PresentIcon, SunIcon } from './icons';
+import { enterPresenter } from './presenter';
 import { PlaybackControls } from './playback-controls';
 import { RunClock } from './run-clock';
 import { ScenarioPicker } from './scenario-picker';
@@ -33,6 +34,9 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
         <RunClock />
       </div>
       <div className="flex items-center gap-1.5">
+        <button type="button" className={iconButton} onClick={enterPresenter} aria-label="Presenter mode (p)" title="Presenter mode for a workshop (p)" data-testid="present-button">
+          <PresentIcon />
+        </button>
         <ShareDialog />
         <ExportMenu />
         <button

@@ -4,6 +4,8 @@ import { clearSelection } from '../state/selection';
 import { frameStore } from '../state/frame-store';
 import { setCursor, setZoom, timelineStore } from '../state/timeline';
 import { cancelPlacing } from './fault-palette';
+import { enterPresenter } from './presenter';
+import { typingInto } from './typing';
 import { changeSpeed, step, togglePlay } from './sim-client';
 import { toggleCompare } from './timeline/compare-client';
 import { jumpToCursor } from './timeline/timeline-actions';
@@ -15,14 +17,6 @@ function moveCursor(direction: 1 | -1): void {
   const { series } = frameStore.getState();
   const endS = series.end() * series.stepSeconds;
   setCursor(nudgeCursor(timelineStore.getState().cursor, direction, series.stepSeconds, currentDomain(), endS));
-}
-
-/** Text fields and selects keep their own keys; everywhere else the shortcuts apply. */
-function typingInto(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return true;
-  return target instanceof HTMLInputElement && target.type !== 'button' && target.type !== 'checkbox' && target.type !== 'file';
 }
 
 /** Space is how a keyboard ticks a checkbox (Enter does not), so a focused checkbox keeps it. */
@@ -45,6 +39,13 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['0'], what: 'Timeline: show the whole run again (as does a double-click on a chart)' },
   { keys: ['c'], what: 'Open or close Compare (A/B with a fix toggled)' },
   { keys: ['↑', '↓'], what: 'In the event log: the previous or next event' },
+  { keys: ['p'], what: 'Presenter mode: the story in large type, a chapter at a time' },
+  { keys: ['PageDown', '→'], what: 'Presenter: reveal the chapter and play it, or ask the next one' },
+  { keys: ['PageUp', '←'], what: 'Presenter: back a step' },
+  { keys: ['r'], what: 'Presenter: this chapter again from its start' },
+  { keys: ['l'], what: 'Presenter: laser pointer on or off' },
+  { keys: ['f'], what: 'Presenter: full screen' },
+  { keys: ['Esc'], what: 'Presenter: leave' },
   { keys: ['?'], what: 'Show or hide this list' },
 ];
 
@@ -93,6 +94,10 @@ export function useKeyboardShortcuts(): void {
         case 'c':
           event.preventDefault();
           toggleCompare();
+          break;
+        case 'p':
+          event.preventDefault();
+          enterPresenter();
           break;
         case '?':
           event.preventDefault();

@@ -4,6 +4,7 @@ import { parseScenarioIndex, type ScenarioEntry } from '../state/scenario-index'
 import { parseUrlParams } from '../state/url-params';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
 import { storedTheme } from './theme';
+import { enterPresenter } from './presenter';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
 export async function loadShipped(file: string, seed?: number): Promise<boolean> {
@@ -94,5 +95,6 @@ export async function startApp(): Promise<void> {
   const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
+  if (ok && params.present) enterPresenter();
   if (ok && params.autoplay) play();
 }

@@ -349,6 +349,27 @@ const VIEWS: View[] = [
     ],
     play: (page) => waitFor('the link to replay to chapter 3 (40 s)', 240_000, async () => (await status(page)) === 'paused' && (await clockUs(page)) === 40e6),
   },
+  {
+    name: 'presenter-incident',
+    query: 'scenario=its-not-dns.yaml&present=1&speed=max',
+    shots: [
+      { path: `${OUT}presenter-incident-1280x720.png`, size: SIZES.projector, scheme: 'light' },
+      { path: `${OUT}presenter-incident-1920x1080-dark.png`, size: SIZES.desktop, scheme: 'dark' },
+    ],
+    play: async (page) => {
+      await waitFor('presenter mode', 30_000, async () => (await page.locator('[data-layout="presenter"]').count()) === 1);
+      // Chapter 3 told and played to chapter 4's start, with the laser on the picture.
+      for (const [key, at] of [['PageDown', 30], ['PageDown', 30], ['PageDown', 40], ['PageDown', 40], ['PageDown', 50]] as const) {
+        await page.keyboard.press(key);
+        await waitFor(`the story at ${at} s`, 240_000, async () => (await clockUs(page)) === at * 1e6 && (await status(page)) === 'paused');
+      }
+      await page.keyboard.press('l');
+    },
+    frame: async (page) => {
+      const box = await page.getByTestId('topology').first().boundingBox();
+      if (box) await page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.4);
+    },
+  },
   paused({ name: 'iframe-demo', scenario: 'demo.yaml', size: 'iframe', until: 22, speed: '5' }),
   paused({ name: 'iframe-bare-metal', scenario: 'bare-metal-sandbox.yaml', size: 'iframe', dark: true, until: 10, speed: '5' }),
 ];

@@ -56,6 +56,8 @@ const chapter = z.strictObject({
   text: z.string().min(1),
   // What the audience or the host should do now, e.g. "Open the flow log" or "Apply the fix default-backoff".
   action: z.string().optional(),
+  // Asked in presenter mode before the chapter is told and played, so the room guesses first.
+  question: z.string().min(1).optional(),
 });
 
 /**

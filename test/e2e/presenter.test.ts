@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { parse } from 'yaml';
+import { appHarness } from './harness';
+import { byTestId, clockUs, text, untilStatus } from './page';
+
+const INCIDENT = 'its-not-dns.yaml';
+interface Chapter {
+  at: number;
+  title: string;
+  question?: string;
+}
+const chapters = (parse(readFileSync(fileURLToPath(new URL(`../../public/scenarios/${INCIDENT}`, import.meta.url)), 'utf8')) as { chapters: Chapter[] }).chapters;
+
+const { withApp } = appHarness({ viewport: { width: 1280, height: 720 } });
+
+const narration = (page: Page) => byTestId(page, 'presenter-narration');
+const stage = async (page: Page) => [await narration(page).getAttribute('data-stage'), Number(await narration(page).getAttribute('data-chapter'))];
+
+/** The run has stopped at `us`: a chapter start after a reveal played to it, or a question's seek. */
+async function pausedAt(page: Page, us: number): Promise<void> {
+  await expect.poll(() => clockUs(page), { timeout: 180_000 }).toBe(us);
+  await untilStatus(page, 'paused');
+}
+
+describe('presenter mode', () => {
+  it("steps through the first incident's chapters by keyboard: a question, then the chapter told and played to the next", async () => {
+    await withApp('presenter', `?scenario=${INCIDENT}&speed=max`, async (app) => {
+      const { page } = app;
+      await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 30_000 }).toBe(INCIDENT);
+      await untilStatus(page, 'paused');
+      await page.keyboard.press('p');
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).toBe('presenter');
+      expect(await page.evaluate(() => document.documentElement.classList.contains('presenting'))).toBe(true);
+      expect(await stage(page)).toEqual(['ask', 1]);
+      expect(await text(page, 'presenter-question')).toBe(chapters[0]!.question);
+
+      // A clicker's PageDown: chapter 1 is told and plays until chapter 2 starts.
+      await page.keyboard.press('PageDown');
+      expect(await stage(page)).toEqual(['reveal', 1]);
+      expect(await text(page, 'presenter-title')).toBe(chapters[0]!.title);
+      await pausedAt(page, chapters[1]!.at * 1e6);
+      await page.keyboard.press('PageDown');
+      expect(await stage(page)).toEqual(['ask', 2]);
+      expect(await text(page, 'presenter-question')).toBe(chapters[1]!.question);
+      // The arrow key does the same as PageDown here (not a 0.1 s step).
+      await page.keyboard.press('ArrowRight');
+      expect(await stage(page)).toEqual(['reveal', 2]);
+      await pausedAt(page, chapters[2]!.at * 1e6);
+
+      // Back a step: chapter 2's question again, the run replayed to its start; r does it from anywhere.
+      await page.keyboard.press('PageUp');
+      expect(await stage(page)).toEqual(['ask', 2]);
+      await pausedAt(page, chapters[1]!.at * 1e6);
+      await page.keyboard.press('PageDown');
+      await page.keyboard.press('r');
+      expect(await stage(page)).toEqual(['ask', 2]);
+      await pausedAt(page, chapters[1]!.at * 1e6);
+
+      // The laser pointer follows the mouse above everything.
+      await page.keyboard.press('l');
+      await page.mouse.move(400, 300);
+      await expect.poll(() => byTestId(page, 'laser').evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
+      const dot = (await byTestId(page, 'laser').boundingBox())!;
+      expect([dot.x + dot.width / 2, dot.y + dot.height / 2]).toEqual([400, 300]);
+
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
+      expect(await page.evaluate(() => document.documentElement.classList.contains('presenting'))).toBe(false);
+      expect(await clockUs(page)).toBe(chapters[1]!.at * 1e6);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 420_000);
+
+  it('opens from a link and names a scenario without chapters', async () => {
+    await withApp('presenter-link', '?scenario=demo.yaml&present=1', async (app) => {
+      const { page } = app;
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 20_000 }).toBe('presenter');
+      await expect.poll(() => text(page, 'presenter-narration')).toContain('This scenario has no chapters to step through');
+      await page.keyboard.press('PageDown');
+      expect(await clockUs(page)).toBe(0);
+      await byTestId(page, 'presenter-exit').click();
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 60_000);
+});
