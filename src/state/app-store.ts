@@ -47,6 +47,14 @@ export interface AppState {
   help: boolean;
   /** The scenario gallery is open; `reason` says why a link sent the user there instead of replaying. */
   gallery: { reason?: string } | null;
+  /** Something the user should know that is not a failure: a restored run, a restarted worker. */
+  notice: Notice | null;
+}
+
+export interface Notice {
+  message: string;
+  /** One button beside the message, e.g. "Start afresh" after a restored run. */
+  action?: { label: string; run: () => void };
 }
 
 export const appStore = createStore<AppState>(() => ({
@@ -68,6 +76,7 @@ export const appStore = createStore<AppState>(() => ({
   reveal: null,
   help: false,
   gallery: null,
+  notice: null,
 }));
 
 export function useApp<T>(selector: (s: AppState) => T): T {
@@ -80,4 +89,8 @@ export function showError(error: AppError): void {
 
 export function dismissError(): void {
   appStore.setState({ error: null });
+}
+
+export function notify(notice: Notice | null): void {
+  appStore.setState({ notice });
 }

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useWhy } from '../state/why';
 import { useApp } from '../state/app-store';
 import { followTopology } from '../state/selection';
@@ -7,8 +7,13 @@ import { DropsPanel } from './drops-panel';
 import { EmbedLayout } from './embed-layout';
 import { PresenterLayout } from './presenter';
 import { usePresenter } from '../state/presenter';
+import { useEditor } from '../state/editor';
+
+// The editor and its YAML and import code load only when someone opens it.
+const EditorLayout = lazy(() => import('./editor/editor-layout'));
 import { parseUrlParams } from '../state/url-params';
 import { ErrorBanner } from './error-banner';
+import { NoticeBar } from './notice-bar';
 import { GalleryDialog } from './gallery-dialog';
 import { Dock, layoutFor, useViewport } from './layout';
 import { WhyPanel } from './why-panel';
@@ -43,6 +48,7 @@ export function App() {
   // Fixed for the page's life: a wiki iframe never turns into the full app.
   const [embed] = useState(() => parseUrlParams(window.location.search).embed);
   const presenting = usePresenter((s) => s.on);
+  const editing = useEditor((s) => s.open);
   const layout = layoutFor(useViewport());
   const selected = useApp((s) => s.selected);
   const asked = useWhy((s) => s.asked);
@@ -55,11 +61,19 @@ export function App() {
   );
 
   if (embed) return <EmbedLayout />;
+  if (editing) {
+    return (
+      <Suspense fallback={<p className="p-6 text-slate-600 dark:text-slate-300">Opening the editor…</p>}>
+        <EditorLayout />
+      </Suspense>
+    );
+  }
   if (presenting) return <PresenterLayout />;
   return (
     <div className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`} data-layout={layout}>
       <Header theme={theme} />
       <ErrorBanner />
+      <NoticeBar />
       {layout === 'desktop' && (
         <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
           <div className="row-span-3 flex min-h-0">

@@ -1,7 +1,8 @@
 import { appStore } from '../state/app-store';
 import { ExportMenu } from './export-menu';
 import { ShareDialog } from './share-dialog';
-import { MoonIcon, PresentIcon, SunIcon } from './icons';
+import { EditIcon, MoonIcon, PresentIcon, SunIcon } from './icons';
+import { openEditor } from './editor/open-editor';
 import { enterPresenter } from './presenter';
 import { PlaybackControls } from './playback-controls';
 import { RunClock } from './run-clock';
@@ -12,13 +13,13 @@ import { toggleTheme } from './theme';
 function Logo() {
   return (
     <div className="flex items-center gap-2.5">
-      <svg viewBox="0 0 32 32" className="size-8" aria-hidden="true">
+      <svg viewBox="0 0 32 32" className="size-8" role="img" aria-label="Netmortem">
         <rect width="32" height="32" rx="7" className="fill-indigo-600 dark:fill-indigo-500" />
         <path d="M9 23V9l14 14V9" stroke="white" strokeWidth="3.2" fill="none" strokeLinecap="round" strokeLinejoin="round" />
       </svg>
-      <div className="leading-tight">
+      <div className="hidden leading-tight 2xl:block">
         <div className="text-lg font-bold tracking-tight text-slate-900 dark:text-white">Netmortem</div>
-        <div className="hidden text-xs text-slate-500 2xl:block dark:text-slate-400">Kubernetes networking, failing on purpose</div>
+        <div className="text-xs text-slate-500 dark:text-slate-400">Kubernetes networking, failing on purpose</div>
       </div>
     </div>
   );
@@ -26,7 +27,7 @@ function Logo() {
 
 export function Header({ theme }: { theme: 'light' | 'dark' }) {
   return (
-    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b xl:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
+    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b 2xl:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
       <Logo />
       <ScenarioPicker />
       <div className="mx-auto flex items-center gap-5">
@@ -34,6 +35,9 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
         <RunClock />
       </div>
       <div className="flex items-center gap-1.5">
+        <button type="button" className={iconButton} onClick={openEditor} aria-label="Edit the scenario (e)" title="Edit the scenario, or build one, or import Kubernetes manifests (e)" data-testid="edit-button">
+          <EditIcon />
+        </button>
         <button type="button" className={iconButton} onClick={enterPresenter} aria-label="Presenter mode (p)" title="Presenter mode for a workshop (p)" data-testid="present-button">
           <PresentIcon />
         </button>

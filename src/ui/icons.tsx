@@ -142,3 +142,8 @@ export const NextIcon = () => (
     <path d="M9 5l7 7-7 7" />
   </Icon>
 );
+export const EditIcon = () => (
+  <Icon>
+    <path d="M4 20h4L19 9l-4-4L4 16v4zM13.5 6.5l4 4" />
+  </Icon>
+);

@@ -6,6 +6,8 @@ import { setCursor, setZoom, timelineStore } from '../state/timeline';
 import { cancelPlacing } from './fault-palette';
 import { enterPresenter } from './presenter';
 import { typingInto } from './typing';
+import { editorStore } from '../state/editor';
+import { openEditor } from './editor/open-editor';
 import { changeSpeed, step, togglePlay } from './sim-client';
 import { toggleCompare } from './timeline/compare-client';
 import { jumpToCursor } from './timeline/timeline-actions';
@@ -39,6 +41,7 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['0'], what: 'Timeline: show the whole run again (as does a double-click on a chart)' },
   { keys: ['c'], what: 'Open or close Compare (A/B with a fix toggled)' },
   { keys: ['↑', '↓'], what: 'In the event log: the previous or next event' },
+  { keys: ['e'], what: 'Scenario editor: edit this scenario, build one, or import Kubernetes manifests' },
   { keys: ['p'], what: 'Presenter mode: the story in large type, a chapter at a time' },
   { keys: ['PageDown', '→'], what: 'Presenter: reveal the chapter and play it, or ask the next one' },
   { keys: ['PageUp', '←'], what: 'Presenter: back a step' },
@@ -56,7 +59,8 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
 export function useKeyboardShortcuts(): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typingInto(event.target)) return;
+      // The editor keeps its own keys (undo, redo, save); the run's shortcuts wait until it is closed.
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typingInto(event.target) || editorStore.getState().open) return;
       switch (event.key) {
         case ' ':
           if (ownsSpace(event.target)) return;
@@ -99,6 +103,10 @@ export function useKeyboardShortcuts(): void {
           event.preventDefault();
           enterPresenter();
           break;
+        case 'e':
+          event.preventDefault();
+          openEditor();
+          break;
         case '?':
           event.preventDefault();
           appStore.setState((s) => ({ help: !s.help }));
@@ -112,7 +120,7 @@ export function useKeyboardShortcuts(): void {
     };
     // A focused button would turn Space into a click on keyup; swallowing that keeps one toggle per press.
     const onKeyUp = (event: KeyboardEvent): void => {
-      if (event.key === ' ' && !typingInto(event.target) && !ownsSpace(event.target)) event.preventDefault();
+      if (event.key === ' ' && !typingInto(event.target) && !ownsSpace(event.target) && !editorStore.getState().open) event.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     window.addEventListener('keyup', onKeyUp);

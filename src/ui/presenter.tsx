@@ -4,6 +4,7 @@ import { frameStore, useFrame } from '../state/frame-store';
 import { nextStep, presenterStore, previousStep, stepAt, usePresenter, type StoryStep } from '../state/presenter';
 import { NO_CHAPTERS } from './chapters';
 import { ErrorBanner } from './error-banner';
+import { NoticeBar } from './notice-bar';
 import { formatClock } from './format';
 import { CloseIcon, FullscreenIcon, LaserIcon, NextIcon, PauseIcon, PlayIcon, PreviousIcon, ResetIcon } from './icons';
 import { typingInto } from './typing';
@@ -234,6 +235,7 @@ export function PresenterLayout() {
     <div className={`flex h-full flex-col ${laser ? 'cursor-none' : ''}`} data-layout="presenter">
       <PresenterBar />
       <ErrorBanner />
+      <NoticeBar />
       <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_minmax(22rem,34%)] grid-rows-[minmax(0,1.4fr)_minmax(0,1fr)] gap-2 p-2">
         <TopologyPanel />
         <div className="row-span-2 flex min-h-0 flex-col [&>*]:min-h-0 [&>*]:flex-1">

@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import type { FaultRequest } from '../sim/api';
-import { appStore, dismissError, showError } from '../state/app-store';
+import { appStore, dismissError, notify, showError } from '../state/app-store';
 import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
@@ -53,11 +53,20 @@ function onMessage(gen: number, message: WorkerMessage): void {
   }
 }
 
+// A worker that fails again this soon after coming back by itself waits for the user, rather than failing in a loop.
+const AUTO_RESTART_QUIET_MS = 30_000;
+let autoRestartedAt = -Infinity;
+
 function crashed(message: string): void {
   // The worker's own report comes first and says more than the Worker error event that may follow it.
   if (appStore.getState().error?.kind === 'worker-crash') return;
   resumeAfterRestart ||= appStore.getState().status === 'running';
   appStore.setState({ status: 'paused' });
+  if (performance.now() - autoRestartedAt > AUTO_RESTART_QUIET_MS) {
+    autoRestartedAt = performance.now();
+    void restartWorker(message);
+    return;
+  }
   showError({ title: 'Simulation stopped', message, restartable: true, kind: 'worker-crash' });
 }
 
@@ -116,6 +125,20 @@ export async function askWhy(kind: string, entity?: string): Promise<void> {
   whyStore.setState({ chain: reply.type === 'why' ? reply.chain : null });
 }
 
+/** The loader's problems with a scenario text (none when it loads) and its outline; the running simulation is not touched. */
+export async function checkScenario(text: string, fileName: string): Promise<Extract<Reply, { type: 'checked' }>> {
+  const reply = await send({ type: 'check', text, fileName });
+  if (reply.type === 'checked') return reply;
+  return { type: 'checked', problems: [reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`], outline: [], outlineError: null };
+}
+
+/** The text after one of the editor's edits, or the reason it was refused. */
+export async function editScenario(text: string, edit: Extract<Command, { type: 'edit' }>['edit']): Promise<{ text: string } | { refused: string }> {
+  const reply = await send({ type: 'edit', text, edit });
+  if (reply.type === 'edited') return { text: reply.text };
+  return { refused: reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}` };
+}
+
 /** Downloads the run so far as a file: its report, its metric series, or its latest packets. */
 export async function exportRun(what: ExportKind): Promise<boolean> {
   if (!loaded()) return false;
@@ -135,7 +158,8 @@ export function followSelection(): () => void {
 async function send(cmd: Command, errorTitle = `Could not ${cmd.type}`): Promise<Reply> {
   if (!api) spawn();
   const reply = await api!.send(cmd);
-  if (reply.type === 'error' && cmd.type !== 'load') {
+  // Load, check and edit errors are about the text being edited: their callers show them where it is.
+  if (reply.type === 'error' && cmd.type !== 'load' && cmd.type !== 'check' && cmd.type !== 'edit') {
     showError({ title: errorTitle, message: reply.message, restartable: false, kind: 'input' });
   }
   return reply;
@@ -266,10 +290,6 @@ export function changeSpeed(direction: 1 | -1): void {
   setSpeed(nextSpeed(appStore.getState().speed, direction));
 }
 
-/**
- * Moves the run's clock to `us`: forward by running on, backward by a replay of the same run (seed, fixes and the
- * faults applied so far, each at its time). Frames show the progress; the play state carries on afterwards.
- */
 /** Replays the loaded run to `us` with `faults` applied at their times, as a shared link asks; it stays paused there. */
 export async function replay(us: number, faults: TimedFault[]): Promise<boolean> {
   if (!loaded()) return false;
@@ -277,6 +297,10 @@ export async function replay(us: number, faults: TimedFault[]): Promise<boolean>
   return reply.type === 'ok';
 }
 
+/**
+ * Moves the run's clock to `us`: forward by running on, backward by a replay of the same run (seed, fixes and the
+ * faults applied so far, each at its time). Frames show the progress; the play state carries on afterwards.
+ */
 export async function seek(us: number): Promise<boolean> {
   if (!loaded()) return false;
   const back = us < frameStore.getState().t;
@@ -303,10 +327,14 @@ async function fetchReport(): Promise<void> {
   if (reply.type === 'report' && appStore.getState().status === 'done') appStore.setState({ report: reply.report });
 }
 
-/** Replaces a dead or hung worker and reloads the last good scenario with the same seed, fixes and speed. */
-export async function restartWorker(): Promise<void> {
+/**
+ * Replaces a dead or hung worker: the last good scenario again with the same seed, fixes and speed, replayed with the
+ * faults applied by hand to the moment the last frame showed. `cause` is set when this happens without being asked.
+ */
+export async function restartWorker(cause?: string): Promise<void> {
   const wasRunning = resumeAfterRestart || appStore.getState().status === 'running';
   resumeAfterRestart = false;
+  const { t, faultRecord } = frameStore.getState();
   worker?.terminate();
   worker = undefined;
   api = undefined;
@@ -318,7 +346,12 @@ export async function restartWorker(): Promise<void> {
   if (!lastGood) return;
   const request = lastGood;
   const seed = appStore.getState().seed ?? request.seed;
-  const ok = await loadScenario(seed === undefined ? request : { ...request, seed });
+  let ok = await loadScenario(seed === undefined ? request : { ...request, seed, fixes: appStore.getState().fixes });
+  if (ok && (t > 0 || faultRecord.length > 0)) ok = await replay(t, faultRecord);
+  if (ok && cause !== undefined) {
+    const faults = faultRecord.length === 0 ? '' : ` with the ${faultRecord.length} fault${faultRecord.length === 1 ? '' : 's'} you applied`;
+    notify({ message: `${cause.replace(/\.?$/, '.')} A new worker took over and replayed the run to ${(t / 1e6).toFixed(1)} s${faults}.` });
+  }
   if (ok && wasRunning) play();
 }
 

@@ -1,10 +1,15 @@
-import { appStore, showError } from '../state/app-store';
+import { appStore, notify, showError, type Notice } from '../state/app-store';
+import { readSessions, sessionToRestore, type SavedSession } from '../state/sessions';
+import { shareQuery } from '../state/share-link';
+import { editorStore } from '../state/editor';
 import { checkFixNames } from '../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../state/scenario-index';
-import { parseUrlParams } from '../state/url-params';
+import { parseUrlParams, type UrlParams } from '../state/url-params';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
 import { storedTheme } from './theme';
 import { enterPresenter } from './presenter';
+import { startAutosave } from './autosave';
+import { joinTabs } from './tabs';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
 export async function loadShipped(file: string, seed?: number): Promise<boolean> {
@@ -40,17 +45,25 @@ export async function startApp(): Promise<void> {
   appStore.setState({ theme: storedTheme() });
   startWorker();
 
-  const params = parseUrlParams(window.location.search);
+  const linked = parseUrlParams(window.location.search);
+  let params = linked;
   const problems = [...params.errors];
   if (params.speed !== undefined) setSpeed(params.speed);
 
   let scenarios: ScenarioEntry[] = [];
-  try {
-    scenarios = await fetchIndex();
-  } catch (error) {
-    problems.push(`scenarios/index.json: ${(error as Error).message}`);
-  }
+  const [tabs] = await Promise.all([
+    // An embed in a wiki page is a view, not a place where work is kept.
+    params.embed ? null : joinTabs(),
+    fetchIndex().then(
+      (list) => (scenarios = list),
+      (error: unknown) => problems.push(`scenarios/index.json: ${(error as Error).message}`),
+    ),
+  ]);
   appStore.setState({ scenarios });
+
+  // Opened without a run in the link, a tab comes back to the run it left (a reload) or one a closed tab left.
+  const choice = tabs && !carriesRun(linked) ? sessionToRestore(storedSessions(), tabs.tab, tabs.open) : null;
+  if (choice?.kind === 'restore') params = { ...parseUrlParams(`?${shareQuery(choice.session.run)}`), present: linked.present, autoplay: linked.autoplay };
 
   let file = scenarios[0]?.file;
   if (params.scenario !== undefined) {
@@ -97,4 +110,37 @@ export async function startApp(): Promise<void> {
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
   if (ok && params.present) enterPresenter();
   if (ok && params.autoplay) play();
+  if (choice?.kind === 'restore' && ok) notify(restoredNotice(choice.session, scenarios[0]?.file));
+  const draft = choice?.kind === 'restore' ? choice.session.draft : undefined;
+  if (draft) editorStore.setState({ text: draft.text, fileName: draft.fileName, open: draft.open, undo: [], redo: [] });
+  if (choice?.kind === 'other-tab-open') notify({ message: 'Netmortem is open in another tab with its own run. This tab keeps a separate one, so neither overwrites the other.' });
+  if (tabs) {
+    startAutosave(tabs.tab);
+    // The run now lives in this tab's saved session, which a reload restores with everything done since; a link left
+    // in the address bar would win over it and lose that. Share writes a new link.
+    window.history.replaceState(null, '', window.location.pathname);
+  }
+}
+
+/** Whether a link names a run of its own; one that does wins over any saved run. */
+function carriesRun(p: UrlParams): boolean {
+  return p.scenario !== undefined || p.inline !== undefined || p.seed !== undefined || p.fixes.length > 0 || p.t !== undefined || p.faults !== undefined || p.chapter !== undefined;
+}
+
+function storedSessions(): SavedSession[] {
+  try {
+    return readSessions(localStorage);
+  } catch {
+    return [];
+  }
+}
+
+function restoredNotice({ run, draft }: SavedSession, first: string | undefined): Notice {
+  const name = 'file' in run.scenario ? run.scenario.file : run.scenario.name;
+  const faults = run.faults.length === 0 ? '' : `, with the ${run.faults.length} fault${run.faults.length === 1 ? '' : 's'} you applied`;
+  const edits = draft ? `; your draft of ${draft.fileName} is in the editor` : '';
+  return {
+    message: `Back where you left off: ${name} at ${(run.t / 1e6).toFixed(1)} s${faults}${edits}.`,
+    ...(first === undefined ? {} : { action: { label: 'Start afresh', run: () => void loadShipped(first) } }),
+  };
 }

@@ -16,3 +16,7 @@ export const panelTitle =
 /** A compact button for panel toolbars (timeline, compare). */
 export const smallButton =
   'inline-flex h-7 shrink-0 items-center whitespace-nowrap justify-center gap-1 rounded-md border border-slate-300 bg-white px-2 text-xs font-medium text-slate-700 shadow-sm transition-colors hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700';
+
+/** The one action a dialog or screen leads to (run it, use it). */
+export const accentButton =
+  'inline-flex h-9 items-center justify-center gap-1.5 rounded-md bg-indigo-600 px-3 text-sm font-semibold text-white shadow-sm transition-colors hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:bg-indigo-500 dark:hover:bg-indigo-400';

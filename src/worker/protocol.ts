@@ -11,6 +11,7 @@ import type {
 import type { Chapter, ChartSpec } from '../sim/scenario/schema';
 import type { TimedFault } from './fault-record';
 import type { WhyChain } from '../sim/report/why';
+import type { Edit, OutlineItem } from '../sim/scenario/edit-kinds';
 
 export { DEFAULT_CHARTS } from '../sim/scenario/schema';
 export type { Chapter, ChartSpec, TimedFault };
@@ -62,6 +63,10 @@ export type Command =
   | { type: 'why'; kind: string; entity?: string }
   /** The run so far as a file: the run report (JSON), every metric series (CSV), or the latest packets (pcap). */
   | { type: 'export'; what: ExportKind }
+  /** What the loader says of a scenario text, without loading it, and its topology outline: the editor's check as you type. */
+  | { type: 'check'; text: string; fileName: string }
+  /** One of the editor's structural edits, or a new blank scenario; the reply is the new text or why not. */
+  | { type: 'edit'; text: string; edit: Edit | { op: 'blank' } }
   | { type: 'ping' };
 
 export const EXPORT_KINDS = ['json', 'csv', 'pcap'] as const;
@@ -79,6 +84,9 @@ export type Reply =
   | { type: 'why'; chain: WhyChain | null }
   | { type: 'export'; fileName: string; mime: string; data: string | Uint8Array }
   | { type: 'pong'; t: SimTime }
+  /** One `path: problem` line per problem (empty when the text loads), and the outline (error: not YAML). */
+  | { type: 'checked'; problems: string[]; outline: OutlineItem[]; outlineError: string | null }
+  | { type: 'edited'; text: string }
   | { type: 'error'; message: string };
 
 /** Samples appended since the previous frame, row-major: values[i * count + k] is names[i] at sample from+k. */

@@ -9,6 +9,7 @@ import type { Command, ExportKind, Reply, ScenarioSummary, WorkerApi, WorkerMess
 import { seriesCsv } from '../sim/report/csv';
 import { parseFaultRecord } from './fault-record';
 import { createRunner } from './runner';
+import { applyEdit, blankScenario, outline } from '../sim/scenario/edits';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
 let loaded: { scenario: Scenario; fixes: string[] } | undefined;
@@ -95,6 +96,13 @@ function handle(cmd: Command): Reply {
       runner.load(sim);
       return { type: 'loaded', scenario: summarize(result.scenario), catalog: sim.faultCatalog() };
     }
+    case 'check': {
+      const result = loadScenario(cmd.text, cmd.fileName, { faultIds: FAULT_IDS, faults: faultCatalog() });
+      const { items, error } = outline(cmd.text);
+      return { type: 'checked', problems: result.ok ? [] : result.errors, outline: items, outlineError: error };
+    }
+    case 'edit':
+      return { type: 'edited', text: cmd.edit.op === 'blank' ? blankScenario() : applyEdit(cmd.text, cmd.edit).text };
     case 'play':
       requireSim();
       runner.play();

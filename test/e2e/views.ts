@@ -370,6 +370,42 @@ const VIEWS: View[] = [
       if (box) await page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.4);
     },
   },
+  {
+    name: 'editor-demo',
+    query: 'scenario=demo.yaml',
+    shots: [
+      { path: `${OUT}editor-demo-1280x720.png`, size: SIZES.projector, scheme: 'light' },
+      { path: `${OUT}editor-demo-1920x1080-dark.png`, size: SIZES.desktop, scheme: 'dark' },
+    ],
+    play: async (page) => {
+      await loaded(page, 'demo.yaml');
+      await page.keyboard.press('e');
+      await page.locator('[data-testid="editor-add"][data-kind="node"]').click();
+      const area = page.getByTestId('editor-text');
+      await waitFor('the new node', 20_000, async () => (await area.inputValue()).includes('node-d'));
+      await area.fill((await area.inputValue()).replace('replicas: 3', 'replicas: -3'));
+      await waitFor('the check', 20_000, async () => (await page.getByTestId('editor-problem').count()) === 1);
+      await page.getByTestId('editor-problem').click();
+    },
+  },
+  {
+    name: 'editor-import',
+    query: 'scenario=demo.yaml',
+    shots: [{ path: `${OUT}editor-import-1280x720.png`, size: SIZES.projector, scheme: 'light' }],
+    play: async (page) => {
+      await loaded(page, 'demo.yaml');
+      await page.keyboard.press('e');
+      await page.getByTestId('editor-import').click();
+      await page.getByTestId('import-source').fill(
+        [
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: shop, labels: { app: shop } }\nspec:\n  replicas: 3\n  selector: { matchLabels: { app: shop } }\n  template:\n    metadata: { labels: { app: shop } }\n    spec:\n      containers:\n        - { name: shop, image: "shop:1.2", ports: [{ containerPort: 8080 }], livenessProbe: { httpGet: { path: /healthz, port: 8080 } } }',
+          'apiVersion: v1\nkind: Service\nmetadata: { name: shop }\nspec: { type: LoadBalancer, externalTrafficPolicy: Local, selector: { app: shop }, ports: [{ port: 80, targetPort: 8080 }] }',
+          'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: { name: shop }\nspec: { scaleTargetRef: { kind: Deployment, name: shop }, minReplicas: 3, maxReplicas: 10, metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 70 } } }] }',
+          'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: { name: shop }\nspec: {}',
+        ].join('\n---\n'),
+      );
+    },
+  },
   paused({ name: 'iframe-demo', scenario: 'demo.yaml', size: 'iframe', until: 22, speed: '5' }),
   paused({ name: 'iframe-bare-metal', scenario: 'bare-metal-sandbox.yaml', size: 'iframe', dark: true, until: 10, speed: '5' }),
 ];

@@ -2,8 +2,9 @@ import { z } from './zod';
 import { checkScenario } from './cross-checks';
 import { paramsSchema } from './params';
 import { topologySchema } from './topology';
+import { SCENARIO_VERSION } from './version';
 
-export const SCENARIO_VERSION = 1;
+export { SCENARIO_VERSION };
 
 const ID = /^[a-z0-9-]+$/;
 // Kinds a fault may target; `dns/cluster` is CoreDNS, `dns/provider` the cloud's resolver, `external/<name>` a client on

@@ -1,0 +1,238 @@
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { parseDocument } from 'yaml';
+import { notify } from '../../state/app-store';
+import { editorStore, editText, problemLine, problemPath, redoEdit, undoEdit, useEditor } from '../../state/editor';
+import { ADDABLE, type Edit } from '../../sim/scenario/edit-kinds';
+import { download } from '../download';
+import { ErrorBanner } from '../error-banner';
+import { CloseIcon } from '../icons';
+import { NoticeBar } from '../notice-bar';
+import { checkScenario, editScenario, loadScenario } from '../sim-client';
+import { accentButton, button, panel, panelTitle, smallButton } from '../styles';
+import { ImportDialog } from './import-dialog';
+import { editLoaded } from './open-editor';
+
+// Long enough that a check does not run on every key press, short enough to feel like checking as you type.
+const CHECK_AFTER_MS = 300;
+
+/** The text's offset where the YAML node at `path` (or its nearest existing parent) starts, for jumping to a problem. */
+function offsetOf(text: string, path: (string | number)[]): number {
+  const doc = parseDocument(text);
+  for (let n = path.length; n > 0; n--) {
+    const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return node.range[0];
+    // A key the loader names that is not there: its parent's key line is the place to add it.
+    const key = doc.getIn(path.slice(0, n - 1), true) as { items?: { key?: { value?: unknown; range?: [number, number, number] } }[] } | undefined;
+    const entry = key?.items?.find((item) => item.key?.value === path[n - 1]);
+    if (entry?.key?.range) return entry.key.range[0];
+  }
+  return 0;
+}
+
+export const closeEditor = (): void => editorStore.setState({ open: false });
+
+/** Applies a structural edit in the worker; a refusal (it says why) goes to the notice line and leaves the text as it was. */
+async function structural(edit: Edit | { op: 'blank' }): Promise<void> {
+  const before = editorStore.getState().text;
+  const result = await editScenario(before, edit);
+  if ('refused' in result) notify({ message: result.refused });
+  else if (editorStore.getState().text === before) editText(result.text);
+}
+
+async function runIt(): Promise<void> {
+  const { text, fileName } = editorStore.getState();
+  if (await loadScenario({ text, fileName, pickerValue: '' })) closeEditor();
+}
+
+function useChecking(): void {
+  const text = useEditor((s) => s.text);
+  const fileName = useEditor((s) => s.fileName);
+  useEffect(() => {
+    editorStore.setState({ checking: true });
+    const timer = setTimeout(() => {
+      void checkScenario(text, fileName).then(({ problems, outline, outlineError }) => {
+        if (editorStore.getState().text === text) editorStore.setState({ problems, outline, outlineError, checking: false });
+      });
+    }, CHECK_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [text, fileName]);
+}
+
+function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
+  const items = useEditor((s) => s.outline);
+  const error = useEditor((s) => s.outlineError);
+  return (
+    <section className={`${panel} w-64 shrink-0`} aria-label="Topology outline">
+      <h2 className={panelTitle}>Topology</h2>
+      <div className="flex flex-wrap gap-1 border-b border-slate-200 p-2 dark:border-slate-800">
+        {ADDABLE.map((option) => (
+          <button key={option.kind} type="button" className={smallButton} data-testid="editor-add" data-kind={option.kind} title={option.description} onClick={() => void structural({ op: 'add', kind: option.kind })}>
+            + {option.label}
+          </button>
+        ))}
+      </div>
+      {error !== null ? (
+        <p className="p-3 text-sm text-slate-600 dark:text-slate-300">The outline waits for the text to be YAML again: {error}</p>
+      ) : (
+        <ul className="min-h-0 flex-1 overflow-y-auto p-1" data-testid="editor-outline">
+          {items.map((item) => (
+            <li key={item.path.join('/')} className={`flex items-center gap-1 rounded px-1 text-sm hover:bg-slate-100 dark:hover:bg-slate-800 ${item.kind === 'pod' ? 'pl-5' : ''}`} data-testid="editor-item" data-kind={item.kind} data-name={item.name} title={item.reason}>
+              <button type="button" className="min-w-0 flex-1 truncate py-0.5 text-left focus-visible:outline-2 focus-visible:outline-indigo-500" onClick={() => onJump(item.path)} title={`${item.kind} ${item.name}: show it in the text`}>
+                <span className="text-xs text-slate-500 dark:text-slate-400">{item.kind}</span> <span className="font-medium text-slate-800 dark:text-slate-100">{item.name}</span>{' '}
+                <span className="text-xs text-slate-500 dark:text-slate-400">{item.detail}</span>
+              </button>
+              {item.removable ? (
+                <button type="button" aria-label={`Remove ${item.kind} ${item.name}`} title={`Remove ${item.kind} ${item.name}`} data-testid="editor-remove" className="rounded p-0.5 text-slate-500 hover:bg-red-100 hover:text-red-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:hover:bg-red-950" onClick={() => void structural({ op: 'remove', path: item.path })}>
+                  <CloseIcon />
+                </button>
+              ) : (
+                item.reason && <span className="sr-only">{item.reason}</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Problems({ onJump }: { onJump: (problem: string) => void }) {
+  const problems = useEditor((s) => s.problems);
+  const checking = useEditor((s) => s.checking);
+  return (
+    <section className={`${panel} w-80 shrink-0`} aria-label="Problems">
+      <h2 className={panelTitle}>
+        Problems <span data-testid="editor-problem-count">{checking ? 'checking…' : problems.length === 0 ? 'none: it loads' : problems.length}</span>
+      </h2>
+      <ul className="min-h-0 flex-1 space-y-1 overflow-y-auto p-2" aria-live="polite">
+        {problems.map((p, i) => (
+          <li key={i}>
+            <button type="button" data-testid="editor-problem" onClick={() => onJump(p)} className="w-full rounded px-1.5 py-1 text-left font-mono text-xs break-words text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-red-300 dark:hover:bg-red-950/50">
+              {p}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/**
+ * The scenario editor: the YAML text (checked by the simulation's own loader as you type), an outline of the topology
+ * with buttons that add and remove parts, undo and redo, import of a file or of Kubernetes manifests, save and run.
+ */
+export default function EditorLayout() {
+  useChecking();
+  const text = useEditor((s) => s.text);
+  const fileName = useEditor((s) => s.fileName);
+  const canUndo = useEditor((s) => s.undo.length > 0);
+  const canRedo = useEditor((s) => s.redo.length > 0);
+  const problems = useEditor((s) => s.problems.length);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const [importing, setImporting] = useState(false);
+
+  /** Selects the line holding offset `at` and scrolls it near the top. */
+  const select = (at: number): void => {
+    const el = area.current;
+    if (!el) return;
+    const start = text.lastIndexOf('\n', at - 1) + 1;
+    const end = text.indexOf('\n', at);
+    el.focus();
+    el.setSelectionRange(start, end < 0 ? text.length : end);
+    // The line's share of the text times the scroll height puts it about three lines from the top.
+    el.scrollTop = Math.max(0, (text.slice(0, at).split('\n').length - 3) * (el.scrollHeight / Math.max(1, text.split('\n').length)));
+  };
+  const jumpToPath = (path: (string | number)[]): void => select(offsetOf(text, path));
+  const jumpToProblem = (problem: string): void => {
+    const place = problemLine(problem);
+    if (!place) return jumpToPath(problemPath(problem));
+    const lineStart = text.split('\n').slice(0, place.line - 1).reduce((n, line) => n + line.length + 1, 0);
+    select(lineStart);
+  };
+
+  const onKey = (event: KeyboardEvent<HTMLElement>): void => {
+    const mod = event.ctrlKey || event.metaKey;
+    if (mod && event.key.toLowerCase() === 'z') {
+      event.preventDefault();
+      if (event.shiftKey) redoEdit();
+      else undoEdit();
+    } else if (mod && event.key.toLowerCase() === 'y') {
+      event.preventDefault();
+      redoEdit();
+    } else if (mod && event.key.toLowerCase() === 's') {
+      event.preventDefault();
+      download(fileName, 'application/yaml', text);
+    }
+  };
+
+  const onDrop = async (event: DragEvent<HTMLElement>): Promise<void> => {
+    const file = event.dataTransfer.files[0];
+    if (!file) return;
+    event.preventDefault();
+    editText(await file.text());
+    editorStore.setState({ fileName: file.name });
+  };
+
+  return (
+    <div className="flex h-full flex-col" data-layout="editor" onKeyDown={onKey} onDragOver={(e) => e.preventDefault()} onDrop={(e) => void onDrop(e)}>
+      <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white px-4 py-2 dark:border-slate-800 dark:bg-slate-900">
+        <h1 className="text-base font-semibold text-slate-900 dark:text-white">Scenario editor</h1>
+        <label className="flex items-center gap-1.5 text-sm text-slate-600 dark:text-slate-300">
+          file
+          <input
+            value={fileName}
+            onChange={(e) => editorStore.setState({ fileName: e.target.value })}
+            aria-invalid={!/^[\w.-]+\.(ya?ml|json)$/.test(fileName)}
+            data-testid="editor-file-name"
+            className="h-8 w-48 rounded-md border border-slate-300 bg-white px-2 font-mono text-sm aria-invalid:border-red-500 dark:border-slate-700 dark:bg-slate-800"
+          />
+        </label>
+        <div className="mx-2 flex gap-1">
+          <button type="button" className={button} disabled={!canUndo} onClick={undoEdit} title="Undo (Ctrl+Z)" data-testid="editor-undo">
+            Undo
+          </button>
+          <button type="button" className={button} disabled={!canRedo} onClick={redoEdit} title="Redo (Ctrl+Shift+Z)" data-testid="editor-redo">
+            Redo
+          </button>
+        </div>
+        <button type="button" className={button} onClick={editLoaded} data-testid="editor-loaded" title="The loaded scenario's text in place of this draft (undo brings the draft back)">
+          Loaded scenario
+        </button>
+        <button type="button" className={button} onClick={() => void structural({ op: 'blank' })} data-testid="editor-blank">
+          New blank
+        </button>
+        <button type="button" className={button} onClick={() => setImporting(true)} data-testid="editor-import">
+          Import manifests…
+        </button>
+        <button type="button" className={button} onClick={() => download(fileName, 'application/yaml', text)} title="Save as YAML (Ctrl+S)" data-testid="editor-save">
+          Save YAML
+        </button>
+        <div className="ml-auto flex gap-2">
+          <button type="button" className={accentButton} disabled={problems > 0} onClick={() => void runIt()} data-testid="editor-run" title={problems > 0 ? 'Fix the problems first' : 'Load it into the simulation'}>
+            Run it
+          </button>
+          <button type="button" className={button} onClick={closeEditor} data-testid="editor-close" title="Back to the run; the draft stays here">
+            Close
+          </button>
+        </div>
+      </header>
+      <ErrorBanner />
+      <NoticeBar />
+      <main className="flex min-h-0 flex-1 gap-2 p-2">
+        <Outline onJump={jumpToPath} />
+        <textarea
+          ref={area}
+          value={text}
+          onChange={(e) => editText(e.target.value, { typing: true })}
+          spellCheck={false}
+          wrap="off"
+          aria-label="Scenario YAML"
+          data-testid="editor-text"
+          className="min-h-0 min-w-0 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-3 font-mono text-sm leading-relaxed text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+        />
+        <Problems onJump={jumpToProblem} />
+      </main>
+      {importing && <ImportDialog onClose={() => setImporting(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+import { useRef, useState } from 'react';
+import { editorStore, editText } from '../../state/editor';
+import { importManifests, type ManifestImport } from '../../state/manifest-import';
+import { Modal } from '../modal';
+import { PanelClose } from '../panel-close';
+import { accentButton, button } from '../styles';
+
+/** Paste Kubernetes manifests (or open them from a file) and take the topology built from them into the editor. */
+export function ImportDialog({ onClose }: { onClose: () => void }) {
+  const [source, setSource] = useState('');
+  const [result, setResult] = useState<ManifestImport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLDivElement>(null);
+
+  const convert = (text: string): void => {
+    setSource(text);
+    try {
+      setResult(text.trim() === '' ? null : importManifests(text));
+      setError(null);
+    } catch (e) {
+      setResult(null);
+      setError((e as Error).message);
+    }
+  };
+
+  return (
+    <Modal ref={ref} labelledBy="import-title" testId="import-dialog" width="max-w-3xl" onClose={onClose}>
+      <div className="mb-2 flex items-center justify-between">
+        <h2 id="import-title" className="text-base font-semibold text-slate-900 dark:text-white">
+          Import Kubernetes manifests
+        </h2>
+        <PanelClose onClick={onClose} label="Close" />
+      </div>
+      <p className="mb-2 text-sm text-slate-600 dark:text-slate-300">
+        Deployments, DaemonSets, Services (with their externalTrafficPolicy) and HorizontalPodAutoscalers become a sandbox topology; anything else is listed below as not understood.
+      </p>
+      <div className="flex gap-2">
+        <textarea
+          autoFocus
+          value={source}
+          onChange={(e) => convert(e.target.value)}
+          rows={12}
+          spellCheck={false}
+          placeholder={'apiVersion: apps/v1\nkind: Deployment\n…\n---\napiVersion: v1\nkind: Service\n…'}
+          aria-label="Kubernetes manifests"
+          data-testid="import-source"
+          className="min-w-0 flex-1 resize-y rounded-md border border-slate-300 bg-slate-50 p-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
+        />
+      </div>
+      <label className={`${button} mt-2 cursor-pointer has-focus-visible:outline-2 has-focus-visible:outline-indigo-500`}>
+        Open manifest file…
+        <input type="file" accept=".yaml,.yml,.json" className="sr-only" data-testid="import-file" onChange={async (e) => e.target.files?.[0] && convert(await e.target.files[0].text())} />
+      </label>
+      {error !== null && (
+        <p role="alert" className="mt-2 font-mono text-sm text-red-700 dark:text-red-300" data-testid="import-error">
+          {error}
+        </p>
+      )}
+      {result && (
+        <div className="mt-3 grid max-h-48 grid-cols-2 gap-3 overflow-y-auto text-sm">
+          <div>
+            <h3 className="font-semibold text-slate-800 dark:text-slate-100">Added so it plays</h3>
+            <ul className="mt-1 list-disc pl-5 text-slate-700 dark:text-slate-300" data-testid="import-added">
+              {result.added.map((line, i) => (
+                <li key={i}>{line}</li>
+              ))}
+            </ul>
+          </div>
+          <div>
+            <h3 className="font-semibold text-slate-800 dark:text-slate-100">Not understood ({result.notUnderstood.length})</h3>
+            <ul className="mt-1 list-disc pl-5 text-amber-800 dark:text-amber-300" data-testid="import-not-understood">
+              {result.notUnderstood.map((line, i) => (
+                <li key={i}>{line}</li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+      <div className="mt-3 flex justify-end gap-2">
+        <button type="button" className={button} onClick={onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={accentButton}
+          disabled={!result}
+          data-testid="import-use"
+          onClick={() => {
+            if (!result) return;
+            editText(result.scenarioText);
+            editorStore.setState({ fileName: 'imported.yaml' });
+            onClose();
+          }}
+        >
+          Use this topology
+        </button>
+      </div>
+    </Modal>
+  );
+}

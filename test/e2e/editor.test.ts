@@ -1,0 +1,141 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { RunReport } from '../../src/sim/api';
+import { appHarness } from './harness';
+import { byTestId, text, untilStatus } from './page';
+
+const DEMO = 'demo.yaml';
+const { withApp } = appHarness({ viewport: { width: 1400, height: 850 } });
+
+const MANIFESTS = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: shop, labels: { app: shop } }
+spec:
+  replicas: 3
+  selector: { matchLabels: { app: shop } }
+  template:
+    metadata: { labels: { app: shop } }
+    spec:
+      containers:
+        - name: shop
+          image: shop:1.2
+          ports: [{ containerPort: 8080 }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: shop }
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Local
+  selector: { app: shop }
+  ports: [{ port: 80, targetPort: 8080 }]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: shop-config }
+data: { LOG_LEVEL: debug }
+`;
+
+async function openEditor(page: Page): Promise<void> {
+  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(DEMO);
+  await byTestId(page, 'edit-button').click();
+  await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 20_000 }).toBe('editor');
+  await expect.poll(() => text(page, 'editor-problem-count'), { timeout: 20_000 }).toBe('none: it loads');
+}
+
+const outlineNames = (page: Page, kind: string) => page.locator(`[data-testid="editor-item"][data-kind="${kind}"]`).evaluateAll((items) => items.map((i) => i.getAttribute('data-name')));
+
+describe('the scenario editor', () => {
+  it('adds a node, undoes and redoes it, names a bad value as typed, jumps to it, and runs the edited scenario', async () => {
+    await withApp('editor', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      expect(await outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c']);
+      await page.locator('[data-testid="editor-add"][data-kind="node"]').click();
+      await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c', 'node-d']);
+      expect(await byTestId(page, 'editor-text').inputValue()).toContain('name: node-d');
+      await byTestId(page, 'editor-undo').click();
+      await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c']);
+      await byTestId(page, 'editor-redo').click();
+      await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c', 'node-d']);
+
+      // What others still refer to offers no removal, and says why.
+      const web = page.locator('[data-testid="editor-item"][data-kind="deployment"][data-name="web"]');
+      expect(await web.getByTestId('editor-remove').count()).toBe(0);
+      expect(await web.getAttribute('title')).toBe('deployment web is still referred to by Service web, timeline[0] (delete-pod on pod/web-0); remove or change those first');
+
+      const area = byTestId(page, 'editor-text');
+      await area.fill((await area.inputValue()).replace('replicas: 3', 'replicas: -3'));
+      await expect.poll(() => text(page, 'editor-problem')).toBe('topology.deployments.web.replicas: must be >= 0, got -3');
+      expect(await byTestId(page, 'editor-run').isDisabled()).toBe(true);
+      await byTestId(page, 'editor-problem').click();
+      const selected = await area.evaluate((el: HTMLTextAreaElement) => el.value.slice(el.selectionStart, el.selectionEnd));
+      expect(selected).toBe('      replicas: -3');
+      await area.fill((await area.inputValue()).replace('replicas: -3', 'replicas: 3'));
+      await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
+
+      await byTestId(page, 'editor-run').click();
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
+      await untilStatus(page, 'paused');
+      expect(await page.locator('#scenario-picker option:checked').textContent()).toBe('demo.yaml (opened file)');
+      await expect.poll(() => page.locator('[data-entity="node/node-d"]').count()).toBeGreaterThan(0);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 120_000);
+
+  it('keeps a draft across a reload and a killed worker', async () => {
+    await withApp('editor-draft', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      const area = byTestId(page, 'editor-text');
+      const draft = `# my draft, not yet run\n${await area.inputValue()}`;
+      await area.fill(draft);
+      // Past the next autosave.
+      await page.waitForTimeout(2_500);
+      await page.reload();
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 20_000 }).toBe('editor');
+      expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
+      await expect.poll(() => text(page, 'notice-message')).toMatch(/your draft of demo\.yaml is in the editor\.$/);
+
+      const [worker] = page.workers();
+      await worker!.evaluate(() => {
+        setTimeout(() => {
+          throw new Error('killed by the test');
+        });
+      });
+      await expect.poll(() => text(page, 'notice-message'), { timeout: 20_000 }).toContain('A new worker took over');
+      expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
+      // The new worker checks the text again.
+      await byTestId(page, 'editor-text').fill(draft.replace('replicas: 3', 'replicas: x'));
+      await expect.poll(() => text(page, 'editor-problem')).toMatch(/^topology\.deployments\.web\.replicas: /);
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 120_000);
+
+  it('imports Kubernetes manifests into a topology that plays, listing what it did not understand', async () => {
+    await withApp('editor-import', `?scenario=${DEMO}&speed=max`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      await byTestId(page, 'editor-import').click();
+      await byTestId(page, 'import-source').fill(MANIFESTS);
+      await expect.poll(() => text(page, 'import-not-understood')).toContain('ConfigMap shop-config');
+      expect(await text(page, 'import-added')).toContain('shop-client');
+      await byTestId(page, 'import-use').click();
+      await expect.poll(() => text(page, 'editor-problem-count'), { timeout: 20_000 }).toBe('none: it loads');
+      expect(await outlineNames(page, 'service')).toEqual(['shop']);
+      expect(await byTestId(page, 'editor-file-name').inputValue()).toBe('imported.yaml');
+      await byTestId(page, 'editor-run').click();
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toMatch(/^[0-9a-f]{16}$/);
+      await byTestId(page, 'export-button').click();
+      const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-json').click()]);
+      const report = JSON.parse(await readFile((await file.path())!, 'utf8')) as RunReport;
+      expect(report.totals['requests.ok']).toBeGreaterThan(100);
+      expect(await page.locator('[data-testid="pod"][data-pod^="shop-"]').count()).toBeGreaterThanOrEqual(3);
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 120_000);
+});
