@@ -71,13 +71,23 @@ export function CurrentChapter({ chapters }: { chapters: readonly Chapter[] }) {
         Chapter {index + 1} of {chapters.length} · {formatClock(chapter.at * 1e6).slice(0, 5)}
       </p>
       <h4 className="mt-0.5 text-sm font-semibold text-slate-900 dark:text-white">{chapter.title}</h4>
-      <p className="mt-1 text-sm leading-relaxed text-slate-700 dark:text-slate-200">{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
+      <ChapterStory chapter={chapter} />
+    </div>
+  );
+}
+
+/** A chapter's narration and what to do now, small in the side panel or large in presenter mode. */
+export function ChapterStory({ chapter, large = false }: { chapter: Chapter; large?: boolean }) {
+  const size = large ? 'text-lg' : 'text-sm';
+  return (
+    <>
+      <p className={`${large ? '' : 'mt-1'} ${size} leading-relaxed text-slate-700 dark:text-slate-200`}>{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
       {chapter.action && (
-        <p className="mt-1.5 text-sm font-medium text-indigo-800 dark:text-indigo-200">
+        <p className={`${large ? '' : 'mt-1.5'} ${size} font-medium text-indigo-800 dark:text-indigo-200`}>
           <span aria-hidden="true">→ </span>
           {chapter.action}
         </p>
       )}
-    </div>
+    </>
   );
 }

@@ -3,7 +3,7 @@ import { useApp } from '../state/app-store';
 import { NO_CHAPTERS } from './chapters';
 import { EMBED_MIN, embedQuery, embedSizeProblem, iframeSnippet, type SharedRun } from '../state/share-link';
 import { appUrl } from './run-link';
-import { button } from './styles';
+import { CopyField } from './copy-field';
 
 const field =
   'h-8 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-invalid:border-red-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100';
@@ -17,8 +17,6 @@ export function EmbedSection({ run }: { run: SharedRun }) {
   // '' starts where the run is now; otherwise a chapter number.
   const [start, setStart] = useState('');
   const [autoplay, setAutoplay] = useState(false);
-  // The snippet last copied: a change of size or start makes the button say Copy again.
-  const [copied, setCopied] = useState('');
   const problem = embedSizeProblem(width, height);
   const src = appUrl(embedQuery(run, { ...(start === '' ? {} : { chapter: Number(start) }), autoplay }));
   const snippet = problem === null ? iframeSnippet(src, { width: Number(width), height: Number(height) }, `Netmortem: ${title}`) : '';
@@ -61,26 +59,8 @@ export function EmbedSection({ run }: { run: SharedRun }) {
           {problem}
         </p>
       ) : (
-        <div className="mt-2 flex gap-2">
-          <textarea
-            readOnly
-            rows={3}
-            value={snippet}
-            aria-label="HTML to paste into the wiki page"
-            data-testid="embed-snippet"
-            className="min-w-0 flex-1 resize-none rounded-md border border-slate-300 bg-slate-50 p-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
-            onFocus={(e) => e.currentTarget.select()}
-          />
-          <button
-            type="button"
-            className={button}
-            data-testid="embed-copy"
-            onClick={() => {
-              void navigator.clipboard?.writeText(snippet).then(() => setCopied(snippet), () => setCopied(''));
-            }}
-          >
-            {copied === snippet ? 'Copied' : 'Copy'}
-          </button>
+        <div className="mt-2">
+          <CopyField value={snippet} label="HTML to paste into the wiki page" testId="embed-snippet" rows={3} />
         </div>
       )}
     </section>

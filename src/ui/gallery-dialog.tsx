@@ -1,7 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../state/app-store';
 import { Modal } from './modal';
-import { PanelClose } from './panel-close';
 import { loadShipped } from './startup';
 
 const close = (): void => appStore.setState({ gallery: null });
@@ -16,13 +15,7 @@ export function GalleryDialog() {
   }, [gallery]);
   if (!gallery) return null;
   return (
-    <Modal ref={ref} labelledBy="gallery-title" testId="gallery" width="max-w-xl" onClose={close}>
-      <div className="mb-2 flex items-center justify-between">
-        <h2 id="gallery-title" className="text-base font-semibold text-slate-900 dark:text-white">
-          {gallery.reason ? 'This link could not be replayed' : 'Scenarios'}
-        </h2>
-        <PanelClose onClick={close} label="Close" />
-      </div>
+    <Modal ref={ref} title={gallery.reason ? 'This link could not be replayed' : 'Scenarios'} testId="gallery" width="max-w-xl" onClose={close}>
       {gallery.reason && (
         <div role="alert" className="mb-3 text-sm text-slate-700 dark:text-slate-200">
           <p className="mb-1">Nothing of it was run. What is wrong:</p>

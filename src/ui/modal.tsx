@@ -1,17 +1,19 @@
-import type { ReactNode, Ref } from 'react';
+import { useId, type ReactNode, type Ref } from 'react';
+import { PanelClose } from './panel-close';
 
 /**
- * A dialog over a dimmed page: a click outside or Escape closes it. `width` is a Tailwind max-width class; `ref`
- * reaches the dialog element, to move focus into it.
+ * A dialog over a dimmed page, titled, with a close button: a click outside, the button or Escape closes it.
+ * `width` is a Tailwind max-width class; `ref` reaches the dialog element, to move focus into it.
  */
-export function Modal({ labelledBy, testId, width, onClose, ref, children }: { labelledBy: string; testId: string; width: string; onClose: () => void; ref?: Ref<HTMLDivElement>; children: ReactNode }) {
+export function Modal({ title, testId, width, onClose, ref, children }: { title: ReactNode; testId: string; width: string; onClose: () => void; ref?: Ref<HTMLDivElement>; children: ReactNode }) {
+  const titleId = useId();
   return (
     <div className="fixed inset-0 z-30 grid place-items-center bg-slate-900/40 p-4" onClick={onClose}>
       <div
         ref={ref}
         role="dialog"
         aria-modal="true"
-        aria-labelledby={labelledBy}
+        aria-labelledby={titleId}
         data-testid={testId}
         onClick={(e) => e.stopPropagation()}
         onKeyDown={(e) => {
@@ -21,6 +23,12 @@ export function Modal({ labelledBy, testId, width, onClose, ref, children }: { l
         }}
         className={`w-full ${width} rounded-lg border border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-900`}
       >
+        <div className="mb-2 flex items-center justify-between">
+          <h2 id={titleId} className="text-base font-semibold text-slate-900 dark:text-white">
+            {title}
+          </h2>
+          <PanelClose onClick={onClose} label="Close" />
+        </div>
         {children}
       </div>
     </div>

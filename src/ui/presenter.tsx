@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { appStore, useApp } from '../state/app-store';
 import { frameStore, useFrame } from '../state/frame-store';
 import { nextStep, presenterStore, previousStep, stepAt, usePresenter, type StoryStep } from '../state/presenter';
-import { NO_CHAPTERS } from './chapters';
+import { ChapterStory, NO_CHAPTERS } from './chapters';
 import { ErrorBanner } from './error-banner';
 import { NoticeBar } from './notice-bar';
 import { formatClock } from './format';
@@ -147,13 +147,7 @@ function Narration() {
           <h2 className="text-2xl font-bold text-slate-900 dark:text-white" data-testid="presenter-title">
             {chapter.title}
           </h2>
-          <p className="text-lg leading-relaxed text-slate-800 dark:text-slate-100">{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
-          {chapter.action && (
-            <p className="text-lg font-medium text-indigo-800 dark:text-indigo-200">
-              <span aria-hidden="true">→ </span>
-              {chapter.action}
-            </p>
-          )}
+          <ChapterStory chapter={chapter} large />
         </>
       )}
     </section>

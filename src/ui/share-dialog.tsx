@@ -5,10 +5,10 @@ import { download } from './download';
 import { EmbedSection } from './embed-section';
 import { LinkIcon } from './icons';
 import { Modal } from './modal';
-import { PanelClose } from './panel-close';
 import { currentLoad } from './sim-client';
 import { appUrl, currentRun } from './run-link';
 import { button, iconButton } from './styles';
+import { CopyField } from './copy-field';
 
 /**
  * A scenario file that replays the run without a link: the seed set and each applied fault added to the timeline at
@@ -27,7 +27,6 @@ async function replayFile(run: SharedRun, text: string): Promise<string> {
 /** The header's Share button and its dialog: a link that replays this run to this moment, or a file when too long. */
 export function ShareDialog() {
   const [run, setRun] = useState<SharedRun | null>(null);
-  const [copied, setCopied] = useState(false);
   const loaded = useApp((s) => s.summary !== null);
   const dialog = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
@@ -38,7 +37,6 @@ export function ShareDialog() {
 
   const close = () => {
     setRun(null);
-    setCopied(false);
     trigger.current?.focus();
   };
   const link = run ? appUrl(shareQuery(run)) : '';
@@ -60,13 +58,7 @@ export function ShareDialog() {
         <LinkIcon />
       </button>
       {run && (
-        <Modal ref={dialog} labelledBy="share-title" testId="share-dialog" width="max-w-xl" onClose={close}>
-          <div className="mb-2 flex items-center justify-between">
-            <h2 id="share-title" className="text-base font-semibold text-slate-900 dark:text-white">
-              Share this run
-            </h2>
-            <PanelClose onClick={close} label="Close" />
-          </div>
+        <Modal ref={dialog} title="Share this run" testId="share-dialog" width="max-w-xl" onClose={close}>
           <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
             Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
             {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
@@ -90,26 +82,7 @@ export function ShareDialog() {
               </button>
             </div>
           ) : (
-            <div className="flex gap-2">
-              <input
-                readOnly
-                value={link}
-                aria-label="Link to this run"
-                data-testid="share-link"
-                className="h-9 min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
-                onFocus={(e) => e.currentTarget.select()}
-              />
-              <button
-                type="button"
-                className={button}
-                data-testid="share-copy"
-                onClick={() => {
-                  void navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false));
-                }}
-              >
-                {copied ? 'Copied' : 'Copy'}
-              </button>
-            </div>
+            <CopyField value={link} label="Link to this run" testId="share-link" />
           )}
           {!tooLong && <EmbedSection run={run} />}
         </Modal>

@@ -1,7 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../state/app-store';
 import { Modal } from './modal';
-import { PanelClose } from './panel-close';
 import { SHORTCUTS } from './keyboard';
 
 const close = (): void => appStore.setState({ help: false });
@@ -15,13 +14,7 @@ export function ShortcutsDialog() {
   }, [open]);
   if (!open) return null;
   return (
-    <Modal ref={ref} labelledBy="shortcuts-title" testId="shortcuts" width="max-w-lg" onClose={close}>
-      <div className="mb-3 flex items-center justify-between">
-        <h2 id="shortcuts-title" className="text-base font-semibold text-slate-900 dark:text-white">
-          Keyboard shortcuts
-        </h2>
-        <PanelClose onClick={close} label="Close" />
-      </div>
+    <Modal ref={ref} title="Keyboard shortcuts" testId="shortcuts" width="max-w-lg" onClose={close}>
       <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
         {SHORTCUTS.map((s) => (
           <div key={s.what} className="contents">

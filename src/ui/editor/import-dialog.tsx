@@ -2,7 +2,6 @@ import { useRef, useState } from 'react';
 import { editorStore, editText } from '../../state/editor';
 import { importManifests, type ManifestImport } from '../../state/manifest-import';
 import { Modal } from '../modal';
-import { PanelClose } from '../panel-close';
 import { accentButton, button } from '../styles';
 
 /** Paste Kubernetes manifests (or open them from a file) and take the topology built from them into the editor. */
@@ -24,13 +23,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   };
 
   return (
-    <Modal ref={ref} labelledBy="import-title" testId="import-dialog" width="max-w-3xl" onClose={onClose}>
-      <div className="mb-2 flex items-center justify-between">
-        <h2 id="import-title" className="text-base font-semibold text-slate-900 dark:text-white">
-          Import Kubernetes manifests
-        </h2>
-        <PanelClose onClick={onClose} label="Close" />
-      </div>
+    <Modal ref={ref} title="Import Kubernetes manifests" testId="import-dialog" width="max-w-3xl" onClose={onClose}>
       <p className="mb-2 text-sm text-slate-600 dark:text-slate-300">
         Deployments, DaemonSets, Services (with their externalTrafficPolicy) and HorizontalPodAutoscalers become a sandbox topology; anything else is listed below as not understood.
       </p>
