@@ -13,6 +13,8 @@ export interface SharedRun {
   faults: readonly TimedFault[];
   /** Simulated time, µs. */
   t: number;
+  /** What the sender was looking at: the inspected entity and the timeline's zoomed range (seconds). */
+  view?: { selected?: string; zoom?: readonly [number, number] };
 }
 
 /** The query string that replays a run to the same moment and digest (read back by parseUrlParams). */
@@ -27,6 +29,8 @@ export function shareQuery(run: SharedRun): string {
   for (const fix of run.fixes) q.append('fix', fix);
   if (run.faults.length > 0) q.set('faults', compressToEncodedURIComponent(JSON.stringify(run.faults)));
   q.set('t', String(run.t / 1e6));
+  if (run.view?.selected !== undefined) q.set('select', run.view.selected);
+  if (run.view?.zoom) q.set('zoom', run.view.zoom.join(','));
   return q.toString();
 }
 

@@ -21,6 +21,10 @@ export interface UrlParams {
   present: boolean;
   /** A chapter (1-based) to start at instead of `t`; whether the scenario has it is checked once it is loaded. */
   chapter?: number;
+  /** The entity to inspect, `kind/name`; ignored if the run has no such entity. */
+  select?: string;
+  /** The timeline's range in seconds, from and to. */
+  zoom?: [number, number];
   /** One `param: problem` line per invalid value; the app falls back to defaults for those. */
   errors: string[];
 }
@@ -85,6 +89,19 @@ export function parseUrlParams(search: string): UrlParams {
     if (!/^\d+$/.test(chapter) || n < 1) out.errors.push(`chapter: expected a chapter number from 1, got "${chapter}"`);
     else if (out.t !== undefined) out.errors.push('chapter: a link starts at a chapter or at t, not both');
     else out.chapter = n;
+  }
+
+  const select = q.get('select');
+  if (select !== null) {
+    if (/^[a-z][a-z-]*\/\S{1,200}$/.test(select)) out.select = select;
+    else out.errors.push(`select: expected an entity like "pod/web-1", got "${select}"`);
+  }
+
+  const zoom = q.get('zoom');
+  if (zoom !== null) {
+    const [from, to, ...rest] = zoom.split(',').map((part) => (part.trim() === '' ? NaN : Number(part)));
+    if (rest.length === 0 && from !== undefined && to !== undefined && Number.isFinite(from) && Number.isFinite(to) && from >= 0 && from < to) out.zoom = [from, to];
+    else out.errors.push(`zoom: expected the timeline's range as "from,to" in seconds, from < to, got "${zoom}"`);
   }
 
   const faults = q.get('faults');

@@ -5,6 +5,8 @@ import { editorStore } from '../state/editor';
 import { checkFixNames } from '../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../state/scenario-index';
 import { parseUrlParams, type UrlParams } from '../state/url-params';
+import { revealEntity } from '../state/selection';
+import { setZoom } from '../state/timeline';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
 import { storedTheme } from './theme';
 import { enterPresenter } from './presenter';
@@ -108,6 +110,8 @@ export async function startApp(): Promise<void> {
   const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
+  if (ok && params.select !== undefined) revealEntity(params.select);
+  if (ok && params.zoom) setZoom(params.zoom);
   if (ok && params.present) enterPresenter();
   if (ok && params.autoplay) play();
   if (choice?.kind === 'restore' && ok) notify(restoredNotice(choice.session, scenarios[0]?.file));

@@ -497,10 +497,12 @@ describe('Netmortem in a browser', () => {
       digest = await text(page, 'digest');
       // The deleted pod changed the run: not the shipped demo's golden digest.
       expect(digest).not.toBe(GOLDEN_DEMO);
+      // What is inspected travels with the link.
+      await podIn(page, 'web-2').click();
       await byTestId(page, 'share-button').click();
       expect(await text(page, 'share-summary')).toMatch(/^Opens demo\.yaml with seed 4, and the 1 fault you applied at their times, and replays it to 60\.0 s/);
       link = await byTestId(page, 'share-link').inputValue();
-      expect(link).toMatch(/\?scenario=demo\.yaml&seed=4&faults=[\w+$-]+&t=60$/);
+      expect(link).toMatch(/\?scenario=demo\.yaml&seed=4&faults=[\w+$-]+&t=60&select=pod%2Fweb-2$/);
       await page.keyboard.press('Escape');
       await expect.poll(() => byTestId(page, 'share-dialog').count()).toBe(0);
       expectClean(app);
@@ -510,6 +512,7 @@ describe('Netmortem in a browser', () => {
       const { page } = app;
       await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toBe(digest);
       expect(await byTestId(page, 'error-banner').count()).toBe(0);
+      expect(await byTestId(page, 'inspector').getAttribute('aria-label')).toBe('Inspector: pod/web-2');
       expectClean(app);
     });
     // Cut in the middle of the fault list: the banner and the gallery say so, and nothing is replayed.

@@ -18,6 +18,11 @@ describe('share links', () => {
     expect(params.inline).toBeUndefined();
   });
 
+  it('carry what was inspected and the timeline range', () => {
+    const query = shareQuery({ scenario: { file: 'demo.yaml' }, seed: 7, fixes: [], faults: [], t: 0, view: { selected: 'zookeeper/ensemble', zoom: [12.5, 40] } });
+    expect(parseUrlParams(`?${query}`)).toMatchObject({ select: 'zookeeper/ensemble', zoom: [12.5, 40], errors: [] });
+  });
+
   it('carry a scenario opened from disk inside the link', () => {
     const text = 'version: 1\nid: mine\n# a comment with + and & and = and spaces\n';
     const params = parseUrlParams(`?${shareQuery({ scenario: { name: 'mine.yaml', text }, seed: 1, fixes: [], faults: [], t: 0 })}`);
@@ -42,6 +47,9 @@ describe('share links', () => {
     ['a chapter 0', '?chapter=0', 'chapter: expected a chapter number from 1, got "0"'],
     ['a chapter and a time', '?t=3&chapter=2', 'chapter: a link starts at a chapter or at t, not both'],
     ['an embed flag that is neither', '?embed=yes', 'embed: expected 1 or 0'],
+    ['a selection that is no entity', '?select=web-1', 'select: expected an entity like "pod/web-1", got "web-1"'],
+    ['a backwards zoom', '?zoom=30,10', 'zoom: expected the timeline\'s range as "from,to" in seconds, from < to, got "30,10"'],
+    ['a zoom with one end', '?zoom=30', 'zoom: expected the timeline\'s range as "from,to" in seconds, from < to, got "30"'],
   ])('name what is wrong with %s', (_, search, error) => {
     expect(parseUrlParams(search).errors).toEqual([error]);
   });
