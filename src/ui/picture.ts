@@ -1,5 +1,7 @@
 /** Pictures of what is on screen, as standalone SVG or PNG files: the topology with its live layers, and the charts. */
 
+import { DRAW_NOW } from './timeline/timeline-chart';
+
 // Presentation properties that the app sets through CSS classes; a file outside the page needs them on each element.
 const STYLE_PROPS = [
   'fill',
@@ -80,7 +82,34 @@ export function topologyPicture(): Picture | null {
   return { svg: new XMLSerializer().serializeToString(copy), width, height, layers };
 }
 
-/** Every chart of the timeline, stacked under its title. */
+// Model choice: an average glyph width for 12 px sans-serif, to space legend entries without measuring text.
+const CHAR_PX = 6.5;
+
+/** A chart row's legend as SVG: each series' colour swatch and label, in a line after the title, starting at `x`. */
+function legendOf(row: HTMLElement, baseline: number, x: number): SVGElement[] {
+  const out: SVGElement[] = [];
+  for (const item of row.querySelectorAll<HTMLElement>('[data-testid="legend-item"]')) {
+    const label = item.querySelector('.label')?.textContent ?? '';
+    const swatch = document.createElementNS(SVG_NS, 'rect');
+    swatch.setAttribute('x', String(x));
+    swatch.setAttribute('y', String(baseline - 5));
+    swatch.setAttribute('width', '14');
+    swatch.setAttribute('height', '2');
+    swatch.setAttribute('fill', getComputedStyle(item.querySelector('.swatch') ?? item).backgroundColor);
+    const text = document.createElementNS(SVG_NS, 'text');
+    text.setAttribute('x', String(x + 18));
+    text.setAttribute('y', String(baseline));
+    text.style.fontFamily = getComputedStyle(row).fontFamily;
+    text.style.fontSize = '12px';
+    text.style.fill = getComputedStyle(item.querySelector('.label') ?? item).color;
+    text.textContent = label;
+    out.push(swatch, text);
+    x += 18 + CHAR_PX * label.length + 14;
+  }
+  return out;
+}
+
+/** Every chart of the timeline, stacked under its title and legend, drawn even where scrolled out of view. */
 export function chartsPicture(): Picture | null {
   const rows = [...document.querySelectorAll<HTMLElement>('[data-testid="timeline-chart"]')];
   if (rows.length === 0) return null;
@@ -92,6 +121,7 @@ export function chartsPicture(): Picture | null {
   for (const row of rows) {
     const chart = row.querySelector<SVGSVGElement>('svg[data-testid="chart"]');
     if (!chart) continue;
+    chart.dispatchEvent(new Event(DRAW_NOW));
     const box = chart.getBoundingClientRect();
     const title = document.createElementNS(SVG_NS, 'text');
     title.setAttribute('x', '12');
@@ -101,10 +131,11 @@ export function chartsPicture(): Picture | null {
     title.style.fontWeight = '600';
     title.style.fill = getComputedStyle(row.querySelector('h3') ?? row).color;
     title.textContent = row.dataset['title'] ?? '';
+    placed.push(title, ...legendOf(row, y + 14, 24 + 7.5 * title.textContent.length));
     const copy = standalone(chart, box.width, box.height);
     copy.removeAttribute('xmlns');
     copy.setAttribute('y', String(y + TITLE));
-    placed.push(title, copy);
+    placed.push(copy);
     y += TITLE + box.height + 8;
   }
   root.setAttribute('xmlns', SVG_NS);

@@ -465,6 +465,9 @@ describe('Netmortem in a browser', () => {
       expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([Math.round(box.width * 2), Math.round(box.height * 2)]);
       const chartsSvg = await readFile(await save('charts-svg'), 'utf8');
       expect(chartsSvg).toContain('>Requests per second</text>');
+      // Each series' legend entry, its label beside a swatch of its colour.
+      expect(chartsSvg).toMatch(/<rect [^>]*fill="rgb\(\d+, \d+, \d+\)"\/><text [^>]*>ok<\/text>/);
+      expect(chartsSvg).toContain('>failed</text>');
       expect(chartsSvg).toContain('<path');
       const chartsPng = await readFile(await save('charts-png'));
       expect(chartsPng.readUInt32BE(16)).toBeGreaterThan(400);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -53,6 +54,14 @@ describe('embedding in a wiki page', () => {
         const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, `export-${what}`).click()]);
         expect(file.suggestedFilename()).toMatch(/\.png$/);
       }
+      // Charts scrolled out of the timeline are drawn for the picture too, with their legends.
+      await byTestId(page, 'export-button').click();
+      const [charts] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-charts-svg').click()]);
+      const svg = await readFile((await charts.path())!, 'utf8');
+      const drawn = await byTestId(page, 'timeline-chart').count();
+      expect(drawn).toBeGreaterThan(2);
+      expect(svg.match(/<svg [^>]*data-testid="chart"/g)?.length).toBe(drawn);
+      expect(svg).not.toContain('Waiting for the first one-second sample');
       await byTestId(page, 'share-button').click();
       await expect.poll(() => byTestId(page, 'embed-snippet').count()).toBe(1);
       expectClean(app);

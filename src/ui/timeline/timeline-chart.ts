@@ -68,6 +68,9 @@ export function valueText(v: number, perSecond: boolean): string {
   return perSecond ? `${formatRate(v)}/s` : formatRate(v);
 }
 
+/** The event a chart's SVG takes to draw now even while scrolled out of view. */
+export const DRAW_NOW = 'netmortem-draw-now';
+
 export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spec: ChartSpec, on: TimelineHandlers): TimelineChart {
   const perSecond = spec.kind === 'rate';
   const root = select(svg);
@@ -99,6 +102,14 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     if (onScreen && dirty && last) draw(last);
   });
   visibility.observe(svg);
+  // A picture of the timeline takes every chart, seen or not: it asks each to catch up first.
+  const drawNow = (): void => {
+    if (dirty && last) {
+      dirty = false;
+      draw(last);
+    }
+  };
+  svg.addEventListener(DRAW_NOW, drawNow);
   // The size comes from the observer: reading it on every draw would force a layout of the whole page each time.
   let box = { width: 0, height: 0 };
   const resize = new ResizeObserver((entries) => {
@@ -298,6 +309,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
       clearTimeout(clickTimer);
       resize.disconnect();
       visibility.disconnect();
+      svg.removeEventListener(DRAW_NOW, drawNow);
       root.on('dblclick', null);
       root.selectAll('*').remove();
       select(legend).selectAll('*').remove();
