@@ -1,8 +1,8 @@
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type DragEvent } from 'react';
 import { useWhy } from '../state/why';
 import { useApp } from '../state/app-store';
 import { followTopology } from '../state/selection';
-import { followSelection } from './sim-client';
+import { followSelection, loadScenario } from './sim-client';
 import { DropsPanel } from './drops-panel';
 import { EmbedLayout } from './embed-layout';
 import { PresenterLayout } from './presenter';
@@ -29,6 +29,14 @@ import { startApp } from './startup';
 import { useThemeClass } from './theme';
 import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
+
+/** A scenario file dropped anywhere on the app opens as "Open file…" would open it. */
+async function openDroppedFile(event: DragEvent<HTMLElement>): Promise<void> {
+  const file = event.dataTransfer.files[0];
+  if (!file) return;
+  event.preventDefault();
+  await loadScenario({ text: await file.text(), fileName: file.name, pickerValue: '' });
+}
 
 /** Like a properties panel: the selected entity while there is one, the scenario (and its fixes) otherwise. */
 function SelectionOrScenario() {
@@ -70,7 +78,12 @@ export function App() {
   }
   if (presenting) return <PresenterLayout />;
   return (
-    <div className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`} data-layout={layout}>
+    <div
+      className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`}
+      data-layout={layout}
+      onDragOver={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      onDrop={(e) => void openDroppedFile(e)}
+    >
       <Header theme={theme} />
       <ErrorBanner />
       <NoticeBar />

@@ -138,4 +138,27 @@ describe('the scenario editor', () => {
       expect(app.problems.pageErrors).toEqual([]);
     });
   }, 120_000);
+
+  it('opens a scenario file dropped on the app, and names what is wrong with a broken one', async () => {
+    await withApp('drop-file', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(DEMO);
+      const demo = await readFile(new URL(`../../public/scenarios/${DEMO}`, import.meta.url), 'utf8');
+      const drop = (name: string, content: string) =>
+        page.evaluate(
+          ([fileName, body]) => {
+            const data = new DataTransfer();
+            data.items.add(new File([body!], fileName!, { type: 'application/yaml' }));
+            document.querySelector('main')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+          },
+          [name, content],
+        );
+      await drop('broken.yaml', demo.replace('replicas: 3', 'replicas: many'));
+      await expect.poll(() => text(page, 'error-banner')).toContain('topology.deployments.web.replicas');
+      expect(await byTestId(page, 'scenario-picker').inputValue()).toBe(DEMO);
+      await drop('dropped.yaml', demo.replace(/^title: .*$/m, 'title: Dropped demo'));
+      await expect.poll(() => page.locator('#scenario-picker option:checked').textContent()).toBe('dropped.yaml (opened file)');
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 60_000);
 });
