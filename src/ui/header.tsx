@@ -17,9 +17,10 @@ function Logo() {
         <rect width="32" height="32" rx="7" className="fill-indigo-600 dark:fill-indigo-500" />
         <path d="M9 23V9l14 14V9" stroke="white" strokeWidth="3.2" fill="none" strokeLinecap="round" strokeLinejoin="round" />
       </svg>
-      <div className="hidden leading-tight 2xl:block">
+      {/* The name needs the room a 1400 px window leaves; the tagline, a 1536 px one. */}
+      <div className="hidden leading-tight min-[1400px]:block">
         <div className="text-lg font-bold tracking-tight text-slate-900 dark:text-white">Netmortem</div>
-        <div className="text-xs text-slate-500 dark:text-slate-400">Kubernetes networking, failing on purpose</div>
+        <div className="hidden text-xs text-slate-500 2xl:block dark:text-slate-400">Kubernetes networking, failing on purpose</div>
       </div>
     </div>
   );
@@ -30,11 +31,12 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
     <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b 2xl:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
       <Logo />
       <ScenarioPicker />
-      <div className="mx-auto flex items-center gap-5">
+      {/* Below 1280 px the run's controls take a line of their own, under the scenario and the tools. */}
+      <div className="mx-auto flex items-center gap-5 max-xl:order-last">
         <PlaybackControls />
         <RunClock />
       </div>
-      <div className="flex items-center gap-1.5">
+      <div className="flex items-center gap-1.5 max-xl:ml-auto">
         <button type="button" className={iconButton} onClick={openEditor} aria-label="Edit the scenario (e)" title="Edit the scenario, or build one, or import Kubernetes manifests (e)" data-testid="edit-button">
           <EditIcon />
         </button>
