@@ -68,12 +68,15 @@ export function readSessions(store: KeyValueStore): SavedSession[] {
 
 /** Saves a tab's session and forgets the oldest beyond MAX_SESSIONS; returns why it could not, e.g. a full store. */
 export function writeSession(store: KeyValueStore, session: SavedSession): string | null {
+  const key = SESSION_PREFIX + session.tab;
+  // Only a new entry can push the count past the limit; saves of an existing one skip reading every other.
+  const added = store.getItem(key) === null;
   try {
-    store.setItem(SESSION_PREFIX + session.tab, JSON.stringify(session));
+    store.setItem(key, JSON.stringify(session));
   } catch (error) {
     return (error as Error).message;
   }
-  for (const old of readSessions(store).slice(MAX_SESSIONS)) store.removeItem(SESSION_PREFIX + old.tab);
+  if (added) for (const old of readSessions(store).slice(MAX_SESSIONS)) store.removeItem(SESSION_PREFIX + old.tab);
   return null;
 }
 

@@ -4,12 +4,12 @@ import { shareQuery } from '../state/share-link';
 import { currentChapter, NO_CHAPTERS } from './chapters';
 import { ErrorBanner } from './error-banner';
 import { GalleryDialog } from './gallery-dialog';
-import { formatClock } from './format';
 import { ExternalIcon } from './icons';
 import { PlaybackControls } from './playback-controls';
 import { appUrl, currentRun } from './run-link';
 import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
+import { SimClock } from './run-clock';
 
 /** Points the link at the run as it is at the moment it is followed, so the full app opens on what the reader saw. */
 function refreshHref(event: { currentTarget: HTMLAnchorElement }): void {
@@ -18,15 +18,12 @@ function refreshHref(event: { currentTarget: HTMLAnchorElement }): void {
 }
 
 function EmbedClock() {
-  const t = useFrame((s) => s.t);
   const status = useApp((s) => s.status);
   const chapters = useApp((s) => s.summary?.chapters ?? NO_CHAPTERS);
   const chapter = useFrame((s) => currentChapter(chapters, s.t));
   return (
     <div className="flex min-w-0 flex-col leading-tight">
-      <span className="font-mono text-base font-semibold tabular-nums text-slate-900 dark:text-white" data-testid="sim-clock" data-us={Math.round(t)} aria-label="Simulated time">
-        {formatClock(t)}
-      </span>
+      <SimClock className="text-base" />
       <span className="truncate text-xs text-slate-500 dark:text-slate-400">
         <span data-testid="run-status">{status}</span>
         {chapter >= 0 && ` · ${chapter + 1}/${chapters.length} ${chapters[chapter]!.title}`}

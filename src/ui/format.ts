@@ -30,3 +30,8 @@ export function formatRate(perSecond: number): string {
   const digits = abs >= 100 || perSecond === Math.round(perSecond) ? 0 : abs >= 10 ? 1 : 2;
   return perSecond.toFixed(digits);
 }
+
+/** "1 fault", "3 faults": a count with its noun in the right number. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -4,6 +4,26 @@ import { MinusIcon, PauseIcon, PlayIcon, PlusIcon, ResetIcon, StepIcon } from '.
 import { changeSpeed, reset, step, togglePlay } from './sim-client';
 import { iconButton, primaryButton } from './styles';
 
+/** Play or pause (Space), for every layout that plays the run. */
+export function PlayButton() {
+  const running = useApp((s) => s.status === 'running');
+  const loaded = useApp((s) => s.summary !== null);
+  return (
+    <button
+      type="button"
+      data-testid="play-button"
+      className={primaryButton}
+      aria-label={running ? 'Pause' : 'Play'}
+      aria-pressed={running}
+      title={running ? 'Pause (Space)' : 'Play (Space)'}
+      disabled={!loaded}
+      onClick={togglePlay}
+    >
+      {running ? <PauseIcon /> : <PlayIcon />}
+    </button>
+  );
+}
+
 /** Reset, play/pause, step and the speed ladder. */
 export function PlaybackControls() {
   const status = useApp((s) => s.status);
@@ -19,18 +39,7 @@ export function PlaybackControls() {
         <button type="button" className={iconButton} aria-label="Reset run" title="Reset run" disabled={!loaded} onClick={() => void reset()}>
           <ResetIcon />
         </button>
-        <button
-          type="button"
-          data-testid="play-button"
-          className={primaryButton}
-          aria-label={running ? 'Pause' : 'Play'}
-          aria-pressed={running}
-          title={running ? 'Pause (Space)' : 'Play (Space)'}
-          disabled={!loaded}
-          onClick={togglePlay}
-        >
-          {running ? <PauseIcon /> : <PlayIcon />}
-        </button>
+        <PlayButton />
         <button
           type="button"
           data-testid="step-button"

@@ -1,17 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
 import { appStore, useApp } from '../state/app-store';
-import { frameStore, useFrame } from '../state/frame-store';
+import { frameStore } from '../state/frame-store';
 import { nextStep, presenterStore, previousStep, stepAt, usePresenter, type StoryStep } from '../state/presenter';
 import { ChapterStory, NO_CHAPTERS } from './chapters';
 import { ErrorBanner } from './error-banner';
 import { NoticeBar } from './notice-bar';
 import { formatClock } from './format';
-import { CloseIcon, FullscreenIcon, LaserIcon, NextIcon, PauseIcon, PlayIcon, PreviousIcon, ResetIcon } from './icons';
+import { CloseIcon, FullscreenIcon, LaserIcon, NextIcon, PreviousIcon, ResetIcon } from './icons';
 import { typingInto } from './typing';
-import { pause, play, seek, setPauseAtChapters, togglePlay } from './sim-client';
-import { button, iconButton, panel, primaryButton } from './styles';
+import { pause, play, seek, setPauseAtChapters } from './sim-client';
+import { button, iconButton, panel } from './styles';
 import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
+import { PlayButton } from './playback-controls';
+import { SimClock } from './run-clock';
 
 const chapters = () => appStore.getState().summary?.chapters ?? NO_CHAPTERS;
 
@@ -158,19 +160,15 @@ function PresenterBar() {
   const list = useApp((s) => s.summary?.chapters ?? NO_CHAPTERS);
   const title = useApp((s) => s.summary?.title ?? '');
   const status = useApp((s) => s.status);
-  const t = useFrame((s) => s.t);
   const { step, laser } = usePresenter((s) => s);
   const fullscreen = useFullscreen();
-  const running = status === 'running';
   return (
     <header className="flex items-center gap-4 border-b border-slate-200 bg-white px-4 py-2 dark:border-slate-800 dark:bg-slate-900">
       <div className="flex items-center gap-1.5">
         <button type="button" className={iconButton} onClick={previousChapterStep} aria-label="Back a step (PageUp)" title="Back a step (PageUp)" data-testid="presenter-previous">
           <PreviousIcon />
         </button>
-        <button type="button" className={primaryButton} onClick={togglePlay} aria-label={running ? 'Pause' : 'Play'} aria-pressed={running} title={running ? 'Pause (Space)' : 'Play (Space)'}>
-          {running ? <PauseIcon /> : <PlayIcon />}
-        </button>
+        <PlayButton />
         <button type="button" className={iconButton} onClick={nextChapterStep} aria-label="Next step (PageDown)" title="Next step (PageDown)" data-testid="presenter-next">
           <NextIcon />
         </button>
@@ -192,9 +190,7 @@ function PresenterBar() {
           ))}
         </ol>
       </div>
-      <span className="font-mono text-2xl font-semibold tabular-nums text-slate-900 dark:text-white" data-testid="sim-clock" data-us={Math.round(t)} aria-label="Simulated time">
-        {formatClock(t)}
-      </span>
+      <SimClock className="text-2xl" />
       <span className="sr-only" data-testid="run-status">
         {status}
       </span>

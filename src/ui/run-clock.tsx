@@ -63,6 +63,16 @@ function SeedControl({ seed }: { seed: number | null }) {
   );
 }
 
+/** The run's simulated time as the latest frame has it; every layout's clock is this one, sized by `className`. */
+export function SimClock({ className }: { className: string }) {
+  const t = useFrame((s) => s.t);
+  return (
+    <span data-testid="sim-clock" data-us={Math.round(t)} className={`font-mono font-semibold tabular-nums text-slate-900 dark:text-white ${className}`} aria-label="Simulated time">
+      {formatClock(t)}
+    </span>
+  );
+}
+
 /** Simulated clock with progress, the seed and the run status. */
 export function RunClock() {
   const t = useFrame((s) => s.t);
@@ -75,9 +85,7 @@ export function RunClock() {
     <div className="flex items-center gap-4">
       <div className="flex flex-col gap-1">
         <div className="flex items-baseline gap-1.5 font-mono tabular-nums">
-          <span data-testid="sim-clock" data-us={Math.round(t)} className="text-xl font-semibold text-slate-900 dark:text-white" aria-label="Simulated time">
-            {formatClock(t)}
-          </span>
+          <SimClock className="text-xl" />
           <span className="text-sm text-slate-500 dark:text-slate-400">/ {formatClock(duration)}</span>
         </div>
         <div

@@ -9,6 +9,7 @@ import { currentLoad } from './sim-client';
 import { appUrl, currentRun } from './run-link';
 import { button, iconButton } from './styles';
 import { CopyField } from './copy-field';
+import { counted } from './format';
 
 /**
  * A scenario file that replays the run without a link: the seed set and each applied fault added to the timeline at
@@ -62,7 +63,7 @@ export function ShareDialog() {
           <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
             Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
             {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
-            {run.faults.length > 0 ? `, and the ${run.faults.length} fault${run.faults.length === 1 ? '' : 's'} you applied at their times` : ''}, and
+            {run.faults.length > 0 ? `, and the ${counted(run.faults.length, 'fault')} you applied at their times` : ''}, and
             replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same run, to the same digest.
           </p>
           {tooLong ? (

@@ -7,6 +7,7 @@ import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
 import type { Command, ExportKind, Reply, Speed, TimedFault, WorkerApi, WorkerMessage } from '../worker/protocol';
 import { download } from './download';
+import { counted } from './format';
 
 /** The only module that talks to the simulation worker. Components call these functions; results land in the stores. */
 
@@ -349,7 +350,7 @@ export async function restartWorker(cause?: string): Promise<void> {
   let ok = await loadScenario(seed === undefined ? request : { ...request, seed, fixes: appStore.getState().fixes });
   if (ok && (t > 0 || faultRecord.length > 0)) ok = await replay(t, faultRecord);
   if (ok && cause !== undefined) {
-    const faults = faultRecord.length === 0 ? '' : ` with the ${faultRecord.length} fault${faultRecord.length === 1 ? '' : 's'} you applied`;
+    const faults = faultRecord.length === 0 ? '' : ` with the ${counted(faultRecord.length, 'fault')} you applied`;
     notify({ message: `${cause.replace(/\.?$/, '.')} A new worker took over and replayed the run to ${(t / 1e6).toFixed(1)} s${faults}.` });
   }
   if (ok && wasRunning) play();

@@ -12,6 +12,7 @@ import { storedTheme } from './theme';
 import { enterPresenter } from './presenter';
 import { startAutosave } from './autosave';
 import { joinTabs } from './tabs';
+import { counted } from './format';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
 export async function loadShipped(file: string, seed?: number): Promise<boolean> {
@@ -103,7 +104,7 @@ export async function startApp(): Promise<void> {
     const chapter = summary.chapters[params.chapter - 1];
     if (chapter) startS = chapter.at;
     else {
-      problems.push(`chapter: ${appStore.getState().loadedFile} has ${summary.chapters.length} chapter${summary.chapters.length === 1 ? '' : 's'}; the link asks for chapter ${params.chapter}`);
+      problems.push(`chapter: ${appStore.getState().loadedFile} has ${counted(summary.chapters.length, 'chapter')}; the link asks for chapter ${params.chapter}`);
       report();
     }
   }
@@ -141,7 +142,7 @@ function storedSessions(): SavedSession[] {
 
 function restoredNotice({ run, draft }: SavedSession, first: string | undefined): Notice {
   const name = 'file' in run.scenario ? run.scenario.file : run.scenario.name;
-  const faults = run.faults.length === 0 ? '' : `, with the ${run.faults.length} fault${run.faults.length === 1 ? '' : 's'} you applied`;
+  const faults = run.faults.length === 0 ? '' : `, with the ${counted(run.faults.length, 'fault')} you applied`;
   const edits = draft ? `; your draft of ${draft.fileName} is in the editor` : '';
   return {
     message: `Back where you left off: ${name} at ${(run.t / 1e6).toFixed(1)} s${faults}${edits}.`,

@@ -8,11 +8,7 @@ import { currentLoad } from '../sim-client';
 export function openEditor(): void {
   const { text } = editorStore.getState();
   const load = currentLoad();
-  if (text === '' && load) {
-    editorStore.setState({ fileName: load.fileName, undo: [], redo: [] });
-    editText(load.text);
-    editorStore.setState({ undo: [] });
-  }
+  if (text === '' && load) editorStore.setState({ text: load.text, fileName: load.fileName, undo: [], redo: [], lastPushAt: 0 });
   editorStore.setState({ open: true });
 }
 

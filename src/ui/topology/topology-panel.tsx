@@ -17,6 +17,7 @@ import { createGaugeLayer, FAR_BELOW, type GaugeLayer } from './gauge-layer';
 import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
 import './topology.css';
+import { counted } from '../format';
 
 /** The wire sites whose traffic matters for a selected entity: itself, or for a pod its node and instance. */
 function focusSites(topology: TopologyView, entity: string): number[] {
@@ -324,7 +325,7 @@ export function TopologyPanel() {
         <div className="flex min-w-0 items-baseline gap-3">
           <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Topology</h2>
           <span className="text-sm whitespace-nowrap text-slate-600 dark:text-slate-300">
-            {nodes} node{nodes === 1 ? '' : 's'} · {pods} pod{pods === 1 ? '' : 's'}
+            {counted(nodes, 'node')} · {counted(pods, 'pod')}
           </span>
           <span
             ref={countsRef}
