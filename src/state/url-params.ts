@@ -29,6 +29,11 @@ export interface UrlParams {
   errors: string[];
 }
 
+/** A scenario file name that links, saves and downloads can carry: no folders, ending .yaml, .yml or .json. */
+export function isScenarioFileName(name: string): boolean {
+  return /^[\w.-]+\.(ya?ml|json)$/.test(name);
+}
+
 /** Text compressed into a link parameter; URLSearchParams reads the alphabet's `+` as a space, so it is put back. */
 function unpack(value: string): string | null {
   return decompressFromEncodedURIComponent(value.replaceAll(' ', '+')) || null;
@@ -41,7 +46,7 @@ export function parseUrlParams(search: string): UrlParams {
 
   const scenario = q.get('scenario');
   if (scenario !== null) {
-    if (/^[\w.-]+\.(ya?ml|json)$/.test(scenario)) out.scenario = scenario;
+    if (isScenarioFileName(scenario)) out.scenario = scenario;
     else out.errors.push(`scenario: expected a shipped scenario file name like "demo.yaml", got "${scenario}"`);
   }
 
@@ -71,7 +76,7 @@ export function parseUrlParams(search: string): UrlParams {
     const name = q.get('name') ?? 'shared.yaml';
     const text = unpack(src);
     if (out.scenario !== undefined) out.errors.push('src: a link carries either a shipped scenario or its own, not both');
-    else if (!/^[\w.-]+\.(ya?ml|json)$/.test(name)) out.errors.push(`name: expected a file name like "mine.yaml", got "${name}"`);
+    else if (!isScenarioFileName(name)) out.errors.push(`name: expected a file name like "mine.yaml", got "${name}"`);
     else if (text === null) out.errors.push('src: the scenario in the link is damaged (the link may have been cut off)');
     else out.inline = { name, text };
   }

@@ -75,6 +75,13 @@ describe('the scenario editor', () => {
       await area.fill((await area.inputValue()).replace('replicas: -3', 'replicas: 3'));
       await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
 
+      // A file name the app cannot save or link is named before anything is saved or run.
+      await byTestId(page, 'editor-file-name').fill('my file.txt');
+      expect(await text(page, 'editor-file-problem')).toBe('file: expected a name like "mine.yaml" (letters, digits, ".", "-" and "_", ending .yaml, .yml or .json), got "my file.txt"');
+      expect([await byTestId(page, 'editor-run').isDisabled(), await byTestId(page, 'editor-save').isDisabled()]).toEqual([true, true]);
+      await byTestId(page, 'editor-file-name').fill(DEMO);
+      await expect.poll(() => byTestId(page, 'editor-file-problem').count()).toBe(0);
+
       await byTestId(page, 'editor-run').click();
       await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
       await untilStatus(page, 'paused');

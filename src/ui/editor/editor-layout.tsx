@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 
 import { parseDocument } from 'yaml';
 import { notify } from '../../state/app-store';
 import { editorStore, editText, problemLine, problemPath, redoEdit, undoEdit, useEditor } from '../../state/editor';
+import { isScenarioFileName } from '../../state/url-params';
 import { ADDABLE, type Edit } from '../../sim/scenario/edit-kinds';
 import { download } from '../download';
 import { ErrorBanner } from '../error-banner';
@@ -128,6 +129,7 @@ export default function EditorLayout() {
   const canUndo = useEditor((s) => s.undo.length > 0);
   const canRedo = useEditor((s) => s.redo.length > 0);
   const problems = useEditor((s) => s.problems.length);
+  const nameProblem = isScenarioFileName(fileName) ? null : `file: expected a name like "mine.yaml" (letters, digits, ".", "-" and "_", ending .yaml, .yml or .json), got "${fileName}"`;
   const area = useRef<HTMLTextAreaElement>(null);
   const [importing, setImporting] = useState(false);
 
@@ -161,7 +163,7 @@ export default function EditorLayout() {
       redoEdit();
     } else if (mod && event.key.toLowerCase() === 's') {
       event.preventDefault();
-      download(fileName, 'application/yaml', text);
+      if (nameProblem === null) download(fileName, 'application/yaml', text);
     }
   };
 
@@ -182,11 +184,17 @@ export default function EditorLayout() {
           <input
             value={fileName}
             onChange={(e) => editorStore.setState({ fileName: e.target.value })}
-            aria-invalid={!/^[\w.-]+\.(ya?ml|json)$/.test(fileName)}
+            aria-invalid={nameProblem !== null}
+            aria-describedby="editor-file-problem"
             data-testid="editor-file-name"
             className="h-8 w-48 rounded-md border border-slate-300 bg-white px-2 font-mono text-sm aria-invalid:border-red-500 dark:border-slate-700 dark:bg-slate-800"
           />
         </label>
+        {nameProblem !== null && (
+          <span id="editor-file-problem" role="alert" className="text-sm text-red-700 dark:text-red-300" data-testid="editor-file-problem">
+            {nameProblem}
+          </span>
+        )}
         <div className="mx-2 flex gap-1">
           <button type="button" className={button} disabled={!canUndo} onClick={undoEdit} title="Undo (Ctrl+Z)" data-testid="editor-undo">
             Undo
@@ -204,11 +212,11 @@ export default function EditorLayout() {
         <button type="button" className={button} onClick={() => setImporting(true)} data-testid="editor-import">
           Import manifests…
         </button>
-        <button type="button" className={button} onClick={() => download(fileName, 'application/yaml', text)} title="Save as YAML (Ctrl+S)" data-testid="editor-save">
+        <button type="button" className={button} disabled={nameProblem !== null} onClick={() => download(fileName, 'application/yaml', text)} title="Save as YAML (Ctrl+S)" data-testid="editor-save">
           Save YAML
         </button>
         <div className="ml-auto flex gap-2">
-          <button type="button" className={accentButton} disabled={problems > 0} onClick={() => void runIt()} data-testid="editor-run" title={problems > 0 ? 'Fix the problems first' : 'Load it into the simulation'}>
+          <button type="button" className={accentButton} disabled={problems > 0 || nameProblem !== null} onClick={() => void runIt()} data-testid="editor-run" title={problems > 0 ? 'Fix the problems first' : 'Load it into the simulation'}>
             Run it
           </button>
           <button type="button" className={button} onClick={closeEditor} data-testid="editor-close" title="Back to the run; the draft stays here">
