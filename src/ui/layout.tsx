@@ -7,6 +7,8 @@ export function useViewport(): { width: number; height: number } {
   useEffect(() => {
     const onResize = (): void => setSize(read());
     window.addEventListener('resize', onResize);
+    // A resize between the first render and this effect would otherwise be missed until the next one.
+    onResize();
     return () => window.removeEventListener('resize', onResize);
   }, []);
   return size;
