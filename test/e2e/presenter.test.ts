@@ -55,6 +55,8 @@ describe('presenter mode', () => {
       expect(await stage(page)).toEqual(['ask', 2]);
       await pausedAt(page, chapters[1]!.at * 1e6);
       await page.keyboard.press('PageDown');
+      // Only once the reveal has played on does the replay to the chapter's start show on the clock.
+      await expect.poll(() => clockUs(page), { timeout: 60_000 }).toBeGreaterThan(chapters[1]!.at * 1e6);
       await page.keyboard.press('r');
       expect(await stage(page)).toEqual(['ask', 2]);
       await pausedAt(page, chapters[1]!.at * 1e6);
