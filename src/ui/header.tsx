@@ -8,6 +8,7 @@ import { PlaybackControls } from './playback-controls';
 import { RunClock } from './run-clock';
 import { ScenarioPicker } from './scenario-picker';
 import { iconButton } from './styles';
+import { useViewport } from './layout';
 import { toggleTheme } from './theme';
 
 function Logo() {
@@ -26,16 +27,24 @@ function Logo() {
   );
 }
 
+// Tailwind's xl breakpoint, where the header's classes change too.
+const ONE_LINE_PX = 1280;
+
 export function Header({ theme }: { theme: 'light' | 'dark' }) {
+  const oneLine = useViewport().width >= ONE_LINE_PX;
+  // Below 1280 px the run's controls take a line of their own, under the scenario and the tools; they move in the
+  // document too, not just on screen, so Tab goes the way the eye does.
+  const controls = (
+    <div className="mx-auto flex items-center gap-5">
+      <PlaybackControls />
+      <RunClock />
+    </div>
+  );
   return (
     <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b 2xl:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
       <Logo />
       <ScenarioPicker />
-      {/* Below 1280 px the run's controls take a line of their own, under the scenario and the tools. */}
-      <div className="mx-auto flex items-center gap-5 max-xl:order-last">
-        <PlaybackControls />
-        <RunClock />
-      </div>
+      {oneLine && controls}
       <div className="flex items-center gap-1.5 max-xl:ml-auto">
         <button type="button" className={iconButton} onClick={openEditor} aria-label="Edit the scenario (e)" title="Edit the scenario, or build one, or import Kubernetes manifests (e)" data-testid="edit-button">
           <EditIcon />
@@ -65,6 +74,7 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
           {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
         </button>
       </div>
+      {!oneLine && controls}
     </header>
   );
 }

@@ -173,6 +173,37 @@ describe('Netmortem in a browser', () => {
     });
   });
 
+  it('moves Tab through the header in the order it is shown, on one line and on two', async () => {
+    await withApp('header-tab-order', '', async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      for (const width of [1400, 1200]) {
+        await page.setViewportSize({ width, height: 850 });
+        await byTestId(page, 'scenario-picker').focus();
+        const visited: { name: string; x: number; y: number }[] = [];
+        for (let i = 0; i < 16; i++) {
+          const at = await page.evaluate(() => {
+            const el = document.activeElement as HTMLElement | null;
+            if (!el?.closest('header')) return null;
+            const box = el.getBoundingClientRect();
+            return { name: el.dataset['testid'] ?? el.getAttribute('aria-label') ?? el.tagName, x: box.x, y: box.y + box.height / 2 };
+          });
+          if (at === null) break;
+          visited.push(at);
+          await page.keyboard.press('Tab');
+        }
+        expect(visited.map((v) => v.name), `${width} px`).toContain('play-button');
+        // Reading order: each stop is on the same line and to the right of the last, or on a line below it.
+        for (let i = 1; i < visited.length; i++) {
+          const [a, b] = [visited[i - 1]!, visited[i]!];
+          const sameLine = Math.abs(a.y - b.y) < 12;
+          expect(sameLine ? b.x > a.x : b.y > a.y, `${width} px: ${a.name} then ${b.name}`).toBe(true);
+        }
+      }
+      expectClean(app);
+    });
+  });
+
   it('rejects an invalid scenario file with the field path and keeps the previous scenario', async () => {
     const doc = parseDocument(await readFile(demoPath, 'utf8'));
     doc.setIn(['topology', 'nodes', 0, 'ip'], 'not-an-ip');
