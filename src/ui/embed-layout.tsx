@@ -62,7 +62,7 @@ export function EmbedLayout() {
       <ErrorBanner />
       <main className="grid min-h-0 flex-1 grid-rows-[minmax(0,1.15fr)_minmax(0,1fr)] gap-1.5 p-1.5">
         <TopologyPanel />
-        <TimelinePanel />
+        <TimelinePanel tools={false} />
       </main>
       <GalleryDialog />
     </div>

@@ -74,7 +74,7 @@ describe('embedding in a wiki page', () => {
       await expect.poll(() => clockUs(page), { timeout: 60_000 }).toBe(CHAPTER_2_US);
       await untilStatus(page, 'paused');
       expect(await page.locator('[data-layout]').getAttribute('data-layout')).toBe('embed');
-      for (const id of ['fault-palette', 'inspector', 'event-log', 'scenario-picker', 'share-button']) expect(await byTestId(page, id).count(), id).toBe(0);
+      for (const id of ['fault-palette', 'inspector', 'event-log', 'scenario-picker', 'share-button', 'add-chart', 'compare-toggle']) expect(await byTestId(page, id).count(), id).toBe(0);
       expect(await text(page, 'run-status')).toBe('paused');
       expect(await page.locator('header').textContent()).toContain('2/4');
       await expectFits(page, { width: 800, height: 500 });

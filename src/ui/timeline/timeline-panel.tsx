@@ -160,8 +160,11 @@ function ZoomControl() {
   );
 }
 
-/** The scenario's charts stacked on one time axis, with markers, crosshair, zoom, jump, added charts and A/B compare. */
-export function TimelinePanel() {
+/**
+ * The scenario's charts stacked on one time axis, with markers, crosshair, zoom, jump, added charts and A/B compare;
+ * `tools` false leaves out adding charts and comparing, for a wiki page's embed, which only plays the run.
+ */
+export function TimelinePanel({ tools = true }: { tools?: boolean }) {
   const scenarioId = useApp((s) => s.summary?.id ?? '');
   const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
   const added = useTimeline((s) => s.added[scenarioId]);
@@ -175,12 +178,14 @@ export function TimelinePanel() {
         <CursorReadout />
         <ZoomControl />
         <SeekProgress />
-        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
-          <AddChart />
-          <CompareControl />
-        </div>
+        {tools && (
+          <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
+            <AddChart />
+            <CompareControl />
+          </div>
+        )}
       </div>
-      <CompareSummary />
+      {tools && <CompareSummary />}
       <TimeLaneRow />
       <div className="flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
         {timed.map((c, i) => (
