@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { OutlineItem } from '../sim/scenario/edit-kinds';
+import type { OutlineItem, YamlPath } from '../sim/scenario/edit-kinds';
 import { parsePath } from '../sim/scenario/path';
 
 /**
@@ -20,11 +20,13 @@ export interface EditorState {
   outlineError: string | null;
   /** A check of the current text is on its way. */
   checking: boolean;
+  /** The outline item whose values the properties form shows; null for none. */
+  selected: YamlPath | null;
   /** When the last change went onto the undo stack, so a burst of typing is undone as one step. */
   lastPushAt: number;
 }
 
-export const editorStore = createStore<EditorState>(() => ({ open: false, text: '', fileName: 'scenario.yaml', undo: [], redo: [], problems: [], outline: [], outlineError: null, checking: false, lastPushAt: 0 }));
+export const editorStore = createStore<EditorState>(() => ({ open: false, text: '', fileName: 'scenario.yaml', undo: [], redo: [], problems: [], outline: [], outlineError: null, checking: false, selected: null, lastPushAt: 0 }));
 
 export function useEditor<T>(selector: (s: EditorState) => T): T {
   return useStore(editorStore, selector);

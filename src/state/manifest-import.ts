@@ -1,6 +1,7 @@
 import { Document, isNode, LineCounter, parseAllDocuments } from 'yaml';
 import type { ScenarioInput } from '../sim/scenario/schema';
 import { SCENARIO_VERSION } from '../sim/scenario/version';
+import { withoutBom } from '../sim/scenario/parse-text';
 
 export interface ManifestImport {
   /** A complete scenario file (YAML text) that loads and plays. */
@@ -197,7 +198,7 @@ function chartsFor(workloads: Workload[]): ChartIn[] {
 
 function readObjects(text: string): { sources: Source[]; notes: Note[] } {
   const lines = new LineCounter();
-  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const source = withoutBom(text);
   const docs = parseAllDocuments(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number) => lines.linePos(offset).line;
   const sources: Source[] = [];

@@ -4,9 +4,7 @@ import { NO_CHAPTERS } from './chapters';
 import { EMBED_MIN, embedQuery, embedSizeProblem, iframeSnippet, type SharedRun } from '../state/share-link';
 import { appUrl } from './run-link';
 import { CopyField } from './copy-field';
-
-const field =
-  'h-8 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-invalid:border-red-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100';
+import { textField as field } from './styles';
 
 /** The Share dialog's second half: an iframe snippet for a wiki page, sized, starting at a chapter, playing or not. */
 export function EmbedSection({ run }: { run: SharedRun }) {

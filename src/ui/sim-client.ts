@@ -5,6 +5,7 @@ import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
+import type { YamlPath } from '../sim/scenario/edit-kinds';
 import type { Command, ExportKind, Reply, Speed, TimedFault, WorkerApi, WorkerMessage } from '../worker/protocol';
 import { download } from './download';
 import { counted } from './format';
@@ -140,6 +141,13 @@ export async function editScenario(text: string, edit: Extract<Command, { type: 
   return { refused: reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}` };
 }
 
+/** The single values of the editor's selected item, or why they cannot be listed. */
+export async function scenarioFields(text: string, path: YamlPath): Promise<Extract<Reply, { type: 'fields' }> | { type: 'error'; message: string }> {
+  const reply = await send({ type: 'fields', text, path });
+  if (reply.type === 'fields' || reply.type === 'error') return reply;
+  return { type: 'error', message: `unexpected reply ${reply.type}` };
+}
+
 /** Downloads the run so far as a file: its report, its metric series, or its latest packets. */
 export async function exportRun(what: ExportKind): Promise<boolean> {
   if (!loaded()) return false;
@@ -159,8 +167,8 @@ export function followSelection(): () => void {
 async function send(cmd: Command, errorTitle = `Could not ${cmd.type}`): Promise<Reply> {
   if (!api) spawn();
   const reply = await api!.send(cmd);
-  // Load, check and edit errors are about the text being edited: their callers show them where it is.
-  if (reply.type === 'error' && cmd.type !== 'load' && cmd.type !== 'check' && cmd.type !== 'edit') {
+  // Errors about the text being edited: their callers show them where it is.
+  if (reply.type === 'error' && !['load', 'check', 'edit', 'fields'].includes(cmd.type)) {
     showError({ title: errorTitle, message: reply.message, restartable: false, kind: 'input' });
   }
   return reply;

@@ -20,3 +20,7 @@ export const smallButton =
 /** The one action a dialog or screen leads to (run it, use it). */
 export const accentButton =
   'inline-flex h-9 items-center justify-center gap-1.5 rounded-md bg-indigo-600 px-3 text-sm font-semibold text-white shadow-sm transition-colors hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:bg-indigo-500 dark:hover:bg-indigo-400';
+
+/** A one-line text input or select in a form; red-edged while it holds something invalid. */
+export const textField =
+  'h-8 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-invalid:border-red-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100';

@@ -11,7 +11,7 @@ import type {
 import type { Chapter, ChartSpec } from '../sim/scenario/schema';
 import type { TimedFault } from './fault-record';
 import type { WhyChain } from '../sim/report/why';
-import type { Edit, OutlineItem } from '../sim/scenario/edit-kinds';
+import type { Edit, Field, OutlineItem, YamlPath } from '../sim/scenario/edit-kinds';
 
 export { DEFAULT_CHARTS } from '../sim/scenario/schema';
 export type { Chapter, ChartSpec, TimedFault };
@@ -67,6 +67,8 @@ export type Command =
   | { type: 'check'; text: string; fileName: string }
   /** One of the editor's structural edits, or a new blank scenario; the reply is the new text or why not. */
   | { type: 'edit'; text: string; edit: Edit | { op: 'blank' } }
+  /** The single values of the outline item at `path`, typed from the schema, for the editor's properties form. */
+  | { type: 'fields'; text: string; path: YamlPath }
   | { type: 'ping' };
 
 export const EXPORT_KINDS = ['json', 'csv', 'pcap'] as const;
@@ -87,6 +89,8 @@ export type Reply =
   /** One `path: problem` line per problem (empty when the text loads), and the outline (error: not YAML). */
   | { type: 'checked'; problems: string[]; outline: OutlineItem[]; outlineError: string | null }
   | { type: 'edited'; text: string }
+  /** `inText`: keys of the item that hold lists or maps, which only the text edits. */
+  | { type: 'fields'; fields: Field[]; inText: string[] }
   | { type: 'error'; message: string };
 
 /** Samples appended since the previous frame, row-major: values[i * count + k] is names[i] at sample from+k. */

@@ -10,6 +10,7 @@ import { seriesCsv } from '../sim/report/csv';
 import { parseFaultRecord } from './fault-record';
 import { createRunner } from './runner';
 import { applyEdit, blankScenario, outline } from '../sim/scenario/edits';
+import { fieldsAt } from '../sim/scenario/fields';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
 let loaded: { scenario: Scenario; fixes: string[] } | undefined;
@@ -101,6 +102,8 @@ function handle(cmd: Command): Reply {
       const { items, error } = outline(cmd.text);
       return { type: 'checked', problems: result.ok ? [] : result.errors, outline: items, outlineError: error };
     }
+    case 'fields':
+      return { type: 'fields', ...fieldsAt(cmd.text, cmd.path) };
     case 'edit':
       return { type: 'edited', text: cmd.edit.op === 'blank' ? blankScenario() : applyEdit(cmd.text, cmd.edit).text };
     case 'play':

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import type { RunReport } from '../../src/sim/api';
 import { appHarness } from './harness';
@@ -87,6 +88,54 @@ describe('the scenario editor', () => {
       await untilStatus(page, 'paused');
       expect(await page.locator('#scenario-picker option:checked').textContent()).toBe('demo.yaml (opened file)');
       await expect.poll(() => page.locator('[data-entity="node/node-d"]').count()).toBeGreaterThan(0);
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 120_000);
+
+  it('sets an item’s values in the properties form: a bad one is named and not applied, a good one goes into the text, undo takes it back', async () => {
+    await withApp('editor-properties', `?scenario=${DEMO}&speed=max`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      await page.locator('[data-testid="editor-item"][data-kind="node"][data-name="node-b"] button').first().click();
+      const size = page.locator('[data-testid="editor-field"][data-key="size"]');
+      await expect.poll(() => size.count()).toBe(1);
+      expect(await page.locator('[data-testid="editor-properties"] h2').textContent()).toBe('Propertiesnode node-b');
+      const before = await byTestId(page, 'editor-text').inputValue();
+
+      await size.fill('100');
+      await expect.poll(() => text(page, 'editor-field-problem')).toBe('not applied, the scenario would no longer load: topology.nodes[1].size: must be <= 64, got 100');
+      expect(await size.getAttribute('aria-invalid')).toBe('true');
+      await size.fill('2x');
+      await expect.poll(() => text(page, 'editor-field-problem')).toBe('size: expected a number, got "2x"');
+      expect(await byTestId(page, 'editor-text').inputValue()).toBe(before);
+
+      await size.fill('4');
+      await expect.poll(() => byTestId(page, 'editor-field-problem').count()).toBe(0);
+      const textNow = () => byTestId(page, 'editor-text').inputValue();
+      const nodeB = async () => (parse(await textNow()) as { topology: { nodes: Record<string, unknown>[] } }).topology.nodes[1];
+      await expect.poll(nodeB).toMatchObject({ name: 'node-b', platform: 'cloud', size: 4 });
+      expect((await textNow()).replace('      size: 4\n', '')).toBe(before);
+      // A choice applies at once.
+      await page.locator('[data-testid="editor-field"][data-key="platform"]').selectOption('bare-metal');
+      await expect.poll(nodeB).toMatchObject({ platform: 'bare-metal', size: 4 });
+      await byTestId(page, 'editor-undo').click();
+      await expect.poll(() => page.locator('[data-testid="editor-field"][data-key="platform"]').inputValue()).toBe('cloud');
+      await byTestId(page, 'editor-undo').click();
+      await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toBe(before);
+      await expect.poll(() => size.inputValue()).toBe('');
+
+      // The scenario's parameters have a form too, and the edited scenario runs.
+      await page.locator('[data-testid="editor-item"][data-kind="params"][data-name="client"] button').first().click();
+      const reconnect = page.locator('[data-testid="editor-field"][data-key="reconnectMs"]');
+      await expect.poll(() => reconnect.inputValue()).toBe('300');
+      await reconnect.fill('1500');
+      await reconnect.press('Enter');
+      await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toContain('    reconnectMs: 1500\n');
+      await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
+      await byTestId(page, 'editor-run').click();
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
+      await untilStatus(page, 'paused');
       expect(app.problems.pageErrors).toEqual([]);
       expect(app.problems.consoleErrors).toEqual([]);
     });

@@ -6,7 +6,8 @@ import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import type { Scenario } from '../../src/sim/scenario/schema';
 import { createSim } from '../../src/sim/sim';
-import { addItem, blankScenario, outline, removeItem, SAVE_OPTIONS, setValue } from '../../src/sim/scenario/edits';
+import { addItem, applyEdit, blankScenario, outline, removeItem, SAVE_OPTIONS, setValue } from '../../src/sim/scenario/edits';
+import { PARAM_SECTIONS } from '../../src/sim/scenario/params';
 import { ADDABLE, type EditKind } from '../../src/sim/scenario/edit-kinds';
 
 const read = (file: string) => readFileSync(new URL(`../../public/scenarios/${file}`, import.meta.url), 'utf8');
@@ -36,6 +37,18 @@ const errorOf = (edit: () => unknown): string => {
   throw new Error('the edit was not refused');
 };
 
+/** Lines of `before` that `after` no longer has in the same order. */
+function missingLines(before: string, after: string): string[] {
+  const rest = after.split('\n');
+  let at = 0;
+  return before.split('\n').filter((line) => {
+    const found = rest.indexOf(line, at);
+    if (found < 0) return true;
+    at = found + 1;
+    return false;
+  });
+}
+
 const duplicates = (list: string[]) => list.filter((x, i) => list.indexOf(x) !== i);
 
 /** Every name the loader does not already check for clashes, and every address anything owns. */
@@ -60,6 +73,7 @@ function expectUnique(s: Scenario): void {
   expect(duplicates(t.nodes.map((n) => n.podCidr))).toEqual([]);
 }
 
+const topologyItems = (text: string) => outline(text).items.filter((i) => i.kind !== 'scenario' && i.kind !== 'params');
 const names = (text: string, kind?: string) => outline(text).items.filter((i) => kind === undefined || i.kind === kind).map((i) => i.name);
 const pathOf = (text: string, name: string, kind?: string) => outline(text).items.find((i) => i.name === name && (kind === undefined || i.kind === kind))!.path;
 
@@ -78,7 +92,7 @@ describe('blankScenario', () => {
     const text = blankScenario();
     load(text);
     expect(parseDocument(text).toString(SAVE_OPTIONS)).toBe(text);
-    expect(outline(text).items.map((i) => `${i.kind} ${i.name}`)).toEqual(['node node-a', 'deployment web', 'client loadgen', 'service web']);
+    expect(topologyItems(text).map((i) => `${i.kind} ${i.name}`)).toEqual(['node node-a', 'deployment web', 'client loadgen', 'service web']);
   });
 
   it('answers requests within 10 s of play', () => {
@@ -117,7 +131,9 @@ describe('addItem', () => {
       expectUnique(load(text));
       expect(outline(text).items.length).toBe(outline(start).items.length + 1);
       for (const comment of COMMENTS) if (start.includes(comment)) expect(text).toContain(comment);
-      expect(parseDocument(text).toString(SAVE_OPTIONS)).toBe(text);
+      // Adding adds lines and rewrites at most one: a one-line list the item joins, or a key whose trailing comment
+      // the YAML writer moves to the line below.
+      expect(missingLines(start, text).length, missingLines(start, text).join('\n')).toBeLessThanOrEqual(1);
     });
   });
 
@@ -342,10 +358,40 @@ describe('setValue', () => {
   });
 });
 
+describe('unset', () => {
+  const unset = (text: string, path: (string | number)[]) => applyEdit(text, { op: 'unset', path }).text;
+
+  it('takes a value out so its default applies again, keeping the comments around it', () => {
+    const text = unset(COMMENTED, ['params', 'client', 'reconnectMs']);
+    expect(text).not.toContain('    reconnectMs: 300\n');
+    expect(load(text).params.client.reconnectMs).toBe(1000);
+    for (const comment of COMMENTS) expect(text).toContain(comment);
+  });
+
+  it('returns the text unchanged when the value is not there', () => {
+    expect(unset(DEMO, ['topology', 'services', 'web', 'type'])).toBe(DEMO);
+  });
+
+  it('refuses a map, and a value the scenario cannot load without', () => {
+    expect(errorOf(() => unset(DEMO, ['topology', 'deployments', 'web']))).toBe('topology.deployments.web is not a single value; unset takes out single values only');
+    expect(errorOf(() => unset(DEMO, ['topology', 'nodes', 0, 'ip']))).toMatch(/^the scenario would no longer load: topology\.nodes\[0\]\.ip: /);
+  });
+});
+
 describe('outline', () => {
+  it('lists the scenario first and every parameter section last, none of them removable', () => {
+    const { items } = outline(DEMO);
+    expect(items[0]).toEqual({ kind: 'scenario', name: 'demo', path: [], detail: 'Demo: a pod is deleted under load', removable: false });
+    const params = items.filter((i) => i.kind === 'params');
+    expect(params.map((i) => i.name)).toEqual(PARAM_SECTIONS);
+    expect(items.slice(-params.length)).toEqual(params);
+    expect(params.find((i) => i.name === 'client')).toEqual({ kind: 'params', name: 'client', path: ['params', 'client'], detail: '2 set', removable: false });
+    expect(params.find((i) => i.name === 'tcp')?.detail).toBe('defaults');
+  });
+
   it('lists the demo: nodes with their pods, deployments and clients, the Service', () => {
-    const { items, error } = outline(DEMO);
-    expect(error).toBeNull();
+    const items = topologyItems(DEMO);
+    expect(outline(DEMO).error).toBeNull();
     expect(items.map((i) => `${i.kind} ${i.name}`)).toEqual([
       'node node-a',
       'pod web-0',

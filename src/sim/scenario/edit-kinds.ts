@@ -23,7 +23,7 @@ export const ADDABLE: readonly EditOption[] = [
 
 /** One item of the topology outline the editor lists: its kind, a name, its YAML path, and whether it can be removed. */
 export interface OutlineItem {
-  kind: EditKind | 'pod';
+  kind: EditKind | 'pod' | 'scenario' | 'params';
   name: string;
   path: YamlPath;
   removable: boolean;
@@ -32,4 +32,30 @@ export interface OutlineItem {
   reason?: string;
 }
 
-export type Edit = { op: 'add'; kind: EditKind } | { op: 'remove'; path: YamlPath } | { op: 'set'; path: YamlPath; value: ScalarValue };
+/** `unset` takes a single value out of the text, so its default (or nothing) applies again. */
+export type Edit =
+  | { op: 'add'; kind: EditKind }
+  | { op: 'remove'; path: YamlPath }
+  | { op: 'set'; path: YamlPath; value: ScalarValue }
+  | { op: 'unset'; path: YamlPath };
+
+/** One single value of an outline item, typed from the scenario's schema, for the editor's properties form. */
+export interface Field {
+  /** The key under the item, dotted when it is inside a map of the item (`autoscale.maxReplicas`). */
+  key: string;
+  path: YamlPath;
+  input: 'number' | 'text' | 'boolean' | 'choice';
+  /** A number input that takes whole numbers only. */
+  integer?: boolean;
+  /** A text input where a whole number is written as a number (a count or a percentage). */
+  numeric?: boolean;
+  options?: string[];
+  min?: number;
+  max?: number;
+  /** Exclusive lower bound. */
+  above?: number;
+  default?: ScalarValue;
+  required: boolean;
+  /** What the text says, when it says it as a single value. */
+  value?: ScalarValue;
+}

@@ -4,6 +4,8 @@ import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4, type Cidr, type
 import { DNS_NAMES } from './cross-checks';
 import { loadScenario, type LoadResult } from './load';
 import { PARAM_SECTIONS } from './params';
+import { keepLayout } from './keep-layout';
+import { withoutBom } from './parse-text';
 import { formatPath, isPrefix, parsePath } from './path';
 import { HTTP_SERVING_APPS } from './topology';
 import type { Edit, EditKind, OutlineItem, ScalarValue, YamlPath } from './edit-kinds';
@@ -103,7 +105,7 @@ function valueOf(doc: Document): unknown {
 }
 
 function parseText(text: string): Document.Parsed {
-  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const source = withoutBom(text);
   const lines = new LineCounter();
   const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const error = doc.errors[0];
@@ -129,8 +131,9 @@ export function applyEdit(text: string, edit: Edit): { doc: Document; text: stri
   if (!isMap(doc.getIn(['topology'], true))) throw new Error('the scenario has no topology map to edit');
   if (edit.op === 'add') addTo(doc, model, edit.kind);
   else if (edit.op === 'remove') removeFrom(doc, model, edit.path);
-  else if (!setIn(doc, model, edit.path, edit.value)) return { doc, text };
-  const out = save(doc);
+  else if (edit.op === 'unset' ? !unsetIn(doc, edit.path) : !setIn(doc, model, edit.path, edit.value)) return { doc, text };
+  // What the edit did not touch keeps the layout it was written in: its comments, wrapping and flow style.
+  const out = keepLayout(withoutBom(text), save(parseText(text)), save(doc));
   if (load(text).ok) {
     const after = load(out);
     if (!after.ok) throw new Error(`the scenario would no longer load: ${after.errors.slice(0, 3).join('; ')}`);
@@ -153,7 +156,7 @@ export function setValue(text: string, path: YamlPath, value: ScalarValue): stri
   return applyEdit(text, { op: 'set', path, value }).text;
 }
 
-/** The topology's nodes (each followed by its pods), deployments, Services, routers, load balancers and external clients. */
+/** The scenario itself, the topology's nodes (each followed by its pods), deployments, Services, routers, load balancers and external clients, and the parameter sections. */
 export function outline(text: string): { items: OutlineItem[]; error: string | null } {
   let m: Model;
   try {
@@ -163,7 +166,7 @@ export function outline(text: string): { items: OutlineItem[]; error: string | n
   } catch (error) {
     return { items: [], error: (error as Error).message };
   }
-  const items: OutlineItem[] = [];
+  const items: OutlineItem[] = [{ kind: 'scenario', name: str(m.js['id']) ?? '?', path: [], detail: str(m.js['title']) ?? '', removable: false }];
   const push = (kind: OutlineItem['kind'], name: string, path: YamlPath, detail: string) => {
     const reason = removalProblem(m, path);
     items.push({ kind, name, path, detail, removable: reason === null, ...(reason === null ? {} : { reason }) });
@@ -192,6 +195,11 @@ export function outline(text: string): { items: OutlineItem[]; error: string | n
   m.externalClients.forEach((c, i) => {
     push('client', str(c['name']) ?? `#${i}`, ['topology', 'externalClients', i], `${String(c['ip'])} → ${String(c['targetIp'])}:${String(c['targetPort'])}`);
   });
+  const params = rec(m.js['params']);
+  for (const section of PARAM_SECTIONS) {
+    const set = Object.keys(rec(params[section])).length;
+    items.push({ kind: 'params', name: section, path: ['params', section], detail: set === 0 ? 'defaults' : `${set} set`, removable: false });
+  }
   return { items, error: null };
 }
 
@@ -674,6 +682,16 @@ function setIn(doc: Document, m: Model, path: YamlPath, value: ScalarValue): boo
     dropPlacements(doc, m, String(deployment), value);
   }
   writeScalar(doc, path, value);
+  return true;
+}
+
+/** Takes a single value out of its map; false when it is not there, so the text stays as it is. */
+function unsetIn(doc: Document, path: YamlPath): boolean {
+  const current = doc.getIn(path, true);
+  if (current === undefined) return false;
+  if (!isScalar(current)) throw new Error(`${formatPath(path)} is not a single value; unset takes out single values only`);
+  if (!isMap(doc.getIn(path.slice(0, -1), true))) throw new Error(`${formatPath(path)} is not a key of a map`);
+  doc.deleteIn(path);
   return true;
 }
 

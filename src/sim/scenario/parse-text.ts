@@ -2,9 +2,12 @@ import { LineCounter, parseDocument } from 'yaml';
 
 export type ParsedText = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
+/** The text without the byte-order mark some editors on Windows put first. */
+export const withoutBom = (text: string): string => (text.startsWith('\uFEFF') ? text.slice(1) : text);
+
 /** Reads scenario text as JSON (`.json`) or YAML (`.yaml`, `.yml`), sniffing other names; never throws. */
 export function parseScenarioText(text: string, fileName: string): ParsedText {
-  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const source = withoutBom(text);
   if (source.trim() === '') return { ok: false, errors: ['(root): the file is empty'] };
   const lower = fileName.toLowerCase();
   if (lower.endsWith('.json')) return parseJson(source);

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 
 import { parseDocument } from 'yaml';
 import { notify } from '../../state/app-store';
 import { editorStore, editText, problemLine, problemPath, redoEdit, undoEdit, useEditor } from '../../state/editor';
+import { samePath } from '../../sim/scenario/path';
 import { isScenarioFileName } from '../../state/url-params';
 import { ADDABLE, type Edit } from '../../sim/scenario/edit-kinds';
 import { download } from '../download';
@@ -11,6 +12,7 @@ import { NoticeBar } from '../notice-bar';
 import { checkScenario, editScenario, loadScenario } from '../sim-client';
 import { accentButton, button, panel, panelTitle, smallButton } from '../styles';
 import { ImportDialog } from './import-dialog';
+import { Properties } from './properties';
 import { editLoaded } from './open-editor';
 
 // Long enough that a check does not run on every key press, short enough to feel like checking as you type.
@@ -62,6 +64,7 @@ function useChecking(): void {
 function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
   const items = useEditor((s) => s.outline);
   const error = useEditor((s) => s.outlineError);
+  const selected = useEditor((s) => s.selected);
   return (
     <section className={`${panel} w-64 shrink-0`} aria-label="Topology outline">
       <h2 className={panelTitle}>Topology</h2>
@@ -77,8 +80,24 @@ function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
       ) : (
         <ul className="min-h-0 flex-1 overflow-y-auto p-1" data-testid="editor-outline">
           {items.map((item) => (
-            <li key={item.path.join('/')} className={`flex items-center gap-1 rounded px-1 text-sm hover:bg-slate-100 dark:hover:bg-slate-800 ${item.kind === 'pod' ? 'pl-5' : ''}`} data-testid="editor-item" data-kind={item.kind} data-name={item.name} title={item.reason}>
-              <button type="button" className="min-w-0 flex-1 truncate py-0.5 text-left focus-visible:outline-2 focus-visible:outline-indigo-500" onClick={() => onJump(item.path)} title={`${item.kind} ${item.name}: show it in the text`}>
+            <li
+              key={item.path.join('/')}
+              aria-current={selected !== null && samePath(selected, item.path) ? 'true' : undefined}
+              className={`flex items-center gap-1 rounded px-1 text-sm hover:bg-slate-100 aria-[current]:bg-indigo-50 dark:hover:bg-slate-800 dark:aria-[current]:bg-indigo-950/60 ${item.kind === 'pod' ? 'pl-5' : ''}`}
+              data-testid="editor-item"
+              data-kind={item.kind}
+              data-name={item.name}
+              title={item.reason}
+            >
+              <button
+                type="button"
+                className="min-w-0 flex-1 truncate py-0.5 text-left focus-visible:outline-2 focus-visible:outline-indigo-500"
+                onClick={() => {
+                  editorStore.setState({ selected: item.path });
+                  onJump(item.path);
+                }}
+                title={`${item.kind} ${item.name}: its values under Properties, and its place in the text`}
+              >
                 <span className="text-xs text-slate-500 dark:text-slate-400">{item.kind}</span> <span className="font-medium text-slate-800 dark:text-slate-100">{item.name}</span>{' '}
                 <span className="text-xs text-slate-500 dark:text-slate-400">{item.detail}</span>
               </button>
@@ -101,7 +120,7 @@ function Problems({ onJump }: { onJump: (problem: string) => void }) {
   const problems = useEditor((s) => s.problems);
   const checking = useEditor((s) => s.checking);
   return (
-    <section className={`${panel} w-80 shrink-0`} aria-label="Problems">
+    <section className={`${panel} max-h-[45%] shrink-0`} aria-label="Problems">
       <h2 className={panelTitle}>
         Problems <span data-testid="editor-problem-count">{checking ? 'checking…' : problems.length === 0 ? 'none: it loads' : problems.length}</span>
       </h2>
@@ -238,7 +257,10 @@ export default function EditorLayout() {
           data-testid="editor-text"
           className="min-h-0 min-w-0 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-3 font-mono text-sm leading-relaxed text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
         />
-        <Problems onJump={jumpToProblem} />
+        <div className="flex w-80 shrink-0 flex-col gap-2">
+          <Properties />
+          <Problems onJump={jumpToProblem} />
+        </div>
       </main>
       {importing && <ImportDialog onClose={() => setImporting(false)} />}
     </div>

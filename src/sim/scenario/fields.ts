@@ -1,0 +1,85 @@
+import { isScalar, parseDocument } from 'yaml';
+import type { Field, ScalarValue, YamlPath } from './edit-kinds';
+import { scenarioJsonSchema } from './json-schema';
+import { formatPath } from './path';
+import { withoutBom } from './parse-text';
+
+type Schema = Record<string, unknown>;
+
+const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+// zod writes an unbounded integer's range as ±Number.MAX_SAFE_INTEGER, which says nothing to a person.
+const bound = (v: unknown): number | undefined => (typeof v === 'number' && Math.abs(v) < Number.MAX_SAFE_INTEGER ? v : undefined);
+const isScalarValue = (v: unknown): v is ScalarValue => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+let cached: Schema | undefined;
+function rootSchema(): Schema {
+  cached ??= scenarioJsonSchema();
+  return cached;
+}
+
+/** The first alternative of a union that is an object, so a path can go on through it. */
+function objectOf(schema: Schema): Schema {
+  const alternatives = schema['anyOf'] ?? schema['oneOf'];
+  if (Array.isArray(alternatives)) return alternatives.find((s): s is Schema => isSchema(s) && s['type'] === 'object') ?? schema;
+  return schema;
+}
+
+function childOf(schema: Schema, segment: string | number): Schema | undefined {
+  const s = objectOf(schema);
+  if (typeof segment === 'number') return isSchema(s['items']) ? s['items'] : undefined;
+  const properties = isSchema(s['properties']) ? s['properties'] : {};
+  const named = properties[segment];
+  if (isSchema(named)) return named;
+  return isSchema(s['additionalProperties']) && Object.keys(s['additionalProperties']).length > 0 ? s['additionalProperties'] : undefined;
+}
+
+/** How a scalar is typed in, or null when the schema is not a single value (a list, a map). */
+function inputOf(schema: Schema): Omit<Field, 'key' | 'path' | 'required' | 'value'> | null {
+  const fallback = isScalarValue(schema['default']) ? { default: schema['default'] } : {};
+  const range = { ...(bound(schema['minimum']) !== undefined && { min: bound(schema['minimum']) }), ...(bound(schema['maximum']) !== undefined && { max: bound(schema['maximum']) }), ...(bound(schema['exclusiveMinimum']) !== undefined && { above: bound(schema['exclusiveMinimum']) }) };
+  if (Array.isArray(schema['enum']) && schema['enum'].every((o) => typeof o === 'string')) return { input: 'choice', options: schema['enum'] as string[], ...fallback };
+  const type = schema['type'];
+  if (type === 'boolean') return { input: 'boolean', ...fallback };
+  if (type === 'integer' || type === 'number') return { input: 'number', integer: type === 'integer', ...range, ...fallback };
+  if (type === 'string') return { input: 'text', ...fallback };
+  const alternatives = schema['anyOf'];
+  if (Array.isArray(alternatives) && alternatives.every((a) => isSchema(a) && ['integer', 'number', 'string'].includes(String(a['type'])))) {
+    return { input: 'text', numeric: true, ...fallback };
+  }
+  return null;
+}
+
+/**
+ * The single values the item at `path` holds (those of maps directly inside it too, like a deployment's autoscale),
+ * typed from the scenario's JSON Schema, with what the text says of each; and the keys that only the text can edit.
+ * Throws an Error naming the path when the schema has nothing there.
+ */
+export function fieldsAt(text: string, path: YamlPath): { fields: Field[]; inText: string[] } {
+  let schema: Schema | undefined = rootSchema();
+  for (const segment of path) schema = schema && childOf(schema, segment);
+  if (!schema) throw new Error(`${formatPath(path)}: the scenario format has nothing there to edit`);
+  const doc = parseDocument(withoutBom(text));
+  const fields: Field[] = [];
+  const inText: string[] = [];
+  const walk = (object: Schema, at: YamlPath, prefix: string, depth: number): void => {
+    const s = objectOf(object);
+    const properties = isSchema(s['properties']) ? s['properties'] : {};
+    const required = Array.isArray(s['required']) ? (s['required'] as string[]) : [];
+    for (const [key, child] of Object.entries(properties)) {
+      if (!isSchema(child) || (at.length === 0 && key === 'version')) continue;
+      const name = prefix + key;
+      const input = inputOf(child);
+      if (input) {
+        const node = doc.getIn([...at, key], true);
+        const value = isScalar(node) && isScalarValue(node.value) ? node.value : undefined;
+        fields.push({ key: name, path: [...at, key], required: required.includes(key), ...input, ...(value !== undefined && { value }) });
+      } else if (depth === 0 && at.length > 0 && objectOf(child)['type'] === 'object' && isSchema(objectOf(child)['properties'])) {
+        walk(child, [...at, key], `${name}.`, depth + 1);
+      } else {
+        inText.push(name);
+      }
+    }
+  };
+  walk(schema, path, '', 0);
+  return { fields, inText };
+}
