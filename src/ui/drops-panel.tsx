@@ -7,12 +7,17 @@ import { DropGlyph } from './topology/drop-marks-legend';
 
 const explanations: Record<string, string> = Object.fromEntries(DROP_REASON_IDS.map((id) => [id, explainDrop(id)]));
 
+/** Reasons packets were dropped for, most dropped first. */
+export function droppedReasons(drops: Record<string, number>): [string, number][] {
+  return Object.entries(drops)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
 /** Packets dropped so far, by reason id, with the sim's one-sentence explanation of each. */
 export function DropsPanel() {
   const drops = useFrame((s) => s.drops);
-  const rows = Object.entries(drops)
-    .filter(([, n]) => n > 0)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const rows = droppedReasons(drops);
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
 
   return (

@@ -48,7 +48,8 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['r'], what: 'Presenter: this chapter again from its start' },
   { keys: ['l'], what: 'Presenter: laser pointer on or off' },
   { keys: ['f'], what: 'Presenter: full screen' },
-  { keys: ['Esc'], what: 'Presenter: leave' },
+  { keys: ['w'], what: 'Presenter: why, for the reason most packets were dropped' },
+  { keys: ['Esc'], what: 'Presenter: close the why, then leave' },
   { keys: ['?'], what: 'Show or hide this list' },
 ];
 

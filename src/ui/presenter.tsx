@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
-import { appStore, useApp } from '../state/app-store';
+import { appStore, notify, useApp } from '../state/app-store';
 import { frameStore } from '../state/frame-store';
+import { closeWhy, whyStore } from '../state/why';
 import { nextStep, presenterStore, previousStep, stepAt, usePresenter, type StoryStep } from '../state/presenter';
 import { ChapterStory, NO_CHAPTERS } from './chapters';
 import { ErrorBanner } from './error-banner';
@@ -8,7 +9,9 @@ import { NoticeBar } from './notice-bar';
 import { formatClock } from './format';
 import { CloseIcon, FullscreenIcon, LaserIcon, NextIcon, PreviousIcon, ResetIcon } from './icons';
 import { typingInto } from './typing';
-import { pause, play, seek, setPauseAtChapters } from './sim-client';
+import { droppedReasons, DropsPanel } from './drops-panel';
+import { askWhy, pause, play, seek, setPauseAtChapters } from './sim-client';
+import { WhyPanel } from './why-panel';
 import { button, iconButton, panel } from './styles';
 import { TimelinePanel } from './timeline/timeline-panel';
 import { TopologyPanel } from './topology/topology-panel';
@@ -25,6 +28,8 @@ function goTo(step: StoryStep): void {
   const chapter = chapters()[step.chapter];
   if (!chapter) return;
   presenterStore.setState({ step });
+  // An explanation belongs to the step it was asked in.
+  closeWhy();
   if (step.stage === 'ask') {
     pause();
     void seek(Math.round(chapter.at * 1e6));
@@ -67,6 +72,19 @@ function toggleFullscreen(): void {
 
 const toggleLaser = (): void => presenterStore.setState((s) => ({ laser: !s.laser }));
 
+/** The why chain for the reason most packets were dropped so far: the room's usual next question. */
+function explainTopDrop(): void {
+  const [top] = droppedReasons(frameStore.getState().drops);
+  if (top) void askWhy(top[0]);
+  else notify({ message: 'No packets have been dropped yet, so there is no why to show.' });
+}
+
+/** Esc closes an open why first, then leaves. */
+function escape(): void {
+  if (whyStore.getState().asked !== null) closeWhy();
+  else exitPresenter();
+}
+
 /** Presenter keys, ahead of the app's own (listed in keyboard.ts's SHORTCUTS): a clicker's PageDown/PageUp step the story. */
 function usePresenterKeys(): void {
   useEffect(() => {
@@ -80,7 +98,8 @@ function usePresenterKeys(): void {
         r: resetChapter,
         l: toggleLaser,
         f: toggleFullscreen,
-        Escape: exitPresenter,
+        w: explainTopDrop,
+        Escape: escape,
       };
       const run = action[event.key];
       if (!run) return;
@@ -217,6 +236,8 @@ function PresenterBar() {
 export function PresenterLayout() {
   usePresenterKeys();
   const laser = usePresenter((s) => s.laser);
+  // Drops and their why would answer the question before it is asked, so they show once a chapter is told.
+  const told = usePresenter((s) => s.step.stage === 'reveal');
   useEffect(() => {
     document.documentElement.classList.add('presenting');
     return () => document.documentElement.classList.remove('presenting');
@@ -228,8 +249,16 @@ export function PresenterLayout() {
       <NoticeBar />
       <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_minmax(22rem,34%)] grid-rows-[minmax(0,1.4fr)_minmax(0,1fr)] gap-2 p-2">
         <TopologyPanel />
-        <div className="row-span-2 flex min-h-0 flex-col [&>*]:min-h-0 [&>*]:flex-1">
+        <div className="row-span-2 flex min-h-0 flex-col gap-2 [&>*:first-child]:min-h-0 [&>*:first-child]:flex-[3]">
           <Narration />
+          {told && (
+            <>
+              <WhyPanel fill />
+              <div className="flex min-h-[7rem] flex-1 flex-col [&>*]:min-h-0 [&>*]:flex-1" data-testid="presenter-drops">
+                <DropsPanel />
+              </div>
+            </>
+          )}
         </div>
         <TimelinePanel />
       </main>

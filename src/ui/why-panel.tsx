@@ -4,20 +4,23 @@ import { closeWhy, useWhy } from '../state/why';
 import { PanelClose } from './panel-close';
 import { panel, panelTitle } from './styles';
 
-/** The chain behind the symptom someone clicked, step by step down to its root; each step's entity is a link to the picture. */
-export function WhyPanel() {
+/**
+ * The chain behind the symptom someone clicked, step by step down to its root; each step's entity is a link to the picture.
+ * `fill`: share the column's height with what is beside it (presenter mode) instead of keeping the chain's own height.
+ */
+export function WhyPanel({ fill = false }: { fill?: boolean }) {
   const asked = useWhy((s) => s.asked);
   const chain = useWhy((s) => s.chain);
   const selected = useApp((s) => s.selected);
   if (!asked) return null;
   return (
     // Keeps its chain's height (up to its own scroll limit); the panels below it shrink and scroll instead.
-    <section className={`${panel} shrink-0`} aria-label="Why" data-testid="why-panel">
+    <section className={`${panel} ${fill ? 'min-h-0 flex-[3]' : 'shrink-0'}`} aria-label="Why" data-testid="why-panel">
       <div className={panelTitle}>
         <h2>Why</h2>
         <PanelClose onClick={closeWhy} label="Close why" />
       </div>
-      <div className="max-h-72 min-h-0 overflow-y-auto px-3 py-2">
+      <div className={`${fill ? '' : 'max-h-72'} min-h-0 overflow-y-auto px-3 py-2`}>
         {chain === undefined && <p className="text-sm text-slate-500 dark:text-slate-400">Reading the recorded causes…</p>}
         {chain === null && (
           <p className="text-sm text-slate-500 dark:text-slate-400">

@@ -77,6 +77,32 @@ describe('presenter mode', () => {
     });
   }, 420_000);
 
+  it('shows the drops once a chapter is told, explains the most dropped reason on w, and closes that with Esc first', async () => {
+    await withApp('presenter-why', '?scenario=f5-unknown-health.yaml&speed=max&present=1', async (app) => {
+      const { page } = app;
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 30_000 }).toBe('presenter');
+      await untilStatus(page, 'paused');
+      expect(await stage(page)).toEqual(['ask', 1]);
+      // A question hides the drops, which could answer it.
+      expect(await byTestId(page, 'presenter-drops').count()).toBe(0);
+      // Chapter 3 is the one where the new node takes connections it cannot serve.
+      for (let i = 0; i < 5; i++) await page.keyboard.press('PageDown');
+      expect(await stage(page)).toEqual(['reveal', 3]);
+      await expect.poll(() => byTestId(page, 'presenter-drops').locator('[data-testid="why-button"]').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+      const top = await byTestId(page, 'why-button').first().getAttribute('data-reason');
+      await page.keyboard.press('w');
+      await expect.poll(() => byTestId(page, 'why-step').count()).toBeGreaterThan(1);
+      expect(await text(page, 'why-symptom')).toContain(top!);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => byTestId(page, 'why-panel').count()).toBe(0);
+      expect(await page.locator('[data-layout]').getAttribute('data-layout')).toBe('presenter');
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
+      expect(app.problems.pageErrors).toEqual([]);
+      expect(app.problems.consoleErrors).toEqual([]);
+    });
+  }, 120_000);
+
   it('opens from a link and names a scenario without chapters', async () => {
     await withApp('presenter-link', '?scenario=demo.yaml&present=1', async (app) => {
       const { page } = app;
