@@ -35,7 +35,8 @@ type Step =
   | { type: 'add'; kind: (typeof ADDABLE)[number]['kind'] }
   | { type: 'remove'; pick: number }
   | { type: 'replicas'; pick: number; value: number }
-  | { type: 'port'; pick: number; value: number };
+  | { type: 'port'; pick: number; value: number }
+  | { type: 'unset-port'; pick: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ type: fc.constant('add' as const), kind: fc.constantFrom(...ADDABLE.map((o) => o.kind)) }) },
@@ -45,6 +46,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ type: fc.constant('port' as const), pick: fc.nat(), value: fc.oneof(fc.constantFrom(80, 8080, 9090), fc.integer({ min: 1, max: 65535 })) }),
   },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('unset-port' as const), pick: fc.nat() }) },
 );
 
 /** The concrete edit, and for a removal whether the outline offered it as removable; null when nothing fits. */
@@ -65,7 +67,8 @@ function concrete(text: string, s: Step): { edit: Edit; removable?: boolean } | 
     places = [...deployments.map((p) => [...p, 'port']), ...services, ...virtualServers];
   }
   const path = pick(places, s.pick);
-  return path ? { edit: { op: 'set', path, value: s.value } } : null;
+  if (!path) return null;
+  return s.type === 'unset-port' ? { edit: { op: 'unset', path } } : { edit: { op: 'set', path, value: s.value } };
 }
 
 describe('scenario edits under random sequences', () => {
