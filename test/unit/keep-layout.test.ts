@@ -36,6 +36,16 @@ describe('keepLayout', () => {
     expect(diff(text, removed)).toEqual({ added: [], removed: 1 });
   });
 
+  it('writes a new key with the single values of its item, before the first list or map, in block and flow style', () => {
+    const demo = read('demo.yaml');
+    const block = applyEdit(demo, { op: 'set', path: ['topology', 'nodes', 1, 'size'], value: 4 }).text;
+    expect(diff(demo, block)).toEqual({ added: ['      size: 4'], removed: 0 });
+    expect(block).toContain('      platform: cloud\n      size: 4\n      pods:\n');
+    const sandbox = read('bare-metal-sandbox.yaml');
+    const flow = applyEdit(sandbox, { op: 'set', path: ['topology', 'nodes', 0, 'size'], value: 2 }).text;
+    expect(diff(sandbox, flow).added).toEqual([expect.stringMatching(/^ {4}- \{ name: node-a, .*platform: bare-metal, size: 2, pods: \[/) as unknown]);
+  });
+
   it('keeps a flow list next to an edit as written when only its spacing would change', () => {
     const text = 'a:\n  b: 1\n  c: [1, 2]\n';
     const doc = 'a:\n  b: 1\n  c: [ 1, 2 ]\n';

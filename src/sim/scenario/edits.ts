@@ -728,5 +728,12 @@ function writeScalar(doc: Document, path: YamlPath, value: ScalarValue): void {
     next.commentBefore = current.commentBefore;
     next.spaceBefore = current.spaceBefore;
   }
+  const parent = doc.getIn(path.slice(0, -1), true);
+  if (current === undefined && isMap(parent)) {
+    // A new key goes with the single values, before the first list or map, where a person would write it.
+    const at = parent.items.findIndex((pair) => isCollection(pair.value));
+    parent.items.splice(at < 0 ? parent.items.length : at, 0, doc.createPair(path.at(-1), next));
+    return;
+  }
   doc.setIn(path, next);
 }
