@@ -112,20 +112,57 @@ function usePresenterKeys(): void {
   }, []);
 }
 
-/** A bright dot that follows the pointer, drawn above everything and never in the way of a click. */
+// A short tail behind the laser dot shows the room which way it moved; it fades once the pointer rests.
+const TRAIL = 8;
+const TRAIL_FADES_AFTER_MS = 120;
+
+/** A bright dot that follows the pointer with a fading tail, drawn above everything and never in the way of a click. */
 function Laser() {
   const dot = useRef<HTMLDivElement>(null);
+  const trail = useRef<(HTMLDivElement | null)[]>([]);
   useEffect(() => {
+    const seen: [number, number][] = [];
+    let rest: ReturnType<typeof setTimeout> | undefined;
+    const place = (el: HTMLElement, [x, y]: [number, number], opacity: number): void => {
+      el.style.transform = `translate(${x}px, ${y}px) translate(-50%, -50%)`;
+      el.style.opacity = String(opacity);
+    };
     const onMove = (event: PointerEvent): void => {
-      const el = dot.current;
-      if (!el) return;
-      el.style.transform = `translate(${event.clientX}px, ${event.clientY}px) translate(-50%, -50%)`;
-      el.style.opacity = '1';
+      if (dot.current) place(dot.current, [event.clientX, event.clientY], 1);
+      seen.unshift([event.clientX, event.clientY]);
+      seen.length = Math.min(seen.length, TRAIL + 1);
+      trail.current.forEach((el, i) => {
+        const at = seen[i + 1];
+        if (el && at) place(el, at, 0.55 * (1 - i / TRAIL));
+      });
+      clearTimeout(rest);
+      rest = setTimeout(() => {
+        seen.length = 0;
+        for (const el of trail.current) if (el) el.style.opacity = '0';
+      }, TRAIL_FADES_AFTER_MS);
     };
     window.addEventListener('pointermove', onMove);
-    return () => window.removeEventListener('pointermove', onMove);
+    return () => {
+      window.removeEventListener('pointermove', onMove);
+      clearTimeout(rest);
+    };
   }, []);
-  return <div ref={dot} data-testid="laser" aria-hidden="true" className="pointer-events-none fixed top-0 left-0 z-50 size-6 rounded-full bg-red-500 opacity-0 shadow-[0_0_16px_6px_rgba(239,68,68,0.7)] ring-2 ring-red-200" />;
+  return (
+    <>
+      {Array.from({ length: TRAIL }, (_, i) => (
+        <div
+          key={i}
+          ref={(el) => {
+            trail.current[i] = el;
+          }}
+          data-testid="laser-trail"
+          aria-hidden="true"
+          className="pointer-events-none fixed top-0 left-0 z-50 size-4 rounded-full bg-red-500 opacity-0 transition-opacity duration-200"
+        />
+      ))}
+      <div ref={dot} data-testid="laser" aria-hidden="true" className="pointer-events-none fixed top-0 left-0 z-50 size-6 rounded-full bg-red-500 opacity-0 shadow-[0_0_16px_6px_rgba(239,68,68,0.7)] ring-2 ring-red-200" />
+    </>
+  );
 }
 
 function useFullscreen(): boolean {

@@ -67,6 +67,12 @@ describe('presenter mode', () => {
       await expect.poll(() => byTestId(page, 'laser').evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
       const dot = (await byTestId(page, 'laser').boundingBox())!;
       expect([dot.x + dot.width / 2, dot.y + dot.height / 2]).toEqual([400, 300]);
+      // Its tail stays on the way it came and fades once the pointer rests.
+      await page.mouse.move(600, 300, { steps: 5 });
+      const tail = await byTestId(page, 'laser-trail').first().boundingBox();
+      expect(tail!.x + tail!.width / 2).toBeGreaterThan(400);
+      expect(tail!.x + tail!.width / 2).toBeLessThan(600);
+      await expect.poll(() => byTestId(page, 'laser-trail').evaluateAll((els) => els.map((el) => getComputedStyle(el).opacity))).toEqual(Array(8).fill('0'));
 
       await page.keyboard.press('Escape');
       await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
