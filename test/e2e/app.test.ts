@@ -9,9 +9,8 @@ import type { RunReport } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
-import type { AppPage } from './browser';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 import { readPcap } from '../fixtures/tshark';
 
 const DEMO = 'demo.yaml';
@@ -81,12 +80,6 @@ async function expectRowsMatch(page: Page, report: RunReport): Promise<void> {
     if (e.actual === null) expect(shown).toBe('n/a');
     else expect(Number(shown.replace(/,/g, ''))).toBeCloseTo(e.actual, 3);
   }
-}
-
-function expectClean(app: AppPage): void {
-  expect(app.problems.pageErrors, 'page errors').toEqual([]);
-  expect(app.problems.consoleErrors, 'console errors').toEqual([]);
-  expect(app.problems.outsideRequests, 'requests to hosts other than 127.0.0.1').toEqual([]);
 }
 
 describe('Netmortem in a browser', () => {
@@ -350,8 +343,7 @@ describe('Netmortem in a browser', () => {
       await expect.poll(() => clockUs(page)).toBeLessThan(1_000_000);
       await untilStatus(page, 'running');
       expect(await fixToggle(page, 'faster-propagation').isChecked()).toBe(false);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   });
 

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import type { RunReport } from '../../src/sim/api';
 import { appHarness } from './harness';
-import { byTestId, text, untilStatus } from './page';
+import { byTestId, expectClean, layoutOf, text, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
 const { withApp } = appHarness({ viewport: { width: 1400, height: 850 } });
@@ -41,7 +41,7 @@ data: { LOG_LEVEL: debug }
 async function openEditor(page: Page): Promise<void> {
   await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(DEMO);
   await byTestId(page, 'edit-button').click();
-  await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 20_000 }).toBe('editor');
+  await expect.poll(() => layoutOf(page), { timeout: 20_000 }).toBe('editor');
   await expect.poll(() => text(page, 'editor-problem-count'), { timeout: 20_000 }).toBe('none: it loads');
 }
 
@@ -84,12 +84,11 @@ describe('the scenario editor', () => {
       await expect.poll(() => byTestId(page, 'editor-file-problem').count()).toBe(0);
 
       await byTestId(page, 'editor-run').click();
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
+      await expect.poll(() => layoutOf(page)).not.toBe('editor');
       await untilStatus(page, 'paused');
       expect(await page.locator('#scenario-picker option:checked').textContent()).toBe('demo.yaml (opened file)');
       await expect.poll(() => page.locator('[data-entity="node/node-d"]').count()).toBeGreaterThan(0);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 120_000);
 
@@ -134,10 +133,9 @@ describe('the scenario editor', () => {
       await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toContain('    reconnectMs: 1500\n');
       await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
       await byTestId(page, 'editor-run').click();
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
+      await expect.poll(() => layoutOf(page)).not.toBe('editor');
       await untilStatus(page, 'paused');
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 120_000);
 
@@ -151,7 +149,7 @@ describe('the scenario editor', () => {
       // Past the next autosave.
       await page.waitForTimeout(2_500);
       await page.reload();
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 20_000 }).toBe('editor');
+      await expect.poll(() => layoutOf(page), { timeout: 20_000 }).toBe('editor');
       expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
       await expect.poll(() => text(page, 'notice-message')).toMatch(/your draft of demo\.yaml is in the editor\.$/);
 
@@ -183,7 +181,7 @@ describe('the scenario editor', () => {
       expect(await outlineNames(page, 'service')).toEqual(['shop']);
       expect(await byTestId(page, 'editor-file-name').inputValue()).toBe('imported.yaml');
       await byTestId(page, 'editor-run').click();
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('editor');
+      await expect.poll(() => layoutOf(page)).not.toBe('editor');
       await byTestId(page, 'play-button').click();
       await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toMatch(/^[0-9a-f]{16}$/);
       await byTestId(page, 'export-button').click();

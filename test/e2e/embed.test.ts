@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { AppPage } from './browser';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, layoutOf, text, untilStatus } from './page';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 // The policy the README documents for wiki hosts: the tests serve the app under exactly that line.
@@ -18,10 +18,9 @@ const CHAPTER_2_US = 40e6;
 const harness = appHarness({ viewport: { width: 800, height: 500 } }, { headers: { 'content-security-policy': POLICY } });
 const { withApp } = harness;
 
-function expectClean(app: AppPage): void {
-  expect(app.problems.pageErrors, 'page errors').toEqual([]);
-  expect(app.problems.consoleErrors, 'console errors, CSP violations among them').toEqual([]);
-  expect(app.problems.outsideRequests, 'requests to hosts other than 127.0.0.1').toEqual([]);
+/** Clean, and nothing asked for outside the app's folder. */
+function expectCleanServed(app: AppPage): void {
+  expectClean(app);
   expect(harness.server().misses, 'requests outside the app folder').toEqual([]);
 }
 
@@ -64,7 +63,7 @@ describe('embedding in a wiki page', () => {
       expect(svg).not.toContain('Waiting for the first one-second sample');
       await byTestId(page, 'share-button').click();
       await expect.poll(() => byTestId(page, 'embed-snippet').count()).toBe(1);
-      expectClean(app);
+      expectCleanServed(app);
     });
   }, 120_000);
 
@@ -73,7 +72,7 @@ describe('embedding in a wiki page', () => {
       const { page } = app;
       await expect.poll(() => clockUs(page), { timeout: 60_000 }).toBe(CHAPTER_2_US);
       await untilStatus(page, 'paused');
-      expect(await page.locator('[data-layout]').getAttribute('data-layout')).toBe('embed');
+      expect(await layoutOf(page)).toBe('embed');
       for (const id of ['fault-palette', 'inspector', 'event-log', 'scenario-picker', 'share-button', 'add-chart', 'compare-toggle']) expect(await byTestId(page, id).count(), id).toBe(0);
       expect(await text(page, 'run-status')).toBe('paused');
       expect(await page.locator('header').textContent()).toContain('2/4');
@@ -87,7 +86,7 @@ describe('embedding in a wiki page', () => {
       expect(await byTestId(page, 'open-in-netmortem').getAttribute('target')).toBe('_blank');
       await byTestId(page, 'play-button').click();
       await expect.poll(() => clockUs(page), { timeout: 20_000 }).toBeGreaterThan(CHAPTER_2_US);
-      expectClean(app);
+      expectCleanServed(app);
     });
   }, 120_000);
 
@@ -112,15 +111,15 @@ describe('embedding in a wiki page', () => {
       src = /src="([^"]+)"/.exec(snippet)![1]!.replaceAll('&amp;', '&');
       const q = new URL(src).searchParams;
       expect([q.get('scenario'), q.get('chapter'), q.get('autoplay'), q.get('embed'), q.get('t')]).toEqual([F5, '2', '1', '1', null]);
-      expectClean(app);
+      expectCleanServed(app);
     });
     await withApp('embed-dialog-opened', src.slice(src.indexOf('?')), async (app) => {
       const { page } = app;
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).toBe('embed');
+      await expect.poll(() => layoutOf(page)).toBe('embed');
       // It replays to chapter 2 and then plays on by itself.
       await expect.poll(() => clockUs(page), { timeout: 60_000 }).toBeGreaterThan(CHAPTER_2_US);
       expect(['running', 'paused']).toContain(await text(page, 'run-status'));
-      expectClean(app);
+      expectCleanServed(app);
     });
   }, 120_000);
 

@@ -1,7 +1,18 @@
 import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { AppPage } from './browser';
 
 export const byTestId = (page: Page, id: string) => page.getByTestId(id);
+
+/** Which layout the app shows: desktop, projector, narrow, embed, presenter or editor. */
+export const layoutOf = (page: Page) => page.locator('[data-layout]').getAttribute('data-layout');
+
+/** No page error, no console error (a CSP violation becomes one) and no request to a host other than 127.0.0.1. */
+export function expectClean(app: AppPage): void {
+  expect(app.problems.pageErrors, 'page errors').toEqual([]);
+  expect(app.problems.consoleErrors, 'console errors, CSP violations among them').toEqual([]);
+  expect(app.problems.outsideRequests, 'requests to hosts other than 127.0.0.1').toEqual([]);
+}
 
 // Short timeout: callers poll, and a missing element should retry rather than block the poll.
 export const text = async (page: Page, id: string) => ((await byTestId(page, id).first().textContent({ timeout: 2_000 })) ?? '').trim();

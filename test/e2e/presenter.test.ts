@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, layoutOf, text, untilStatus } from './page';
 
 const INCIDENT = 'its-not-dns.yaml';
 interface Chapter {
@@ -32,7 +32,7 @@ describe('presenter mode', () => {
       await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 30_000 }).toBe(INCIDENT);
       await untilStatus(page, 'paused');
       await page.keyboard.press('p');
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).toBe('presenter');
+      await expect.poll(() => layoutOf(page)).toBe('presenter');
       expect(await page.evaluate(() => document.documentElement.classList.contains('presenting'))).toBe(true);
       expect(await stage(page)).toEqual(['ask', 1]);
       expect(await text(page, 'presenter-question')).toBe(chapters[0]!.question);
@@ -75,18 +75,17 @@ describe('presenter mode', () => {
       await expect.poll(() => byTestId(page, 'laser-trail').evaluateAll((els) => els.map((el) => getComputedStyle(el).opacity))).toEqual(Array(8).fill('0'));
 
       await page.keyboard.press('Escape');
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
+      await expect.poll(() => layoutOf(page)).not.toBe('presenter');
       expect(await page.evaluate(() => document.documentElement.classList.contains('presenting'))).toBe(false);
       expect(await clockUs(page)).toBe(chapters[1]!.at * 1e6);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 420_000);
 
   it('shows the drops once a chapter is told, explains the most dropped reason on w, and closes that with Esc first', async () => {
     await withApp('presenter-why', '?scenario=f5-unknown-health.yaml&speed=max&present=1', async (app) => {
       const { page } = app;
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 30_000 }).toBe('presenter');
+      await expect.poll(() => layoutOf(page), { timeout: 30_000 }).toBe('presenter');
       await untilStatus(page, 'paused');
       expect(await stage(page)).toEqual(['ask', 1]);
       // A question hides the drops, which could answer it.
@@ -101,23 +100,22 @@ describe('presenter mode', () => {
       expect(await text(page, 'why-symptom')).toContain(top!);
       await page.keyboard.press('Escape');
       await expect.poll(() => byTestId(page, 'why-panel').count()).toBe(0);
-      expect(await page.locator('[data-layout]').getAttribute('data-layout')).toBe('presenter');
+      expect(await layoutOf(page)).toBe('presenter');
       await page.keyboard.press('Escape');
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      await expect.poll(() => layoutOf(page)).not.toBe('presenter');
+      expectClean(app);
     });
   }, 120_000);
 
   it('opens from a link and names a scenario without chapters', async () => {
     await withApp('presenter-link', '?scenario=demo.yaml&present=1', async (app) => {
       const { page } = app;
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout'), { timeout: 20_000 }).toBe('presenter');
+      await expect.poll(() => layoutOf(page), { timeout: 20_000 }).toBe('presenter');
       await expect.poll(() => text(page, 'presenter-narration')).toContain('This scenario has no chapters to step through');
       await page.keyboard.press('PageDown');
       expect(await clockUs(page)).toBe(0);
       await byTestId(page, 'presenter-exit').click();
-      await expect.poll(() => page.locator('[data-layout]').getAttribute('data-layout')).not.toBe('presenter');
+      await expect.poll(() => layoutOf(page)).not.toBe('presenter');
       expect(app.problems.pageErrors).toEqual([]);
     });
   }, 60_000);

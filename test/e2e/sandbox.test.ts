@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 
 /** The sandbox around the picture: the fault palette, the right-click menu, search, live traffic and the inspector. */
 
@@ -63,8 +63,7 @@ describe('the sandbox', () => {
       expect(await pod(page, name).getAttribute('data-ip-attached')).toBe('true');
       expect(await pod(page, name).getAttribute('aria-label')).toBe(`pod ${name}, gone, IP still attached`);
       expect(await dropCount(page, 'no_socket_reset')).toBeGreaterThan(resetsBefore);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 150_000);
 
@@ -85,8 +84,7 @@ describe('the sandbox', () => {
       // A step's entity is a link: it selects that entity in the picture.
       await panel.getByTestId('why-step').last().getByRole('button').click();
       await expect.poll(() => byTestId(page, 'inspector').count()).toBe(1);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 300_000);
 
@@ -122,8 +120,7 @@ describe('the sandbox', () => {
       const before = await expired();
       await playTo(page, 62);
       await expect.poll(expired, { timeout: 10_000 }).toBeGreaterThan(before + 1000);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 180_000);
 
@@ -155,8 +152,7 @@ describe('the sandbox', () => {
       await expect.poll(() => page.getByTestId('drop-legend').allTextContents(), { timeout: 10_000 }).toEqual(
         expect.arrayContaining([expect.stringContaining('no_socket_reset')]),
       );
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 90_000);
 
@@ -191,8 +187,7 @@ describe('the sandbox', () => {
       // While unknown it takes partners' connections, which kube-proxy on node-d drops: no local Traefik pod.
       await expect.poll(() => dropCount(page, 'no_local_endpoint'), { timeout: 30_000 }).toBeGreaterThan(failedBefore);
       await expect.poll(() => member.getAttribute('data-health'), { timeout: 30_000 }).toBe('down');
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 150_000);
 
@@ -224,8 +219,7 @@ describe('the sandbox', () => {
       await expect.poll(() => eventsAbout(page, 'lb/bigip')).toEqual(expect.arrayContaining([expect.stringContaining('X-Forwarded-For: replace')]));
       await playTo(page, 14);
       await expect.poll(() => journeys.first().locator('summary').textContent(), { timeout: 20_000 }).toMatch(/logged as .*the client's own address/);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   }, 120_000);
 
@@ -293,8 +287,7 @@ describe('the sandbox', () => {
       await popover.waitFor({ state: 'hidden' });
       await byTestId(page, 'play-button').click();
       await expect.poll(() => page.locator('[data-testid="pod"][data-deployment="web"]').count(), { timeout: 20_000 }).toBeGreaterThan(3);
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   });
 
@@ -330,8 +323,7 @@ describe('the sandbox', () => {
       await expect.poll(() => inspector.getByTestId('inspector-section').allTextContents()).toEqual(
         expect.arrayContaining([expect.stringMatching(/Interfaces.*eth1.*no IPv4 address/), expect.stringMatching(/ip rule.*lookup main/)]),
       );
-      expect(app.problems.pageErrors).toEqual([]);
-      expect(app.problems.consoleErrors).toEqual([]);
+      expectClean(app);
     });
   });
 });

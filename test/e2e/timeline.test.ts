@@ -8,9 +8,8 @@ import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim } from '../../src/sim/sim';
 import { formatRate } from '../../src/ui/format';
-import type { AppPage } from './browser';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
 const demoPath = fileURLToPath(new URL(`../../public/scenarios/${DEMO}`, import.meta.url));
@@ -61,12 +60,6 @@ async function legendValues(page: Page, chart: number): Promise<Record<string, s
     out[(await item.getAttribute('data-series')) ?? '?'] = ((await item.getByTestId('legend-value').textContent()) ?? '').trim();
   }
   return out;
-}
-
-function expectClean(app: AppPage): void {
-  expect(app.problems.pageErrors, 'page errors').toEqual([]);
-  expect(app.problems.consoleErrors, 'console errors').toEqual([]);
-  expect(app.problems.outsideRequests, 'requests to hosts other than 127.0.0.1').toEqual([]);
 }
 
 /** The demo with two timed charts and a histogram, so the crosshair has more than one chart to cross. */
