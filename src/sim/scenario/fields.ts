@@ -36,7 +36,11 @@ function childOf(schema: Schema, segment: string | number): Schema | undefined {
 /** How a scalar is typed in, or null when the schema is not a single value (a list, a map). */
 function inputOf(schema: Schema): Omit<Field, 'key' | 'path' | 'required' | 'value'> | null {
   const fallback = isScalarValue(schema['default']) ? { default: schema['default'] } : {};
-  const range = { ...(bound(schema['minimum']) !== undefined && { min: bound(schema['minimum']) }), ...(bound(schema['maximum']) !== undefined && { max: bound(schema['maximum']) }), ...(bound(schema['exclusiveMinimum']) !== undefined && { above: bound(schema['exclusiveMinimum']) }) };
+  const range: Pick<Field, 'min' | 'max' | 'above'> = {};
+  for (const [key, into] of [['minimum', 'min'], ['maximum', 'max'], ['exclusiveMinimum', 'above']] as const) {
+    const limit = bound(schema[key]);
+    if (limit !== undefined) range[into] = limit;
+  }
   if (Array.isArray(schema['enum']) && schema['enum'].every((o) => typeof o === 'string')) return { input: 'choice', options: schema['enum'] as string[], ...fallback };
   const type = schema['type'];
   if (type === 'boolean') return { input: 'boolean', ...fallback };
