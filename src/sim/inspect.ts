@@ -28,8 +28,7 @@ function routeText(r: Route): string {
 }
 
 function sockets(tcp: TcpStack): InspectSection {
-  const counts = [0, 0, 0, 0, 0];
-  for (const s of tcp.sockets()) counts[s.state]!++;
+  const counts = tcp.stateCounts();
   return {
     title: 'TCP sockets',
     rows: [

@@ -32,6 +32,7 @@ import type { Scenario } from './scenario/schema';
 import { knobsOf, type DeploymentParams } from './scenario/params';
 import { GrpcServers } from './apps/grpc-server';
 import { GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
+import { DialCohort } from './apps/grpc/dial-cohort';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
 import { Mesh } from './discovery/mesh';
@@ -133,7 +134,8 @@ export class World {
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
     const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers) : null);
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns);
-    const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip));
+    const cohort = params.engine.cohorts ? new DialCohort(ctx, this.tcp, this.network.flows) : null;
+    const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip), cohort);
     for (const [name, dep] of Object.entries(topology.deployments)) {
       const knobs = knobsOf(params, name);
       const spec = {

@@ -59,6 +59,58 @@ describe('conntrack table', () => {
     expect(t.lookup(TCP, 1, 3, 2, 80, atSeconds(0))).toBeGreaterThanOrEqual(0);
   });
 
+  it('holds anonymous entries that count, expire and are reclaimed like kept ones, but that no lookup finds', () => {
+    const t = new ConntrackTable(3);
+    const kept = t.insert(TCP, 1, 1, 2, 80, CtState.synSent, atSeconds(0));
+    const a = t.insertAnonymous(TCP, 5, 40000, 2, 80, 2, 80, 5, 40000, CtState.synSent, atSeconds(1));
+    const b = t.insertAnonymous(TCP, 5, 40001, 2, 80, 2, 80, 5, 40001, CtState.synSent, atSeconds(1));
+    expect(t.size).toBe(3);
+    expect(t.full).toBe(true);
+    expect(t.insert(TCP, 1, 4, 2, 80, CtState.synSent, atSeconds(2))).toBe(-1);
+    expect(t.lookup(TCP, 5, 40000, 2, 80, atSeconds(2))).toBe(-1);
+    expect(t.holds(a, t.incarnationOf(a))).toBe(true);
+    // Its own reply moves it on by id, as a lookup's would: a reset closes it for 10 s.
+    t.update(a, CtState.close, atSeconds(3));
+    expect(t.expiresAt(a)).toBe(atSeconds(13));
+    // Promoted, it is hashed: lookups find it from both ends.
+    t.promote(b);
+    expect(t.lookup(TCP, 2, 80, 5, 40001, atSeconds(4))).toBe(b);
+    expect(t.holds(b, t.incarnationOf(b))).toBe(false);
+    // Once a's CLOSE is over, a full table reclaims its id for the next flow, which gets a new incarnation.
+    const before = t.incarnationOf(a);
+    const c = t.insert(TCP, 1, 5, 2, 80, CtState.synSent, atSeconds(14));
+    expect(c).toBe(a);
+    expect(t.incarnationOf(c)).toBe(before + 1);
+    expect(t.lookup(TCP, 1, 1, 2, 80, atSeconds(14))).toBe(kept);
+  });
+
+  it('fills, drains and refuses exactly alike whether a flow is kept or anonymous', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ anon: fc.boolean(), gap: fc.integer({ min: 0, max: 20 }), close: fc.boolean() }), { maxLength: 200 }), (ops) => {
+        const kept = new ConntrackTable(16);
+        const mixed = new ConntrackTable(16);
+        let now = 0;
+        ops.forEach(({ anon, gap, close }, port) => {
+          now += gap;
+          const t = atSeconds(now) as SimTime;
+          const k = kept.insert(TCP, 1, port, 2, 80, CtState.synSent, t);
+          const m = anon ? mixed.insertAnonymous(TCP, 1, port, 2, 80, 2, 80, 1, port, CtState.synSent, t) : mixed.insert(TCP, 1, port, 2, 80, CtState.synSent, t);
+          expect(m).toBe(k);
+          if (close && k >= 0) {
+            kept.update(k, CtState.close, t);
+            mixed.update(m, CtState.close, t);
+          }
+          if (port % 7 === 0) {
+            kept.sweep(t, 5);
+            mixed.sweep(t, 5);
+          }
+          expect(mixed.size).toBe(kept.size);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('matches a Map model under random inserts, lookups, removals and expiry, and never exceeds its limit', () => {
     type Op = { kind: 'insert' | 'lookup' | 'remove' | 'advance'; flow: number; seconds: number };
     const op = fc.record({

@@ -380,10 +380,11 @@ describe('its-not-dns.yaml', () => {
      * a pod went does not change what happens to SYNs for its address; the grace period would only add ten seconds
      * of resets first) and runs until the clients are in one of their (synchronised) connection attempts to the dead
      * addresses; then reads, for every client socket dialling one from another node, whether the receiving node's
-     * conntrack and its hypervisor's table hold that SYN's flow.
+     * conntrack and its hypervisor's table hold that SYN's flow. It reads sockets and table entries one by one, so it
+     * runs the per-packet model, where every attempt has both (a cohort's attempts have neither until asked).
      */
     function afterDeletion(sets: string[]) {
-      const { ctx, w } = worldOf(TEXT, sets);
+      const { ctx, w } = worldOf(TEXT, [...sets, 'params.engine.cohorts=false']);
       ctx.sched.runUntil(atSeconds(1));
       const victims = batch(0).map((p) => w.workloads.findPod(p.name)!);
       for (const pod of victims) w.workloads.deletePod(pod, 0, 'test');

@@ -13,6 +13,7 @@ import { TcpState, type CloseCause, type Socket, type SocketOwner, type TcpStack
 import { fixedBackoff, GRPC_BACKOFF, type BackoffConfig } from './grpc/backoff';
 import { CallAttempts, CallPolicy, GIVE_UP, INCIDENT_RETRY_POLICY, NO_DEADLINE, type AttemptFailure } from './grpc/call-policy';
 import { ClientTransport } from './grpc/client-transport';
+import type { CohortHost, DialCohort } from './grpc/dial-cohort';
 import type { LbHost, LbPolicy } from './grpc/lb-policy';
 import { PICK_FIRST_DEFAULTS, PickFirstPolicy } from './grpc/pick-first';
 import { NEVER, ResolutionLimiter, GRPC_GO_RESOLUTION } from './grpc/resolution-limiter';
@@ -114,6 +115,8 @@ export class GrpcClients {
     readonly dns: DnsSystem | null,
     /** When the pod that held an address was deleted, if it was. */
     readonly deletionTime: (ip: number) => SimTime | undefined,
+    /** Runs attempts that end before a SYN retransmission without sockets of their own; null runs every one on a socket. */
+    readonly cohort: DialCohort | null,
   ) {
     const m = ctx.metrics;
     this.m = {
@@ -152,7 +155,7 @@ export class GrpcClients {
  * at a Poisson rate with a deadline and retries. GOAWAY drains a connection; a reset or a lost connection sends its
  * subchannel IDLE and asks for re-resolution.
  */
-export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
+export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost, CohortHost {
   private readonly policy: LbPolicy;
   private readonly limiter: ResolutionLimiter;
   private readonly calls: CallPolicy;
@@ -194,6 +197,14 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
 
   private get ctx(): SimContext {
     return this.shared.ctx;
+  }
+
+  get stack(): TcpStack {
+    return this.host.tcp;
+  }
+
+  get targetPort(): number {
+    return this.target.port;
   }
 
   start(): void {
@@ -284,23 +295,31 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost {
 
   connect(sub: Subchannel, timeout: Duration): number {
     this.shared.m.connects.inc();
+    const cohort = this.shared.cohort;
+    if (cohort?.takes(timeout)) return cohort.dial(this, sub, timeout);
     const socket = this.host.tcp.connect(sub.address, this.target.port, this);
+    this.adopt(sub, socket, this.ctx.sched.now + timeout);
+    return socket.id;
+  }
+
+  /** Takes `socket` as the transport being dialled for `sub`, with its connect deadline at `deadline`. */
+  adopt(sub: Subchannel, socket: Socket, deadline: number): void {
     const conn = this.spare.pop() ?? { sub, transport: new ClientTransport(socket.id), streams: null };
     conn.sub = sub;
     conn.transport.reset(socket.id);
     conn.streams = null;
     this.connections.set(socket.id, conn);
-    this.ctx.sched.after(timeout, this.shared.connectDeadline, this.index, socket.id);
-    return socket.id;
+    this.ctx.sched.at(deadline as SimTime, this.shared.connectDeadline, this.index, socket.id);
   }
 
   startBackoff(sub: Subchannel, wait: Duration): void {
+    if (this.shared.cohort?.backoff(sub, wait)) return;
     this.backingOff.set(sub.id, sub);
     this.ctx.sched.after(wait, this.shared.backoff, this.index, sub.id);
   }
 
-  disconnect(_sub: Subchannel, connection: number): void {
-    const socket = this.socket(connection);
+  disconnect(sub: Subchannel, connection: number): void {
+    const socket = this.socket(this.shared.cohort ? this.shared.cohort.socketFor(sub, connection) : connection);
     if (socket) this.host.tcp.close(socket);
   }
 

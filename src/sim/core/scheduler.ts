@@ -176,6 +176,11 @@ export class Scheduler {
     return this.live;
   }
 
+  /** Events scheduled so far (each takes the next sequence number): unchanged between two calls, nothing was scheduled between them. */
+  get scheduled(): number {
+    return this.seq;
+  }
+
   /** Events executed so far. */
   get executed(): number {
     return this.seq - this.live - this.cancelled;

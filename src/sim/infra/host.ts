@@ -82,6 +82,7 @@ export class Host {
     const iface = new NetInterface(this.ifaces.length, name, kind, rpFilter, pod);
     this.ifaces.push(iface);
     this.byName.set(name, iface.index);
+    this.lastIfaceName = undefined;
     return iface;
   }
 
@@ -92,8 +93,16 @@ export class Host {
 
   /** Index of the interface a route leaves by; -1 for none. */
   ifaceIndex(name: string | undefined): number {
-    return name === undefined ? -1 : (this.byName.get(name) ?? -1);
+    if (name === undefined) return -1;
+    // Packets leave by the same one or two devices over and over: the last answer first.
+    if (name === this.lastIfaceName) return this.lastIfaceIndex;
+    const index = this.byName.get(name) ?? -1;
+    this.lastIfaceName = name;
+    this.lastIfaceIndex = index;
+    return index;
   }
+  private lastIfaceName: string | undefined;
+  private lastIfaceIndex = -1;
 
   /** MASQUERADE picks the outgoing interface's address; one without an address falls back to the node's. */
   masqueradeAddress(out: number): number {

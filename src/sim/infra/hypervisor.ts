@@ -2,6 +2,7 @@ import type { Counter, Gauge } from '../core/metrics';
 import type { SimTime } from '../core/time';
 import { ConntrackTable, CtState, KERNEL_TIMEOUTS, nextTcpState, nextUdpState, type ConntrackTimeouts } from '../net/conntrack';
 import { cidr, cidrContains, formatIpv4 } from '../net/ipv4';
+import { KEEP, type AnonymousFlows } from '../net/anonymous-flows';
 import { Proto, type PacketPool } from '../net/packet';
 import type { DropReason } from '../report/drop-reasons';
 import type { Metrics } from '../core/metrics';
@@ -77,7 +78,7 @@ export class Hypervisor {
   }
 
   /** A packet leaving the instance by interface `iface`; null when it may go on, else why it is dropped. */
-  egress(p: PacketPool, id: number, iface: number, now: SimTime): DropReason | null {
+  egress(p: PacketPool, id: number, iface: number, now: SimTime, flows?: AnonymousFlows): DropReason | null {
     if (this.settings.sourceDestCheck && !this.attached.has(p.outerSrc[id] || p.srcIp[id]!)) return 'source_dest_check';
     if (!this.pps.admit(now)) return this.overPps();
     if (cidrContains(LINK_LOCAL, p.dstIp[id]!) && !this.linkLocalFor(iface).admit(now)) {
@@ -85,13 +86,13 @@ export class Hypervisor {
       this.linklocalExceededHere.inc();
       return 'linklocal_exceeded';
     }
-    return this.track(p, id, now);
+    return this.track(p, id, now, flows);
   }
 
   /** A packet arriving for the instance from the fabric. */
-  ingress(p: PacketPool, id: number, now: SimTime): DropReason | null {
+  ingress(p: PacketPool, id: number, now: SimTime, flows?: AnonymousFlows): DropReason | null {
     if (!this.pps.admit(now)) return this.overPps();
-    return this.track(p, id, now);
+    return this.track(p, id, now, flows);
   }
 
   /** IP-in-IP between two nodes is one flow of protocol 4 to the security group, whatever it carries. */
@@ -138,12 +139,18 @@ export class Hypervisor {
   }
 
   /** Security-group tracking: a known flow moves on; a new one needs room in the allowance, whichever way it goes. */
-  private track(p: PacketPool, id: number, now: SimTime): DropReason | null {
+  private track(p: PacketPool, id: number, now: SimTime, flows?: AnonymousFlows): DropReason | null {
     if (this.settings.untracked) return null;
     if (p.outerDst[id] !== 0) return this.trackTunnel(p, id, now);
     const proto = p.proto[id]!;
     const t = this.table;
-    const ref = t.lookupRef(proto, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, now);
+    // An anonymous flow's packets find its own entries through its trail (net/anonymous-flows.ts).
+    const anonymous = flows !== undefined && p.anon[id]! >= 0;
+    const src = p.srcIp[id]!;
+    const sport = p.srcPort[id]!;
+    const dst = p.dstIp[id]!;
+    const dport = p.dstPort[id]!;
+    const ref = anonymous ? flows.lookup(p, id, t, now) : t.lookupRef(proto, src, sport, dst, dport, now);
     if (ref >= 0) {
       const entry = ref >> 1;
       const reply = (ref & 1) === 1;
@@ -152,8 +159,12 @@ export class Hypervisor {
       return null;
     }
     const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, p.flags[id]!, false) : CtState.udpUnreplied;
-    if (t.insert(proto, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!, state, now) >= 0) return null;
-    return this.overAllowance();
+    let made = anonymous ? flows.insert(p, id, t, dst, dport, dst, dport, src, sport, state, now) : KEEP;
+    if (made === KEEP) {
+      if (anonymous) flows.promote(p, id);
+      made = t.insert(proto, src, sport, dst, dport, state, now);
+    }
+    return made >= 0 ? null : this.overAllowance();
   }
 
   get entity(): string {

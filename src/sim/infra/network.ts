@@ -2,10 +2,12 @@ import type { Counter } from '../core/metrics';
 import { micros, seconds, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import { formatIpv4 } from '../net/ipv4';
+import { AnonymousFlows } from '../net/anonymous-flows';
 import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
 import type { Tcp, TcpStack, TcpWire } from '../net/tcp';
 import type { Udp, UdpStack, UdpWire } from '../net/udp';
-import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
+import { DROP_REASON_IDS, dropReasonIndex, type DropReason } from '../report/drop-reasons';
+import type { CauseFact } from '../report/causes';
 import { elementOf, Fabric, hostOf, ifaceOf, isElement, NOWHERE } from './fabric';
 import type { Host } from './host';
 import type { Pod } from './pod';
@@ -46,10 +48,13 @@ export const hostNamespace = (host: number): number => -1 - host;
 export class Network {
   readonly packets = new PacketPool();
   readonly fabric = new Fabric();
+  /** Connection attempts whose conntrack entries are counted rather than kept. */
+  readonly flows = new AnonymousFlows();
   readonly elements: PacketElement[] = [];
   private readonly sent: Counter;
   private readonly delivered: Counter;
   private readonly arrive;
+  private readonly arriveBatch;
   private readonly hop: Duration;
   private readonly datapath: NodeDatapath;
   private readonly fabricSite: DropSite;
@@ -62,8 +67,20 @@ export class Network {
   /** Packets and SYNs between wire sites (nodes by index, then elements), for the live traffic picture. */
   private traffic = new Float64Array(0);
   private trafficSites = 0;
-  /** Drops by reason at each site that has dropped anything, for marks where they happen. */
-  private readonly dropsAt = new Map<DropSite, Float64Array>();
+  /** Drops by reason at each site that has dropped anything, for marks where they happen, and their cause facts. */
+  private readonly dropsAt = new Map<DropSite, { counts: Float64Array; facts: (CauseFact | undefined)[] }>();
+  /**
+   * Anonymous packets reaching pods at one time, one event for all: the packets of a wave of attempts are scheduled
+   * one after another with nothing between them, so one event in their place runs them in the same order.
+   */
+  private readonly batches: number[][] = [];
+  private readonly freeBatches: number[] = [];
+  private openBatch = -1;
+  private openBatchTime = -1;
+  private openBatchMark = -1;
+  /** While a namespace answers an anonymous packet, the flow its answer belongs to. */
+  private answering = -1;
+  private answeringGeneration = 0;
 
   constructor(
     private readonly ctx: SimContext,
@@ -79,6 +96,7 @@ export class Network {
     this.datapath = new NodeDatapath(ctx, this, proxy, hosts);
     this.fabricSite = { entity: 'network/fabric', lastDropLog: new Float64Array(DROP_REASON_IDS.length).fill(-Infinity) };
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
+    this.arriveBatch = ctx.sched.register('packet.arrive-batch', (batch) => this.onArriveBatch(batch));
     tcp.wire = this.sendTcp;
     udp.wire = this.sendUdp;
   }
@@ -92,9 +110,18 @@ export class Network {
     return this.elements.length - 1;
   }
 
-  private readonly sendTcp: TcpWire = (stack: TcpStack, srcPort, dstIp, dstPort, flags, payload, message) => {
+  private readonly sendTcp: TcpWire = (stack: TcpStack, srcPort, dstIp, dstPort, flags, payload, message, anon = -1, generation = 0) => {
     const id = this.emit(stack.ip, srcPort, dstIp, dstPort, Proto.tcp, payload, message);
-    this.packets.flags[id] = flags;
+    const p = this.packets;
+    p.flags[id] = flags;
+    if (anon < 0 && this.answering >= 0) {
+      anon = this.answering;
+      generation = this.answeringGeneration;
+    }
+    if (anon >= 0) {
+      p.anon[id] = anon;
+      p.anonGeneration[id] = generation;
+    }
     this.launch(id, stack.ns);
   };
 
@@ -164,7 +191,9 @@ export class Network {
     p.stage[id] = stage;
     p.at[id] = at;
     p.time[id]! += this.hop;
-    if (stage === Stage.pod || stage === Stage.element) this.ctx.sched.at(p.time[id] as SimTime, this.arrive, id);
+    // A router or a load balancer keeps state of its own about the flows it sees: an anonymous flow cannot pass it.
+    if (stage === Stage.element && p.anon[id]! >= 0) this.promote(id);
+    if (stage === Stage.pod || stage === Stage.element) this.schedule(id);
     else this.cutThrough(id);
   }
 
@@ -173,7 +202,42 @@ export class Network {
     const p = this.packets;
     p.stage[id] = Stage.hostLocal;
     p.at[id] = host.index;
-    this.ctx.sched.at(p.time[id] as SimTime, this.arrive, id);
+    if (p.anon[id]! >= 0) this.promote(id);
+    this.schedule(id);
+  }
+
+  /** Ends the anonymity of the packet's flow (see AnonymousFlows.promote). */
+  promote(id: number): void {
+    this.flows.promote(this.packets, id);
+  }
+
+  /** The packet's arrival, as an event of its own or, for anonymous packets scheduled back to back, one event for them all. */
+  private schedule(id: number): void {
+    const p = this.packets;
+    const time = p.time[id]!;
+    const sched = this.ctx.sched;
+    if (p.anon[id]! < 0) {
+      sched.at(time as SimTime, this.arrive, id);
+      return;
+    }
+    if (this.openBatch >= 0 && this.openBatchTime === time && this.openBatchMark === sched.scheduled) {
+      this.batches[this.openBatch]!.push(id);
+      return;
+    }
+    const batch = this.freeBatches.pop() ?? this.batches.push([]) - 1;
+    this.batches[batch]!.push(id);
+    sched.at(time as SimTime, this.arriveBatch, batch);
+    this.openBatch = batch;
+    this.openBatchTime = time;
+    this.openBatchMark = sched.scheduled;
+  }
+
+  private onArriveBatch(batch: number): void {
+    if (this.openBatch === batch) this.openBatch = -1;
+    const ids = this.batches[batch]!;
+    for (let i = 0; i < ids.length; i++) this.onArrive(ids[i]!);
+    ids.length = 0;
+    this.freeBatches.push(batch);
   }
 
   private cutThrough(id: number): void {
@@ -226,7 +290,7 @@ export class Network {
   }
 
   private atHypervisorOut(id: number, host: Host): void {
-    const reason = host.hypervisor!.egress(this.packets, id, this.packets.iface[id]!, this.ctx.sched.now);
+    const reason = host.hypervisor!.egress(this.packets, id, this.packets.iface[id]!, this.ctx.sched.now, this.flows);
     if (reason) this.drop(id, reason, host.hypervisor!);
     else {
       if (this.traced(id)) this.traceHop(id, host.hypervisor!.entity, `out: tracked, ${host.hypervisor!.table.size} of ${host.hypervisor!.allowance} in use`);
@@ -235,7 +299,7 @@ export class Network {
   }
 
   private atHypervisorIn(id: number, host: Host): void {
-    const reason = host.hypervisor!.ingress(this.packets, id, this.ctx.sched.now);
+    const reason = host.hypervisor!.ingress(this.packets, id, this.ctx.sched.now, this.flows);
     if (reason) this.drop(id, reason, host.hypervisor!);
     else {
       if (this.traced(id)) this.traceHop(id, host.hypervisor!.entity, `in: tracked, ${host.hypervisor!.table.size} of ${host.hypervisor!.allowance} in use`);
@@ -329,13 +393,32 @@ export class Network {
     }
     const flags = p.flags[id]!;
     const payload = p.payload[id]! as PayloadId;
-    if (!tcp.owns(srcIp, srcPort, dstPort, flags)) this.drop(id, 'no_socket_reset', site);
+    const anon = p.anon[id]!;
+    if (anon >= 0 && this.flows.isHome(p, id, tcp.ns)) {
+      // The reply an anonymous attempt's opener waits for: its owner takes it in place of the socket it has not got.
+      const generation = p.anonGeneration[id]!;
+      this.traceHop(id, entity, 'delivered');
+      this.delivered.inc();
+      p.release(id);
+      this.flows.deliver(anon, generation, flags);
+      return;
+    }
+    const owned = tcp.owns(srcIp, srcPort, dstPort, flags);
+    // A socket takes the packet (a listener accepting it): the attempt goes on as an ordinary connection.
+    if (anon >= 0 && owned) this.promote(id);
+    if (anon >= 0 && !owned) {
+      // Nothing takes it: the namespace's answer (a reset) belongs to the same anonymous flow.
+      this.answering = anon;
+      this.answeringGeneration = p.anonGeneration[id]!;
+    }
+    if (!owned) this.drop(id, 'no_socket_reset', site);
     else {
       this.traceHop(id, entity, 'delivered');
       this.delivered.inc();
       p.release(id);
     }
     tcp.receive(srcIp, srcPort, dstPort, flags, payload, message);
+    this.answering = -1;
   }
 
   private countTraffic(id: number, from: number, to: number): void {
@@ -373,7 +456,7 @@ export class Network {
 
   /** Drops by reason (DROP_REASON_IDS order) at one site; zeros when it has dropped nothing. */
   dropsAtSite(site: DropSite): Float64Array | undefined {
-    return this.dropsAt.get(site);
+    return this.dropsAt.get(site)?.counts;
   }
 
   get fabricDropSite(): DropSite {
@@ -408,11 +491,11 @@ export class Network {
   drop(id: number, reason: DropReason, site: DropSite): void {
     const p = this.packets;
     if (this.traced(id)) this.traceHop(id, site.entity, `dropped: ${reason}`);
-    this.ctx.drops.drop(reason);
-    const r = DROP_REASON_IDS.indexOf(reason);
+    const r = dropReasonIndex(reason);
+    this.ctx.drops.dropAt(r);
     let here = this.dropsAt.get(site);
-    if (!here) this.dropsAt.set(site, (here = new Float64Array(DROP_REASON_IDS.length)));
-    here[r]!++;
+    if (!here) this.dropsAt.set(site, (here = { counts: new Float64Array(DROP_REASON_IDS.length), facts: [] }));
+    here.counts[r]!++;
     const now = this.ctx.sched.now;
     if (now - site.lastDropLog[r]! >= DROP_LOG_INTERVAL) {
       site.lastDropLog[r] = now;
@@ -430,7 +513,11 @@ export class Network {
         `dropped ${what} ${formatIpv4(p.srcIp[id]!)}:${p.srcPort[id]} → ${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]} (${reason})`,
         cause === undefined ? { reason } : { reason, cause },
       );
-    } else this.ctx.causes.record(reason, site.entity, now);
+    } else {
+      const fact = (here.facts[r] ??= this.ctx.causes.fact(reason, site.entity, now));
+      fact.count++;
+      fact.lastAt = now;
+    }
     p.release(id);
   }
 }

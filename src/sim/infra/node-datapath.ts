@@ -2,6 +2,7 @@ import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
 import type { SimTime } from '../core/time';
 import type { SimContext } from '../context';
+import { KEEP } from '../net/anonymous-flows';
 import { CtState, nextTcpState } from '../net/conntrack';
 import { formatCidr, formatIpv4 } from '../net/ipv4';
 import { applyTrackedNat } from '../net/nat';
@@ -49,8 +50,10 @@ export class NodeDatapath {
     const origDst = p.dstIp[id]!;
     const origDport = p.dstPort[id]!;
     // Raw-table NOTRACK rules (node-local DNS installs them for its addresses) keep a flow out of conntrack and NAT.
-    const tracked = !host.notrack.has(origDst) && !host.notrack.has(srcIp);
-    let ref = tracked ? ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now) : -1;
+    const tracked = host.notrack.size === 0 || (!host.notrack.has(origDst) && !host.notrack.has(srcIp));
+    const flows = this.net.flows;
+    // An anonymous flow's packets find its own entries through its trail (net/anonymous-flows.ts).
+    let ref = !tracked ? -1 : p.anon[id]! >= 0 ? flows.lookup(p, id, ct, now) : ct.lookupRef(proto, srcIp, srcPort, origDst, origDport, now);
     // A new SYN on a closed entry's tuple starts a fresh connection, as conntrack reopens CLOSE/TIME_WAIT entries.
     if (ref >= 0 && (ref & 1) === 0 && proto === Proto.tcp && (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN) {
       const state = ct.stateOf(ref >> 1);
@@ -96,7 +99,8 @@ export class NodeDatapath {
       const iface = host.ifaces[ifIndex]!;
       const mode = effectiveRpFilter(host.rpFilterAll, iface.rpFilter);
       const reverse = mode === 0 ? undefined : host.routing.lookup(srcIp, dst);
-      const srcIsLocal = host.routing.local.lookup(srcIp)?.type === 'local';
+      // Only rp_filter off asks whether the source is one of the host's own (checkSource).
+      const srcIsLocal = mode === 0 && host.routing.local.lookup(srcIp)?.type === 'local';
       const verdict = checkSource(mode, iface.name, iface.hasAddress, reverse, srcIsLocal, false);
       if (this.net.traced(id)) {
         const how = mode === 0 ? 'off' : `${mode} on ${iface.name}${iface.hasAddress ? '' : ' (no IPv4 address)'}`;
@@ -115,7 +119,13 @@ export class NodeDatapath {
     if (tracked && ref < 0 && !(proto === Proto.tcp && flags & TcpFlag.RST)) {
       const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
       const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
-      if (ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, p.dstPort[id]!, replyDst, srcPort, state, now) < 0) {
+      const dport = p.dstPort[id]!;
+      let made = p.anon[id]! >= 0 ? flows.insert(p, id, ct, origDst, origDport, dst, dport, replyDst, srcPort, state, now) : KEEP;
+      if (made === KEEP) {
+        if (p.anon[id]! >= 0) this.net.promote(id);
+        made = ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, dport, replyDst, srcPort, state, now);
+      }
+      if (made < 0) {
         this.net.drop(id, 'host_conntrack_full', host);
         return;
       }

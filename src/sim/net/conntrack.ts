@@ -50,6 +50,8 @@ const STRIDE = 8;
 const PROTO_MASK = 0xff;
 const STATE_MASK = 0xff00;
 const LIVE = 0x10000;
+/** An entry counted without being hashed: only its own flow's owner can reach it, by id (insertAnonymous). */
+const ANONYMOUS = 0x20000;
 /** Both ports of a direction in one word, source port high. */
 const packPorts = (srcPort: number, dstPort: number): number => ((srcPort << 16) | dstPort) >>> 0;
 
@@ -84,6 +86,11 @@ function checkMax(max: number): void {
  * (reply, which differs from the reversed original when NAT rewrote the flow); both are hashed, as the kernel hashes
  * every entry twice. Slots live in typed arrays with open addressing, so lookups and inserts allocate nothing.
  * Expired entries count until a lookup, a sweep or a reclaim finds them, like the kernel's garbage collector.
+ *
+ * An entry can also be held without being hashed ("anonymous", see insertAnonymous): it takes its id, counts and
+ * expires like any other, and is swept or reclaimed by the same scans, but no lookup finds it; whoever made it moves
+ * it on by id. Ids are handed out and taken back in the same order either way, so a table whose flows are partly
+ * anonymous fills, drains and refuses exactly as one that keeps them all.
  */
 export class ConntrackTable {
   /**
@@ -100,6 +107,8 @@ export class ConntrackTable {
   private mask = 0;
   private readonly timeouts: Duration[];
   private count = 0;
+  /** How often each id has been handed out, so a holder of an old id can tell it has been reused. */
+  private incarnations = new Int32Array(0);
   private reclaimCursor = 0;
   /** No live entry expires before this; lets a full table refuse a new flow without scanning. */
   private expiryFloor = 0;
@@ -181,6 +190,67 @@ export class ConntrackTable {
     state: CtStateId,
     now: SimTime,
   ): number {
+    const id = this.take(proto, srcIp, srcPort, dstIp, dstPort, replySrc, replySport, replyDst, replyDport, state, now, LIVE);
+    if (id >= 0) {
+      this.place(id * 2);
+      this.place(id * 2 + 1);
+    }
+    return id;
+  }
+
+  /**
+   * Tracks a new flow without hashing it, for a connection attempt whose tuple no later packet carries but its own
+   * replies, which its owner follows by id (net/anonymous-flows.ts). It takes its id, counts, expires and is
+   * reclaimed like any entry; -1 when the table is full.
+   */
+  insertAnonymous(
+    proto: number,
+    srcIp: number,
+    srcPort: number,
+    dstIp: number,
+    dstPort: number,
+    replySrc: number,
+    replySport: number,
+    replyDst: number,
+    replyDport: number,
+    state: CtStateId,
+    now: SimTime,
+  ): number {
+    return this.take(proto, srcIp, srcPort, dstIp, dstPort, replySrc, replySport, replyDst, replyDport, state, now, LIVE | ANONYMOUS);
+  }
+
+  /** Whether `id` still holds the anonymous entry handed out as `incarnation` (it may have expired and gone to another flow). */
+  holds(id: number, incarnation: number): boolean {
+    return this.incarnations[id] === incarnation && (this.tuples[id * STRIDE + 6]! & ANONYMOUS) !== 0;
+  }
+
+  incarnationOf(id: number): number {
+    return this.incarnations[id]!;
+  }
+
+  /** An anonymous entry becomes an ordinary one: it is hashed, so lookups find it from now on. */
+  promote(id: number): void {
+    const b = id * STRIDE + 6;
+    if ((this.tuples[b]! & ANONYMOUS) === 0) return;
+    this.tuples[b] = this.tuples[b]! & ~ANONYMOUS;
+    this.place(id * 2);
+    this.place(id * 2 + 1);
+  }
+
+  private take(
+    proto: number,
+    srcIp: number,
+    srcPort: number,
+    dstIp: number,
+    dstPort: number,
+    replySrc: number,
+    replySport: number,
+    replyDst: number,
+    replyDport: number,
+    state: CtStateId,
+    now: SimTime,
+    flags: number,
+  ): number {
     if (this.count >= this.max && (!this.reclaim(now) || this.count >= this.max)) return -1;
     if (this.freeCount === 0) this.grow(Math.min(this.max, this.capacity * 2));
     const id = this.freeIds[--this.freeCount]!;
@@ -192,9 +262,8 @@ export class ConntrackTable {
     t[b + 3] = replySrc;
     t[b + 4] = replyDst;
     t[b + 5] = packPorts(replySport, replyDport);
-    t[b + 6] = proto | LIVE;
-    this.place(id * 2);
-    this.place(id * 2 + 1);
+    t[b + 6] = proto | flags;
+    this.incarnations[id]!++;
     this.count++;
     this.update(id, state, now);
     return id;
@@ -245,8 +314,10 @@ export class ConntrackTable {
   }
 
   remove(id: number): void {
-    this.unplace(this.slotOf(id * 2));
-    this.unplace(this.slotOf(id * 2 + 1));
+    if ((this.tuples[id * STRIDE + 6]! & ANONYMOUS) === 0) {
+      this.unplace(this.slotOf(id * 2));
+      this.unplace(this.slotOf(id * 2 + 1));
+    }
     this.tuples[id * STRIDE + 6] = 0;
     this.freeIds[this.freeCount++] = id;
     this.count--;
@@ -326,6 +397,9 @@ export class ConntrackTable {
     const expires = new Float64Array(capacity);
     expires.set(this.expires);
     this.expires = expires;
+    const incarnations = new Int32Array(capacity);
+    incarnations.set(this.incarnations);
+    this.incarnations = incarnations;
     const freeIds = new Int32Array(capacity);
     freeIds.set(this.freeIds.subarray(0, this.freeCount));
     let free = this.freeCount;
@@ -338,7 +412,7 @@ export class ConntrackTable {
     this.slots = new Int32Array(size).fill(EMPTY);
     this.mask = size - 1;
     for (let id = 0; id < old; id++) {
-      if (!this.isLive(id)) continue;
+      if (!this.isLive(id) || (this.tuples[id * STRIDE + 6]! & ANONYMOUS) !== 0) continue;
       this.place(id * 2);
       this.place(id * 2 + 1);
     }

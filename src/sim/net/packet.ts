@@ -55,6 +55,9 @@ export class PacketPool {
   outerDst: Uint32Array;
   /** When the packet reaches its current stage: its send time plus the latency of the hops behind it. */
   time: Float64Array;
+  /** The anonymous flow the packet belongs to (net/anonymous-flows.ts), or -1; and that flow's attempt. */
+  anon: Int32Array;
+  anonGeneration: Int32Array;
   private free: Int32Array;
   private freeCount = 0;
   private capacity: number;
@@ -78,6 +81,8 @@ export class PacketPool {
     this.outerSrc = new Uint32Array(initialCapacity);
     this.outerDst = new Uint32Array(initialCapacity);
     this.time = new Float64Array(initialCapacity);
+    this.anon = new Int32Array(initialCapacity);
+    this.anonGeneration = new Int32Array(initialCapacity);
     this.free = new Int32Array(initialCapacity);
   }
 
@@ -100,6 +105,7 @@ export class PacketPool {
     this.iface[id] = -1;
     this.outerSrc[id] = 0;
     this.outerDst[id] = 0;
+    this.anon[id] = -1;
     return id;
   }
 
@@ -130,6 +136,8 @@ export class PacketPool {
     this.outerSrc = widen(this.outerSrc, (k) => new Uint32Array(k));
     this.outerDst = widen(this.outerDst, (k) => new Uint32Array(k));
     this.time = widen(this.time, (k) => new Float64Array(k));
+    this.anon = widen(this.anon, (k) => new Int32Array(k));
+    this.anonGeneration = widen(this.anonGeneration, (k) => new Int32Array(k));
     this.free = widen(this.free, (k) => new Int32Array(k));
     this.capacity = n;
   }

@@ -41,8 +41,16 @@ export class PolicyRouting {
   private readonly cacheDst = new Uint32Array(CACHE_SLOTS);
   private readonly cacheSrc = new Uint32Array(CACHE_SLOTS);
   private readonly cacheRoute: (Route | undefined | null)[] = new Array<Route | undefined | null>(CACHE_SLOTS).fill(null);
+  /**
+   * Lookups whose source no rule looks at, cached by destination alone: a node that thousands of pods send to keeps
+   * one entry per destination instead of one per sender.
+   */
+  private readonly byDst = new Map<number, Route | undefined>();
+  /** Rules that match on the source with a prefix (per-pod source rules live in bySource). */
+  private fromRules = 0;
   private readonly forget = (): void => {
     this.cacheRoute.fill(null);
+    this.byDst.clear();
   };
 
   constructor() {
@@ -69,6 +77,7 @@ export class PolicyRouting {
   }
 
   addRule(rule: IpRule): void {
+    if (rule.from) this.fromRules++;
     let at = this.rules.length;
     while (at > 0 && this.rules[at - 1]!.priority > rule.priority) at--;
     this.rules.splice(at, 0, rule);
@@ -104,6 +113,11 @@ export class PolicyRouting {
 
   /** The route a packet from `src` to `dst` takes; undefined when no rule's table has one. */
   lookup(dst: number, src: number): Route | undefined {
+    if (this.fromRules === 0 && !this.bySource.has(src)) {
+      let route = this.byDst.get(dst);
+      if (route === undefined && !this.byDst.has(dst)) this.byDst.set(dst, (route = this.resolve(dst, src)));
+      return route;
+    }
     let h = Math.imul(dst ^ 0x9e3779b9, 0x85ebca6b);
     h = Math.imul(h ^ (h >>> 13) ^ src, 0xc2b2ae35);
     const slot = (h ^ (h >>> 16)) & (CACHE_SLOTS - 1);

@@ -1,6 +1,6 @@
 import type { Counter, Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
-import { millis, type Duration } from '../core/time';
+import { millis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
 import { EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
@@ -23,7 +23,10 @@ export interface Listener {
   accept(socket: Socket): SocketOwner;
 }
 
-/** Sends a packet out of a pod; the network layer decides where it goes. */
+/**
+ * Sends a packet out of a pod; the network layer decides where it goes. `anon` names the anonymous flow the packet
+ * belongs to (net/anonymous-flows.ts) and `generation` its attempt; -1 for an ordinary packet.
+ */
 export type TcpWire = (
   stack: TcpStack,
   srcPort: number,
@@ -32,8 +35,15 @@ export type TcpWire = (
   flags: number,
   payload: PayloadId,
   message: number,
+  anon?: number,
+  generation?: number,
 ) => void;
 
+/** A connection attempt that holds a local port without a socket (an anonymous flow's); made real on demand. */
+export interface AnonymousAttempt {
+  /** Gives the attempt its socket now: anything that enumerates the namespace's sockets sees it from here on. */
+  materialize(): void;
+}
 
 const remoteKey = (ip: number, port: number): number => ip * 65536 + port;
 
@@ -123,6 +133,17 @@ export class Tcp {
     socket.rtoTimer = this.ctx.sched.after(socket.rto, this.rtoHandler, socket.id);
   }
 
+  /**
+   * The SYN_SENT socket of an attempt whose first SYN left at `sentAt` without one (an anonymous flow's): the same
+   * socket, port and retransmission timer the attempt would have had from the start.
+   */
+  adopt(stack: TcpStack, localPort: number, remoteIp: number, remotePort: number, owner: SocketOwner, sentAt: number): Socket {
+    const socket = this.open(stack, localPort, remoteIp, remotePort, TcpState.synSent, owner);
+    socket.synSends = 1;
+    socket.rtoTimer = this.ctx.sched.at((sentAt + socket.rto) as SimTime, this.rtoHandler, socket.id);
+    return socket;
+  }
+
   private onSynTimeout(id: number): void {
     const socket = this.sockets.get(id);
     if (!socket || socket.state !== TcpState.synSent) return;
@@ -144,6 +165,10 @@ export class TcpStack {
   private readonly byPort = new Map<number, Socket | Map<number, Socket>>();
   private readonly listeners = new Map<number, Listener>();
   private readonly ports = new EphemeralPorts();
+  /** Ports held by anonymous attempts, which have no socket until something needs one (a few per pod: plain arrays). */
+  private readonly anonPorts: number[] = [];
+  private readonly anonAttempts: AnonymousAttempt[] = [];
+  private readonly inUse = { has: (port: number): boolean => this.byPort.has(port) || (this.anonPorts.length > 0 && this.anonPorts.includes(port)) };
 
   constructor(
     readonly tcp: Tcp,
@@ -161,6 +186,38 @@ export class TcpStack {
     const socket = this.tcp.open(this, port, remoteIp, remotePort, TcpState.synSent, owner);
     this.insert(socket);
     this.tcp.sendSyn(socket);
+    return socket;
+  }
+
+  /** A local port for an attempt without a socket; it stays in use until released or the attempt is made real. */
+  reservePort(attempt: AnonymousAttempt): number {
+    const port = this.allocatePort();
+    this.anonPorts.push(port);
+    this.anonAttempts.push(attempt);
+    return port;
+  }
+
+  releasePort(port: number): void {
+    const i = this.anonPorts.indexOf(port);
+    if (i < 0) return;
+    const last = this.anonPorts.length - 1;
+    this.anonPorts[i] = this.anonPorts[last]!;
+    this.anonAttempts[i] = this.anonAttempts[last]!;
+    this.anonPorts.pop();
+    this.anonAttempts.pop();
+  }
+
+  /** The first SYN of an anonymous attempt on a reserved port: counted and sent like any first SYN, without a socket. */
+  sendAnonymousSyn(port: number, remoteIp: number, remotePort: number, flow: number, generation: number): void {
+    this.tcp.synSent.inc();
+    this.tcp.wire(this, port, remoteIp, remotePort, TcpFlag.SYN, Payload.none, 1, flow, generation);
+  }
+
+  /** The socket of an anonymous attempt on its reserved port, from the moment its SYN left (see Tcp.adopt). */
+  adopt(port: number, remoteIp: number, remotePort: number, owner: SocketOwner, sentAt: number): Socket {
+    this.releasePort(port);
+    const socket = this.tcp.adopt(this, port, remoteIp, remotePort, owner, sentAt);
+    this.insert(socket);
     return socket;
   }
 
@@ -220,7 +277,23 @@ export class TcpStack {
     return undefined;
   }
 
+  /**
+   * How many sockets are in each TcpState, anonymous attempts counted as connecting: a look that does not need the
+   * sockets themselves leaves the attempts as they are.
+   */
+  stateCounts(): number[] {
+    const counts = [0, 0, 0, 0, 0];
+    for (const peers of this.byPort.values()) {
+      if (peers instanceof Socket) counts[peers.state]!++;
+      else for (const s of peers.values()) counts[s.state]!++;
+    }
+    counts[TcpState.synSent]! += this.anonAttempts.length;
+    return counts;
+  }
+
   sockets(): Socket[] {
+    // Whoever asks for the sockets gets the anonymous attempts' too, as sockets of their own.
+    if (this.anonAttempts.length > 0) for (const attempt of [...this.anonAttempts]) attempt.materialize();
     const out: Socket[] = [];
     for (const peers of this.byPort.values()) {
       if (peers instanceof Socket) out.push(peers);
@@ -347,7 +420,7 @@ export class TcpStack {
 
   /** The next ephemeral port with no socket on it, as Linux hands out connect() ports from its range. */
   private allocatePort(): number {
-    const port = this.ports.next(this.byPort);
+    const port = this.ports.next(this.inUse);
     if (port < 0) throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
     return port;
   }

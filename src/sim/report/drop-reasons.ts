@@ -69,6 +69,13 @@ export type DropReason = keyof typeof DROP_REASONS;
 
 export const DROP_REASON_IDS = Object.keys(DROP_REASONS) as DropReason[];
 
+const INDEX = new Map<string, number>(DROP_REASON_IDS.map((reason, i) => [reason, i]));
+
+/** A reason's place in DROP_REASON_IDS, for arrays indexed by reason. */
+export function dropReasonIndex(reason: DropReason): number {
+  return INDEX.get(reason)!;
+}
+
 export function explainDrop(reason: DropReason): string {
   return DROP_REASONS[reason].text;
 }

@@ -2,6 +2,13 @@ import { z } from './zod';
 
 /** Tunable mechanism parameters. Every key is optional; a missing key takes the default written beside it. */
 
+const engine = z.strictObject({
+  // Connection attempts that nothing can tell apart run as a counted cohort (docs/cohorts.md): the same results in a
+  // fraction of the time. false gives every attempt its own socket, timers and kept conntrack entries: the
+  // per-packet model the cohorts are checked against.
+  cohorts: z.boolean().default(true),
+});
+
 const network = z.strictObject({
   // One-way latency of one hop (veth or wire); a same-rack hop in a data centre is tens of microseconds.
   hopLatencyUs: z.number().int().min(0).default(50),
@@ -303,6 +310,7 @@ export const deploymentParamsSchema = z.strictObject({
 export type DeploymentParams = z.output<typeof deploymentParamsSchema>;
 
 const sections = {
+  engine: engine.prefault({}),
   network: network.prefault({}),
   tcp: tcp.prefault({}),
   client: client.prefault({}),

@@ -45,6 +45,8 @@ export class Subchannel {
   state: ConnectivityState = Connectivity.idle;
   /** The transport being dialled or in use; -1 when none. */
   connection = -1;
+  /** Its member number in the dial cohort once it has dialled without a socket (dial-cohort.ts); -1 before. */
+  cohort = -1;
 
   constructor(
     readonly id: number,
@@ -96,7 +98,7 @@ export class Subchannel {
 
   shutdown(): void {
     if (this.state === Connectivity.shutdown) return;
-    if (this.connection >= 0) this.host.disconnect(this, this.connection);
+    if (this.connection !== -1) this.host.disconnect(this, this.connection);
     this.connection = -1;
     this.state = Connectivity.shutdown;
   }
