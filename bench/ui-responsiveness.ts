@@ -1,5 +1,7 @@
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import type { CpuProfile, TraceEvent } from './long-task-profile';
+import { noteErrorBanner, openItsNotDns } from './open-its-not-dns';
+import { markPlay, markPlayEnd, readProbe, type LongTask } from './ui-probe';
 
 /**
  * Plays the shipped "It wasn't DNS" replay at max speed in the built app and records, from before the app's scripts
@@ -8,31 +10,6 @@ import type { CpuProfile, TraceEvent } from './long-task-profile';
 
 /** The bar: no main-thread task longer than this while the replay plays. */
 export const LONG_TASK_BAR_MS = 100;
-
-export interface LongTask {
-  start: number;
-  duration: number;
-}
-
-interface LongFrame {
-  start: number;
-  duration: number;
-  /** Where style and layout began (0 when the frame did not render). */
-  styleAndLayoutStart: number;
-  renderStart: number;
-  scriptMs: number;
-}
-
-interface Probe {
-  longTasks: LongTask[];
-  longFrames: LongFrame[];
-  frames: number;
-  animationFrames: number;
-  playAt: number;
-  playEndAt: number;
-  framesAtPlay: number;
-  animationFramesAtPlay: number;
-}
 
 export interface ResponsivenessFigures {
   viewport: { width: number; height: number };
@@ -61,44 +38,6 @@ export interface RunOptions {
   seconds: number;
   /** Record a CPU profile of the main thread during play (costs a little; figures of such a run are not the bench's). */
   profile?: boolean;
-}
-
-// Plain script text: tsx would wrap a serialized function with helpers that do not exist in the page.
-const PROBE = `(() => {
-  const probe = { longTasks: [], longFrames: [], frames: 0, animationFrames: 0, playAt: -1, playEndAt: -1, framesAtPlay: 0, animationFramesAtPlay: 0 };
-  window.__bench = probe;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) probe.longTasks.push({ start: e.startTime, duration: e.duration });
-  }).observe({ type: 'longtask', buffered: true });
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        const scriptMs = (e.scripts || []).reduce((sum, s) => sum + s.duration, 0);
-        probe.longFrames.push({ start: e.startTime, duration: e.duration, styleAndLayoutStart: e.styleAndLayoutStart, renderStart: e.renderStart, scriptMs });
-      }
-    }).observe({ type: 'long-animation-frame', buffered: true });
-  } catch {}
-  const tick = () => { probe.animationFrames++; requestAnimationFrame(tick); };
-  requestAnimationFrame(tick);
-  // Frames reach the page as Comlink calls on a MessagePort; a second listener counts them without touching the app's.
-  const counted = new WeakSet();
-  const add = MessagePort.prototype.addEventListener;
-  MessagePort.prototype.addEventListener = function (type, listener, options) {
-    if (type === 'message' && !counted.has(this)) {
-      counted.add(this);
-      add.call(this, 'message', (event) => {
-        const arg = event.data && event.data.argumentList && event.data.argumentList[0];
-        if (arg && arg.value && arg.value.type === 'frame') probe.frames++;
-      });
-    }
-    return add.call(this, type, listener, options);
-  };
-})();`;
-
-const SCENARIO_URL_QUERY = '?scenario=its-not-dns.yaml&speed=max';
-
-async function readProbe(page: Page): Promise<Probe> {
-  return JSON.parse(await page.evaluate<string>('JSON.stringify(window.__bench)')) as Probe;
 }
 
 async function statusText(page: Page): Promise<string> {
@@ -199,31 +138,10 @@ async function stopProfiler(cdp: CDPSession): Promise<{ profile: CpuProfile; tra
 }
 
 export async function runResponsiveness(browser: Browser, appUrl: string, options: RunOptions): Promise<ResponsivenessFigures> {
-  const context = await browser.newContext({ viewport: options.viewport, deviceScaleFactor: 1, serviceWorkers: 'block' });
-  const problems: string[] = [];
+  const { context, page, problems, loadSeconds } = await openItsNotDns(browser, appUrl, options.viewport);
   try {
-    await context.addInitScript({ content: PROBE });
-    const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
-    page.setDefaultTimeout(30_000);
-    const opened = Date.now();
-    await page.goto(appUrl + SCENARIO_URL_QUERY, { waitUntil: 'load' });
-    // A narrow window keeps the scenario's details (and its chapter switch) in a tab of the dock.
-    const details = page.getByRole('tab', { name: 'Details' });
-    if (await details.isVisible()) await details.click();
-    // The worker builds 2,000 clients before it answers the load; the chapter switch appears with the scenario.
-    await page.getByTestId('pause-at-chapters').waitFor({ state: 'visible', timeout: 120_000 });
-    await page.locator('[data-testid="pod"]').first().waitFor({ state: 'attached', timeout: 60_000 });
-    const loadSeconds = (Date.now() - opened) / 1000;
-    await page.getByTestId('pause-at-chapters').uncheck();
-    const speed = ((await page.getByTestId('speed-display').textContent()) ?? '').trim();
-    if (speed !== 'max') throw new Error(`expected speed max from the URL, the app shows ${JSON.stringify(speed)}`);
-
     const cdp = options.profile ? await startProfiler(page) : undefined;
-    await page.evaluate('(() => { const p = window.__bench; p.playAt = performance.now(); p.framesAtPlay = p.frames; p.animationFramesAtPlay = p.animationFrames; })()');
+    await markPlay(page);
     await page.getByTestId('play-button').click();
     const started = Date.now();
     const deadline = started + options.seconds * 1000;
@@ -247,13 +165,12 @@ export async function runResponsiveness(browser: Browser, appUrl: string, option
       await interact(page, interactions++, pods);
       await page.waitForTimeout(400);
     }
-    await page.evaluate('window.__bench.playEndAt = performance.now()');
+    await markPlayEnd(page);
     const wallSeconds = (Date.now() - started) / 1000;
     const simulatedSeconds = await simSeconds(page);
     const recorded = cdp ? await stopProfiler(cdp) : undefined;
     await cdp?.detach();
-    const banner = page.getByTestId('error-banner');
-    if (await banner.isVisible()) problems.push(`error banner: ${((await banner.textContent()) ?? '').trim()}`);
+    await noteErrorBanner(page, problems);
     const probe = await readProbe(page);
     const elements = JSON.parse(
       await page.evaluate<string>(`JSON.stringify({ document: document.getElementsByTagName('*').length, topology: document.querySelectorAll('[data-testid="topology"] *').length })`),

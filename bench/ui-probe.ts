@@ -1,0 +1,76 @@
+import type { Page } from 'playwright-core';
+
+/**
+ * What the UI benches install in the page before the app's scripts run: a longtask and long-animation-frame observer,
+ * an animation-frame counter, and a listener that counts the frames the simulation worker sends.
+ */
+
+export interface LongTask {
+  start: number;
+  duration: number;
+}
+
+export interface LongFrame {
+  start: number;
+  duration: number;
+  /** Where style and layout began (0 when the frame did not render). */
+  styleAndLayoutStart: number;
+  renderStart: number;
+  scriptMs: number;
+}
+
+export interface Probe {
+  longTasks: LongTask[];
+  longFrames: LongFrame[];
+  frames: number;
+  animationFrames: number;
+  playAt: number;
+  playEndAt: number;
+  framesAtPlay: number;
+  animationFramesAtPlay: number;
+}
+
+// Plain script text: tsx would wrap a serialized function with helpers that do not exist in the page.
+export const PROBE = `(() => {
+  const probe = { longTasks: [], longFrames: [], frames: 0, animationFrames: 0, playAt: -1, playEndAt: -1, framesAtPlay: 0, animationFramesAtPlay: 0 };
+  window.__bench = probe;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) probe.longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const scriptMs = (e.scripts || []).reduce((sum, s) => sum + s.duration, 0);
+        probe.longFrames.push({ start: e.startTime, duration: e.duration, styleAndLayoutStart: e.styleAndLayoutStart, renderStart: e.renderStart, scriptMs });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
+  } catch {}
+  const tick = () => { probe.animationFrames++; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  // Frames reach the page as Comlink calls on a MessagePort; a second listener counts them without touching the app's.
+  const counted = new WeakSet();
+  const add = MessagePort.prototype.addEventListener;
+  MessagePort.prototype.addEventListener = function (type, listener, options) {
+    if (type === 'message' && !counted.has(this)) {
+      counted.add(this);
+      add.call(this, 'message', (event) => {
+        const arg = event.data && event.data.argumentList && event.data.argumentList[0];
+        if (arg && arg.value && arg.value.type === 'frame') probe.frames++;
+      });
+    }
+    return add.call(this, type, listener, options);
+  };
+})();`;
+
+export async function readProbe(page: Page): Promise<Probe> {
+  return JSON.parse(await page.evaluate<string>('JSON.stringify(window.__bench)')) as Probe;
+}
+
+/** Marks the start of the measured window: now, and the frame counts so far. */
+export async function markPlay(page: Page): Promise<void> {
+  await page.evaluate('(() => { const p = window.__bench; p.playAt = performance.now(); p.framesAtPlay = p.frames; p.animationFramesAtPlay = p.animationFrames; })()');
+}
+
+export async function markPlayEnd(page: Page): Promise<void> {
+  await page.evaluate('window.__bench.playEndAt = performance.now()');
+}
