@@ -85,18 +85,38 @@ export async function runWorkerSpeedBench(distDir: string): Promise<boolean> {
   return withBrowser(distDir, async (browser, url) => printWorkerSpeed(await runWorkerSpeed(browser, url, cap)));
 }
 
+const SECTIONS = ['bundle', 'responsiveness', 'worker'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** `BENCH_UI_ONLY=worker` (or a comma-separated list of sections) runs only those; unset runs them all. */
+function sectionsToRun(): Set<Section> {
+  const raw = process.env['BENCH_UI_ONLY'];
+  if (raw === undefined || raw === '') return new Set(SECTIONS);
+  const names = raw.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_UI_ONLY: unknown section ${unknown.map((n) => JSON.stringify(n)).join(', ')}; the sections are ${SECTIONS.join(', ')}`);
+  return new Set(names as Section[]);
+}
+
 /** The UI sections, as `npm run bench` and `npm run bench:ui` print them; false when a browser section could not run. */
 export async function runUiBenches(): Promise<boolean> {
+  const sections = sectionsToRun();
   const distDir = await buildForBench();
   let ran = true;
-  console.log('== Initial JavaScript (script tags and modulepreloads of index.html and their static imports, gzip level 6; bar ≤ 300 kB) ==');
-  runBundleBench(distDir);
-  console.log(`\n== Main thread while "It wasn't DNS" plays at max speed (built app in headless Chromium, longtask observer from before the app's scripts; bar: no task over ${LONG_TASK_BAR_MS} ms) ==`);
-  ran = (await runResponsivenessBench(distDir)) && ran;
-  console.log(
-    `\n== its-not-dns in the browser worker (played untouched to the end at max speed, timed from the worker's frames; ` +
-      `bars: ≥ ${WORKER_RATE_BAR} simulated s per wall s, no main-thread task over ${LONG_TASK_BAR_MS} ms) ==`,
-  );
-  ran = (await runWorkerSpeedBench(distDir)) && ran;
+  if (sections.has('bundle')) {
+    console.log('== Initial JavaScript (script tags and modulepreloads of index.html and their static imports, gzip level 6; bar ≤ 300 kB) ==');
+    runBundleBench(distDir);
+  }
+  if (sections.has('responsiveness')) {
+    console.log(`\n== Main thread while "It wasn't DNS" plays at max speed (built app in headless Chromium, longtask observer from before the app's scripts; bar: no task over ${LONG_TASK_BAR_MS} ms) ==`);
+    ran = (await runResponsivenessBench(distDir)) && ran;
+  }
+  if (sections.has('worker')) {
+    console.log(
+      `\n== its-not-dns in the browser worker (played untouched to the end at max speed, timed from the worker's frames; ` +
+        `bars: ≥ ${WORKER_RATE_BAR} simulated s per wall s, no main-thread task over ${LONG_TASK_BAR_MS} ms) ==`,
+    );
+    ran = (await runWorkerSpeedBench(distDir)) && ran;
+  }
   return ran;
 }
