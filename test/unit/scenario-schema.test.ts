@@ -31,6 +31,7 @@ describe('scenario defaults', () => {
     const s = result.scenario;
     expect(s.version).toBe(SCENARIO_VERSION);
     expect(s.params).toEqual({
+      engine: { cohorts: true },
       network: { hopLatencyUs: 50 },
       tcp: { initialRtoMs: 1000, synRetries: 6 },
       client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, requestsPerConnection: 0, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },

@@ -74,9 +74,11 @@ export class Host {
     this.lastDropLog = new Float64Array(o.dropReasonCount).fill(-Infinity);
   }
 
+  /** Built once: it names the entity in every drop, trace and log line. */
   get entity(): string {
-    return `node/${this.name}`;
+    return (this.entityText ??= `node/${this.name}`);
   }
+  private entityText: string | undefined;
 
   addInterface(name: string, kind: InterfaceKind, rpFilter: RpFilterMode, pod = -1): NetInterface {
     const iface = new NetInterface(this.ifaces.length, name, kind, rpFilter, pod);

@@ -167,9 +167,11 @@ export class Hypervisor {
     return made >= 0 ? null : this.overAllowance();
   }
 
+  /** Built once: it names the entity in every drop, trace and log line. */
   get entity(): string {
-    return `instance/${this.instance}`;
+    return (this.entityText ??= `instance/${this.instance}`);
   }
+  private entityText: string | undefined;
 
   /** The tracked-connection allowance: how many flows the instance can track at once. */
   get allowance(): number {

@@ -42,9 +42,11 @@ export class LoadBalancer {
     this.pools = new LbPools(ctx, this.entity, probe);
   }
 
+  /** Built once: it names the entity in every drop, trace and log line. */
   get entity(): string {
-    return `lb/${this.name}`;
+    return (this.entityText ??= `lb/${this.name}`);
   }
+  private entityText: string | undefined;
 
   /** Adds a virtual server and its empty pool; the returned index names both. */
   addVirtualServer(spec: VirtualServerSpec): number {

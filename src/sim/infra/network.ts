@@ -73,7 +73,8 @@ export class Network {
    * Anonymous packets reaching pods at one time, one event for all: the packets of a wave of attempts are scheduled
    * one after another with nothing between them, so one event in their place runs them in the same order.
    */
-  private readonly batches: number[][] = [];
+  private readonly batches: Int32Array[] = [];
+  private readonly batchLength: number[] = [];
   private readonly freeBatches: number[] = [];
   private openBatch = -1;
   private openBatchTime = -1;
@@ -221,22 +222,35 @@ export class Network {
       return;
     }
     if (this.openBatch >= 0 && this.openBatchTime === time && this.openBatchMark === sched.scheduled) {
-      this.batches[this.openBatch]!.push(id);
+      this.addToBatch(this.openBatch, id);
       return;
     }
-    const batch = this.freeBatches.pop() ?? this.batches.push([]) - 1;
-    this.batches[batch]!.push(id);
+    const batch = this.freeBatches.pop() ?? this.batches.push(new Int32Array(64)) - 1;
+    this.batchLength[batch] = 0;
+    this.addToBatch(batch, id);
     sched.at(time as SimTime, this.arriveBatch, batch);
     this.openBatch = batch;
     this.openBatchTime = time;
     this.openBatchMark = sched.scheduled;
   }
 
+  private addToBatch(batch: number, id: number): void {
+    let ids = this.batches[batch]!;
+    const n = this.batchLength[batch]!;
+    if (n === ids.length) {
+      const grown = new Int32Array(n * 2);
+      grown.set(ids);
+      this.batches[batch] = ids = grown;
+    }
+    ids[n] = id;
+    this.batchLength[batch] = n + 1;
+  }
+
   private onArriveBatch(batch: number): void {
     if (this.openBatch === batch) this.openBatch = -1;
     const ids = this.batches[batch]!;
-    for (let i = 0; i < ids.length; i++) this.onArrive(ids[i]!);
-    ids.length = 0;
+    const n = this.batchLength[batch]!;
+    for (let i = 0; i < n; i++) this.onArrive(ids[i]!);
     this.freeBatches.push(batch);
   }
 

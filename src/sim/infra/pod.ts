@@ -41,9 +41,11 @@ export class Pod {
     readonly udp: UdpStack,
   ) {}
 
+  /** Built once: it names the entity in every drop, trace and log line. */
   get entity(): string {
-    return `pod/${this.name}`;
+    return (this.entityText ??= `pod/${this.name}`);
   }
+  private entityText: string | undefined;
 
   /** The pod's deployment as an entity, built once: it names the origin of every connection the pod makes. */
   get deploymentEntity(): string {

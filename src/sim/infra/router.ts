@@ -60,9 +60,11 @@ export class Router {
     this.rehashes = ctx.metrics.counter('router.rehashes', { router: name });
   }
 
+  /** Built once: it names the entity in every drop, trace and log line. */
   get entity(): string {
-    return `router/${this.name}`;
+    return (this.entityText ??= `router/${this.name}`);
   }
+  private entityText: string | undefined;
 
   get ecmpMode(): EcmpMode {
     return this.mode;

@@ -42,9 +42,11 @@ export class Service {
     this.expose(exposure);
   }
 
+  /** Built once: it names the entity in every drop, trace and log line. */
   get entity(): string {
-    return `service/${this.name}`;
+    return (this.entityText ??= `service/${this.name}`);
   }
+  private entityText: string | undefined;
 
   /** Changes how the Service is exposed, with the API server's validation; ports left unset are allocated by ServiceDirectory. */
   expose(exposure: ServiceExposure): void {

@@ -1,6 +1,7 @@
 // Linux ip_local_port_range default 32768-60999 (Documentation/networking/ip-sysctl.rst).
 export const EPHEMERAL_FIRST = 32768;
 export const EPHEMERAL_LAST = 60999;
+export const EPHEMERAL_PORTS = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
 
 /** Hands out local ports from the ephemeral range in order, wrapping around and skipping ports still in use. */
 export class EphemeralPorts {
@@ -9,10 +10,16 @@ export class EphemeralPorts {
   /** The next port `inUse` does not hold, or -1 when the whole range is taken. */
   next(inUse: { has(port: number): boolean }): number {
     for (let tries = 0; tries <= EPHEMERAL_LAST - EPHEMERAL_FIRST; tries++) {
-      const port = this.nextPort;
-      this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
+      const port = this.take();
       if (!inUse.has(port)) return port;
     }
     return -1;
+  }
+
+  /** The port under the cursor, which moves on: the caller checks it is free (next() does, through a callback). */
+  take(): number {
+    const port = this.nextPort;
+    this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
+    return port;
   }
 }

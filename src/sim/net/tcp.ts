@@ -2,7 +2,7 @@ import type { Counter, Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
-import { EphemeralPorts } from './ephemeral-ports';
+import { EPHEMERAL_PORTS, EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
 
 export const TcpState = { synSent: 0, synReceived: 1, established: 2, finWait: 3, closed: 4 } as const;
@@ -165,10 +165,13 @@ export class TcpStack {
   private readonly byPort = new Map<number, Socket | Map<number, Socket>>();
   private readonly listeners = new Map<number, Listener>();
   private readonly ports = new EphemeralPorts();
-  /** Ports held by anonymous attempts, which have no socket until something needs one (a few per pod: plain arrays). */
+  /**
+   * Ports held by anonymous attempts, which have no socket until something needs one: a few per pod, in arrays that
+   * keep their room (`anonCount` are in use) so attempts coming and going allocate nothing.
+   */
   private readonly anonPorts: number[] = [];
-  private readonly anonAttempts: AnonymousAttempt[] = [];
-  private readonly inUse = { has: (port: number): boolean => this.byPort.has(port) || (this.anonPorts.length > 0 && this.anonPorts.includes(port)) };
+  private readonly anonAttempts: (AnonymousAttempt | null)[] = [];
+  private anonCount = 0;
 
   constructor(
     readonly tcp: Tcp,
@@ -192,19 +195,27 @@ export class TcpStack {
   /** A local port for an attempt without a socket; it stays in use until released or the attempt is made real. */
   reservePort(attempt: AnonymousAttempt): number {
     const port = this.allocatePort();
-    this.anonPorts.push(port);
-    this.anonAttempts.push(attempt);
+    this.anonPorts[this.anonCount] = port;
+    this.anonAttempts[this.anonCount++] = attempt;
     return port;
   }
 
   releasePort(port: number): void {
-    const i = this.anonPorts.indexOf(port);
-    if (i < 0) return;
-    const last = this.anonPorts.length - 1;
-    this.anonPorts[i] = this.anonPorts[last]!;
-    this.anonAttempts[i] = this.anonAttempts[last]!;
-    this.anonPorts.pop();
-    this.anonAttempts.pop();
+    const n = this.anonCount;
+    const ports = this.anonPorts;
+    let i = 0;
+    while (i < n && ports[i] !== port) i++;
+    if (i === n) return;
+    ports[i] = ports[n - 1]!;
+    this.anonAttempts[i] = this.anonAttempts[n - 1]!;
+    this.anonAttempts[n - 1] = null;
+    this.anonCount = n - 1;
+  }
+
+  private anonymousHolds(port: number): boolean {
+    const ports = this.anonPorts;
+    for (let i = 0; i < this.anonCount; i++) if (ports[i] === port) return true;
+    return false;
   }
 
   /** The first SYN of an anonymous attempt on a reserved port: counted and sent like any first SYN, without a socket. */
@@ -287,13 +298,13 @@ export class TcpStack {
       if (peers instanceof Socket) counts[peers.state]!++;
       else for (const s of peers.values()) counts[s.state]!++;
     }
-    counts[TcpState.synSent]! += this.anonAttempts.length;
+    counts[TcpState.synSent]! += this.anonCount;
     return counts;
   }
 
   sockets(): Socket[] {
     // Whoever asks for the sockets gets the anonymous attempts' too, as sockets of their own.
-    if (this.anonAttempts.length > 0) for (const attempt of [...this.anonAttempts]) attempt.materialize();
+    if (this.anonCount > 0) for (const attempt of this.anonAttempts.slice(0, this.anonCount)) attempt!.materialize();
     const out: Socket[] = [];
     for (const peers of this.byPort.values()) {
       if (peers instanceof Socket) out.push(peers);
@@ -420,8 +431,10 @@ export class TcpStack {
 
   /** The next ephemeral port with no socket on it, as Linux hands out connect() ports from its range. */
   private allocatePort(): number {
-    const port = this.ports.next(this.inUse);
-    if (port < 0) throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
-    return port;
+    for (let tries = 0; tries < EPHEMERAL_PORTS; tries++) {
+      const port = this.ports.take();
+      if (!this.byPort.has(port) && !this.anonymousHolds(port)) return port;
+    }
+    throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
   }
 }

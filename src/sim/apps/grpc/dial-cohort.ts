@@ -65,9 +65,13 @@ class Member implements AnonymousAttempt {
 export class DialCohort implements AnonymousFlowOwner {
   private readonly members: Member[] = [];
   private readonly byFlow: number[] = [];
-  /** Open waves by time, and each wave's entries: kind, member, and the connection a deadline is for. */
+  /**
+   * Open waves by time, and each wave's entries (kind, member, and the connection a deadline is for) in an array that
+   * keeps its room between uses, with how many of its slots are in use.
+   */
   private readonly waveAt = new Map<number, number>();
-  private readonly waves: number[][] = [];
+  private readonly waves: Int32Array[] = [];
+  private readonly waveLength: number[] = [];
   private readonly freeWaves: number[] = [];
   private readonly waveHandler: HandlerId;
   private nextConnection = -2;
@@ -167,20 +171,32 @@ export class DialCohort implements AnonymousFlowOwner {
   private add(time: number, kind: number, member: number, connection: number): void {
     let wave = time === this.lastTime ? this.lastWave : this.waveAt.get(time);
     if (wave === undefined) {
-      wave = this.freeWaves.pop() ?? this.waves.push([]) - 1;
+      wave = this.freeWaves.pop() ?? this.waves.push(new Int32Array(48)) - 1;
+      this.waveLength[wave] = 0;
       this.waveAt.set(time, wave);
       this.ctx.sched.at(time as SimTime, this.waveHandler, wave);
     }
     this.lastTime = time;
     this.lastWave = wave;
-    this.waves[wave]!.push(kind, member, connection);
+    let entries = this.waves[wave]!;
+    const at = this.waveLength[wave]!;
+    if (at + 3 > entries.length) {
+      const grown = new Int32Array(entries.length * 2);
+      grown.set(entries);
+      this.waves[wave] = entries = grown;
+    }
+    entries[at] = kind;
+    entries[at + 1] = member;
+    entries[at + 2] = connection;
+    this.waveLength[wave] = at + 3;
   }
 
   private onWave(wave: number): void {
     this.waveAt.delete(this.ctx.sched.now);
     if (this.lastWave === wave) this.lastTime = -1;
     const entries = this.waves[wave]!;
-    for (let i = 0; i < entries.length; i += 3) {
+    const length = this.waveLength[wave]!;
+    for (let i = 0; i < length; i += 3) {
       const m = this.members[entries[i + 1]!]!;
       if (entries[i] === BACKOFF) {
         if (m.backingOff) {
@@ -189,7 +205,6 @@ export class DialCohort implements AnonymousFlowOwner {
         }
       } else if (m.connection === entries[i + 2]) this.fail(m);
     }
-    entries.length = 0;
     this.freeWaves.push(wave);
   }
 }
