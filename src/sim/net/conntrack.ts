@@ -45,8 +45,12 @@ const EMPTY = -1;
 const INITIAL_CAPACITY = 1024;
 // The kernel's gc worker and early_drop look at a bounded number of entries at a time (nf_conntrack_core.c).
 const RECLAIM_SCAN = 64;
-// Words per entry in the interleaved tuple array, and the fields packed into its seventh word.
-const STRIDE = 8;
+// Words per entry in the interleaved array: the tuples, a word of proto | state | flags, the id's incarnation, then the
+// expiry as a float64 (words 8-9), so one entry sits in one or two cache lines instead of one per field.
+const STRIDE = 10;
+const INCARNATION = 7;
+/** Index of an entry's expiry in the float64 view of the same buffer. */
+const expiryAt = (id: number): number => id * (STRIDE / 2) + 4;
 const PROTO_MASK = 0xff;
 const STATE_MASK = 0xff00;
 const LIVE = 0x10000;
@@ -98,7 +102,8 @@ export class ConntrackTable {
    * reply source, destination and ports, then proto | state << 8 | live << 16.
    */
   private tuples = new Uint32Array(0);
-  private expires = new Float64Array(0);
+  /** The same buffer as float64s, for the expiries (expiryAt). */
+  private times = new Float64Array(0);
   private freeIds = new Int32Array(0);
   private freeCount = 0;
   private capacity = 0;
@@ -107,8 +112,6 @@ export class ConntrackTable {
   private mask = 0;
   private readonly timeouts: Duration[];
   private count = 0;
-  /** How often each id has been handed out, so a holder of an old id can tell it has been reused. */
-  private incarnations = new Int32Array(0);
   private reclaimCursor = 0;
   /** No live entry expires before this; lets a full table refuse a new flow without scanning. */
   private expiryFloor = 0;
@@ -155,7 +158,7 @@ export class ConntrackTable {
     const slot = this.find(proto, srcIp >>> 0, dstIp >>> 0, packPorts(srcPort, dstPort));
     if (slot < 0) return -1;
     const ref = this.slots[slot]!;
-    if (this.expires[ref >> 1]! <= now) {
+    if (this.times[expiryAt(ref >> 1)]! <= now) {
       this.remove(ref >> 1);
       return -1;
     }
@@ -221,11 +224,11 @@ export class ConntrackTable {
 
   /** Whether `id` still holds the anonymous entry handed out as `incarnation` (it may have expired and gone to another flow). */
   holds(id: number, incarnation: number): boolean {
-    return this.incarnations[id] === incarnation && (this.tuples[id * STRIDE + 6]! & ANONYMOUS) !== 0;
+    return this.tuples[id * STRIDE + INCARNATION] === incarnation && (this.tuples[id * STRIDE + 6]! & ANONYMOUS) !== 0;
   }
 
   incarnationOf(id: number): number {
-    return this.incarnations[id]!;
+    return this.tuples[id * STRIDE + INCARNATION]!;
   }
 
   /** An anonymous entry becomes an ordinary one: it is hashed, so lookups find it from now on. */
@@ -263,7 +266,7 @@ export class ConntrackTable {
     t[b + 4] = replyDst;
     t[b + 5] = packPorts(replySport, replyDport);
     t[b + 6] = proto | flags;
-    this.incarnations[id]!++;
+    t[b + INCARNATION]!++;
     this.count++;
     this.update(id, state, now);
     return id;
@@ -274,7 +277,7 @@ export class ConntrackTable {
     const b = id * STRIDE + 6;
     this.tuples[b] = (this.tuples[b]! & ~STATE_MASK) | (state << 8);
     const expires = now + this.timeouts[state]!;
-    this.expires[id] = expires;
+    this.times[expiryAt(id)] = expires;
     if (expires < this.expiryFloor) this.expiryFloor = expires;
     if (expires < this.passFloor) this.passFloor = expires;
   }
@@ -284,7 +287,7 @@ export class ConntrackTable {
   }
 
   expiresAt(id: number): SimTime {
-    return this.expires[id] as SimTime;
+    return this.times[expiryAt(id)] as SimTime;
   }
 
   /** Where replies of this entry come from and go to: the NAT rewrite a packet of the flow gets. */
@@ -331,7 +334,7 @@ export class ConntrackTable {
   expire(now: SimTime): number {
     let removed = 0;
     for (let id = 0; id < this.capacity; id++) {
-      if (this.isLive(id) && this.expires[id]! <= now) {
+      if (this.isLive(id) && this.times[expiryAt(id)]! <= now) {
         this.remove(id);
         removed++;
       }
@@ -345,7 +348,7 @@ export class ConntrackTable {
     for (let i = 0; i < budget && this.capacity > 0; i++) {
       const id = this.reclaimCursor;
       if (this.isLive(id)) {
-        const expires = this.expires[id]!;
+        const expires = this.times[expiryAt(id)]!;
         if (expires <= now) {
           this.remove(id);
           removed++;
@@ -394,12 +397,7 @@ export class ConntrackTable {
     const tuples = new Uint32Array(capacity * STRIDE);
     tuples.set(this.tuples);
     this.tuples = tuples;
-    const expires = new Float64Array(capacity);
-    expires.set(this.expires);
-    this.expires = expires;
-    const incarnations = new Int32Array(capacity);
-    incarnations.set(this.incarnations);
-    this.incarnations = incarnations;
+    this.times = new Float64Array(tuples.buffer);
     const freeIds = new Int32Array(capacity);
     freeIds.set(this.freeIds.subarray(0, this.freeCount));
     let free = this.freeCount;
