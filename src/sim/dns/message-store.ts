@@ -1,0 +1,171 @@
+import type { Duration, SimTime } from '../core/time';
+import type { DnsAnswer, DnsQuery } from './message';
+
+const EMPTY = -1;
+const MIN_BITS = 10;
+const MIN_TABLE = 1 << MIN_BITS;
+const MIN_RING = 1024;
+
+/**
+ * The messages whose packets are in flight, by id, with the expiry of an insertion-ordered map: keeping an id already
+ * held updates it where it stands, and each keep forgets entries from the oldest insertion on while they are older than
+ * the lifetime, stopping at the first younger one. Ids sit in an open-addressed table (linear probing, deletion by
+ * backward shift) and, in insertion order, in a ring, so neither keeping nor taking allocates.
+ */
+export class MessageStore {
+  private bits = MIN_BITS;
+  private mask = MIN_TABLE - 1;
+  private ids = new Float64Array(MIN_TABLE).fill(EMPTY);
+  private keptAt = new Float64Array(MIN_TABLE);
+  /** Ring sequence number of the entry's insertion; a ring slot whose id has another is a leftover of a take. */
+  private place = new Float64Array(MIN_TABLE);
+  private isAnswer = new Uint8Array(MIN_TABLE);
+  private messages: (DnsQuery | DnsAnswer | undefined)[] = new Array<DnsQuery | DnsAnswer | undefined>(MIN_TABLE).fill(undefined);
+  private count = 0;
+
+  private ring = new Float64Array(MIN_RING);
+  private ringMask = MIN_RING - 1;
+  /** Sequence numbers of the ring's oldest slot and of the next one pushed. */
+  private head = 0;
+  private tail = 0;
+
+  constructor(private readonly lifetime: Duration) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  keepQuery(query: DnsQuery, now: SimTime): void {
+    this.keep(query.id, query, 0, now);
+  }
+
+  keepAnswer(answer: DnsAnswer, now: SimTime): void {
+    this.keep(answer.id, answer, 1, now);
+  }
+
+  /** Forgets the message; returns it if it is a query. */
+  takeQuery(id: number): DnsQuery | undefined {
+    const slot = this.find(id);
+    if (slot < 0) return undefined;
+    const message = this.messages[slot];
+    const answer = this.isAnswer[slot] === 1;
+    this.remove(slot);
+    return answer ? undefined : (message as DnsQuery);
+  }
+
+  /** Forgets the message; returns it if it is an answer. */
+  takeAnswer(id: number): DnsAnswer | undefined {
+    const slot = this.find(id);
+    if (slot < 0) return undefined;
+    const message = this.messages[slot];
+    const answer = this.isAnswer[slot] === 1;
+    this.remove(slot);
+    return answer ? (message as DnsAnswer) : undefined;
+  }
+
+  private keep(id: number, message: DnsQuery | DnsAnswer, isAnswer: number, now: SimTime): void {
+    let slot = this.find(id);
+    if (slot < 0) {
+      slot = this.insert(id);
+      this.place[slot] = this.push(id);
+    }
+    this.keptAt[slot] = now;
+    this.isAnswer[slot] = isAnswer;
+    this.messages[slot] = message;
+    while (this.head < this.tail) {
+      const seq = this.head;
+      const oldest = this.find(this.ring[seq & this.ringMask]!);
+      if (oldest >= 0 && this.place[oldest] === seq) {
+        if (now - this.keptAt[oldest]! < this.lifetime) break;
+        this.remove(oldest);
+      }
+      this.head++;
+    }
+  }
+
+  private find(id: number): number {
+    const mask = this.mask;
+    const ids = this.ids;
+    for (let i = this.home(id); ; i = (i + 1) & mask) {
+      const k = ids[i]!;
+      if (k === id) return i;
+      if (k === EMPTY) return -1;
+    }
+  }
+
+  private insert(id: number): number {
+    if (2 * (this.count + 1) > this.ids.length) this.grow();
+    const mask = this.mask;
+    let i = this.home(id);
+    while (this.ids[i] !== EMPTY) i = (i + 1) & mask;
+    this.ids[i] = id;
+    this.count++;
+    return i;
+  }
+
+  /** Fibonacci hashing: ids in flight are consecutive, and as their own hash they would fill one long probe run. */
+  private home(id: number): number {
+    return Math.imul(id, 0x9e3779b1) >>> (32 - this.bits);
+  }
+
+  /** Empties a table slot, moving later entries of its probe run back so that lookups need no tombstones. */
+  private remove(slot: number): void {
+    const mask = this.mask;
+    const ids = this.ids;
+    let hole = slot;
+    for (let j = (slot + 1) & mask; ids[j] !== EMPTY; j = (j + 1) & mask) {
+      const home = this.home(ids[j]!);
+      // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
+      const stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+      if (stays) continue;
+      ids[hole] = ids[j]!;
+      this.keptAt[hole] = this.keptAt[j]!;
+      this.place[hole] = this.place[j]!;
+      this.isAnswer[hole] = this.isAnswer[j]!;
+      this.messages[hole] = this.messages[j];
+      hole = j;
+    }
+    ids[hole] = EMPTY;
+    this.messages[hole] = undefined;
+    this.count--;
+  }
+
+  private grow(): void {
+    const ids = this.ids;
+    const keptAt = this.keptAt;
+    const place = this.place;
+    const isAnswer = this.isAnswer;
+    const messages = this.messages;
+    const size = ids.length * 2;
+    this.bits++;
+    this.mask = size - 1;
+    this.ids = new Float64Array(size).fill(EMPTY);
+    this.keptAt = new Float64Array(size);
+    this.place = new Float64Array(size);
+    this.isAnswer = new Uint8Array(size);
+    this.messages = new Array<DnsQuery | DnsAnswer | undefined>(size).fill(undefined);
+    this.count = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] === EMPTY) continue;
+      const slot = this.insert(ids[i]!);
+      this.keptAt[slot] = keptAt[i]!;
+      this.place[slot] = place[i]!;
+      this.isAnswer[slot] = isAnswer[i]!;
+      this.messages[slot] = messages[i];
+    }
+  }
+
+  /** Appends an id to the ring of insertions and returns its sequence number. */
+  private push(id: number): number {
+    if (this.tail - this.head === this.ring.length) {
+      const old = this.ring;
+      const oldMask = this.ringMask;
+      this.ring = new Float64Array(old.length * 2);
+      this.ringMask = this.ring.length - 1;
+      for (let seq = this.head; seq < this.tail; seq++) this.ring[seq & this.ringMask] = old[seq & oldMask]!;
+    }
+    const seq = this.tail++;
+    this.ring[seq & this.ringMask] = id;
+    return seq;
+  }
+}
