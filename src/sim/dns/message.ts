@@ -38,7 +38,12 @@ export class MessageIds {
 }
 
 export function newQuery(ids: MessageIds, name: string, type: RecordType = 'A'): DnsQuery {
-  return { id: ids.next(), name: normalizeName(name), type };
+  return newNormalizedQuery(ids, normalizeName(name), type);
+}
+
+/** A query for a name already normalized, for callers that ask for the same names often. */
+export function newNormalizedQuery(ids: MessageIds, name: string, type: RecordType = 'A'): DnsQuery {
+  return { id: ids.next(), name, type };
 }
 
 export function newAnswer(

@@ -4,7 +4,7 @@ import type { Counter, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { seconds, US_PER_MS, type Duration } from '../core/time';
 import { CLUSTER_DOMAIN } from './cluster-dns';
-import { newQuery, normalizeName, type DnsAnswer, type DnsQuery, type Rcode } from './message';
+import { newNormalizedQuery, normalizeName, type DnsAnswer, type DnsQuery, type Rcode } from './message';
 import type { DnsSocketReceiver, DnsTransport } from './transport';
 
 export interface ResolvConf {
@@ -134,14 +134,18 @@ export class StubResolver implements DnsSocketReceiver {
     this.startCandidate(l);
   }
 
-  /** The names to try for `name` under `conf`, worked out once: a service resolving its dependency per query asks often. */
+  /** The (normalized) names to try for `name` under `conf`, worked out once: a service resolving its dependency per query asks often. */
   private plan(name: string, conf: ResolvConf): { candidates: readonly string[]; asIsFirst: boolean } {
     let byName = this.plans.get(conf);
     if (!byName) this.plans.set(conf, (byName = new Map()));
     let plan = byName.get(name);
     if (!plan) {
       const candidates = searchCandidates(name, conf);
-      plan = { candidates, asIsFirst: !name.endsWith('.') && candidates[0] === normalizeName(name) && candidates.length > 1 };
+      // Normalized here once, so each try's query skips it.
+      plan = {
+        candidates: candidates.map(normalizeName),
+        asIsFirst: !name.endsWith('.') && candidates[0] === normalizeName(name) && candidates.length > 1,
+      };
       byName.set(name, plan);
     }
     return plan;
@@ -179,7 +183,7 @@ export class StubResolver implements DnsSocketReceiver {
       this.finish(l, l.sawServfail ? 'servfail' : 'nxdomain');
       return;
     }
-    l.query = newQuery(this.transport.ids, l.candidates[l.candidate]!);
+    l.query = newNormalizedQuery(this.transport.ids, l.candidates[l.candidate]!);
     l.attempt = 0;
     l.server = 0;
     l.lastRcode = null;
