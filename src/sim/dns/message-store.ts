@@ -10,20 +10,22 @@ const MIN_RING = 1024;
  * The messages whose packets are in flight, by id, with the expiry of an insertion-ordered map: keeping an id already
  * held updates it where it stands, and each keep forgets entries from the oldest insertion on while they are older than
  * the lifetime, stopping at the first younger one. Ids sit in an open-addressed table (linear probing, deletion by
- * backward shift) and, in insertion order, in a ring, so neither keeping nor taking allocates.
+ * backward shift); the insertion order is a ring of (id, time kept, taken), so neither keeping nor taking allocates and
+ * passing over a taken message needs no table lookup.
  */
 export class MessageStore {
   private bits = MIN_BITS;
   private mask = MIN_TABLE - 1;
   private ids = new Float64Array(MIN_TABLE).fill(EMPTY);
-  private keptAt = new Float64Array(MIN_TABLE);
-  /** Ring sequence number of the entry's insertion; a ring slot whose id has another is a leftover of a take. */
+  /** Ring sequence number of the entry's insertion. */
   private place = new Float64Array(MIN_TABLE);
   private isAnswer = new Uint8Array(MIN_TABLE);
   private messages: (DnsQuery | DnsAnswer | undefined)[] = new Array<DnsQuery | DnsAnswer | undefined>(MIN_TABLE).fill(undefined);
   private count = 0;
 
-  private ring = new Float64Array(MIN_RING);
+  private ringIds = new Float64Array(MIN_RING);
+  private ringKeptAt = new Float64Array(MIN_RING);
+  private ringTaken = new Uint8Array(MIN_RING);
   private ringMask = MIN_RING - 1;
   /** Sequence numbers of the ring's oldest slot and of the next one pushed. */
   private head = 0;
@@ -49,7 +51,7 @@ export class MessageStore {
     if (slot < 0) return undefined;
     const message = this.messages[slot];
     const answer = this.isAnswer[slot] === 1;
-    this.remove(slot);
+    this.take(slot);
     return answer ? undefined : (message as DnsQuery);
   }
 
@@ -59,25 +61,30 @@ export class MessageStore {
     if (slot < 0) return undefined;
     const message = this.messages[slot];
     const answer = this.isAnswer[slot] === 1;
-    this.remove(slot);
+    this.take(slot);
     return answer ? (message as DnsAnswer) : undefined;
+  }
+
+  private take(slot: number): void {
+    this.ringTaken[this.place[slot]! & this.ringMask] = 1;
+    this.remove(slot);
   }
 
   private keep(id: number, message: DnsQuery | DnsAnswer, isAnswer: number, now: SimTime): void {
     let slot = this.find(id);
     if (slot < 0) {
       slot = this.insert(id);
-      this.place[slot] = this.push(id);
+      this.place[slot] = this.push(id, now);
+    } else {
+      this.ringKeptAt[this.place[slot]! & this.ringMask] = now;
     }
-    this.keptAt[slot] = now;
     this.isAnswer[slot] = isAnswer;
     this.messages[slot] = message;
     while (this.head < this.tail) {
-      const seq = this.head;
-      const oldest = this.find(this.ring[seq & this.ringMask]!);
-      if (oldest >= 0 && this.place[oldest] === seq) {
-        if (now - this.keptAt[oldest]! < this.lifetime) break;
-        this.remove(oldest);
+      const i = this.head & this.ringMask;
+      if (this.ringTaken[i] === 0) {
+        if (now - this.ringKeptAt[i]! < this.lifetime) break;
+        this.remove(this.find(this.ringIds[i]!));
       }
       this.head++;
     }
@@ -119,7 +126,6 @@ export class MessageStore {
       const stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
       if (stays) continue;
       ids[hole] = ids[j]!;
-      this.keptAt[hole] = this.keptAt[j]!;
       this.place[hole] = this.place[j]!;
       this.isAnswer[hole] = this.isAnswer[j]!;
       this.messages[hole] = this.messages[j];
@@ -132,7 +138,6 @@ export class MessageStore {
 
   private grow(): void {
     const ids = this.ids;
-    const keptAt = this.keptAt;
     const place = this.place;
     const isAnswer = this.isAnswer;
     const messages = this.messages;
@@ -140,7 +145,6 @@ export class MessageStore {
     this.bits++;
     this.mask = size - 1;
     this.ids = new Float64Array(size).fill(EMPTY);
-    this.keptAt = new Float64Array(size);
     this.place = new Float64Array(size);
     this.isAnswer = new Uint8Array(size);
     this.messages = new Array<DnsQuery | DnsAnswer | undefined>(size).fill(undefined);
@@ -148,7 +152,6 @@ export class MessageStore {
     for (let i = 0; i < ids.length; i++) {
       if (ids[i] === EMPTY) continue;
       const slot = this.insert(ids[i]!);
-      this.keptAt[slot] = keptAt[i]!;
       this.place[slot] = place[i]!;
       this.isAnswer[slot] = isAnswer[i]!;
       this.messages[slot] = messages[i];
@@ -156,16 +159,30 @@ export class MessageStore {
   }
 
   /** Appends an id to the ring of insertions and returns its sequence number. */
-  private push(id: number): number {
-    if (this.tail - this.head === this.ring.length) {
-      const old = this.ring;
-      const oldMask = this.ringMask;
-      this.ring = new Float64Array(old.length * 2);
-      this.ringMask = this.ring.length - 1;
-      for (let seq = this.head; seq < this.tail; seq++) this.ring[seq & this.ringMask] = old[seq & oldMask]!;
-    }
+  private push(id: number, now: SimTime): number {
+    if (this.tail - this.head === this.ringIds.length) this.growRing();
     const seq = this.tail++;
-    this.ring[seq & this.ringMask] = id;
+    const i = seq & this.ringMask;
+    this.ringIds[i] = id;
+    this.ringKeptAt[i] = now;
+    this.ringTaken[i] = 0;
     return seq;
+  }
+
+  private growRing(): void {
+    const ids = this.ringIds;
+    const keptAt = this.ringKeptAt;
+    const taken = this.ringTaken;
+    const oldMask = this.ringMask;
+    const size = ids.length * 2;
+    this.ringIds = new Float64Array(size);
+    this.ringKeptAt = new Float64Array(size);
+    this.ringTaken = new Uint8Array(size);
+    this.ringMask = size - 1;
+    for (let seq = this.head; seq < this.tail; seq++) {
+      this.ringIds[seq & this.ringMask] = ids[seq & oldMask]!;
+      this.ringKeptAt[seq & this.ringMask] = keptAt[seq & oldMask]!;
+      this.ringTaken[seq & this.ringMask] = taken[seq & oldMask]!;
+    }
   }
 }

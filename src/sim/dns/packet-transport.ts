@@ -51,10 +51,36 @@ class Exchange {
   tcp: Socket | null = null;
 }
 
-/** One namespace's port 53: the servers bound to each of its addresses. */
-interface Port53 {
-  stacks: NamespaceStacks;
-  servers: Map<number, DnsServer>;
+/**
+ * One namespace's port 53: the servers bound to each of its addresses, in the order they were bound. Arrays, not a
+ * Map: a namespace binds one or two addresses, and addresses above 2^31 would be boxed Map keys.
+ */
+class Port53 {
+  readonly ips: number[] = [];
+  readonly servers: DnsServer[] = [];
+
+  constructor(readonly stacks: NamespaceStacks) {}
+
+  get(ip: number): DnsServer | undefined {
+    for (let i = 0; i < this.ips.length; i++) if (this.ips[i] === ip) return this.servers[i];
+    return undefined;
+  }
+
+  set(ip: number, server: DnsServer): void {
+    const i = this.ips.indexOf(ip);
+    if (i >= 0) this.servers[i] = server;
+    else {
+      this.ips.push(ip);
+      this.servers.push(server);
+    }
+  }
+
+  delete(ip: number): void {
+    const i = this.ips.indexOf(ip);
+    if (i < 0) return;
+    this.ips.splice(i, 1);
+    this.servers.splice(i, 1);
+  }
 }
 
 /**
@@ -150,7 +176,7 @@ export class PacketDnsTransport implements DnsTransport {
     let port = this.ports.get(host);
     if (!port) {
       const stacks = this.stacksOf(host);
-      const bound: Port53 = { stacks, servers: new Map() };
+      const bound = new Port53(stacks);
       port = bound;
       this.ports.set(host, bound);
       stacks.udp.bind(DNS_PORT, {
@@ -158,14 +184,14 @@ export class PacketDnsTransport implements DnsTransport {
       });
       stacks.tcp.listen(DNS_PORT, this.tcpListener(bound));
     }
-    port.servers.set(ip, server);
+    port.set(ip, server);
   }
 
   unlisten(host: number, ip: number): void {
     const port = this.ports.get(host);
     if (!port) return;
-    port.servers.delete(ip);
-    if (port.servers.size > 0) return;
+    port.delete(ip);
+    if (port.ips.length > 0) return;
     port.stacks.udp.unbind(DNS_PORT);
     port.stacks.tcp.listen(DNS_PORT, { accepting: false, accept: () => this.ignore });
     this.ports.delete(host);
@@ -187,7 +213,7 @@ export class PacketDnsTransport implements DnsTransport {
 
   private onUdpQuery(port: Port53, srcIp: number, srcPort: number, dstIp: number, message: number): void {
     const query = this.messages.takeQuery(message);
-    const server = port.servers.get(dstIp);
+    const server = port.get(dstIp);
     if (query === undefined || !server) return;
     server.onQuery(this.newExchange(port.stacks, dstIp, srcIp, srcPort, null), query, 'udp');
   }
@@ -214,10 +240,8 @@ export class PacketDnsTransport implements DnsTransport {
       onData: (socket, payload: PayloadId, message) => {
         if (payload !== Payload.request) return;
         const query = this.messages.takeQuery(message);
-        const first = port.servers.entries().next();
-        if (query === undefined || first.done) return;
-        const [serverIp, server] = first.value;
-        server.onQuery(this.newExchange(port.stacks, serverIp, socket.remoteIp, socket.remotePort, socket), query, 'tcp');
+        if (query === undefined || port.ips.length === 0) return;
+        port.servers[0]!.onQuery(this.newExchange(port.stacks, port.ips[0]!, socket.remoteIp, socket.remotePort, socket), query, 'tcp');
       },
       onClosed: () => {},
     };
