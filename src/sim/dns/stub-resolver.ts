@@ -54,6 +54,15 @@ export function searchCandidates(name: string, conf: ResolvConf): string[] {
   return dots >= conf.ndots ? [bare, ...searched] : [...searched, bare];
 }
 
+/** What a lookup of one name under one resolv.conf tries, in order. */
+export interface LookupPlan {
+  readonly conf: ResolvConf;
+  /** Normalized already, so each try's query skips it. */
+  readonly candidates: readonly string[];
+  /** The name as is comes first, with the search list to follow if it fails. */
+  readonly asIsFirst: boolean;
+}
+
 export type LookupError = 'timeout' | 'nxdomain' | 'servfail' | 'refused';
 
 export interface LookupReceiver {
@@ -99,7 +108,7 @@ export class StubResolver implements DnsSocketReceiver {
   private readonly timeoutH: HandlerId;
   private readonly m: { lookups: Counter; queries: Counter; duration: Histogram };
   private readonly failures = new Map<LookupError, Counter>();
-  private readonly plans = new WeakMap<ResolvConf, Map<string, { candidates: readonly string[]; asIsFirst: boolean }>>();
+  private readonly plans = new WeakMap<ResolvConf, Map<string, LookupPlan>>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -116,13 +125,17 @@ export class StubResolver implements DnsSocketReceiver {
 
   /** Resolves `name` for the pod whose sender id is `from`; the outcome goes to `receiver` with `token`. */
   lookup(from: number, conf: ResolvConf, name: string, receiver: LookupReceiver, token: number): void {
-    if (conf.nameservers.length === 0) throw new RangeError('resolv.conf has no nameserver');
+    this.lookupPlanned(from, this.plan(name, conf), receiver, token);
+  }
+
+  /** As `lookup`, for a caller that keeps the plan of a name it resolves often. */
+  lookupPlanned(from: number, plan: LookupPlan, receiver: LookupReceiver, token: number): void {
+    if (plan.conf.nameservers.length === 0) throw new RangeError('resolv.conf has no nameserver');
     const slot = this.free.pop() ?? this.lookups.push(new Lookup(this.lookups.length)) - 1;
     const l = this.lookups[slot]!;
     l.active = true;
     l.from = from;
-    l.conf = conf;
-    const plan = this.plan(name, conf);
+    l.conf = plan.conf;
     l.candidates = plan.candidates;
     l.asIsFirst = plan.asIsFirst;
     l.candidate = 0;
@@ -134,15 +147,15 @@ export class StubResolver implements DnsSocketReceiver {
     this.startCandidate(l);
   }
 
-  /** The (normalized) names to try for `name` under `conf`, worked out once: a service resolving its dependency per query asks often. */
-  private plan(name: string, conf: ResolvConf): { candidates: readonly string[]; asIsFirst: boolean } {
+  /** The names to try for `name` under `conf`, worked out once: a service resolving its dependency per query asks often. */
+  plan(name: string, conf: ResolvConf): LookupPlan {
     let byName = this.plans.get(conf);
     if (!byName) this.plans.set(conf, (byName = new Map()));
     let plan = byName.get(name);
     if (!plan) {
       const candidates = searchCandidates(name, conf);
-      // Normalized here once, so each try's query skips it.
       plan = {
+        conf,
         candidates: candidates.map(normalizeName),
         asIsFirst: !name.endsWith('.') && candidates[0] === normalizeName(name) && candidates.length > 1,
       };
