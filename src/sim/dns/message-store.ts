@@ -2,9 +2,6 @@ import type { Duration, SimTime } from '../core/time';
 import type { DnsAnswer, DnsQuery } from './message';
 
 const EMPTY = -1;
-const MIN_BITS = 10;
-const MIN_TABLE = 1 << MIN_BITS;
-const MIN_RING = 1024;
 
 /**
  * The messages whose packets are in flight, by id, with the expiry of an insertion-ordered map: keeping an id already
@@ -14,24 +11,40 @@ const MIN_RING = 1024;
  * passing over a taken message needs no table lookup.
  */
 export class MessageStore {
-  private bits = MIN_BITS;
-  private mask = MIN_TABLE - 1;
-  private ids = new Float64Array(MIN_TABLE).fill(EMPTY);
+  private bits: number;
+  private mask: number;
+  private ids: Float64Array;
   /** Ring sequence number of the entry's insertion. */
-  private place = new Float64Array(MIN_TABLE);
-  private isAnswer = new Uint8Array(MIN_TABLE);
-  private messages: (DnsQuery | DnsAnswer | undefined)[] = new Array<DnsQuery | DnsAnswer | undefined>(MIN_TABLE).fill(undefined);
+  private place: Float64Array;
+  private isAnswer: Uint8Array;
+  private messages: (DnsQuery | DnsAnswer | undefined)[];
   private count = 0;
 
-  private ringIds = new Float64Array(MIN_RING);
-  private ringKeptAt = new Float64Array(MIN_RING);
-  private ringTaken = new Uint8Array(MIN_RING);
-  private ringMask = MIN_RING - 1;
+  private ringIds: Float64Array;
+  private ringKeptAt: Float64Array;
+  private ringTaken: Uint8Array;
+  private ringMask: number;
   /** Sequence numbers of the ring's oldest slot and of the next one pushed. */
   private head = 0;
   private tail = 0;
 
-  constructor(private readonly lifetime: Duration) {}
+  /** Both the table and the ring start with 2^initialBits slots and double when full. */
+  constructor(
+    private readonly lifetime: Duration,
+    initialBits = 10,
+  ) {
+    const size = 2 ** initialBits;
+    this.bits = initialBits;
+    this.mask = size - 1;
+    this.ids = new Float64Array(size).fill(EMPTY);
+    this.place = new Float64Array(size);
+    this.isAnswer = new Uint8Array(size);
+    this.messages = new Array<DnsQuery | DnsAnswer | undefined>(size).fill(undefined);
+    this.ringIds = new Float64Array(size);
+    this.ringKeptAt = new Float64Array(size);
+    this.ringTaken = new Uint8Array(size);
+    this.ringMask = size - 1;
+  }
 
   get size(): number {
     return this.count;
