@@ -79,6 +79,26 @@ export function closestZone(name: string, zones: readonly string[]): number {
   return best;
 }
 
+// Bounds a ZoneMatcher's memory when a server is asked for ever new names.
+const ZONE_MEMO_LIMIT = 4096;
+
+/** closestZone over fixed zones, remembered per name: a server is asked for the same few names thousands of times a second. */
+export class ZoneMatcher {
+  private readonly memo = new Map<string, number>();
+
+  constructor(readonly zones: readonly string[]) {}
+
+  closest(name: string): number {
+    let zone = this.memo.get(name);
+    if (zone === undefined) {
+      if (this.memo.size >= ZONE_MEMO_LIMIT) this.memo.clear();
+      zone = closestZone(name, this.zones);
+      this.memo.set(name, zone);
+    }
+    return zone;
+  }
+}
+
 function zoneDepth(zone: string): number {
   if (zone === '.') return 0;
   let labels = 1;
