@@ -51,46 +51,41 @@ interface Entry {
 
 /** A success or denial table: one map per record type, so lookups build no key, with insertion order kept across them. */
 class Table {
-  private readonly byType = [new Map<string, Entry>(), new Map<string, Entry>()];
+  private readonly a = new Map<string, Entry>();
+  private readonly ns = new Map<string, Entry>();
   private seq = 0;
 
   get size(): number {
-    return this.byType[0]!.size + this.byType[1]!.size;
+    return this.a.size + this.ns.size;
   }
 
   get(type: RecordType, name: string): Entry | undefined {
-    return this.byType[typeIndex(type)]!.get(name);
+    return (type === 'A' ? this.a : this.ns).get(name);
   }
 
   set(type: RecordType, name: string, entry: Entry): void {
     entry.seq = this.seq++;
-    this.byType[typeIndex(type)]!.set(name, entry);
+    (type === 'A' ? this.a : this.ns).set(name, entry);
   }
 
   delete(type: RecordType, name: string): boolean {
-    return this.byType[typeIndex(type)]!.delete(name);
+    return (type === 'A' ? this.a : this.ns).delete(name);
   }
 
   /** Removes the entry stored first; false when empty. */
   deleteOldest(): boolean {
-    const a = this.byType[0]!;
-    const ns = this.byType[1]!;
-    const firstA = a.entries().next();
-    const firstNs = ns.entries().next();
+    const firstA = this.a.entries().next();
+    const firstNs = this.ns.entries().next();
     if (firstA.done && firstNs.done) return false;
-    if (firstNs.done || (!firstA.done && firstA.value[1].seq < firstNs.value[1].seq)) a.delete(firstA.value![0]);
-    else ns.delete(firstNs.value[0]);
+    if (firstNs.done || (!firstA.done && firstA.value[1].seq < firstNs.value[1].seq)) this.a.delete(firstA.value![0]);
+    else this.ns.delete(firstNs.value[0]);
     return true;
   }
 
   clear(): void {
-    this.byType[0]!.clear();
-    this.byType[1]!.clear();
+    this.a.clear();
+    this.ns.clear();
   }
-}
-
-function typeIndex(type: RecordType): number {
-  return type === 'A' ? 0 : 1;
 }
 
 /**
