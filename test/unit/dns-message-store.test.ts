@@ -41,8 +41,8 @@ describe('in-flight DNS message store', () => {
     };
     fc.assert(
       // A small initial table makes probe runs collide and wrap around its end, and makes it grow.
-      fc.property(fc.oneof(ops(30), ops(3000)), fc.integer({ min: 1, max: 10 }), (ops, initialBits) => {
-        const store = new MessageStore(LIFETIME, initialBits);
+      fc.property(fc.oneof(ops(30), ops(3000)), fc.integer({ min: 1, max: 10 }), (ops, minBits) => {
+        const store = new MessageStore(LIFETIME, minBits);
         const reference = new MapStore();
         let now = 0;
         for (const o of ops) {

@@ -28,13 +28,13 @@ export class MessageStore {
   private head = 0;
   private tail = 0;
 
-  /** Both the table and the ring start with 2^initialBits slots and double when full. */
+  /** The table and the ring start with 2^minBits slots; both double when full, and the table halves when sparse. */
   constructor(
     private readonly lifetime: Duration,
-    initialBits = 10,
+    private readonly minBits = 10,
   ) {
-    const size = 2 ** initialBits;
-    this.bits = initialBits;
+    const size = 2 ** minBits;
+    this.bits = minBits;
     this.mask = size - 1;
     this.ids = new Float64Array(size).fill(EMPTY);
     this.place = new Float64Array(size);
@@ -114,7 +114,7 @@ export class MessageStore {
   }
 
   private insert(id: number): number {
-    if (2 * (this.count + 1) > this.ids.length) this.grow();
+    if (2 * (this.count + 1) > this.ids.length) this.resize(this.bits + 1);
     const mask = this.mask;
     let i = this.home(id);
     while (this.ids[i] !== EMPTY) i = (i + 1) & mask;
@@ -147,15 +147,17 @@ export class MessageStore {
     ids[hole] = EMPTY;
     this.messages[hole] = undefined;
     this.count--;
+    // Shrinks after a burst, so that the few messages usually in flight sit in a table that stays in cache.
+    if (this.bits > this.minBits && 8 * this.count < ids.length) this.resize(this.bits - 1);
   }
 
-  private grow(): void {
+  private resize(bits: number): void {
     const ids = this.ids;
     const place = this.place;
     const isAnswer = this.isAnswer;
     const messages = this.messages;
-    const size = ids.length * 2;
-    this.bits++;
+    const size = 2 ** bits;
+    this.bits = bits;
     this.mask = size - 1;
     this.ids = new Float64Array(size).fill(EMPTY);
     this.place = new Float64Array(size);
