@@ -31,7 +31,7 @@ export class MessageStore {
   /** The table and the ring start with 2^minBits slots; both double when full, and the table halves when sparse. */
   constructor(
     private readonly lifetime: Duration,
-    private readonly minBits = 10,
+    private readonly minBits = 12,
   ) {
     const size = 2 ** minBits;
     this.bits = minBits;
