@@ -86,7 +86,7 @@ export class MessageStore {
   private keep(id: number, message: DnsQuery | DnsAnswer, isAnswer: number, now: SimTime): void {
     let slot = this.find(id);
     if (slot < 0) {
-      slot = this.insert(id);
+      slot = this.insert(id, -1 - slot);
       this.place[slot] = this.push(id, now);
     } else {
       this.ringKeptAt[this.place[slot]! & this.ringMask] = now;
@@ -103,21 +103,24 @@ export class MessageStore {
     }
   }
 
+  /** The id's slot, or -1 - the empty slot that ends its probe run (where it would go) when absent. */
   private find(id: number): number {
     const mask = this.mask;
     const ids = this.ids;
     for (let i = this.home(id); ; i = (i + 1) & mask) {
       const k = ids[i]!;
       if (k === id) return i;
-      if (k === EMPTY) return -1;
+      if (k === EMPTY) return -1 - i;
     }
   }
 
-  private insert(id: number): number {
-    if (2 * (this.count + 1) > this.ids.length) this.resize(this.bits + 1);
-    const mask = this.mask;
-    let i = this.home(id);
-    while (this.ids[i] !== EMPTY) i = (i + 1) & mask;
+  /** Puts an absent id in `empty`, the slot find gave for it, unless the table must grow first. */
+  private insert(id: number, empty: number): number {
+    let i = empty;
+    if (2 * (this.count + 1) > this.ids.length) {
+      this.resize(this.bits + 1);
+      i = -1 - this.find(id);
+    }
     this.ids[i] = id;
     this.count++;
     return i;
@@ -166,7 +169,7 @@ export class MessageStore {
     this.count = 0;
     for (let i = 0; i < ids.length; i++) {
       if (ids[i] === EMPTY) continue;
-      const slot = this.insert(ids[i]!);
+      const slot = this.insert(ids[i]!, -1 - this.find(ids[i]!));
       this.place[slot] = place[i]!;
       this.isAnswer[slot] = isAnswer[i]!;
       this.messages[slot] = messages[i];
