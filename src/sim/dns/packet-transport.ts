@@ -200,7 +200,7 @@ export class PacketDnsTransport implements DnsTransport {
   respond(exchange: number, answer: DnsAnswer): void {
     const e = this.exchanges[exchange];
     if (!e || !e.live) return;
-    const { stacks, tcp } = e;
+    const { stacks, tcp, serverIp, clientIp, clientPort } = e;
     e.live = false;
     e.stacks = null;
     e.tcp = null;
@@ -208,7 +208,7 @@ export class PacketDnsTransport implements DnsTransport {
     this.messages.keepAnswer(answer, this.ctx.sched.now);
     if (tcp) {
       if (tcp.open) stacks!.tcp.send(tcp, Payload.response, answer.id);
-    } else stacks!.udp.send(DNS_PORT, e.clientIp, e.clientPort, answer.id, e.serverIp);
+    } else stacks!.udp.send(DNS_PORT, clientIp, clientPort, answer.id, serverIp);
   }
 
   private onUdpQuery(port: Port53, srcIp: number, srcPort: number, dstIp: number, message: number): void {
