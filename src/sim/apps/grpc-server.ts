@@ -4,7 +4,7 @@ import type { RngStream } from '../core/rng';
 import { millis, type Duration } from '../core/time';
 import type { SimContext } from '../context';
 import type { DnsSystem } from '../dns/dns-system';
-import type { LookupError, LookupReceiver } from '../dns/stub-resolver';
+import type { LookupError, LookupPlan, LookupReceiver } from '../dns/stub-resolver';
 import type { Pod, PodApp } from '../infra/pod';
 import { Payload, type PayloadId } from '../net/packet';
 import type { CloseCause, Listener, Socket, SocketOwner, Tcp } from '../net/tcp';
@@ -55,7 +55,8 @@ export class GrpcServers implements LookupReceiver {
   }
 
   create(pod: Pod, spec: GrpcServerSpec): GrpcServer {
-    const server = new GrpcServer(this, this.servers.length, pod, spec, this.ctx.rng.stream(`grpc-server/${pod.name}`));
+    const dependencies = this.dns ? spec.dependencies.map((name) => this.dns!.stub.plan(name, this.dns!.conf)) : [];
+    const server = new GrpcServer(this, this.servers.length, pod, spec, dependencies, this.ctx.rng.stream(`grpc-server/${pod.name}`));
     this.servers.push(server);
     return server;
   }
@@ -69,7 +70,8 @@ export class GrpcServers implements LookupReceiver {
       this.work(index);
       return;
     }
-    for (const name of deps) this.dns.stub.lookup(server.pod.index, this.dns.conf, name, this, index);
+    const plans = server.dependencies;
+    for (let i = 0; i < plans.length; i++) this.dns.stub.lookupPlanned(server.pod.index, plans[i]!, this, index);
   }
 
   onResolved(token: number): void {
@@ -123,6 +125,8 @@ export class GrpcServer implements PodApp, Listener, SocketOwner, GracefulStopHo
     readonly index: number,
     readonly pod: Pod,
     readonly spec: GrpcServerSpec,
+    /** The stub resolver's plan for each of `spec.dependencies`, made once. */
+    readonly dependencies: readonly LookupPlan[],
     readonly rng: RngStream,
   ) {
     this.stop = new GracefulStop(this);

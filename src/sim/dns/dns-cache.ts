@@ -1,6 +1,6 @@
 import type { Counter, Gauge } from '../core/metrics';
 import { US_PER_S, type SimTime } from '../core/time';
-import { newAnswer, type DnsAnswer, type DnsQuery, type MessageIds, type Rcode } from './message';
+import { newAnswer, type DnsAnswer, type DnsQuery, type MessageIds, type Rcode, type RecordType } from './message';
 
 /** The CoreDNS cache plugin's knobs, in seconds and entries. */
 export interface CacheSettings {
@@ -45,6 +45,47 @@ interface Entry {
   addresses: readonly number[];
   storedAt: number;
   ttlUs: number;
+  /** Order of storing within its table, to find the oldest across record types. */
+  seq: number;
+}
+
+/** A success or denial table: one map per record type, so lookups build no key, with insertion order kept across them. */
+class Table {
+  private readonly a = new Map<string, Entry>();
+  private readonly ns = new Map<string, Entry>();
+  private seq = 0;
+
+  get size(): number {
+    return this.a.size + this.ns.size;
+  }
+
+  get(type: RecordType, name: string): Entry | undefined {
+    return (type === 'A' ? this.a : this.ns).get(name);
+  }
+
+  set(type: RecordType, name: string, entry: Entry): void {
+    entry.seq = this.seq++;
+    (type === 'A' ? this.a : this.ns).set(name, entry);
+  }
+
+  delete(type: RecordType, name: string): boolean {
+    return (type === 'A' ? this.a : this.ns).delete(name);
+  }
+
+  /** Removes the entry stored first; false when empty. */
+  deleteOldest(): boolean {
+    const firstA = this.a.entries().next();
+    const firstNs = this.ns.entries().next();
+    if (firstA.done && firstNs.done) return false;
+    if (firstNs.done || (!firstA.done && firstA.value[1].seq < firstNs.value[1].seq)) this.a.delete(firstA.value![0]);
+    else this.ns.delete(firstNs.value[0]);
+    return true;
+  }
+
+  clear(): void {
+    this.a.clear();
+    this.ns.clear();
+  }
 }
 
 /**
@@ -54,8 +95,8 @@ interface Entry {
  * max_concurrent) is written past the cache, as CoreDNS writes a plugin's error rcode on the original writer.
  */
 export class DnsCache {
-  private readonly success = new Map<string, Entry>();
-  private readonly denial = new Map<string, Entry>();
+  private readonly success = new Table();
+  private readonly denial = new Table();
 
   constructor(
     readonly settings: CacheSettings,
@@ -68,15 +109,14 @@ export class DnsCache {
 
   /** The cached answer to this query with its remaining TTL, or undefined on a miss. */
   lookup(ids: MessageIds, query: DnsQuery, now: SimTime): DnsAnswer | undefined {
-    const key = cacheKey(query.type, query.name);
-    const entry = this.success.get(key) ?? this.denial.get(key);
+    const entry = this.success.get(query.type, query.name) ?? this.denial.get(query.type, query.name);
     if (entry !== undefined) {
       const leftUs = entry.storedAt + entry.ttlUs - now;
       if (leftUs > 0) {
         this.instruments.hits.inc();
         return newAnswer(ids, query, entry.rcode, entry.addresses, Math.ceil(leftUs / US_PER_S));
       }
-      this.remove(key);
+      this.remove(query.type, query.name);
     }
     this.instruments.misses.inc();
     return undefined;
@@ -86,7 +126,7 @@ export class DnsCache {
   store(answer: DnsAnswer, now: SimTime): void {
     const s = this.settings;
     let ttl: number;
-    let table: Map<string, Entry>;
+    let table: Table;
     let capacity: number;
     if (answer.rcode === 'NOERROR' && answer.addresses.length > 0) {
       ttl = clampTtl(answer.ttl, s.minTtl, s.successTtl);
@@ -103,14 +143,10 @@ export class DnsCache {
     } else {
       return;
     }
-    const key = cacheKey(answer.type, answer.name);
-    this.remove(key);
+    this.remove(answer.type, answer.name);
     // Model choice: a full cache evicts its oldest entry; CoreDNS evicts a random entry of the key's shard.
-    if (table.size >= capacity) {
-      const oldest = table.keys().next().value;
-      if (oldest !== undefined) this.remove(oldest);
-    }
-    table.set(key, { rcode: answer.rcode, addresses: answer.addresses, storedAt: now, ttlUs: ttl * US_PER_S });
+    if (table.size >= capacity && table.deleteOldest()) this.instruments.entries.add(-1);
+    table.set(answer.type, answer.name, { rcode: answer.rcode, addresses: answer.addresses, storedAt: now, ttlUs: ttl * US_PER_S, seq: 0 });
     this.instruments.entries.add(1);
   }
 
@@ -121,13 +157,10 @@ export class DnsCache {
     this.denial.clear();
   }
 
-  private remove(key: string): void {
-    if (this.success.delete(key) || this.denial.delete(key)) this.instruments.entries.add(-1);
+  /** A key is in at most one of the tables: storing removes it first. */
+  private remove(type: RecordType, name: string): void {
+    if (this.success.delete(type, name) || this.denial.delete(type, name)) this.instruments.entries.add(-1);
   }
-}
-
-function cacheKey(type: string, name: string): string {
-  return `${type} ${name}`;
 }
 
 function clampTtl(ttl: number, min: number, max: number): number {

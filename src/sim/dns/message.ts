@@ -38,7 +38,12 @@ export class MessageIds {
 }
 
 export function newQuery(ids: MessageIds, name: string, type: RecordType = 'A'): DnsQuery {
-  return { id: ids.next(), name: normalizeName(name), type };
+  return newNormalizedQuery(ids, normalizeName(name), type);
+}
+
+/** A query for a name already normalized, for callers that ask for the same names often. */
+export function newNormalizedQuery(ids: MessageIds, name: string, type: RecordType = 'A'): DnsQuery {
+  return { id: ids.next(), name, type };
 }
 
 export function newAnswer(
@@ -72,6 +77,26 @@ export function closestZone(name: string, zones: readonly string[]): number {
     if (inZone(name, zone) && (best < 0 || zoneDepth(zone) > zoneDepth(zones[best]!))) best = i;
   }
   return best;
+}
+
+// Bounds a ZoneMatcher's memory when a server is asked for ever new names.
+const ZONE_MEMO_LIMIT = 4096;
+
+/** closestZone over fixed zones, remembered per name: a server is asked for the same few names thousands of times a second. */
+export class ZoneMatcher {
+  private readonly memo = new Map<string, number>();
+
+  constructor(readonly zones: readonly string[]) {}
+
+  closest(name: string): number {
+    let zone = this.memo.get(name);
+    if (zone === undefined) {
+      if (this.memo.size >= ZONE_MEMO_LIMIT) this.memo.clear();
+      zone = closestZone(name, this.zones);
+      this.memo.set(name, zone);
+    }
+    return zone;
+  }
 }
 
 function zoneDepth(zone: string): number {

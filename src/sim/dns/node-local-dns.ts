@@ -5,7 +5,7 @@ import { ipv4 } from '../net/ipv4';
 import { CLUSTER_DOMAIN } from './cluster-dns';
 import { cacheCappedAt, DnsCache, NODELOCAL_CLUSTER_ZONE_CACHE, type CacheInstruments, type CacheSettings } from './dns-cache';
 import { BYTES_PER_CONCURRENT_QUERY, ForwardPlugin, forwardSettings, type ForwardReceiver, type ForwardSettings } from './forward';
-import { closestZone, type DnsAnswer, type DnsQuery } from './message';
+import { ZoneMatcher, type DnsAnswer, type DnsQuery } from './message';
 import type { DnsProto, DnsServer, DnsTransport } from './transport';
 
 // The link-local address node-local DNS conventionally binds (REFERENCE B.2, marked unconfirmed there).
@@ -71,6 +71,8 @@ interface NodeLocalInstance {
  */
 export class NodeLocalDns implements ForwardReceiver {
   private readonly forward: ForwardPlugin;
+  /** Every node has the same server blocks. */
+  private readonly zones: ZoneMatcher;
   private readonly nodes: NodeLocalInstance[] = [];
   private readonly pendingNode: number[] = [];
   private readonly pendingBlock: number[] = [];
@@ -87,6 +89,7 @@ export class NodeLocalDns implements ForwardReceiver {
     readonly options: NodeLocalDnsOptions,
   ) {
     this.forward = new ForwardPlugin(ctx, transport, 'dns.nodelocal');
+    this.zones = new ZoneMatcher([options.clusterDomain, 'in-addr.arpa', 'ip6.arpa', '.']);
     const m = ctx.metrics;
     this.cacheInstruments = {
       hits: m.counter('dns.nodelocal.cache.hits'),
@@ -119,7 +122,7 @@ export class NodeLocalDns implements ForwardReceiver {
     const entity = `node/${name}`;
     const clusterForward = forwardSettings(o.clusterDnsIps, { ...o.clusterForward, forceTcp: true });
     const externalForward = forwardSettings(o.upstreamServers, o.externalForward);
-    const zones = [o.clusterDomain, 'in-addr.arpa', 'ip6.arpa', '.'];
+    const zones = this.zones.zones;
     const blocks = zones.map((zone, i) => ({
       zone,
       cache: new DnsCache(i === 0 ? o.clusterCache : o.otherCache, this.cacheInstruments),
@@ -195,7 +198,7 @@ export class NodeLocalDns implements ForwardReceiver {
   private onQuery(node: number, exchange: number, query: DnsQuery, proto: DnsProto): void {
     const n = this.nodes[node]!;
     this.queries.inc();
-    const b = closestZone(query.name, n.zones);
+    const b = this.zones.closest(query.name);
     const block = n.blocks[b]!;
     const hit = block.cache.lookup(this.transport.ids, query, this.ctx.sched.now);
     if (hit !== undefined) {

@@ -2,8 +2,9 @@ import type { SimContext } from '../context';
 import { Payload, type PayloadId } from '../net/packet';
 import type { CloseCause, Listener, Socket, SocketOwner, TcpStack } from '../net/tcp';
 import type { DatagramOwner, UdpStack } from '../net/udp';
-import { seconds, type SimTime } from '../core/time';
+import { seconds } from '../core/time';
 import { MessageIds, type DnsAnswer, type DnsQuery } from './message';
+import { MessageStore } from './message-store';
 import { DNS_PORT, type DnsProto, type DnsServer, type DnsSocketReceiver, type DnsTransport } from './transport';
 
 /** The sockets of a network namespace (a pod, a node's host namespace, an external machine). */
@@ -15,32 +16,71 @@ export interface NamespaceStacks {
 // Model choice: no DNS message is in flight longer than this; messages of dropped packets are forgotten after it.
 const MESSAGE_LIFETIME = seconds(60);
 
-interface ClientSocket {
+/** A resolver's or forwarder's UDP socket to (serverIp, 53); pooled, as a lookup opens one and closes it within its life. */
+class UdpClient implements DatagramOwner {
+  open = false;
+  stacks: NamespaceStacks | null = null;
+  serverIp = 0;
+  port = 0;
+  receiver: DnsSocketReceiver | null = null;
+  token = 0;
+
+  constructor(private readonly messages: MessageStore) {}
+
+  onDatagram(srcIp: number, srcPort: number, _dstIp: number, _dstPort: number, message: number): void {
+    const answer = this.messages.takeAnswer(message);
+    if (!this.open || srcIp !== this.serverIp || srcPort !== DNS_PORT || answer === undefined) return;
+    this.receiver!.onAnswer(this.token, answer);
+  }
+}
+
+/** A TCP socket to (serverIp, 53); not pooled, since its connection may still call its owner after close. */
+interface TcpClient {
   stacks: NamespaceStacks;
-  proto: DnsProto;
-  serverIp: number;
-  receiver: DnsSocketReceiver;
-  token: number;
   open: boolean;
-  /** UDP: the bound ephemeral port. */
-  port: number;
-  /** TCP: the connection. */
   tcp: Socket | null;
 }
 
-/** Where a query came from, so its answer goes back the same way. */
-interface Exchange {
-  stacks: NamespaceStacks;
-  serverIp: number;
-  clientIp: number;
-  clientPort: number;
-  tcp: Socket | null;
+/** Where a query came from, so its answer goes back the same way; pooled, as every query has one. */
+class Exchange {
+  live = false;
+  stacks: NamespaceStacks | null = null;
+  serverIp = 0;
+  clientIp = 0;
+  clientPort = 0;
+  tcp: Socket | null = null;
 }
 
-/** One namespace's port 53: the servers bound to each of its addresses. */
-interface Port53 {
-  stacks: NamespaceStacks;
-  servers: Map<number, DnsServer>;
+/**
+ * One namespace's port 53: the servers bound to each of its addresses, in the order they were bound. Arrays, not a
+ * Map: a namespace binds one or two addresses, and addresses above 2^31 would be boxed Map keys.
+ */
+class Port53 {
+  readonly ips: number[] = [];
+  readonly servers: DnsServer[] = [];
+
+  constructor(readonly stacks: NamespaceStacks) {}
+
+  get(ip: number): DnsServer | undefined {
+    for (let i = 0; i < this.ips.length; i++) if (this.ips[i] === ip) return this.servers[i];
+    return undefined;
+  }
+
+  set(ip: number, server: DnsServer): void {
+    const i = this.ips.indexOf(ip);
+    if (i >= 0) this.servers[i] = server;
+    else {
+      this.ips.push(ip);
+      this.servers.push(server);
+    }
+  }
+
+  delete(ip: number): void {
+    const i = this.ips.indexOf(ip);
+    if (i < 0) return;
+    this.ips.splice(i, 1);
+    this.servers.splice(i, 1);
+  }
 }
 
 /**
@@ -50,10 +90,14 @@ interface Port53 {
  */
 export class PacketDnsTransport implements DnsTransport {
   readonly ids = new MessageIds();
-  private readonly messages = new Map<number, { at: SimTime; message: DnsQuery | DnsAnswer }>();
-  private readonly sockets: ClientSocket[] = [];
-  private readonly exchanges = new Map<number, Exchange>();
-  private nextExchange = 0;
+  private readonly messages = new MessageStore(MESSAGE_LIFETIME);
+  /** Socket ids are slot * 2 in `udpClients` or slot * 2 + 1 in `tcpClients`. */
+  private readonly udpClients: UdpClient[] = [];
+  private readonly freeUdp: number[] = [];
+  private readonly tcpClients: (TcpClient | undefined)[] = [];
+  private readonly freeTcp: number[] = [];
+  private readonly exchanges: Exchange[] = [];
+  private readonly freeExchanges: number[] = [];
   private readonly ports = new Map<number, Port53>();
 
   constructor(
@@ -63,27 +107,27 @@ export class PacketDnsTransport implements DnsTransport {
 
   open(from: number, serverIp: number, proto: DnsProto, receiver: DnsSocketReceiver, token: number): number {
     const stacks = this.stacksOf(from);
-    const id = this.sockets.length;
-    const socket: ClientSocket = { stacks, proto, serverIp, receiver, token, open: true, port: 0, tcp: null };
-    this.sockets.push(socket);
     if (proto === 'udp') {
-      const owner: DatagramOwner = {
-        onDatagram: (srcIp, srcPort, _dstIp, _dstPort, message) => {
-          const answer = this.take(message);
-          if (!socket.open || srcIp !== serverIp || srcPort !== DNS_PORT || !answer || !('queryId' in answer)) return;
-          receiver.onAnswer(token, answer);
-        },
-      };
-      socket.port = stacks.udp.bindEphemeral(owner);
-      return id;
+      const slot = this.freeUdp.pop() ?? this.udpClients.push(new UdpClient(this.messages)) - 1;
+      const c = this.udpClients[slot]!;
+      c.open = true;
+      c.stacks = stacks;
+      c.serverIp = serverIp;
+      c.receiver = receiver;
+      c.token = token;
+      c.port = stacks.udp.bindEphemeral(c);
+      return slot * 2;
     }
+    const slot = this.freeTcp.pop() ?? this.tcpClients.push(undefined) - 1;
+    const socket: TcpClient = { stacks, open: true, tcp: null };
+    this.tcpClients[slot] = socket;
     const owner: SocketOwner = {
       onConnected: () => {
         if (socket.open) receiver.onOpen(token);
       },
       onData: (_s, _payload, message) => {
-        const answer = this.take(message);
-        if (socket.open && answer && 'queryId' in answer) receiver.onAnswer(token, answer);
+        const answer = this.messages.takeAnswer(message);
+        if (socket.open && answer !== undefined) receiver.onAnswer(token, answer);
       },
       onClosed: (_s, cause: CloseCause) => {
         socket.tcp = null;
@@ -93,30 +137,46 @@ export class PacketDnsTransport implements DnsTransport {
       },
     };
     socket.tcp = stacks.tcp.connect(serverIp, DNS_PORT, owner);
-    return id;
+    return slot * 2 + 1;
   }
 
   send(socket: number, query: DnsQuery): void {
-    const s = this.sockets[socket];
-    if (!s || !s.open) return;
-    this.keep(query);
-    if (s.proto === 'udp') s.stacks.udp.send(s.port, s.serverIp, DNS_PORT, query.id);
-    else if (s.tcp) s.stacks.tcp.send(s.tcp, Payload.request, query.id);
+    if (socket & 1) {
+      const s = this.tcpClients[socket >> 1];
+      if (!s || !s.open) return;
+      this.messages.keepQuery(query, this.ctx.sched.now);
+      if (s.tcp) s.stacks.tcp.send(s.tcp, Payload.request, query.id);
+      return;
+    }
+    const c = this.udpClients[socket >> 1];
+    if (!c || !c.open) return;
+    this.messages.keepQuery(query, this.ctx.sched.now);
+    c.stacks!.udp.send(c.port, c.serverIp, DNS_PORT, query.id);
   }
 
   close(socket: number): void {
-    const s = this.sockets[socket];
-    if (!s || !s.open) return;
-    s.open = false;
-    if (s.proto === 'udp') s.stacks.udp.unbind(s.port);
-    else if (s.tcp) s.stacks.tcp.close(s.tcp);
+    const slot = socket >> 1;
+    if (socket & 1) {
+      const s = this.tcpClients[slot];
+      if (!s || !s.open) return;
+      s.open = false;
+      this.tcpClients[slot] = undefined;
+      this.freeTcp.push(slot);
+      if (s.tcp) s.stacks.tcp.close(s.tcp);
+      return;
+    }
+    const c = this.udpClients[slot];
+    if (!c || !c.open) return;
+    c.open = false;
+    this.freeUdp.push(slot);
+    c.stacks!.udp.unbind(c.port);
   }
 
   listen(host: number, ip: number, server: DnsServer): void {
     let port = this.ports.get(host);
     if (!port) {
       const stacks = this.stacksOf(host);
-      const bound: Port53 = { stacks, servers: new Map() };
+      const bound = new Port53(stacks);
       port = bound;
       this.ports.set(host, bound);
       stacks.udp.bind(DNS_PORT, {
@@ -124,36 +184,50 @@ export class PacketDnsTransport implements DnsTransport {
       });
       stacks.tcp.listen(DNS_PORT, this.tcpListener(bound));
     }
-    port.servers.set(ip, server);
+    port.set(ip, server);
   }
 
   unlisten(host: number, ip: number): void {
     const port = this.ports.get(host);
     if (!port) return;
-    port.servers.delete(ip);
-    if (port.servers.size > 0) return;
+    port.delete(ip);
+    if (port.ips.length > 0) return;
     port.stacks.udp.unbind(DNS_PORT);
     port.stacks.tcp.listen(DNS_PORT, { accepting: false, accept: () => this.ignore });
     this.ports.delete(host);
   }
 
   respond(exchange: number, answer: DnsAnswer): void {
-    const e = this.exchanges.get(exchange);
-    if (!e) return;
-    this.exchanges.delete(exchange);
-    this.keep(answer);
-    if (e.tcp) {
-      if (e.tcp.open) e.stacks.tcp.send(e.tcp, Payload.response, answer.id);
-    } else e.stacks.udp.send(DNS_PORT, e.clientIp, e.clientPort, answer.id, e.serverIp);
+    const e = this.exchanges[exchange];
+    if (!e || !e.live) return;
+    const { stacks, tcp, serverIp, clientIp, clientPort } = e;
+    e.live = false;
+    e.stacks = null;
+    e.tcp = null;
+    this.freeExchanges.push(exchange);
+    this.messages.keepAnswer(answer, this.ctx.sched.now);
+    if (tcp) {
+      if (tcp.open) stacks!.tcp.send(tcp, Payload.response, answer.id);
+    } else stacks!.udp.send(DNS_PORT, clientIp, clientPort, answer.id, serverIp);
   }
 
   private onUdpQuery(port: Port53, srcIp: number, srcPort: number, dstIp: number, message: number): void {
-    const query = this.take(message);
-    const server = port.servers.get(dstIp);
-    if (!query || 'queryId' in query || !server) return;
-    const exchange = this.nextExchange++;
-    this.exchanges.set(exchange, { stacks: port.stacks, serverIp: dstIp, clientIp: srcIp, clientPort: srcPort, tcp: null });
-    server.onQuery(exchange, query, 'udp');
+    const query = this.messages.takeQuery(message);
+    const server = port.get(dstIp);
+    if (query === undefined || !server) return;
+    server.onQuery(this.newExchange(port.stacks, dstIp, srcIp, srcPort, null), query, 'udp');
+  }
+
+  private newExchange(stacks: NamespaceStacks, serverIp: number, clientIp: number, clientPort: number, tcp: Socket | null): number {
+    const slot = this.freeExchanges.pop() ?? this.exchanges.push(new Exchange()) - 1;
+    const e = this.exchanges[slot]!;
+    e.live = true;
+    e.stacks = stacks;
+    e.serverIp = serverIp;
+    e.clientIp = clientIp;
+    e.clientPort = clientPort;
+    e.tcp = tcp;
+    return slot;
   }
 
   /**
@@ -165,13 +239,9 @@ export class PacketDnsTransport implements DnsTransport {
       onConnected: () => {},
       onData: (socket, payload: PayloadId, message) => {
         if (payload !== Payload.request) return;
-        const query = this.take(message);
-        const first = port.servers.entries().next();
-        if (!query || 'queryId' in query || first.done) return;
-        const [serverIp, server] = first.value;
-        const exchange = this.nextExchange++;
-        this.exchanges.set(exchange, { stacks: port.stacks, serverIp, clientIp: socket.remoteIp, clientPort: socket.remotePort, tcp: socket });
-        server.onQuery(exchange, query, 'tcp');
+        const query = this.messages.takeQuery(message);
+        if (query === undefined || port.ips.length === 0) return;
+        port.servers[0]!.onQuery(this.newExchange(port.stacks, port.ips[0]!, socket.remoteIp, socket.remotePort, socket), query, 'tcp');
       },
       onClosed: () => {},
     };
@@ -179,20 +249,4 @@ export class PacketDnsTransport implements DnsTransport {
   }
 
   private readonly ignore: SocketOwner = { onConnected: () => {}, onData: () => {}, onClosed: () => {} };
-
-  private keep(message: DnsQuery | DnsAnswer): void {
-    const now = this.ctx.sched.now;
-    this.messages.set(message.id, { at: now, message });
-    // Map order is insertion order, so the oldest entries are first: drop those whose packets must have been lost.
-    for (const [id, entry] of this.messages) {
-      if (now - entry.at < MESSAGE_LIFETIME) break;
-      this.messages.delete(id);
-    }
-  }
-
-  private take(id: number): DnsQuery | DnsAnswer | undefined {
-    const entry = this.messages.get(id);
-    this.messages.delete(id);
-    return entry?.message;
-  }
 }

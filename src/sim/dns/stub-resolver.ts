@@ -4,7 +4,7 @@ import type { Counter, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { seconds, US_PER_MS, type Duration } from '../core/time';
 import { CLUSTER_DOMAIN } from './cluster-dns';
-import { newQuery, normalizeName, type DnsAnswer, type DnsQuery, type Rcode } from './message';
+import { newNormalizedQuery, normalizeName, type DnsAnswer, type DnsQuery, type Rcode } from './message';
 import type { DnsSocketReceiver, DnsTransport } from './transport';
 
 export interface ResolvConf {
@@ -54,6 +54,15 @@ export function searchCandidates(name: string, conf: ResolvConf): string[] {
   return dots >= conf.ndots ? [bare, ...searched] : [...searched, bare];
 }
 
+/** What a lookup of one name under one resolv.conf tries, in order. */
+export interface LookupPlan {
+  readonly conf: ResolvConf;
+  /** Normalized already, so each try's query skips it. */
+  readonly candidates: readonly string[];
+  /** The name as is comes first, with the search list to follow if it fails. */
+  readonly asIsFirst: boolean;
+}
+
 export type LookupError = 'timeout' | 'nxdomain' | 'servfail' | 'refused';
 
 export interface LookupReceiver {
@@ -99,7 +108,7 @@ export class StubResolver implements DnsSocketReceiver {
   private readonly timeoutH: HandlerId;
   private readonly m: { lookups: Counter; queries: Counter; duration: Histogram };
   private readonly failures = new Map<LookupError, Counter>();
-  private readonly plans = new WeakMap<ResolvConf, Map<string, { candidates: readonly string[]; asIsFirst: boolean }>>();
+  private readonly plans = new WeakMap<ResolvConf, Map<string, LookupPlan>>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -116,13 +125,17 @@ export class StubResolver implements DnsSocketReceiver {
 
   /** Resolves `name` for the pod whose sender id is `from`; the outcome goes to `receiver` with `token`. */
   lookup(from: number, conf: ResolvConf, name: string, receiver: LookupReceiver, token: number): void {
-    if (conf.nameservers.length === 0) throw new RangeError('resolv.conf has no nameserver');
+    this.lookupPlanned(from, this.plan(name, conf), receiver, token);
+  }
+
+  /** As `lookup`, for a caller that keeps the plan of a name it resolves often. */
+  lookupPlanned(from: number, plan: LookupPlan, receiver: LookupReceiver, token: number): void {
+    if (plan.conf.nameservers.length === 0) throw new RangeError('resolv.conf has no nameserver');
     const slot = this.free.pop() ?? this.lookups.push(new Lookup(this.lookups.length)) - 1;
     const l = this.lookups[slot]!;
     l.active = true;
     l.from = from;
-    l.conf = conf;
-    const plan = this.plan(name, conf);
+    l.conf = plan.conf;
     l.candidates = plan.candidates;
     l.asIsFirst = plan.asIsFirst;
     l.candidate = 0;
@@ -135,13 +148,17 @@ export class StubResolver implements DnsSocketReceiver {
   }
 
   /** The names to try for `name` under `conf`, worked out once: a service resolving its dependency per query asks often. */
-  private plan(name: string, conf: ResolvConf): { candidates: readonly string[]; asIsFirst: boolean } {
+  plan(name: string, conf: ResolvConf): LookupPlan {
     let byName = this.plans.get(conf);
     if (!byName) this.plans.set(conf, (byName = new Map()));
     let plan = byName.get(name);
     if (!plan) {
       const candidates = searchCandidates(name, conf);
-      plan = { candidates, asIsFirst: !name.endsWith('.') && candidates[0] === normalizeName(name) && candidates.length > 1 };
+      plan = {
+        conf,
+        candidates: candidates.map(normalizeName),
+        asIsFirst: !name.endsWith('.') && candidates[0] === normalizeName(name) && candidates.length > 1,
+      };
       byName.set(name, plan);
     }
     return plan;
@@ -179,7 +196,7 @@ export class StubResolver implements DnsSocketReceiver {
       this.finish(l, l.sawServfail ? 'servfail' : 'nxdomain');
       return;
     }
-    l.query = newQuery(this.transport.ids, l.candidates[l.candidate]!);
+    l.query = newNormalizedQuery(this.transport.ids, l.candidates[l.candidate]!);
     l.attempt = 0;
     l.server = 0;
     l.lastRcode = null;

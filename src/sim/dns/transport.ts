@@ -32,6 +32,7 @@ export interface DnsServer {
  *   its conntrack entries.
  * - No callback runs synchronously inside open/send/close/respond; all arrive as scheduled events.
  * - After `close(socket)` the transport makes no more calls for that socket.
+ * - Socket ids and exchanges are reused: a socket id means nothing after `close`, nor an exchange after `respond`.
  */
 export interface DnsTransport {
   /** Ids for the messages of this run; the packet path keeps a map from id to message object. */
