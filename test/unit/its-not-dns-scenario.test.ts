@@ -481,15 +481,24 @@ describe('its-not-dns.yaml', () => {
       expect(drops(b, 'hypervisor_conntrack_exceeded', ...window)).toBeGreaterThan(50_000);
       expect(total(b, 'dns.nodelocal.refused', ...window)).toBeGreaterThan(1000);
       expect(total(b, 'grpc.server.errors', ...window)).toBeGreaterThan(100);
-      const r = run(['bigger-instance'], PAST_FIRST_REFUSALS).report;
-      // The flood now needs all but the last few hundred of the larger table's entries: the first instances touch
-      // the new limit for a moment, nothing more.
-      expect(r.totals['hypervisor.conntrack_allowance_exceeded']).toBeLessThan(0.05 * drops(b, 'hypervisor_conntrack_exceeded', ...window));
+      // Past the third batch's moment (88 s): the last of the bursts in which the old pods' instances touch the new limit.
+      const r = run(['bigger-instance'], 95).report;
+      // The flood now fits in the larger table but for three moments, each just before the clients leave an old
+      // address, when half of what the instance counts are reset flows whose CLOSE has timed out but that its lazy
+      // collector has not found yet: a few thousand drops, not millions, as the fix's own expectations say.
+      expect(r.totals['hypervisor.conntrack_allowance_exceeded']).toBeLessThan(0.05 * drops(b, 'hypervisor_conntrack_exceeded', 0, 95));
+      const own = r.expect.slice(-3);
+      expect(own.map((e) => e.description)).toEqual([
+        expect.stringMatching(/^With twice the allowance/),
+        expect.stringMatching(/^\.\.\. a few thousand drops/),
+        expect.stringMatching(/^\.\.\. and node-local DNS never refuses/),
+      ]);
+      expect(own.filter((e) => !e.held)).toEqual([]);
       expect(r.totals['dns.nodelocal.refused']).toBe(0);
       expect(r.totals['dns.nodelocal.forward.healthcheck_failures']).toBe(0);
       expect(r.totals['grpc.server.errors']).toBe(0);
       expect(r.totals['grpc.client.failed']).toBe(0);
-      expect(sum(flowsToOldIps(r))).toBeGreaterThanOrEqual(sum(flowsToOldIps(b, 1, PAST_FIRST_REFUSALS)));
+      expect(sum(flowsToOldIps(r, 1, PAST_FIRST_REFUSALS))).toBeGreaterThanOrEqual(sum(flowsToOldIps(b, 1, PAST_FIRST_REFUSALS)));
       expect(r.totals['cluster.cost_per_hour']).toBeCloseTo(2 * b.totals['cluster.cost_per_hour']!, 6);
     }, 300_000);
 
