@@ -6,6 +6,8 @@ export const EPHEMERAL_PORTS = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
 /** Hands out local ports from the ephemeral range in order, wrapping around and skipping ports still in use. */
 export class EphemeralPorts {
   private nextPort = EPHEMERAL_FIRST;
+  /** The cursor has gone round once: ports ahead of it may be in use again. */
+  wrapped = false;
 
   /** The next port `inUse` does not hold, or -1 when the whole range is taken. */
   next(inUse: { has(port: number): boolean }): number {
@@ -19,7 +21,10 @@ export class EphemeralPorts {
   /** The port under the cursor, which moves on: the caller checks it is free (next() does, through a callback). */
   take(): number {
     const port = this.nextPort;
-    this.nextPort = port === EPHEMERAL_LAST ? EPHEMERAL_FIRST : port + 1;
+    if (port === EPHEMERAL_LAST) {
+      this.nextPort = EPHEMERAL_FIRST;
+      this.wrapped = true;
+    } else this.nextPort = port + 1;
     return port;
   }
 }

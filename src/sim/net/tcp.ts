@@ -2,7 +2,7 @@ import type { Counter, Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
-import { EPHEMERAL_PORTS, EphemeralPorts } from './ephemeral-ports';
+import { EPHEMERAL_FIRST, EPHEMERAL_LAST, EPHEMERAL_PORTS, EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
 
 export const TcpState = { synSent: 0, synReceived: 1, established: 2, finWait: 3, closed: 4 } as const;
@@ -172,6 +172,8 @@ export class TcpStack {
   private readonly anonPorts: number[] = [];
   private readonly anonAttempts: (AnonymousAttempt | null)[] = [];
   private anonCount = 0;
+  /** A listener took a port of the ephemeral range, so its connections may sit on ports the allocator hands out. */
+  private rangeShared = false;
 
   constructor(
     readonly tcp: Tcp,
@@ -181,6 +183,7 @@ export class TcpStack {
   ) {}
 
   listen(port: number, listener: Listener): void {
+    if (port >= EPHEMERAL_FIRST && port <= EPHEMERAL_LAST) this.rangeShared = true;
     this.listeners.set(port, listener);
   }
 
@@ -431,6 +434,8 @@ export class TcpStack {
 
   /** The next ephemeral port with no socket on it, as Linux hands out connect() ports from its range. */
   private allocatePort(): number {
+    // Until the cursor has gone round, every port ahead of it is free: only the allocator hands them out.
+    if (!this.ports.wrapped && !this.rangeShared) return this.ports.take();
     for (let tries = 0; tries < EPHEMERAL_PORTS; tries++) {
       const port = this.ports.take();
       if (!this.byPort.has(port) && !this.anonymousHolds(port)) return port;

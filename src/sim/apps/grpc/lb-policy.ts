@@ -4,6 +4,8 @@ import { Connectivity, type ConnectivityState, type Subchannel, type SubchannelH
 
 /** The app side of a policy: the subchannel host plus the policy's own timer and state reports. */
 export interface LbHost extends SubchannelHost {
+  /** Whom the policy's subchannels ask for transports and timers: a parent policy hands down its channel, so a redial does not pass through it. */
+  readonly transport?: SubchannelHost;
   /** Arms pick_first's Happy Eyeballs timer: call `policy.connectionDelayExpired(token)` after `delay`. */
   startConnectionDelay(token: number, delay: Duration): void;
   /** The policy's state or picker changed: RPCs waiting for a connection should pick again. */

@@ -212,7 +212,7 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
     let sub = this.subs[i];
     if (!sub) {
       const backoff = new ConnectionBackoff(this.settings.backoff, this.rng);
-      sub = new Subchannel(this.ids.next(), this.list[i]!, backoff, this.host, this);
+      sub = new Subchannel(this.ids.next(), this.list[i]!, backoff, this.host.transport ?? this.host, this);
       this.subs[i] = sub;
     }
     return sub;

@@ -5,7 +5,7 @@ import { RoundRobin } from '../../infra/health-monitor';
 import { GRPC_BACKOFF, type BackoffConfig } from './backoff';
 import { aggregateState, type LbHost, type LbPolicy, type Pick } from './lb-policy';
 import { PickFirstPolicy, type PickFirstSettings } from './pick-first';
-import { Connectivity, SubchannelIds, type ConnectivityState, type Subchannel } from './subchannel';
+import { Connectivity, SubchannelIds, type ConnectivityState, type Subchannel, type SubchannelHost } from './subchannel';
 
 export interface RoundRobinSettings {
   backoff: BackoffConfig;
@@ -38,6 +38,10 @@ export class RoundRobinPolicy implements LbPolicy, LbHost {
   ) {
     // A child has one address, so Happy Eyeballs never applies.
     this.childSettings = { backoff: settings.backoff, connectionDelay: 0 as Duration };
+  }
+
+  get transport(): SubchannelHost {
+    return this.host.transport ?? this.host;
   }
 
   get addresses(): number[] {
