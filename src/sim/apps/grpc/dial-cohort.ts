@@ -57,10 +57,10 @@ class Member implements AnonymousAttempt {
  * the same.
  *
  * The moment identity matters the attempt becomes an ordinary connection, at the same point of its life: its packet
- * needs NAT or reaches a listener, a router or a host process (AnonymousFlows.promote); its subchannel is shut down;
- * anything enumerates its namespace's sockets (a killed pod, the inspector). It then gets the socket, the SYN
- * retransmission timer and the connect deadline it would have had since its SYN left, and its conntrack entries their
- * tuple.
+ * reaches a listener that takes it, a router, a load balancer or a host process (AnonymousFlows.promote); its
+ * subchannel is shut down; its pod's sockets are enumerated (a killed or deleted pod). It then gets the socket, the SYN
+ * retransmission timer and the connect deadline it would have had since its SYN left, and its conntrack entries are
+ * hashed. Connection ids count down from -2 (socket ids count up from 0), far inside the Int32 the waves store.
  */
 export class DialCohort implements AnonymousFlowOwner {
   private readonly members: Member[] = [];
