@@ -25,7 +25,7 @@ describe('fieldsAt', () => {
 
   it('goes into a named record entry and one map below it, and leaves out a range nobody wrote', () => {
     const { fields, inText } = fieldsAt(DEMO, ['topology', 'deployments', 'web']);
-    expect(field(fields, 'replicas')).toMatchObject({ input: 'number', integer: true, min: 0, max: 10_000, value: 3, required: false });
+    expect(field(fields, 'replicas')).toMatchObject({ input: 'number', integer: true, min: 0, max: 20_000, value: 3, required: false });
     expect(field(fields, 'maxSurge')).toMatchObject({ input: 'text', numeric: true });
     expect(field(fields, 'autoscale.maxReplicas')).toMatchObject({ path: ['topology', 'deployments', 'web', 'autoscale', 'maxReplicas'], input: 'number', required: true });
     expect(inText).toContain('nodes');
@@ -83,7 +83,7 @@ describe('fieldEdit', () => {
 
   it('writes what the field takes in a few words', () => {
     expect(fieldHint(size)).toBe('number · above 0 · at most 64 · default 1');
-    expect(fieldHint(replicas)).toBe('whole number · 0 to 10000 · optional');
+    expect(fieldHint(replicas)).toBe('whole number · 0 to 20000 · optional');
     expect(fieldHint(name)).toBe('required');
     expect(fieldHint(maxSurge)).toBe('a count or a percentage · optional');
   });

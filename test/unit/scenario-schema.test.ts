@@ -221,7 +221,7 @@ describe('error format', () => {
     doc['title'] = '';
     doc['duration'] = 7200;
     doc['topology'].deployments.web.app = 'http-sever';
-    doc['topology'].deployments.web.replicas = 10001;
+    doc['topology'].deployments.web.replicas = 20001;
     doc['topology'].services.web.port = 0;
     doc['topology'].nodes[1].podCidr = '10.244.2.0/33';
     delete doc['description'];
@@ -234,7 +234,7 @@ describe('error format', () => {
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
       'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", "mesh-server", "mesh-client", got "http-sever" (did you mean "http-server"?)',
-      'topology.deployments.web.replicas: must be <= 10000, got 10001',
+      'topology.deployments.web.replicas: must be <= 20000, got 20001',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
     ]);
@@ -670,7 +670,7 @@ describe('bounds on integers', () => {
     doc['topology'].deployments.web.replicas = 1e300;
     doc['params'].tcp = { synRetries: -1e300 };
     expect(errorsFor(doc)).toEqual([
-      'topology.deployments.web.replicas: must be <= 10000, got 1e+300',
+      'topology.deployments.web.replicas: must be <= 20000, got 1e+300',
       'params.tcp.synRetries: must be >= 1, got -1e+300',
     ]);
   });

@@ -1,3 +1,4 @@
+import { MAX_REPLICAS } from './topology';
 import { z } from './zod';
 
 /** Tunable mechanism parameters. Every key is optional; a missing key takes the default written beside it. */
@@ -293,7 +294,7 @@ const mesh = z.strictObject({
 
 /** Per-deployment knobs, under params.<deployment name>: they override what the topology says for that deployment. */
 export const deploymentParamsSchema = z.strictObject({
-  replicas: z.number().int().min(0).max(10_000).optional(),
+  replicas: z.number().int().min(0).max(MAX_REPLICAS).optional(),
   // terminationGracePeriodSeconds for this deployment's pods.
   gracePeriodS: z.number().min(0).max(3600).optional(),
   // gRPC clients (defaults and their sources in apps/grpc-client.ts).

@@ -47,12 +47,14 @@ const intOrPercent = z.union([
   z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>,
 ]);
 
+export const MAX_REPLICAS = 20_000;
+
 const deployment = z.strictObject({
   app: z.enum(APPS),
   // A DaemonSet runs one pod on every node its `nodes` allow and takes no replica count.
   kind: z.enum(['Deployment', 'DaemonSet']).default('Deployment'),
-  // Required for a Deployment.
-  replicas: z.number().int().min(0).max(10_000).optional(),
+  // Required for a Deployment. Model choice: up to 20,000, ten times the first incident's clients (its bench scales to it).
+  replicas: z.number().int().min(0).max(MAX_REPLICAS).optional(),
   // A nodeSelector by node name: pods go only to these nodes; any node when left out.
   nodes: z.array(z.string()).min(1).optional(),
   // Model choice: the port the server listens on inside the pod.
