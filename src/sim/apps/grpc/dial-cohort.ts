@@ -1,10 +1,11 @@
 import type { HandlerId } from '../../core/scheduler';
+import type { Counter } from '../../core/metrics';
 import type { Duration, SimTime } from '../../core/time';
 import type { SimContext } from '../../context';
 import type { AnonymousFlowOwner, AnonymousFlows } from '../../net/anonymous-flows';
 import { TcpFlag } from '../../net/packet';
 import type { AnonymousAttempt, Socket, SocketOwner, Tcp, TcpStack } from '../../net/tcp';
-import type { Subchannel } from './subchannel';
+import { Connectivity, type Subchannel } from './subchannel';
 
 /** What the cohort needs of the channel that owns a subchannel: its transport side. */
 export interface CohortHost extends SocketOwner {
@@ -12,6 +13,8 @@ export interface CohortHost extends SocketOwner {
   readonly targetPort: number;
   /** Takes over an attempt made real: its socket and the connect deadline at `deadline`. */
   adopt(sub: Subchannel, socket: Socket, deadline: number): void;
+  /** The subchannel's failed attempt asks the resolver to look again (SubchannelHost.resolveNow). */
+  resolveNow(): void;
 }
 
 const DEADLINE = 0;
@@ -29,6 +32,12 @@ class Member implements AnonymousAttempt {
   generation = 0;
   /** A backoff timer is pending: the first of its entries to come runs it (as one timer would). */
   backingOff = false;
+  /**
+   * Its backoff is fixed (no growth, no jitter): every attempt gets the same time and every failure the same wait, so
+   * its redial loop is the same each turn; the wait, when it is.
+   */
+  readonly fixed: boolean;
+  readonly wait: number;
 
   constructor(
     readonly index: number,
@@ -36,7 +45,11 @@ class Member implements AnonymousAttempt {
     readonly host: CohortHost,
     readonly sub: Subchannel,
     private readonly cohort: DialCohort,
-  ) {}
+  ) {
+    const config = sub.backoff.config;
+    this.fixed = config.multiplier === 1 && config.jitter === 0;
+    this.wait = config.baseDelay;
+  }
 
   materialize(): void {
     this.cohort.realize(this.index);
@@ -74,6 +87,7 @@ export class DialCohort implements AnonymousFlowOwner {
   private readonly waveLength: number[] = [];
   private readonly freeWaves: number[] = [];
   private readonly waveHandler: HandlerId;
+  private readonly connects: Counter;
   private nextConnection = -2;
   /** The wave entries were last added to: a wave's members mostly go on to the same next one. */
   private lastTime = -1;
@@ -85,6 +99,7 @@ export class DialCohort implements AnonymousFlowOwner {
     private readonly flows: AnonymousFlows,
   ) {
     this.waveHandler = ctx.sched.register('grpc-client.wave', (wave) => this.onWave(wave));
+    this.connects = ctx.metrics.counter('grpc.client.connect_attempts');
   }
 
   /** Whether an attempt given `timeout` can run in the cohort: it ends before its SYN could be sent a second time. */
@@ -165,7 +180,36 @@ export class DialCohort implements AnonymousFlowOwner {
     m.host.stack.releasePort(m.port);
     const connection = m.connection;
     m.connection = -1;
-    m.sub.transportClosed(connection);
+    const sub = m.sub;
+    if (!this.inLoop(m) || sub.state !== Connectivity.connecting || sub.connection !== connection) {
+      sub.transportClosed(connection);
+      return;
+    }
+    // Subchannel.transportClosed, with the policy's part left out: it would note a failure it has noted already.
+    sub.connection = -1;
+    m.host.resolveNow();
+    this.backoff(sub, m.wait as Duration);
+    sub.state = Connectivity.transientFailure;
+  }
+
+  /** The backoff timer of a member fired. */
+  private backoffDone(m: Member): void {
+    const sub = m.sub;
+    if (!this.inLoop(m) || sub.state !== Connectivity.transientFailure) {
+      sub.backoffDone();
+      return;
+    }
+    // Subchannel.backoffDone, then connect() as its policy would call it: IDLE, an attempt, CONNECTING. A fixed
+    // backoff gives every attempt the time the member's last one had, and its failure count changes nothing it does.
+    sub.state = Connectivity.idle;
+    this.connects.inc();
+    sub.connection = this.dial(m.host, sub, m.timeout as Duration);
+    sub.state = Connectivity.connecting;
+  }
+
+  /** The member's subchannel redials on its own, with nothing but the cohort to tell (its policy is inert). */
+  private inLoop(m: Member): boolean {
+    return m.sub.inert && m.fixed && m.timeout > 0;
   }
 
   private add(time: number, kind: number, member: number, connection: number): void {
@@ -201,7 +245,7 @@ export class DialCohort implements AnonymousFlowOwner {
       if (entries[i] === BACKOFF) {
         if (m.backingOff) {
           m.backingOff = false;
-          m.sub.backoffDone();
+          this.backoffDone(m);
         }
       } else if (m.connection === entries[i + 2]) this.fail(m);
     }

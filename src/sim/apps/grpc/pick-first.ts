@@ -113,6 +113,16 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
     this.state = Connectivity.shutdown;
   }
 
+  /**
+   * Tells each subchannel whether this policy ignores its redial loop: in sticky TRANSIENT_FAILURE after the first pass
+   * it only reconnects a subchannel that goes IDLE and notes a failure it has noted already, so the dial cohort may
+   * run the loop without calling in (dial-cohort.ts).
+   */
+  private markInert(): void {
+    const inert = !this.firstPass && this.state === Connectivity.transientFailure;
+    for (const sub of this.subs) if (sub) sub.inert = inert;
+  }
+
   subchannelChanged(sub: Subchannel, previous: ConnectivityState): void {
     const i = this.subs.indexOf(sub);
     if (i < 0) return;
@@ -154,6 +164,7 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
 
   private startFirstPass(): void {
     this.firstPass = true;
+    this.markInert();
     this.index = 0;
     this.failedInPass.fill(false);
     this.requestConnection();
@@ -183,6 +194,7 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
     for (let i = 0; i < this.subs.length; i++) if (this.subs[i] && !this.failedInPass[i]) return;
     this.firstPass = false;
     this.setState(Connectivity.transientFailure);
+    this.markInert();
     for (const sub of this.subs) if (sub && sub.state === Connectivity.idle) sub.connect();
   }
 
@@ -213,6 +225,7 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
     if (!sub) {
       const backoff = new ConnectionBackoff(this.settings.backoff, this.rng);
       sub = new Subchannel(this.ids.next(), this.list[i]!, backoff, this.host.transport ?? this.host, this);
+      sub.inert = !this.firstPass && this.state === Connectivity.transientFailure;
       this.subs[i] = sub;
     }
     return sub;
@@ -221,6 +234,7 @@ export class PickFirstPolicy implements LbPolicy, SubchannelListener {
   private setState(state: ConnectivityState): void {
     if (state === this.state) return;
     this.state = state;
+    this.markInert();
     this.host.pickerChanged(this);
   }
 }

@@ -47,6 +47,8 @@ export class Subchannel {
   connection = -1;
   /** Its member number in the dial cohort once it has dialled without a socket (dial-cohort.ts); -1 before. */
   cohort = -1;
+  /** Its policy ignores its redial loop (pick_first in sticky TRANSIENT_FAILURE), set by the policy. */
+  inert = false;
 
   constructor(
     readonly id: number,
