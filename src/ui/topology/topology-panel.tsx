@@ -5,7 +5,8 @@ import { dnsTargetOf, faultsForBox, openFault, placementStore, stopPlacing, targ
 import { FaultPopover } from '../fault-palette';
 import { askWhy } from '../sim-client';
 import { FaultMenu, type MenuState } from './fault-menu';
-import { frameStore, useFrame } from '../../state/frame-store';
+import { frameStore, useFrame, type FrameState } from '../../state/frame-store';
+import { createPacer } from '../pacer';
 import type { TopologyView } from '../../sim/api';
 import { clearSelection, selectEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
@@ -25,6 +26,21 @@ function focusSites(topology: TopologyView, entity: string): number[] {
   const node = topology.nodes.find((n) => `node/${n.name}` === entity || n.instance?.entity === entity || n.name === pod?.node);
   const names = node ? [`node/${node.name}`, node.instance?.entity] : [entity];
   return names.flatMap((n) => (n && topology.sites.includes(n) ? [topology.sites.indexOf(n)] : []));
+}
+
+/** Pods, connections, pool members and routes in the SVG: a relayout of thousands of pods is the heaviest redraw there is. */
+const STRUCTURE_PACE = { minMs: 250, costFactor: 4 };
+
+// Selectors run on every frame; the count changes only with the topology, so it is counted once per topology.
+const livePodCounts = new WeakMap<TopologyView, number>();
+function livePods(topology: TopologyView | null): number {
+  if (!topology) return 0;
+  let n = livePodCounts.get(topology);
+  if (n === undefined) {
+    n = topology.pods.filter((p) => p.phase !== 'gone').length;
+    livePodCounts.set(topology, n);
+  }
+  return n;
 }
 
 /** What a box under the pointer (or focused) offers as a fault target; null outside every box. */
@@ -103,7 +119,7 @@ export function TopologyPanel() {
   const zoom = useZoom(panelRef, svgRef, contentRef, onTransform);
   const empty = useFrame((s) => s.topology === null);
   const nodes = useFrame((s) => s.topology?.nodes.length ?? 0);
-  const pods = useFrame((s) => s.topology?.pods.filter((p) => p.phase !== 'gone').length ?? 0);
+  const pods = useFrame((s) => livePods(s.topology));
 
   const adopt = useCallback(
     (layout: TopologyLayout | undefined) => {
@@ -151,19 +167,25 @@ export function TopologyPanel() {
       adopt(drawing.setViewport(width, height));
     });
     resize.observe(svg);
+    // What the SVG shows as last drawn: it follows the frames paced, the canvases follow every frame.
+    let drawn: Pick<FrameState, 'topology' | 'connections' | 'live'> = { topology: null, connections: new Int32Array(0), live: null };
+    const drawStructure = (): void => {
+      const s = frameStore.getState();
+      if (s.topology && s.topology !== drawn.topology) adopt(drawing.setTopology(s.topology));
+      if (s.connections !== drawn.connections) showCounts(drawing.setConnections(s.connections));
+      if (s.live && s.live !== drawn.live) drawing.setLive(s.live);
+      drawn = s;
+    };
+    const structure = createPacer(drawStructure, STRUCTURE_PACE);
+    drawStructure();
     const initial = frameStore.getState();
-    if (initial.topology) adopt(drawing.setTopology(initial.topology));
-    showCounts(drawing.setConnections(initial.connections));
-    if (initial.live) {
-      drawing.setLive(initial.live);
-      gauges.setLive(initial.live);
-    }
+    if (initial.live) gauges.setLive(initial.live);
     drawing.setSelected(appStore.getState().selected);
     const unsubscribe = frameStore.subscribe((s, prev) => {
-      if (s.topology && s.topology !== prev.topology) adopt(drawing.setTopology(s.topology));
-      if (s.connections !== prev.connections) showCounts(drawing.setConnections(s.connections));
+      // A new run's first picture is drawn at once.
+      if (s.topology !== prev.topology && (drawn.topology === null || s.run !== prev.run)) structure.now();
+      else if (s.topology !== prev.topology || s.connections !== prev.connections || s.live !== prev.live) structure.request();
       if (s.live && s.live !== prev.live) {
-        drawing.setLive(s.live);
         gauges.setLive(s.live);
         traffic.setLive(s.live, s.t);
       }
@@ -184,6 +206,7 @@ export function TopologyPanel() {
     });
     return () => {
       resize.disconnect();
+      structure.cancel();
       unsubscribePlacement();
       unsubscribe();
       unsubscribeSelection();
