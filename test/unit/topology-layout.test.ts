@@ -158,6 +158,16 @@ describe('live traffic rates', () => {
     ]);
   });
 
+  it('finds each pair’s earlier counts whether or not the pairs come in ascending order', () => {
+    const before = live([2, 1, 50, 50, 0, 1, 100, 0], []);
+    const after = live([3, 0, 20, 0, 0, 1, 300, 0, 2, 1, 250, 250], []);
+    expect(rates(before, after, 2).flows).toEqual([
+      { from: 3, to: 0, rate: 10, synShare: 0 },
+      { from: 0, to: 1, rate: 100, synShare: 0 },
+      { from: 2, to: 1, rate: 100, synShare: 1 },
+    ]);
+  });
+
   it('shows nothing moving when simulated time did not advance', () => {
     const a = live([0, 1, 100, 0], [1, 0]);
     expect(rates(a, a, 0)).toEqual({ flows: [], drops: [] });
