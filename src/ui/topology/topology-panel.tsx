@@ -31,6 +31,9 @@ function focusSites(topology: TopologyView, entity: string): number[] {
 /** Pods, connections, pool members and routes in the SVG: a relayout of thousands of pods is the heaviest redraw there is. */
 const STRUCTURE_PACE = { minMs: 250, costFactor: 4 };
 
+/** Gauges and traffic rates: rates are taken between the snapshots shown, so a slower pace averages, it does not skip. */
+const LIVE_PACE = { minMs: 100, costFactor: 4 };
+
 // Selectors run on every frame; the count changes only with the topology, so it is counted once per topology.
 const livePodCounts = new WeakMap<TopologyView, number>();
 function livePods(topology: TopologyView | null): number {
@@ -167,7 +170,7 @@ export function TopologyPanel() {
       adopt(drawing.setViewport(width, height));
     });
     resize.observe(svg);
-    // What the SVG shows as last drawn: it follows the frames paced, the canvases follow every frame.
+    // What the SVG shows as last drawn: it follows the frames paced, as the canvases' gauges and traffic do, more often.
     let drawn: Pick<FrameState, 'topology' | 'connections' | 'live'> = { topology: null, connections: new Int32Array(0), live: null };
     const drawStructure = (): void => {
       const s = frameStore.getState();
@@ -178,17 +181,20 @@ export function TopologyPanel() {
     };
     const structure = createPacer(drawStructure, STRUCTURE_PACE);
     drawStructure();
-    const initial = frameStore.getState();
-    if (initial.live) gauges.setLive(initial.live);
+    const showLive = (): void => {
+      const s = frameStore.getState();
+      if (!s.live) return;
+      gauges.setLive(s.live);
+      traffic.setLive(s.live, s.t);
+    };
+    const live = createPacer(showLive, LIVE_PACE);
+    showLive();
     drawing.setSelected(appStore.getState().selected);
     const unsubscribe = frameStore.subscribe((s, prev) => {
       // A new run's first picture is drawn at once.
       if (s.topology !== prev.topology && (drawn.topology === null || s.run !== prev.run)) structure.now();
       else if (s.topology !== prev.topology || s.connections !== prev.connections || s.live !== prev.live) structure.request();
-      if (s.live && s.live !== prev.live) {
-        gauges.setLive(s.live);
-        traffic.setLive(s.live, s.t);
-      }
+      if (s.live !== prev.live) live.request();
     });
     const focusOn = (entity: string | null): void => {
       const topology = frameStore.getState().topology;
@@ -207,6 +213,7 @@ export function TopologyPanel() {
     return () => {
       resize.disconnect();
       structure.cancel();
+      live.cancel();
       unsubscribePlacement();
       unsubscribe();
       unsubscribeSelection();

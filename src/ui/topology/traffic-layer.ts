@@ -75,6 +75,19 @@ export function rates(prev: LiveView | null, next: LiveView, dtSeconds: number):
   return { flows, drops };
 }
 
+/** The `n` busiest flows, busiest first, ties in their given order: a stable sort's first `n`, without sorting thousands. */
+export function busiest(flows: readonly FlowRate[], n: number): FlowRate[] {
+  const top: FlowRate[] = [];
+  for (const f of flows) {
+    if (top.length === n && (n === 0 || f.rate <= top[n - 1]!.rate)) continue;
+    let i = top.length;
+    while (i > 0 && top[i - 1]!.rate < f.rate) i--;
+    top.splice(i, 0, f);
+    if (top.length > n) top.pop();
+  }
+  return top;
+}
+
 /** Flows drawn at once; the busiest win, so a flood of two thousand pairs stays legible. */
 const MAX_FLOWS = 80;
 /** Simulated microseconds a drop mark takes to fade once its drops stop; a paused run keeps its marks. */
@@ -154,8 +167,8 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
 
   function pickFlows(): void {
     const focused = allFlows.filter((f) => focus.has(f.from) || focus.has(f.to));
-    const rest = allFlows.filter((f) => !focus.has(f.from) && !focus.has(f.to)).sort((a, b) => b.rate - a.rate);
-    flows = [...rest.slice(0, Math.max(0, MAX_FLOWS - focused.length)), ...focused];
+    const rest = allFlows.filter((f) => !focus.has(f.from) && !focus.has(f.to));
+    flows = [...busiest(rest, Math.max(0, MAX_FLOWS - focused.length)), ...focused];
   }
 
   function draw(now: number): void {
