@@ -10,7 +10,7 @@ import { createPacer } from '../pacer';
 import type { TopologyView } from '../../sim/api';
 import { clearSelection, selectEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
-import { button, panel } from '../styles';
+import { button, openPanel } from '../styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
@@ -350,7 +350,7 @@ export function TopologyPanel() {
   const dropsByReason = [...drops.reduce((m, d) => m.set(d.reason, (m.get(d.reason) ?? 0) + d.rate), new Map<string, number>())].sort((a, b) => b[1] - a[1]);
 
   return (
-    <section className={`${panel} relative`} aria-label="Topology">
+    <section className={`${openPanel} relative`} aria-label="Topology">
       <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
         <div className="flex min-w-0 items-baseline gap-3">
           <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Topology</h2>
