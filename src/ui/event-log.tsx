@@ -118,7 +118,8 @@ export function EventLog() {
           ))}
         </select>
       </div>
-      <ol data-testid="event-log" className="min-h-0 flex-1 overflow-y-auto" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
+      {/* Its own stacking context: the count and filters above repaint without its 150 rows. */}
+      <ol data-testid="event-log" className="isolate min-h-0 flex-1 overflow-y-auto" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
         {shown.map((e, i) => (
           <Entry key={e.seq} event={e} first={i === 0} />
         ))}

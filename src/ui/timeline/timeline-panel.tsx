@@ -196,7 +196,8 @@ export function TimelinePanel({ tools = true }: { tools?: boolean }) {
       </div>
       {tools && <CompareSummary />}
       <TimeLaneRow />
-      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
+      {/* Its own stacking context: the clock's lane and the toolbar above repaint without the charts. */}
+      <div className="isolate flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
         {timed.map((c, i) => (
           <ChartRow key={`s:${i}:${c.title}`} spec={c} />
         ))}
