@@ -66,6 +66,8 @@ function boxAt(target: EventTarget | null): (BoxInfo & { element: Element }) | n
 function markDropTargets(root: SVGGElement | null): void {
   if (!root) return;
   const placing = placementStore.getState().placing;
+  // Nothing is marked while no fault is being placed, so a redraw then has no box to visit.
+  if (!placing && !root.hasAttribute('data-placing')) return;
   if (placing) root.setAttribute('data-placing', 'true');
   else root.removeAttribute('data-placing');
   for (const element of root.querySelectorAll('[data-entity], [data-group]')) {
