@@ -22,6 +22,14 @@ export interface Pacer {
 
 const waiting = new Set<() => void>();
 
+/**
+ * Paced redraws share each animation frame's task: once they have spent this much of one, the rest wait for the next
+ * frame, so a relayout of the topology and a redraw of every chart do not land in one long task with their rendering.
+ */
+const FRAME_BUDGET_MS = 12;
+let frameStamp = -1;
+let spentInFrame = 0;
+
 appStore.subscribe((s, prev) => {
   if (prev.status === 'running' && s.status !== 'running') for (const flush of [...waiting]) flush();
 });
@@ -31,20 +39,33 @@ export function createPacer(redraw: () => void, options: PaceOptions): Pacer {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastAt = -Infinity;
   let lastCost = 0;
+  // Asked for by the user: runs in the coming frame whatever the others spent.
+  let urgent = false;
 
-  function run(): void {
+  function run(stamp: number): void {
     raf = 0;
+    // Every callback of one animation frame gets the same timestamp.
+    if (stamp !== frameStamp) {
+      frameStamp = stamp;
+      spentInFrame = 0;
+    }
+    if (!urgent && spentInFrame >= FRAME_BUDGET_MS) {
+      raf = requestAnimationFrame(run);
+      return;
+    }
+    urgent = false;
     const started = performance.now();
     redraw();
     lastAt = started;
     lastCost = performance.now() - started;
+    spentInFrame += lastCost;
   }
 
-  function now(): void {
+  function wake(): void {
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
-      waiting.delete(now);
+      waiting.delete(wake);
     }
     raf ||= requestAnimationFrame(run);
   }
@@ -58,16 +79,20 @@ export function createPacer(redraw: () => void, options: PaceOptions): Pacer {
         raf = requestAnimationFrame(run);
         return;
       }
-      waiting.add(now);
-      timer = setTimeout(now, wait);
+      waiting.add(wake);
+      timer = setTimeout(wake, wait);
     },
-    now,
+    now() {
+      urgent = true;
+      wake();
+    },
     cancel() {
       cancelAnimationFrame(raf);
       raf = 0;
+      urgent = false;
       clearTimeout(timer);
       timer = undefined;
-      waiting.delete(now);
+      waiting.delete(wake);
     },
   };
 }
