@@ -24,8 +24,9 @@ export interface Probe {
   longFrames: LongFrame[];
   frames: number;
   /**
-   * Per worker frame, flat: arrival (performance.now() ms), simulated time (µs), events executed so far, and the main
-   * thread's milliseconds from arrival to its answer to the worker (-1 until answered): the app's synchronous work on the frame.
+   * Per worker frame, flat: arrival (performance.now() ms), simulated time (µs), events executed so far, the main
+   * thread's milliseconds from arrival to its answer to the worker (-1 until answered): the app's synchronous work on the
+   * frame; then what the frame carries: log events, series samples, and 1 when it has the topology.
    */
   frameLog: number[];
   /** Arrival of the first frame that says the run is done, or -1. */
@@ -38,7 +39,7 @@ export interface Probe {
 }
 
 /** Fields per entry of `Probe.frameLog`. */
-export const FRAME_LOG_STRIDE = 4;
+export const FRAME_LOG_STRIDE = 7;
 
 // Plain script text: tsx would wrap a serialized function with helpers that do not exist in the page.
 export const PROBE = `(() => {
@@ -78,7 +79,7 @@ export const PROBE = `(() => {
         if (!frame || frame.type !== 'frame') return;
         probe.frames++;
         open = probe.frameLog.length;
-        probe.frameLog.push(performance.now(), frame.t, frame.eventsExecuted, -1);
+        probe.frameLog.push(performance.now(), frame.t, frame.eventsExecuted, -1, frame.events.length, frame.series.count, frame.topology ? 1 : 0);
         if (frame.done && probe.doneAt < 0) probe.doneAt = performance.now();
       });
     }

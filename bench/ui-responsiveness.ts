@@ -1,4 +1,5 @@
 import type { Browser, CDPSession, Page } from 'playwright-core';
+import { frameAnswers, printFrameAnswers, type FrameAnswers } from './frame-answers';
 import type { CpuProfile, TraceEvent } from './long-task-profile';
 import { noteErrorBanner, openItsNotDns } from './open-its-not-dns';
 import { markPlay, markPlayEnd, readProbe, type LongTask } from './ui-probe';
@@ -22,6 +23,7 @@ export interface ResponsivenessFigures {
   /** Long tasks before Play: parsing, the first render, the scenario arriving. */
   loading: LongTask[];
   framesPerSecond: number;
+  answers: FrameAnswers;
   animationFramesPerSecond: number;
   longFrames: { count: number; scriptMs: number; styleLayoutMs: number; otherMs: number };
   interactions: number;
@@ -196,6 +198,7 @@ export async function runResponsiveness(browser: Browser, appUrl: string, option
       playing: probe.longTasks.filter((t) => playWindow(t.start)),
       loading: probe.longTasks.filter((t) => t.start < probe.playAt),
       framesPerSecond: (probe.frames - probe.framesAtPlay) / seconds,
+      answers: frameAnswers(probe.frameLog, probe.playAt, probe.playEndAt),
       animationFramesPerSecond: (probe.animationFrames - probe.animationFramesAtPlay) / seconds,
       longFrames: { count: frames.length, scriptMs, styleLayoutMs, otherMs },
       interactions,
@@ -250,6 +253,7 @@ export function printResponsiveness(f: ResponsivenessFigures): void {
     `  worker frames received ${f.framesPerSecond.toFixed(1)}/s, animation frames ${f.animationFramesPerSecond.toFixed(1)}/s; ` +
       `long animation frames ${lf.count}: scripts ${share(lf.scriptMs)}, style+layout ${share(lf.styleLayoutMs)}, other ${share(lf.otherMs)} of their time`,
   );
+  printFrameAnswers(f.answers);
   console.log(
     `  ${f.interactions} interactions (hover, wheel zoom, pod click, Escape, −/+, event filter, crosshair)${f.resumes > 0 ? `, ${f.resumes} resumes after a pause` : ''}; ` +
       `${f.elements.document.toLocaleString('en-US')} elements in the page, ${f.elements.topology.toLocaleString('en-US')} of them in the topology picture`,

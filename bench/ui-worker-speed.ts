@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { frameAnswers, printFrameAnswers, type FrameAnswers } from './frame-answers';
 import { noteErrorBanner, openItsNotDns } from './open-its-not-dns';
 import { simRate, type SimRate } from './sim-rate';
 import { markPlay, markPlayEnd, readProbe, type LongTask } from './ui-probe';
@@ -35,6 +36,8 @@ export interface WorkerSpeedFigures {
   /** Long tasks in the few seconds after the run ended, while the report arrives. */
   afterEnd: LongTask[];
   framesPerSecond: number;
+  /** Answer times of the frames from Play to the end of the run, by what they carried. */
+  answers: FrameAnswers;
   animationFramesPerSecond: number;
   resumes: number;
   problems: string[];
@@ -75,6 +78,7 @@ export async function runWorkerSpeed(browser: Browser, appUrl: string, capSecond
       playing: probe.longTasks.filter((t) => t.start >= probe.playAt && t.start < endMs),
       afterEnd: probe.longTasks.filter((t) => t.start >= endMs),
       framesPerSecond: rate.frames / playSeconds,
+      answers: frameAnswers(probe.frameLog, probe.playAt, endMs),
       // Animation frames counted to the end of the window, after-the-end seconds included.
       animationFramesPerSecond: (probe.animationFrames - probe.animationFramesAtPlay) / ((probe.playEndAt - probe.playAt) / 1000),
       resumes,
@@ -111,6 +115,7 @@ export function printWorkerSpeed(f: WorkerSpeedFigures): void {
         `long tasks ${tasks.count}, longest ${ms(tasks.longestMs)}, total blocking ${ms(tasks.totalBlockingMs)}`,
     );
   }
+  printFrameAnswers(f.answers);
   const play = longTaskStats(f.playing);
   console.log(
     `  long tasks while playing: ${play.count}, longest ${ms(play.longestMs)}, p95 ${ms(play.p95Ms)}, total blocking ${ms(play.totalBlockingMs)} ` +

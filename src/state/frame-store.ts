@@ -82,7 +82,7 @@ export function ingestFrame(frame: Frame): void {
   };
   if (frame.faults) next.faultRecord = frame.faults;
   if (frame.topology) next.topology = frame.topology;
-  if (frame.series.count > 0) {
+  if (frame.series.count > 0 || frame.series.names) {
     s.series.append(frame.series);
     next.seriesVersion = s.seriesVersion + 1;
   }

@@ -1,6 +1,7 @@
 import { DROP_REASON_IDS, explainDrop } from '../sim/report/drop-reasons';
-import { useFrame } from '../state/frame-store';
+import type { FrameState } from '../state/frame-store';
 import { formatCount } from './format';
+import { usePacedFrame } from './paced-frame';
 import { askWhy } from './sim-client';
 import { panel, panelTitle } from './styles';
 import { DropGlyph } from './topology/drop-marks-legend';
@@ -14,9 +15,11 @@ export function droppedReasons(drops: Record<string, number>): [string, number][
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }
 
+const selectDrops = (s: FrameState): Record<string, number> => s.drops;
+
 /** Packets dropped so far, by reason id, with the sim's one-sentence explanation of each. */
 export function DropsPanel() {
-  const drops = useFrame((s) => s.drops);
+  const drops = usePacedFrame(selectDrops);
   const rows = droppedReasons(drops);
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
 

@@ -1,10 +1,11 @@
-import { useState, type KeyboardEvent } from 'react';
+import { memo, useState, type KeyboardEvent } from 'react';
 import type { LogEvent, Severity } from '../sim/api';
-import { useFrame } from '../state/frame-store';
+import type { FrameState } from '../state/frame-store';
 import { selectEntity } from '../state/selection';
 import { setCursor } from '../state/timeline';
 import { DEFAULT_FILTER, kindsOf, matchesFilter, SEVERITIES, type EventFilter } from './event-filter';
 import { formatEventTime } from './format';
+import { usePacedFrame } from './paced-frame';
 import { panel } from './styles';
 
 const severityStyle: Record<Severity, string> = {
@@ -25,7 +26,8 @@ function pick(event: LogEvent): void {
   setCursor(event.t / 1e6);
 }
 
-function Entry({ event, first }: { event: LogEvent; first: boolean }) {
+/** A row renders once: events never change, and a new frame only adds rows above it. */
+const Entry = memo(function Entry({ event, first }: { event: LogEvent; first: boolean }) {
   return (
     <li data-testid="event-log-entry" data-severity={event.severity} data-kind={event.kind} data-event-entity={event.entity} className="border-b border-slate-100 last:border-0 dark:border-slate-800/70">
       <button
@@ -52,7 +54,7 @@ function Entry({ event, first }: { event: LogEvent; first: boolean }) {
       </button>
     </li>
   );
-}
+});
 
 /** One Tab stop for the whole list: the arrow keys walk its entries. */
 function moveFocus(event: KeyboardEvent<HTMLOListElement>): void {
@@ -66,10 +68,13 @@ function moveFocus(event: KeyboardEvent<HTMLOListElement>): void {
   next.focus();
 }
 
+const selectEvents = (s: FrameState): LogEvent[] => s.events;
+const selectSeen = (s: FrameState): number => s.eventsSeen;
+
 /** Newest events first, coloured by severity, filtered by entity, kind and severity; debug events only on request. */
 export function EventLog() {
-  const events = useFrame((s) => s.events);
-  const seen = useFrame((s) => s.eventsSeen);
+  const events = usePacedFrame(selectEvents);
+  const seen = usePacedFrame(selectSeen);
   const [filter, setFilter] = useState<EventFilter>(DEFAULT_FILTER);
   const shown = events.filter((e) => matchesFilter(e, filter)).slice(0, SHOWN);
   const kinds = kindsOf(events);
@@ -113,7 +118,8 @@ export function EventLog() {
           ))}
         </select>
       </div>
-      <ol data-testid="event-log" className="min-h-0 flex-1 overflow-y-auto" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
+      {/* Its own stacking context: the count and filters above repaint without its 150 rows. */}
+      <ol data-testid="event-log" className="isolate min-h-0 flex-1 overflow-y-auto" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
         {shown.map((e, i) => (
           <Entry key={e.seq} event={e} first={i === 0} />
         ))}

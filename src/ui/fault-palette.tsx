@@ -4,7 +4,7 @@ import { useApp } from '../state/app-store';
 import { closeFault, placementStore, startPlacing, stopPlacing, usePlacement } from '../state/fault-placement';
 import { FaultAction } from './fault-action';
 import { PanelClose } from './panel-close';
-import { panel, panelTitle } from './styles';
+import { openPanel, panelTitle } from './styles';
 
 /** The MIME type a dragged fault card carries: its catalog id. */
 export const FAULT_MIME = 'application/x-netmortem-fault';
@@ -95,7 +95,7 @@ export function FaultPalette() {
     );
   }
   return (
-    <section className={`${panel} row-span-2 w-56`} aria-label="Fault palette" data-testid="fault-palette">
+    <section className={`${openPanel} row-span-2 w-56`} aria-label="Fault palette" data-testid="fault-palette">
       <div className={panelTitle}>
         <h2>Faults</h2>
         <PanelClose onClick={() => setOpen(false)} label="Hide the fault palette" />

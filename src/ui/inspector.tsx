@@ -1,10 +1,12 @@
+import { useCallback } from 'react';
 import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection, type PacketTrace, type PodView, type RequestJourney } from '../sim/api';
 import { formatEventTime } from './format';
 import { useApp } from '../state/app-store';
 import { faultsFor } from '../state/fault-draft';
-import { useFrame } from '../state/frame-store';
+import type { FrameState } from '../state/frame-store';
 import { clearSelection, findPod, splitEntity } from '../state/selection';
 import { FaultAction } from './fault-action';
+import { usePacedFrame } from './paced-frame';
 import { PanelClose } from './panel-close';
 import { askWhy } from './sim-client';
 import { panel, panelTitle } from './styles';
@@ -182,8 +184,10 @@ function Requests({ requests }: { requests: RequestJourney[] }) {
 /** The selected entity as the latest frame shows it: its live state from the simulation, and the faults that target it. */
 export function Inspector({ entity }: { entity: string }) {
   const catalog = useApp((s) => s.catalog);
-  const pod = useFrame((s) => findPod(s.topology, entity));
-  const inspection = useFrame((s) => (s.inspection?.entity === entity ? s.inspection : null));
+  const selectPod = useCallback((s: FrameState) => findPod(s.topology, entity), [entity]);
+  const selectInspection = useCallback((s: FrameState) => (s.inspection?.entity === entity ? s.inspection : null), [entity]);
+  const pod = usePacedFrame(selectPod);
+  const inspection = usePacedFrame(selectInspection);
   const { kind, name } = splitEntity(entity);
   const faults = faultsFor(catalog, kind);
   const readiness = pod ? (pod.phase === 'running' ? (pod.ready ? 'ready' : 'not ready') : pod.phase) : undefined;

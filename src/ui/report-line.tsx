@@ -1,14 +1,17 @@
 import { useApp } from '../state/app-store';
-import { useFrame } from '../state/frame-store';
+import type { FrameState } from '../state/frame-store';
 import { ExpectationResults } from './expectation-results';
 import { WhyChains } from './why-chains';
 import { formatCount } from './format';
+import { usePacedFrame } from './paced-frame';
+
+const selectExecuted = (s: FrameState): number => s.eventsExecuted;
 
 /** The run's outcome once it is done: expectations, why chains and the digest that reproduces it on the command line. */
 export function ReportLine() {
   const report = useApp((s) => s.report);
   const status = useApp((s) => s.status);
-  const executed = useFrame((s) => s.eventsExecuted);
+  const executed = usePacedFrame(selectExecuted);
 
   if (!report) {
     return (

@@ -93,9 +93,13 @@ export type Reply =
   | { type: 'fields'; fields: Field[]; inText: string[] }
   | { type: 'error'; message: string };
 
-/** Samples appended since the previous frame, row-major: values[i * count + k] is names[i] at sample from+k. */
+/**
+ * Samples appended since the previous frame, row-major: values[i * count + k] is names[i] at sample from+k. `names`
+ * comes only when it differs from the previous frame's of the same run (always in a run's first frame); a chunk
+ * without it has the rows of the latest names sent.
+ */
 export interface SeriesChunk {
-  names: string[];
+  names?: readonly string[];
   stepSeconds: number;
   from: number;
   count: number;

@@ -89,6 +89,8 @@ export function createRunner(options: RunnerOptions): Runner {
   let chunkUs = 10_000;
 
   let seriesCursor = 0;
+  // The series names the UI last got: 1,251 strings in its-not-dns, which rarely change, so frames leave them out.
+  let sentNames: readonly string[] | undefined;
   let nextSeq = 0;
   let topologyVersion = -1;
   let run = 0;
@@ -191,6 +193,8 @@ export function createRunner(options: RunnerOptions): Runner {
   function buildFrame(s: Sim): { frame: Frame; transfer: ArrayBuffer[] } {
     const slice = s.seriesSince(seriesCursor);
     seriesCursor = slice.from + slice.count;
+    const names = sameNames(slice.names, sentNames) ? undefined : slice.names;
+    if (names) sentNames = names;
     // Copies: the sim may hand out views of its own buffers, which must never be detached by a transfer.
     const values = new Float64Array(slice.values);
     const connections = new Int32Array(s.connections());
@@ -225,7 +229,7 @@ export function createRunner(options: RunnerOptions): Runner {
       connections,
       inspection: inspected === null ? null : s.inspect(inspected),
       live,
-      series: { names: slice.names, stepSeconds: slice.stepSeconds, from: slice.from, count: slice.count, values },
+      series: { ...(names && { names }), stepSeconds: slice.stepSeconds, from: slice.from, count: slice.count, values },
       events,
       drops: s.drops(),
     };
@@ -275,6 +279,7 @@ export function createRunner(options: RunnerOptions): Runner {
     spentMs = 0;
     chunkUs = 10_000;
     seriesCursor = 0;
+    sentNames = undefined;
     nextSeq = 0;
     topologyVersion = -1;
     publishPending = false;
@@ -374,4 +379,10 @@ export function createRunner(options: RunnerOptions): Runner {
       sim = undefined;
     },
   };
+}
+
+function sameNames(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

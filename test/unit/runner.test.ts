@@ -92,9 +92,12 @@ class FakeSim implements Sim {
   sampleCount(): number {
     return this.samples.length;
   }
+  /** Every series has the same samples; a test may add names, as a sim does when a series first records. */
+  seriesNames = ['requests.ok'];
   seriesSince(from: number): SeriesSlice {
-    const values = Float64Array.from(this.samples.slice(from));
-    return { names: ['requests.ok'], stepSeconds: 1, from, count: values.length, values };
+    const row = this.samples.slice(from);
+    const values = Float64Array.from(this.seriesNames.flatMap(() => row));
+    return { names: [...this.seriesNames], stepSeconds: 1, from, count: row.length, values };
   }
   eventsSince(seq: number): LogEvent[] {
     return this.log.filter((e) => e.seq >= seq);
@@ -302,9 +305,12 @@ describe('runner frames', () => {
     let cursor = 0;
     let seq = 0;
     const samples: number[] = [];
+    // The names come in the run's first frame and are left out while they stay the same.
+    expect(frames[0]!.series.names).toEqual(['requests.ok']);
+    expect(frames.slice(1).every((f) => f.series.names === undefined)).toBe(true);
     for (const f of frames) {
       expect(f.series.from).toBe(cursor);
-      expect(f.series.values.length).toBe(f.series.count * f.series.names.length);
+      expect(f.series.values.length).toBe(f.series.count);
       cursor += f.series.count;
       samples.push(...f.series.values);
       for (const e of f.events) expect(e.seq).toBe(seq++);
@@ -314,6 +320,22 @@ describe('runner frames', () => {
     expect(seq).toBe(Math.floor(frames.at(-1)!.t / 100_000));
     expect(frames.filter((f) => f.topology).map((f) => f.topology!.version)).toEqual([1, 2]);
     expect(sim.topologyViews).toBe(2);
+  });
+
+  it('sends the series names in a run’s first frame and then only when they change', () => {
+    const { runner, sim, tick, frames, clock } = setup({ eventUs: 50_000 });
+    runner.setSpeed(100);
+    runner.play();
+    tick(16);
+    expect(frames[0]!.series.names).toEqual(['requests.ok']);
+    expect(frames.slice(1).map((f) => f.series.names)).toEqual(frames.slice(1).map(() => undefined));
+    sim.seriesNames = ['requests.failed', 'requests.ok'];
+    tick(16);
+    expect(frames.at(-1)!.series.names).toEqual(['requests.failed', 'requests.ok']);
+    tick(16);
+    expect(frames.at(-1)!.series.names).toBeUndefined();
+    runner.load(new FakeSim(1_000_000, 1_000, clock));
+    expect(frames.at(-1)!.series.names).toEqual(['requests.ok']);
   });
 
   it('keeps only the newest events of a long frame', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveView, NodeView, PodView, TopologyView } from '../../src/sim/api';
 import { GROUP_FROM, layoutTopology, searchTopology, sitePoints, type Rect } from '../../src/ui/topology/topology-layout';
-import { rates } from '../../src/ui/topology/traffic-layer';
+import { busiest, rates } from '../../src/ui/topology/traffic-layer';
 
 function node(i: number, cloud = true): NodeView {
   return {
@@ -156,6 +156,22 @@ describe('live traffic rates', () => {
       { site: 1, reason: 'a', rate: 10 },
       { site: 1, reason: 'b', rate: 2.5 },
     ]);
+  });
+
+  it('finds each pair’s earlier counts whether or not the pairs come in ascending order', () => {
+    const before = live([2, 1, 50, 50, 0, 1, 100, 0], []);
+    const after = live([3, 0, 20, 0, 0, 1, 300, 0, 2, 1, 250, 250], []);
+    expect(rates(before, after, 2).flows).toEqual([
+      { from: 3, to: 0, rate: 10, synShare: 0 },
+      { from: 0, to: 1, rate: 100, synShare: 0 },
+      { from: 2, to: 1, rate: 100, synShare: 1 },
+    ]);
+  });
+
+  it('keeps the busiest flows in the order a stable sort by rate gives them', () => {
+    const flows = [3, 9, 1, 9, 5, 3, 7].map((rate, from) => ({ from, to: 0, rate, synShare: 0 }));
+    const sorted = [...flows].sort((a, b) => b.rate - a.rate);
+    for (const n of [0, 1, 3, 4, 7, 10]) expect(busiest(flows, n)).toEqual(sorted.slice(0, n));
   });
 
   it('shows nothing moving when simulated time did not advance', () => {

@@ -22,14 +22,7 @@ function boundsOf(buffer: SeriesBuffer, metric: string): number[] {
 
 /** Observations per bucket (bound → count in (previous bound, bound]) over every sample the buffer holds. */
 function bucketCounts(buffer: SeriesBuffer, metric: string, bounds: number[]): number[] {
-  const cumulative = bounds.map((b) => {
-    let sum = 0;
-    for (let k = buffer.start(); k < buffer.end(); k++) {
-      const v = buffer.value(`${metric}.le_${b}`, k);
-      if (Number.isFinite(v)) sum += v;
-    }
-    return sum;
-  });
+  const cumulative = bounds.map((b) => buffer.total(`${metric}.le_${b}`));
   return cumulative.map((c, i) => c - (i > 0 ? cumulative[i - 1]! : 0));
 }
 

@@ -12,7 +12,7 @@ export function AddChart() {
   const [metric, setMetric] = useState('');
   const [kind, setKind] = useState<'rate' | 'level'>('rate');
   const [problem, setProblem] = useState('');
-  const [names, setNames] = useState<string[]>([]);
+  const [names, setNames] = useState<readonly string[]>([]);
   const listId = useId();
   const panelId = useId();
 

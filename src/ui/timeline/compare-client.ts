@@ -24,7 +24,7 @@ function ingestB(gen: number, frame: Frame): void {
   const s = compareStore.getState();
   if (frame.run !== s.run) s.series.clear();
   const next: Partial<typeof s> = { run: frame.run, t: frame.t };
-  if (frame.series.count > 0) {
+  if (frame.series.count > 0 || frame.series.names) {
     s.series.append(frame.series);
     next.seriesVersion = s.seriesVersion + 1;
   }

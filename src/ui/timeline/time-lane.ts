@@ -1,5 +1,5 @@
 import { axisTop } from 'd3-axis';
-import { scaleLinear } from 'd3-scale';
+import { scaleLinear, type ScaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
 import type { Marker, TimelineView } from './timeline-chart';
 import { PLOT_MARGIN } from './timeline-chart';
@@ -25,6 +25,8 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
   const now = plot.append('path').attr('class', 'timeline-now');
   let last: { view: TimelineView; nowS: number } | undefined;
   let axisKey = '';
+  // What the markers were last drawn for: a new clock reading alone moves only the playhead.
+  let marked: { markers: TimelineView['markers']; axisKey: string } | undefined;
   // Sized by the observer, not by reading layout on every draw.
   let box = { width: 0, height: 0 };
   const resize = new ResizeObserver((entries) => {
@@ -50,6 +52,18 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
         .attr('transform', `translate(0,${axisY})`)
         .call(axisTop(x).ticks(Math.max(2, Math.floor(w / 80))).tickFormat((d) => clockLabel(Number(d))).tickSizeOuter(0).tickSize(4));
     }
+    if (marked?.markers !== view.markers || marked.axisKey !== nextAxisKey) {
+      marked = { markers: view.markers, axisKey: nextAxisKey };
+      drawMarkers(view, x);
+    }
+    const nx = x(nowS);
+    // The run's clock: a playhead in the marker row, clear of the tick labels.
+    quiet(now)
+      .attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none')
+      .attr('d', `M${nx - 5},0H${nx + 5}L${nx},8ZM${nx - 0.75},8h1.5V14h-1.5Z`);
+  }
+
+  function drawMarkers(view: TimelineView, x: ScaleLinear<number, number>): void {
     const visible = view.markers.filter((m) => m.t >= view.domain[0] && m.t <= view.domain[1]);
     const groups = marks
       .selectAll<SVGGElement, Marker>('g.timeline-lane-marker')
@@ -78,11 +92,6 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
     quiet(groups.select('text'))
       .attr('x', 3)
       .text((m) => (labelled.has(m) ? m.label.replace(/^Chapter (\d+):.*$/, '$1') : ''));
-    const nx = x(nowS);
-    // The run's clock: a playhead in the marker row, clear of the tick labels.
-    quiet(now)
-      .attr('display', nowS >= view.domain[0] && nowS <= view.domain[1] ? 'inline' : 'none')
-      .attr('d', `M${nx - 5},0H${nx + 5}L${nx},8ZM${nx - 0.75},8h1.5V14h-1.5Z`);
   }
 
   return {

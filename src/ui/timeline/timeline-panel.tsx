@@ -5,6 +5,7 @@ import { removeChart, setZoom, useTimeline } from '../../state/timeline';
 import { DEFAULT_CHARTS, type ChartSpec } from '../../worker/protocol';
 import { createHistogramChart } from '../chart/histogram-chart';
 import { formatClock } from '../format';
+import { createPacer } from '../pacer';
 import { panel, smallButton } from '../styles';
 import { AddChart } from './add-chart';
 import { CompareControl } from './compare-control';
@@ -61,6 +62,9 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
   );
 }
 
+/** Totals over every held sample: a histogram changes little from one sample to the next. */
+const HISTOGRAM_PACE = { minMs: 500, costFactor: 10 };
+
 function HistogramRow({ spec }: { spec: ChartSpec }) {
   const svgRef = useRef<SVGSVGElement>(null);
   const legendRef = useRef<HTMLDivElement>(null);
@@ -68,11 +72,14 @@ function HistogramRow({ spec }: { spec: ChartSpec }) {
     if (!svgRef.current || !legendRef.current) return;
     const chart = createHistogramChart(svgRef.current, legendRef.current, spec);
     chart.draw(frameStore.getState().series);
+    const pacer = createPacer(() => chart.draw(frameStore.getState().series), HISTOGRAM_PACE);
     const unsubscribe = frameStore.subscribe((s, prev) => {
-      if (s.seriesVersion !== prev.seriesVersion || s.series !== prev.series) chart.draw(s.series);
+      if (s.series !== prev.series) pacer.now();
+      else if (s.seriesVersion !== prev.seriesVersion) pacer.request();
     });
     return () => {
       unsubscribe();
+      pacer.cancel();
       chart.destroy();
     };
   }, [spec]);
@@ -96,12 +103,14 @@ function TimeLaneRow() {
     if (!svgRef.current) return;
     const lane = createTimeLane(svgRef.current);
     const unsubscribe = subscribeView((view) => lane.draw(view, frameStore.getState().t / 1e6));
+    const clock = createPacer(() => lane.draw(currentView(), frameStore.getState().t / 1e6), { minMs: 0 });
     const unsubscribeClock = frameStore.subscribe((s, prev) => {
-      if (s.t !== prev.t) lane.draw(currentView(), s.t / 1e6);
+      if (s.t !== prev.t) clock.request();
     });
     return () => {
       unsubscribe();
       unsubscribeClock();
+      clock.cancel();
       lane.destroy();
     };
   }, []);
@@ -187,7 +196,8 @@ export function TimelinePanel({ tools = true }: { tools?: boolean }) {
       </div>
       {tools && <CompareSummary />}
       <TimeLaneRow />
-      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
+      {/* Its own stacking context: the clock's lane and the toolbar above repaint without the charts. */}
+      <div className="isolate flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
         {timed.map((c, i) => (
           <ChartRow key={`s:${i}:${c.title}`} spec={c} />
         ))}

@@ -5,6 +5,7 @@ import { timelineStore } from '../../state/timeline';
 import type { LogEvent } from '../../sim/api';
 import type { Chapter } from '../../worker/protocol';
 import type { Marker, TimelineView } from './timeline-chart';
+import { createPacer } from '../pacer';
 import { viewDomain, type Domain } from './time-scale';
 
 /** The view every timeline chart draws, built from the stores; parts that did not change keep their identity. */
@@ -53,29 +54,52 @@ export function currentView(): TimelineView {
   };
 }
 
-/** Calls `draw` once per animation frame after any store the timeline reads has changed. */
-export function subscribeView(draw: (view: TimelineView) => void): () => void {
-  let pending = 0;
-  const schedule = (): void => {
-    if (pending) return;
-    pending = requestAnimationFrame(() => {
-      pending = 0;
-      draw(currentView());
-    });
-  };
+/** Samples arrive every frame at max speed: the charts follow them at most ten times a second, less if drawing is slow. */
+const DATA_PACE = { minMs: 100, costFactor: 5 };
+
+const views = new Set<(view: TimelineView) => void>();
+let stop: (() => void) | undefined;
+
+function drawAll(): void {
+  const view = currentView();
+  for (const draw of views) draw(view);
+}
+
+/** One pacer for every chart, so they all draw the same view in the same animation frame. */
+function start(): () => void {
+  const pacer = createPacer(drawAll, DATA_PACE);
   const unsubscribes = [
     frameStore.subscribe((s, prev) => {
-      if (s.seriesVersion !== prev.seriesVersion || s.run !== prev.run || s.faultEvents !== prev.faultEvents || s.durationUs !== prev.durationUs) schedule();
+      if (s.run !== prev.run || s.durationUs !== prev.durationUs) pacer.now();
+      else if (s.seriesVersion !== prev.seriesVersion || s.faultEvents !== prev.faultEvents) pacer.request();
     }),
-    compareStore.subscribe(schedule),
-    timelineStore.subscribe(schedule),
+    compareStore.subscribe((s, prev) => {
+      if (s.seriesVersion !== prev.seriesVersion && s.status === prev.status && s.run === prev.run) pacer.request();
+      else pacer.now();
+    }),
+    timelineStore.subscribe(pacer.now),
     appStore.subscribe((s, prev) => {
-      if (s.summary !== prev.summary) schedule();
+      if (s.summary !== prev.summary) pacer.now();
     }),
   ];
+  return () => {
+    pacer.cancel();
+    unsubscribes.forEach((u) => u());
+  };
+}
+
+/**
+ * Calls `draw` with the view now, then after any store the timeline reads has changed: on the next animation frame for
+ * the user's changes (crosshair, zoom, a new run), paced while playing for the run's samples.
+ */
+export function subscribeView(draw: (view: TimelineView) => void): () => void {
+  views.add(draw);
+  stop ??= start();
   draw(currentView());
   return () => {
-    cancelAnimationFrame(pending);
-    unsubscribes.forEach((u) => u());
+    views.delete(draw);
+    if (views.size > 0) return;
+    stop?.();
+    stop = undefined;
   };
 }

@@ -184,7 +184,12 @@ export function layoutTopology(
     const all = (podsOn.get(node.name) ?? []).sort(podOrder);
     const single = all.filter((p) => !aggregated.has(p.deployment));
     const grouped = new Map<string, PodView[]>();
-    for (const p of all) if (aggregated.has(p.deployment)) grouped.set(p.deployment, [...(grouped.get(p.deployment) ?? []), p]);
+    for (const p of all) {
+      if (!aggregated.has(p.deployment)) continue;
+      const list = grouped.get(p.deployment);
+      if (list) list.push(p);
+      else grouped.set(p.deployment, [p]);
+    }
     const compact = single.length + grouped.size > COMPACT_ABOVE;
     return { node, single, grouped, compact };
   });

@@ -5,11 +5,12 @@ import { dnsTargetOf, faultsForBox, openFault, placementStore, stopPlacing, targ
 import { FaultPopover } from '../fault-palette';
 import { askWhy } from '../sim-client';
 import { FaultMenu, type MenuState } from './fault-menu';
-import { frameStore, useFrame } from '../../state/frame-store';
+import { frameStore, useFrame, type FrameState } from '../../state/frame-store';
+import { createPacer } from '../pacer';
 import type { TopologyView } from '../../sim/api';
 import { clearSelection, selectEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
-import { button, panel } from '../styles';
+import { button, openPanel } from '../styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
@@ -25,6 +26,24 @@ function focusSites(topology: TopologyView, entity: string): number[] {
   const node = topology.nodes.find((n) => `node/${n.name}` === entity || n.instance?.entity === entity || n.name === pod?.node);
   const names = node ? [`node/${node.name}`, node.instance?.entity] : [entity];
   return names.flatMap((n) => (n && topology.sites.includes(n) ? [topology.sites.indexOf(n)] : []));
+}
+
+/** Pods, connections, pool members and routes in the SVG: a relayout of thousands of pods is the heaviest redraw there is. */
+const STRUCTURE_PACE = { minMs: 250, costFactor: 4 };
+
+/** Gauges and traffic rates: rates are taken between the snapshots shown, so a slower pace averages, it does not skip. */
+const LIVE_PACE = { minMs: 100, costFactor: 4 };
+
+// Selectors run on every frame; the count changes only with the topology, so it is counted once per topology.
+const livePodCounts = new WeakMap<TopologyView, number>();
+function livePods(topology: TopologyView | null): number {
+  if (!topology) return 0;
+  let n = livePodCounts.get(topology);
+  if (n === undefined) {
+    n = topology.pods.filter((p) => p.phase !== 'gone').length;
+    livePodCounts.set(topology, n);
+  }
+  return n;
 }
 
 /** What a box under the pointer (or focused) offers as a fault target; null outside every box. */
@@ -47,6 +66,8 @@ function boxAt(target: EventTarget | null): (BoxInfo & { element: Element }) | n
 function markDropTargets(root: SVGGElement | null): void {
   if (!root) return;
   const placing = placementStore.getState().placing;
+  // Nothing is marked while no fault is being placed, so a redraw then has no box to visit.
+  if (!placing && !root.hasAttribute('data-placing')) return;
   if (placing) root.setAttribute('data-placing', 'true');
   else root.removeAttribute('data-placing');
   for (const element of root.querySelectorAll('[data-entity], [data-group]')) {
@@ -103,7 +124,7 @@ export function TopologyPanel() {
   const zoom = useZoom(panelRef, svgRef, contentRef, onTransform);
   const empty = useFrame((s) => s.topology === null);
   const nodes = useFrame((s) => s.topology?.nodes.length ?? 0);
-  const pods = useFrame((s) => s.topology?.pods.filter((p) => p.phase !== 'gone').length ?? 0);
+  const pods = useFrame((s) => livePods(s.topology));
 
   const adopt = useCallback(
     (layout: TopologyLayout | undefined) => {
@@ -151,22 +172,31 @@ export function TopologyPanel() {
       adopt(drawing.setViewport(width, height));
     });
     resize.observe(svg);
-    const initial = frameStore.getState();
-    if (initial.topology) adopt(drawing.setTopology(initial.topology));
-    showCounts(drawing.setConnections(initial.connections));
-    if (initial.live) {
-      drawing.setLive(initial.live);
-      gauges.setLive(initial.live);
-    }
+    // What the SVG shows as last drawn: it follows the frames paced, as the canvases' gauges and traffic do, more often.
+    let drawn: Pick<FrameState, 'topology' | 'connections' | 'live'> = { topology: null, connections: new Int32Array(0), live: null };
+    const drawStructure = (): void => {
+      const s = frameStore.getState();
+      if (s.topology && s.topology !== drawn.topology) adopt(drawing.setTopology(s.topology));
+      if (s.connections !== drawn.connections) showCounts(drawing.setConnections(s.connections));
+      if (s.live && s.live !== drawn.live) drawing.setLive(s.live);
+      drawn = s;
+    };
+    const structure = createPacer(drawStructure, STRUCTURE_PACE);
+    drawStructure();
+    const showLive = (): void => {
+      const s = frameStore.getState();
+      if (!s.live) return;
+      gauges.setLive(s.live);
+      traffic.setLive(s.live, s.t);
+    };
+    const live = createPacer(showLive, LIVE_PACE);
+    showLive();
     drawing.setSelected(appStore.getState().selected);
     const unsubscribe = frameStore.subscribe((s, prev) => {
-      if (s.topology && s.topology !== prev.topology) adopt(drawing.setTopology(s.topology));
-      if (s.connections !== prev.connections) showCounts(drawing.setConnections(s.connections));
-      if (s.live && s.live !== prev.live) {
-        drawing.setLive(s.live);
-        gauges.setLive(s.live);
-        traffic.setLive(s.live, s.t);
-      }
+      // A new run's first picture is drawn at once.
+      if (s.topology !== prev.topology && (drawn.topology === null || s.run !== prev.run)) structure.now();
+      else if (s.topology !== prev.topology || s.connections !== prev.connections || s.live !== prev.live) structure.request();
+      if (s.live !== prev.live) live.request();
     });
     const focusOn = (entity: string | null): void => {
       const topology = frameStore.getState().topology;
@@ -184,6 +214,8 @@ export function TopologyPanel() {
     });
     return () => {
       resize.disconnect();
+      structure.cancel();
+      live.cancel();
       unsubscribePlacement();
       unsubscribe();
       unsubscribeSelection();
@@ -320,7 +352,7 @@ export function TopologyPanel() {
   const dropsByReason = [...drops.reduce((m, d) => m.set(d.reason, (m.get(d.reason) ?? 0) + d.rate), new Map<string, number>())].sort((a, b) => b[1] - a[1]);
 
   return (
-    <section className={`${panel} relative`} aria-label="Topology">
+    <section className={`${openPanel} relative`} aria-label="Topology">
       <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 border-b border-slate-200 px-3 py-2 dark:border-slate-800">
         <div className="flex min-w-0 items-baseline gap-3">
           <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Topology</h2>

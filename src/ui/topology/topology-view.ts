@@ -57,6 +57,18 @@ export function podState(pod: PodView): string {
   return pod.phase;
 }
 
+const STATE_ORDER = ['ready', 'not ready', 'pending', 'terminating', 'gone, IP still attached', 'gone'];
+
+/** Pods per state, in the order the pods first show each state. */
+function stateCounts(pods: readonly PodView[]): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const p of pods) {
+    const state = podState(p);
+    by.set(state, (by.get(state) ?? 0) + 1);
+  }
+  return by;
+}
+
 function podTitle(pod: PodView): string {
   return `pod/${pod.name} · ${pod.ip || 'no IP'} · ${podState(pod)} · deployment ${pod.deployment} · node ${pod.node}`;
 }
@@ -256,17 +268,17 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('aria-label', (b) => `${b.pods.length} pods of ${b.deployment} on ${b.node}; press to show them one by one`);
         quiet(c.select('.topo-group-body')).attr('width', (b) => b.w).attr('height', (b) => b.h);
         quiet(c.select('.topo-group-label')).text((b) => `${clip(b.deployment, 16)} × ${b.pods.length}`);
+        // One count per group for its title and its strip: a group holds up to hundreds of pods.
+        const counts = new Map(boxes.map((b) => [b, stateCounts(b.pods)]));
         quiet(c.select('title')).text((b) => {
-          const by = new Map<string, number>();
-          for (const p of b.pods) by.set(podState(p), (by.get(podState(p)) ?? 0) + 1);
+          const by = counts.get(b)!;
           return `${b.pods.length} pods of ${b.deployment} on node ${b.node}: ${[...by].map(([s, n]) => `${n} ${s}`).join(', ')}. Click to show each pod.`;
         });
         // A strip along the bottom: the share of the group's pods in each state.
         c.select<SVGGElement>('.topo-group-states').each(function (b) {
-          const order = ['ready', 'not ready', 'pending', 'terminating', 'gone, IP still attached', 'gone'];
+          const by = counts.get(b)!;
           let x = 0;
-          const parts = order
-            .map((s) => ({ s, n: b.pods.filter((p) => podState(p) === s).length }))
+          const parts = STATE_ORDER.map((s) => ({ s, n: by.get(s) ?? 0 }))
             .filter((p) => p.n > 0)
             .map((p) => {
               const w = (b.w * p.n) / b.pods.length;
