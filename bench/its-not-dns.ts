@@ -35,6 +35,8 @@ export interface ReplayFigures {
   windows: WindowFigures[];
   synsSent: number;
   peakHeapMb: number;
+  /** Memory outside the JavaScript heap (typed arrays' buffers: the conntrack tables, the packet pool), at its peak. */
+  peakExternalMb: number;
 }
 
 /** Seconds at which the scenario's rollout starts: its first timeline entry. */
@@ -59,6 +61,7 @@ export function runItsNotDnsBench(sets: string[] = [], untilS?: number): ReplayF
   ];
   collect();
   let peakHeap = process.memoryUsage().heapUsed;
+  let peakExternal = process.memoryUsage().external;
   const started = performance.now();
   const sim = createSim(loaded.scenario);
   const windows: WindowFigures[] = [];
@@ -68,7 +71,9 @@ export function runItsNotDnsBench(sets: string[] = [], untilS?: number): ReplayF
     const t0 = performance.now();
     for (let t = from + 1; t <= to; t++) {
       sim.runUntil(atSeconds(t));
-      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+      const memory = process.memoryUsage();
+      peakHeap = Math.max(peakHeap, memory.heapUsed);
+      peakExternal = Math.max(peakExternal, memory.external);
     }
     const wallMs = performance.now() - t0;
     windows.push({ label, from, to, wallMs, events: sim.eventsExecuted() - events, simSecondsPerWallSecond: (to - from) / (wallMs / 1000) });
@@ -84,6 +89,7 @@ export function runItsNotDnsBench(sets: string[] = [], untilS?: number): ReplayF
     windows,
     synsSent: report.totals['tcp.syn.sent'] ?? 0,
     peakHeapMb: peakHeap / 2 ** 20,
+    peakExternalMb: peakExternal / 2 ** 20,
   };
 }
 
@@ -91,7 +97,7 @@ export function printReplay(f: ReplayFigures): void {
   const variant = f.sets.length > 0 ? `--set ${f.sets.join(' --set ')}` : 'as shipped';
   console.log(
     `${variant}: ${f.simulatedSeconds} simulated s in ${(f.wallMs / 1000).toFixed(1)} s → ${f.simSecondsPerWallSecond.toFixed(2)} simulated s per wall s ` +
-      `(${f.events.toLocaleString('en-US')} events, ${f.synsSent.toLocaleString('en-US')} SYNs, peak heap ${f.peakHeapMb.toFixed(0)} MB)`,
+      `(${f.events.toLocaleString('en-US')} events, ${f.synsSent.toLocaleString('en-US')} SYNs, peak heap ${f.peakHeapMb.toFixed(0)} MB + ${f.peakExternalMb.toFixed(0)} MB outside it)`,
   );
   for (const w of f.windows) {
     console.log(
