@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -18,6 +18,27 @@ export interface BundleFigures {
   worker: JsFile[];
   /** Chunks loaded later (dynamic imports): neither initial nor the worker. */
   lazy: JsFile[];
+  /** The source files of the initial JS, from its source maps (`src/…` or `node_modules/<package>`); undefined without maps. */
+  initialSources?: string[];
+}
+
+/** Modules the main thread must not carry: the scenario schema, the library it is written with, the engine (issue 20). */
+const WORKER_ONLY = ['node_modules/zod', 'node_modules/yaml', 'src/sim/scenario/schema.ts', 'src/sim/sim.ts'];
+
+/** `../../node_modules/d3-array/src/x.js` → `node_modules/d3-array`; `../../src/ui/app.tsx` → `src/ui/app.tsx`. */
+function normalSource(source: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
+  return pkg ? `node_modules/${pkg[1]}` : (/(?:^|\/)(src\/.*)$/.exec(source)?.[1] ?? source);
+}
+
+function initialSources(distDir: string, files: string[]): string[] | undefined {
+  const sources = new Set<string>();
+  for (const file of files) {
+    const map = join(distDir, `${file}.map`);
+    if (!existsSync(map)) return undefined;
+    for (const source of (JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] }).sources) sources.add(normalSource(source));
+  }
+  return [...sources];
 }
 
 function measure(distDir: string, file: string): JsFile {
@@ -81,6 +102,7 @@ export function measureBundle(distDir: string): BundleFigures {
     initialGzipBytes: initial.reduce((sum, f) => sum + f.gzipBytes, 0),
     worker: others.filter(isWorker).map((f) => measure(distDir, f)),
     lazy: others.filter((f) => !isWorker(f)).map((f) => measure(distDir, f)),
+    initialSources: initialSources(distDir, initialFiles),
   };
 }
 
@@ -93,6 +115,14 @@ export function printBundle(f: BundleFigures): void {
   console.log(`initial JS: ${kb(f.initialGzipBytes)} kB gzipped (bar ≤ ${INITIAL_JS_LIMIT_KB} kB: ${verdict}, ${((total / INITIAL_JS_LIMIT_KB) * 100).toFixed(0)}% of it)`);
   const row = (f: JsFile): string => `  ${f.file.padEnd(36)} ${kb(f.bytes).padStart(7)} kB raw → ${kb(f.gzipBytes).padStart(6)} kB gzipped`;
   for (const file of f.initial) console.log(row(file));
+  if (f.initialSources) {
+    const all = f.initialSources;
+    const packages = all.filter((s) => s.startsWith('node_modules/')).map((s) => s.slice('node_modules/'.length));
+    const present = WORKER_ONLY.filter((m) => all.includes(m));
+    console.log(`  packages in it: ${packages.join(', ')}`);
+    console.log(`  simulation files in it: ${all.filter((s) => s.startsWith('src/sim/')).join(', ') || 'none'}`);
+    console.log(`  worker-only modules in it (${WORKER_ONLY.join(', ')}): ${present.length === 0 ? 'none: PASS' : `${present.join(', ')}: FAIL`}`);
+  }
   console.log('worker (loaded when the app starts the simulation, not counted above):');
   for (const file of f.worker) console.log(row(file));
   if (f.worker.length === 0) console.log('  (none found)');

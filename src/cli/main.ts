@@ -1,9 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { atSeconds, seconds, toSeconds, type SimTime } from '../sim/core/time';
-import { loadScenario } from '../sim/scenario/load';
-import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
-import { seriesCsv } from '../sim/report/csv';
+import { atSeconds, seconds, toSeconds, type SimTime, loadScenario, createSim, faultCatalog, FAULT_IDS, seriesCsv } from '../sim';
 import { faultSets, parseArgs, USAGE, UsageError, type CliArgs } from './args';
 import { readScenarioSource, shippedScenarios } from './shipped';
 

@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { FaultDescriptor, RunReport } from '../sim/api';
+import type { FaultDescriptor, RunReport } from '../sim';
 import type { ScenarioSummary, Speed } from '../worker/protocol';
 import type { ScenarioEntry } from './scenario-index';
 import { DEFAULT_SPEED } from './speed';

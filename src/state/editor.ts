@@ -1,7 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { OutlineItem, YamlPath } from '../sim/scenario/edit-kinds';
-import { parsePath } from '../sim/scenario/path';
+import { type OutlineItem, type YamlPath, parsePath } from '../sim';
 
 /**
  * The scenario being edited: its text (the source of truth, comments kept), the file name it will be saved and run

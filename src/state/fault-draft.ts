@@ -1,4 +1,4 @@
-import type { FaultDescriptor, FaultParamDescriptor, FaultParamValue } from '../sim/api';
+import type { FaultDescriptor, FaultParamDescriptor, FaultParamValue } from '../sim';
 
 /** Parameter values as typed into the inspector: text for numbers (so a half-typed "-" survives), booleans as is. */
 export type ParamDraft = Record<string, string | boolean>;

@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { FaultDescriptor } from '../sim/api';
+import type { FaultDescriptor } from '../sim';
 
 /**
  * Putting a fault on the picture: a card being dragged (or picked from the keyboard) while the picture shows which

@@ -1,4 +1,4 @@
-import type { Edit, Field, ScalarValue } from '../sim/scenario/edit-kinds';
+import type { Edit, Field, ScalarValue } from '../sim';
 
 /** A field's value as its input shows it: empty when the text leaves it out. */
 export function shownValue(value: ScalarValue | undefined): string {

@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { Inspection, LiveView, LogEvent, TopologyView } from '../sim/api';
+import type { Inspection, LiveView, LogEvent, TopologyView } from '../sim';
 import type { Frame, TimedFault } from '../worker/protocol';
 import { SeriesBuffer } from './series-buffer';
 

@@ -1,7 +1,5 @@
 import { Document, isNode, LineCounter, parseAllDocuments } from 'yaml';
-import type { ScenarioInput } from '../sim/scenario/schema';
-import { SCENARIO_VERSION } from '../sim/scenario/version';
-import { withoutBom } from '../sim/scenario/parse-text';
+import { type ScenarioInput, SCENARIO_VERSION, withoutBom } from '../sim';
 
 export interface ManifestImport {
   /** A complete scenario file (YAML text) that loads and plays. */

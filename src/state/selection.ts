@@ -1,4 +1,4 @@
-import type { PodView, TopologyView } from '../sim/api';
+import type { PodView, TopologyView } from '../sim';
 import { appStore } from './app-store';
 import { frameStore } from './frame-store';
 

@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { WhyChain } from '../sim/report/why';
+import type { WhyChain } from '../sim';
 
 /** The "why" someone asked for by clicking a symptom: what they clicked, and the chain the simulation built for it. */
 export interface WhyState {

@@ -1,4 +1,4 @@
-import { DROP_REASON_IDS, explainDrop } from '../sim/report/drop-reasons';
+import { DROP_REASON_IDS, explainDrop } from '../sim';
 import type { FrameState } from '../state/frame-store';
 import { formatCount } from './format';
 import { usePacedFrame } from './paced-frame';

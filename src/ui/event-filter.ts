@@ -1,4 +1,4 @@
-import type { LogEvent, Severity } from '../sim/api';
+import type { LogEvent, Severity } from '../sim';
 
 /** The event log's filters: entity text, event kind, and the least severity shown. */
 export interface EventFilter {

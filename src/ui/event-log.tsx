@@ -1,5 +1,5 @@
 import { memo, useState, type KeyboardEvent } from 'react';
-import type { LogEvent, Severity } from '../sim/api';
+import type { LogEvent, Severity } from '../sim';
 import type { FrameState } from '../state/frame-store';
 import { selectEntity } from '../state/selection';
 import { setCursor } from '../state/timeline';

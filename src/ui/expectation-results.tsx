@@ -1,4 +1,4 @@
-import type { ExpectResult } from '../sim/api';
+import type { ExpectResult } from '../sim';
 import { formatCount } from './format';
 import { CheckIcon, CrossIcon } from './icons';
 import { ReportPopover } from './report-popover';

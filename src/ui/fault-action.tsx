@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { FaultDescriptor, FaultParamDescriptor } from '../sim/api';
+import type { FaultDescriptor, FaultParamDescriptor } from '../sim';
 import { useApp } from '../state/app-store';
 import { defaultDraft, draftToParams, type ParamDraft } from '../state/fault-draft';
 import { applyFault } from './sim-client';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
-import type { FaultDescriptor } from '../sim/api';
+import type { FaultDescriptor } from '../sim';
 import { useApp } from '../state/app-store';
 import { closeFault, placementStore, startPlacing, stopPlacing, usePlacement } from '../state/fault-placement';
 import { FaultAction } from './fault-action';

@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection, type PacketTrace, type PodView, type RequestJourney } from '../sim/api';
+import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection, type PacketTrace, type PodView, type RequestJourney } from '../sim';
 import { formatEventTime } from './format';
 import { useApp } from '../state/app-store';
 import { faultsFor } from '../state/fault-draft';

@@ -1,11 +1,10 @@
 import * as Comlink from 'comlink';
-import type { FaultRequest } from '../sim/api';
+import type { FaultRequest, YamlPath } from '../sim';
 import { appStore, dismissError, notify, showError } from '../state/app-store';
 import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
-import type { YamlPath } from '../sim/scenario/edit-kinds';
 import type { Command, ExportKind, Reply, Speed, TimedFault, WorkerApi, WorkerMessage } from '../worker/protocol';
 import { download } from './download';
 import { counted } from './format';

@@ -1,4 +1,4 @@
-import type { WhyChain } from '../sim/report/why';
+import type { WhyChain } from '../sim';
 import { ReportPopover } from './report-popover';
 
 /** The run's causal chains, from each main symptom down to what set it off, as the simulation recorded them. */

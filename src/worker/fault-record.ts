@@ -1,4 +1,4 @@
-import type { FaultRequest } from '../sim/api';
+import type { FaultRequest } from '../sim';
 
 /** Faults a user applied to a run, with the simulated time (µs) each went in: replaying them reproduces the run. */
 

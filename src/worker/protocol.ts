@@ -1,19 +1,6 @@
-import type { SimTime } from '../sim/core/time';
-import type {
-  FaultDescriptor,
-  FaultRequest,
-  Inspection,
-  LiveView,
-  LogEvent,
-  RunReport,
-  TopologyView,
-} from '../sim/api';
-import type { Chapter, ChartSpec } from '../sim/scenario/schema';
+import type { SimTime, FaultDescriptor, FaultRequest, Inspection, LiveView, LogEvent, RunReport, TopologyView, Chapter, ChartSpec, WhyChain, Edit, Field, OutlineItem, YamlPath } from '../sim';
 import type { TimedFault } from './fault-record';
-import type { WhyChain } from '../sim/report/why';
-import type { Edit, Field, OutlineItem, YamlPath } from '../sim/scenario/edit-kinds';
 
-export { DEFAULT_CHARTS } from '../sim/scenario/schema';
 export type { Chapter, ChartSpec, TimedFault };
 
 /** The one protocol between the UI and the simulation worker. Every message is plain data. */

@@ -1,6 +1,4 @@
-import type { Sim } from '../sim/api';
-import type { SimTime } from '../sim/core/time';
-import type { FaultRequest } from '../sim/api';
+import type { Sim, SimTime, FaultRequest } from '../sim';
 import { dueCount, recordFault, seekNeedsRestart, sharedPrefix, type TimedFault } from './fault-record';
 import type { Frame, Speed, WorkerMessage } from './protocol';
 

@@ -1,16 +1,9 @@
 import * as Comlink from 'comlink';
-import type { Sim } from '../sim/api';
-import { simTime } from '../sim/core/time';
-import { loadScenario } from '../sim/scenario/load';
-import type { Scenario } from '../sim/scenario/schema';
-import { createSim, faultCatalog, FAULT_IDS } from '../sim/sim';
+import { type Sim, simTime, loadScenario, type Scenario, createSim, faultCatalog, FAULT_IDS, seriesCsv, applyEdit, blankScenario, outline, fieldsAt } from '../sim';
 import { EXPORT_KINDS, exportName, isSpeed, SPEED_ERROR } from './protocol';
 import type { Command, ExportKind, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
-import { seriesCsv } from '../sim/report/csv';
 import { parseFaultRecord } from './fault-record';
 import { createRunner } from './runner';
-import { applyEdit, blankScenario, outline } from '../sim/scenario/edits';
-import { fieldsAt } from '../sim/scenario/fields';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
 let loaded: { scenario: Scenario; fixes: string[] } | undefined;

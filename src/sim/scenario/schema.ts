@@ -1,5 +1,6 @@
 import { z } from './zod';
 import { checkScenario } from './cross-checks';
+import { DEFAULT_CHARTS } from './default-charts';
 import { paramsSchema } from './params';
 import { topologySchema } from './topology';
 import { SCENARIO_VERSION } from './version';
@@ -82,18 +83,6 @@ const chart = z.strictObject({
     .min(1)
     .max(6),
 });
-
-export const DEFAULT_CHARTS = [
-  {
-    title: 'Requests per second',
-    kind: 'rate' as const,
-    unit: 'requests / s',
-    series: [
-      { metric: 'requests.ok', label: 'ok' },
-      { metric: 'requests.failed', label: 'failed' },
-    ],
-  },
-];
 
 const scenarioObject = z.strictObject({
   version: z.literal(SCENARIO_VERSION),

@@ -2,9 +2,8 @@ import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 
 import { parseDocument } from 'yaml';
 import { notify } from '../../state/app-store';
 import { editorStore, editText, problemLine, problemPath, redoEdit, undoEdit, useEditor } from '../../state/editor';
-import { samePath } from '../../sim/scenario/path';
+import { samePath, ADDABLE, type Edit } from '../../sim';
 import { isScenarioFileName } from '../../state/url-params';
-import { ADDABLE, type Edit } from '../../sim/scenario/edit-kinds';
 import { download } from '../download';
 import { ErrorBanner } from '../error-banner';
 import { CloseIcon } from '../icons';

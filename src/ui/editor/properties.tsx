@@ -1,6 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { Field } from '../../sim/scenario/edit-kinds';
-import { isPrefix, samePath } from '../../sim/scenario/path';
+import { type Field, isPrefix, samePath } from '../../sim';
 import { editorStore, editText, problemPath, useEditor } from '../../state/editor';
 import { fieldEdit, fieldHint, shownValue } from '../../state/field-value';
 import { editScenario, scenarioFields } from '../sim-client';

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useApp } from '../../state/app-store';
 import { compareStore, useCompare } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
-import { DEFAULT_CHARTS } from '../../worker/protocol';
+import { DEFAULT_CHARTS } from '../../sim';
 import { formatClock, formatCount } from '../format';
 import { changeText, diffSummary, type DiffSummary } from './diff-summary';
 import { clockLabel } from './time-scale';

@@ -2,7 +2,7 @@ import { appStore } from '../../state/app-store';
 import { compareStore } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
 import { timelineStore } from '../../state/timeline';
-import type { LogEvent } from '../../sim/api';
+import type { LogEvent } from '../../sim';
 import type { Chapter } from '../../worker/protocol';
 import type { Marker, TimelineView } from './timeline-chart';
 import { createPacer } from '../pacer';

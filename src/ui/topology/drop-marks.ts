@@ -1,4 +1,4 @@
-import { DROP_REASON_IDS } from '../../sim/report/drop-reasons';
+import { DROP_REASON_IDS } from '../../sim';
 
 /** How each drop reason is marked: one of the eight theme colours and one of four shapes, so no two reasons look alike. */
 

@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import type { FaultDescriptor } from '../../sim/api';
+import type { FaultDescriptor } from '../../sim';
 import { openFault } from '../../state/fault-placement';
 import { useMenu } from '../menu';
 

@@ -1,5 +1,5 @@
 import type { ZoomTransform } from 'd3';
-import type { LiveView } from '../../sim/api';
+import type { LiveView } from '../../sim';
 import { formatCompact } from '../format';
 import { GAUGE, gaugeBoxes, STATUS_Y, type GaugeBox, type TopologyLayout } from './topology-layout';
 

@@ -1,4 +1,4 @@
-import type { ExternalView, LoadBalancerView, NodeView, PodView, RouterView, ServiceView, TopologyView } from '../../sim/api';
+import type { ExternalView, LoadBalancerView, NodeView, PodView, RouterView, ServiceView, TopologyView } from '../../sim';
 
 /**
  * Pure geometry for the topology picture, top to bottom: routers, load balancers, Services, then the machines (a cloud

@@ -7,7 +7,7 @@ import { askWhy } from '../sim-client';
 import { FaultMenu, type MenuState } from './fault-menu';
 import { frameStore, useFrame, type FrameState } from '../../state/frame-store';
 import { createPacer } from '../pacer';
-import type { TopologyView } from '../../sim/api';
+import type { TopologyView } from '../../sim';
 import { clearSelection, selectEntity } from '../../state/selection';
 import { FitIcon } from '../icons';
 import { button, openPanel } from '../styles';

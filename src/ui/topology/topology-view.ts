@@ -1,6 +1,5 @@
 import { select, type Selection } from 'd3';
-import type { LbMemberView, LiveView, PodView, TopologyView } from '../../sim/api';
-import { ConnState } from '../../sim/api';
+import { type LbMemberView, type LiveView, type PodView, type TopologyView, ConnState } from '../../sim';
 import { quiet } from '../quiet';
 import { FAR_BELOW } from './gauge-layer';
 import {

@@ -1,5 +1,5 @@
 import type { ZoomTransform } from 'd3';
-import type { LiveView } from '../../sim/api';
+import type { LiveView } from '../../sim';
 import { glyphPath, reasonStyle } from './drop-marks';
 import type { SitePoint } from './topology-layout';
 

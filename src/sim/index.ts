@@ -1,0 +1,22 @@
+/**
+ * The simulation's one public face: the worker, the CLI and the UI import the simulation from here and nowhere else
+ * (lint enforces it). Plain data types and functions only. What only the worker and the CLI call (loading, running,
+ * editing) pulls zod and the scenario schema in, so the main-thread bundle stays free of them only because it uses
+ * none of those exports and package.json declares the sources free of side effects.
+ */
+export * from './api';
+export { atSeconds, seconds, simTime, toSeconds, type Duration, type SimTime } from './core/time';
+export { createSim, faultCatalog, FAULT_IDS, type SimOptions } from './sim';
+export { loadScenario, type LoadOptions, type LoadResult } from './scenario/load';
+export type { Chapter, ChartSpec, Scenario, ScenarioInput } from './scenario/schema';
+export { DEFAULT_CHARTS } from './scenario/default-charts';
+export { SCENARIO_VERSION } from './scenario/version';
+export { withoutBom } from './scenario/parse-text';
+export { isPrefix, parsePath, samePath, type PathSegment } from './scenario/path';
+export { ADDABLE, type Edit, type EditKind, type EditOption, type Field, type OutlineItem, type ScalarValue, type YamlPath } from './scenario/edit-kinds';
+export { applyEdit, blankScenario, outline } from './scenario/edits';
+export { fieldsAt } from './scenario/fields';
+export { scenarioJsonSchemaText } from './scenario/json-schema';
+export { DROP_REASON_IDS, explainDrop, type DropReason } from './report/drop-reasons';
+export type { WhyChain, WhyStep } from './report/why';
+export { seriesCsv } from './report/csv';
