@@ -5,7 +5,7 @@ import { orderFixes } from '../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../state/frame-store';
 import { whyStore } from '../state/why';
 import { nextSpeed } from '../state/speed';
-import type { Command, ExportKind, Reply, Speed, TimedFault, WorkerApi, WorkerMessage } from '../worker/protocol';
+import type { Answer, Command, CommandOf, CommandType, ExportKind, Replies, Speed, TimedFault, WorkerApi, WorkerMessage } from '../worker/protocol';
 import { download } from './download';
 import { counted } from './format';
 
@@ -123,36 +123,32 @@ export async function askWhy(kind: string, entity?: string): Promise<void> {
   whyStore.setState({ asked, chain: undefined });
   const reply = await send({ type: 'why', ...asked }, 'Could not explain');
   if (whyStore.getState().asked !== asked) return;
-  whyStore.setState({ chain: reply.type === 'why' ? reply.chain : null });
+  whyStore.setState({ chain: reply.ok ? reply.value : null });
 }
 
 /** The loader's problems with a scenario text (none when it loads) and its outline; the running simulation is not touched. */
-export async function checkScenario(text: string, fileName: string): Promise<Extract<Reply, { type: 'checked' }>> {
+export async function checkScenario(text: string, fileName: string): Promise<Replies['check']> {
   const reply = await send({ type: 'check', text, fileName });
-  if (reply.type === 'checked') return reply;
-  return { type: 'checked', problems: [reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`], outline: [], outlineError: null };
+  return reply.ok ? reply.value : { problems: [reply.message], outline: [], outlineError: null };
 }
 
 /** The text after one of the editor's edits, or the reason it was refused. */
-export async function editScenario(text: string, edit: Extract<Command, { type: 'edit' }>['edit']): Promise<{ text: string } | { refused: string }> {
+export async function editScenario(text: string, edit: CommandOf<'edit'>['edit']): Promise<{ text: string } | { refused: string }> {
   const reply = await send({ type: 'edit', text, edit });
-  if (reply.type === 'edited') return { text: reply.text };
-  return { refused: reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}` };
+  return reply.ok ? reply.value : { refused: reply.message };
 }
 
 /** The single values of the editor's selected item, or why they cannot be listed. */
-export async function scenarioFields(text: string, path: YamlPath): Promise<Extract<Reply, { type: 'fields' }> | { type: 'error'; message: string }> {
-  const reply = await send({ type: 'fields', text, path });
-  if (reply.type === 'fields' || reply.type === 'error') return reply;
-  return { type: 'error', message: `unexpected reply ${reply.type}` };
+export function scenarioFields(text: string, path: YamlPath): Promise<Answer<'fields'>> {
+  return send({ type: 'fields', text, path });
 }
 
 /** Downloads the run so far as a file: its report, its metric series, or its latest packets. */
 export async function exportRun(what: ExportKind): Promise<boolean> {
   if (!loaded()) return false;
   const reply = await send({ type: 'export', what }, 'Could not export');
-  if (reply.type !== 'export') return false;
-  download(reply.fileName, reply.mime, reply.data);
+  if (!reply.ok) return false;
+  download(reply.value.fileName, reply.value.mime, reply.value.data);
   return true;
 }
 
@@ -163,11 +159,11 @@ export function followSelection(): () => void {
   });
 }
 
-async function send(cmd: Command, errorTitle = `Could not ${cmd.type}`): Promise<Reply> {
+async function send<T extends CommandType>(cmd: CommandOf<T>, errorTitle = `Could not ${cmd.type}`): Promise<Answer<T>> {
   if (!api) spawn();
-  const reply = await api!.send(cmd);
+  const reply = (await api!.send(cmd)) as Answer<T>;
   // Errors about the text being edited: their callers show them where it is.
-  if (reply.type === 'error' && !['load', 'check', 'edit', 'fields'].includes(cmd.type)) {
+  if (!reply.ok && !['load', 'check', 'edit', 'fields'].includes(cmd.type)) {
     showError({ title: errorTitle, message: reply.message, restartable: false, kind: 'input' });
   }
   return reply;
@@ -177,21 +173,21 @@ async function send(cmd: Command, errorTitle = `Could not ${cmd.type}`): Promise
 export async function loadScenario(request: LoadRequest): Promise<boolean> {
   appStore.setState({ busy: true });
   try {
-    const cmd: Command = { type: 'load', text: request.text, fileName: request.fileName };
+    const cmd: CommandOf<'load'> = { type: 'load', text: request.text, fileName: request.fileName };
     if (request.seed !== undefined) cmd.seed = request.seed;
     if (request.fixes !== undefined && request.fixes.length > 0) cmd.fixes = request.fixes;
     const reply = await send(cmd);
-    if (reply.type !== 'loaded') {
-      const message = reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`;
-      showError({ title: `Could not load ${request.fileName}`, message, restartable: false, kind: 'input' });
+    if (!reply.ok) {
+      showError({ title: `Could not load ${request.fileName}`, message: reply.message, restartable: false, kind: 'input' });
       return false;
     }
+    const { scenario, catalog } = reply.value;
     lastGood = request;
     reportRequested = false;
     appStore.setState({
-      summary: reply.scenario,
-      catalog: reply.catalog,
-      seed: reply.scenario.seed,
+      summary: scenario,
+      catalog,
+      seed: scenario.seed,
       fixes: request.fixes ?? [],
       loadedFile: request.fileName,
       selectedFile: request.pickerValue,
@@ -283,7 +279,7 @@ export async function applyFault(request: FaultRequest, label: string): Promise<
   if (!loaded()) return false;
   const title = `Could not apply ${label}`;
   const reply = await send({ type: 'applyFault', fault: request }, title);
-  if (reply.type !== 'ok') return false;
+  if (!reply.ok) return false;
   // An earlier rejection of this same fault is no longer true once it has gone through.
   if (appStore.getState().error?.title === title) dismissError();
   return true;
@@ -302,7 +298,7 @@ export function changeSpeed(direction: 1 | -1): void {
 export async function replay(us: number, faults: TimedFault[]): Promise<boolean> {
   if (!loaded()) return false;
   const reply = await send({ type: 'seek', t: Math.round(us), faults }, 'Could not replay the link');
-  return reply.type === 'ok';
+  return reply.ok;
 }
 
 /**
@@ -313,7 +309,7 @@ export async function seek(us: number): Promise<boolean> {
   if (!loaded()) return false;
   const back = us < frameStore.getState().t;
   const reply = await send({ type: 'seek', t: us }, 'Could not jump');
-  if (reply.type !== 'ok') return false;
+  if (!reply.ok) return false;
   // A run taken back is no longer done; its report comes again when it is.
   if (back) {
     reportRequested = false;
@@ -332,7 +328,7 @@ export async function reset(): Promise<void> {
 async function fetchReport(): Promise<void> {
   const reply = await send({ type: 'report' });
   // A load or reset may have started a new run meanwhile; a report then belongs to nothing on screen.
-  if (reply.type === 'report' && appStore.getState().status === 'done') appStore.setState({ report: reply.report });
+  if (reply.ok && appStore.getState().status === 'done') appStore.setState({ report: reply.value });
 }
 
 /**
@@ -370,7 +366,7 @@ export function currentLoad(): LoadRequest | undefined {
 
 /** A second simulation worker (the compare run): its own frames, its own commands, gone on terminate. */
 export interface SideWorker {
-  send(cmd: Command): Promise<Reply>;
+  send<T extends CommandType>(cmd: CommandOf<T>): Promise<Answer<T>>;
   terminate(): void;
 }
 
@@ -390,7 +386,7 @@ export function openSideWorker(onMessage: (message: WorkerMessage) => void, onCr
     }),
   );
   return {
-    send: (cmd) => remote.send(cmd),
+    send: <T extends CommandType>(cmd: CommandOf<T>) => remote.send(cmd) as Promise<Answer<T>>,
     terminate() {
       alive = false;
       remote[Comlink.releaseProxy]();

@@ -1,4 +1,4 @@
-import type { SimTime, FaultDescriptor, FaultRequest, Inspection, LiveView, LogEvent, RunReport, TopologyView, Chapter, ChartSpec, WhyChain, Edit, Field, OutlineItem, YamlPath } from '../sim';
+import type { SimTime, FaultDescriptor, FaultRequest, Inspection, LiveView, LogEvent, RunReport, SeriesSlice, TopologyView, Chapter, ChartSpec, WhyChain, Edit, Field, OutlineItem, YamlPath } from '../sim';
 import type { TimedFault } from './fault-record';
 
 export type { Chapter, ChartSpec, TimedFault };
@@ -66,32 +66,41 @@ export function exportName(scenarioId: string, seed: number, tUs: number): strin
   return `${scenarioId}-seed${seed}-${Math.floor(tUs / 1e6)}s`;
 }
 
-export type Reply =
-  | { type: 'loaded'; scenario: ScenarioSummary; catalog: FaultDescriptor[] }
-  | { type: 'ok' }
-  | { type: 'report'; report: RunReport }
-  | { type: 'why'; chain: WhyChain | null }
-  | { type: 'export'; fileName: string; mime: string; data: string | Uint8Array }
-  | { type: 'pong'; t: SimTime }
+/** What each command gives back when it succeeds; a refusal is the same for all (Answer). */
+export interface Replies {
+  load: { scenario: ScenarioSummary; catalog: FaultDescriptor[] };
+  play: null;
+  pause: null;
+  step: null;
+  setSpeed: null;
+  pauseAtChapters: null;
+  reset: null;
+  applyFault: null;
+  seek: null;
+  report: RunReport;
+  inspect: null;
+  why: WhyChain | null;
+  export: { fileName: string; mime: string; data: string | Uint8Array };
   /** One `path: problem` line per problem (empty when the text loads), and the outline (error: not YAML). */
-  | { type: 'checked'; problems: string[]; outline: OutlineItem[]; outlineError: string | null }
-  | { type: 'edited'; text: string }
+  check: { problems: string[]; outline: OutlineItem[]; outlineError: string | null };
+  edit: { text: string };
   /** `inText`: keys of the item that hold lists or maps, which only the text edits. */
-  | { type: 'fields'; fields: Field[]; inText: string[] }
-  | { type: 'error'; message: string };
+  fields: { fields: Field[]; inText: string[] };
+  /** The simulated time, from a worker that is alive. */
+  ping: SimTime;
+}
+
+export type CommandType = Command['type'];
+export type CommandOf<T extends CommandType> = Extract<Command, { type: T }>;
+/** A command's reply: its value, or why it was refused (a message that names the field at fault). */
+export type Answer<T extends CommandType> = { ok: true; value: Replies[T] } | { ok: false; message: string };
 
 /**
  * Samples appended since the previous frame, row-major: values[i * count + k] is names[i] at sample from+k. `names`
  * comes only when it differs from the previous frame's of the same run (always in a run's first frame); a chunk
  * without it has the rows of the latest names sent.
  */
-export interface SeriesChunk {
-  names?: readonly string[];
-  stepSeconds: number;
-  from: number;
-  count: number;
-  values: Float64Array;
-}
+export type SeriesChunk = Omit<SeriesSlice, 'names'> & { names?: readonly string[] };
 
 export interface Frame {
   type: 'frame';
@@ -124,6 +133,6 @@ export type WorkerMessage = Frame | { type: 'fatal'; message: string };
 
 /** What the worker exposes through comlink. */
 export interface WorkerApi {
-  send(cmd: Command): Promise<Reply>;
+  send<T extends CommandType>(cmd: CommandOf<T>): Promise<Answer<T>>;
   subscribe(listener: (message: WorkerMessage) => void): void;
 }

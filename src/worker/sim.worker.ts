@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink';
 import { type Sim, simTime, loadScenario, type Scenario, createSim, faultCatalog, FAULT_IDS, seriesCsv, applyEdit, blankScenario, outline, fieldsAt } from '../sim';
 import { EXPORT_KINDS, exportName, isSpeed, SPEED_ERROR } from './protocol';
-import type { Command, ExportKind, Reply, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
+import type { Answer, CommandOf, CommandType, ExportKind, Replies, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { parseFaultRecord } from './fault-record';
 import { createRunner } from './runner';
 
@@ -62,13 +62,13 @@ function newSim(scenario: Scenario, fixes: readonly string[]): Sim {
 }
 
 /** The run so far as a file named after the scenario, seed and simulated time. */
-function exportRun(sim: Sim, what: unknown): Reply {
-  if (!EXPORT_KINDS.includes(what as ExportKind)) return { type: 'error', message: `what: expected one of ${EXPORT_KINDS.join(', ')}, got ${JSON.stringify(what)}` };
+function exportRun(sim: Sim, what: unknown): Replies['export'] {
+  if (!EXPORT_KINDS.includes(what as ExportKind)) throw new Error(`what: expected one of ${EXPORT_KINDS.join(', ')}, got ${JSON.stringify(what)}`);
   const base = exportName(sim.scenarioId, sim.seed, sim.now());
-  if (what === 'pcap') return { type: 'export', fileName: `${base}.pcap`, mime: 'application/vnd.tcpdump.pcap', data: sim.pcap()! };
+  if (what === 'pcap') return { fileName: `${base}.pcap`, mime: 'application/vnd.tcpdump.pcap', data: sim.pcap()! };
   const report = sim.report(runner.wallMs());
-  if (what === 'csv') return { type: 'export', fileName: `${base}.csv`, mime: 'text/csv', data: seriesCsv(report) };
-  return { type: 'export', fileName: `${base}.json`, mime: 'application/json', data: JSON.stringify(report, null, 2) };
+  if (what === 'csv') return { fileName: `${base}.csv`, mime: 'text/csv', data: seriesCsv(report) };
+  return { fileName: `${base}.json`, mime: 'application/json', data: JSON.stringify(report, null, 2) };
 }
 
 function requireSim(): Sim {
@@ -77,94 +77,100 @@ function requireSim(): Sim {
   return sim;
 }
 
-function handle(cmd: Command): Reply {
-  switch (cmd.type) {
-    case 'load': {
-      const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS, faults: faultCatalog() });
-      // On failure the current sim stays loaded and keeps its state.
-      if (!result.ok) return { type: 'error', message: result.errors.join('\n') };
-      const sim = newSim(result.scenario, result.appliedFixes);
-      loaded = { scenario: result.scenario, fixes: result.appliedFixes };
-      pauseAtChapters = true;
-      applyStops();
-      runner.load(sim);
-      return { type: 'loaded', scenario: summarize(result.scenario), catalog: sim.faultCatalog() };
-    }
-    case 'check': {
-      const result = loadScenario(cmd.text, cmd.fileName, { faultIds: FAULT_IDS, faults: faultCatalog() });
-      const { items, error } = outline(cmd.text);
-      return { type: 'checked', problems: result.ok ? [] : result.errors, outline: items, outlineError: error };
-    }
-    case 'fields':
-      return { type: 'fields', ...fieldsAt(cmd.text, cmd.path) };
-    case 'edit':
-      return { type: 'edited', text: cmd.edit.op === 'blank' ? blankScenario() : applyEdit(cmd.text, cmd.edit).text };
-    case 'play':
-      requireSim();
-      runner.play();
-      return { type: 'ok' };
-    case 'pause':
-      runner.pause();
-      return { type: 'ok' };
-    case 'step':
-      requireSim();
-      runner.step();
-      return { type: 'ok' };
-    case 'setSpeed':
-      if (!isSpeed(cmd.speed)) return { type: 'error', message: SPEED_ERROR };
-      runner.setSpeed(cmd.speed);
-      return { type: 'ok' };
-    case 'pauseAtChapters':
-      pauseAtChapters = cmd.on === true;
-      applyStops();
-      return { type: 'ok' };
-    case 'reset':
-      if (!loaded) throw new Error('no scenario is loaded');
-      runner.load(newSim(loaded.scenario, loaded.fixes));
-      return { type: 'ok' };
-    case 'applyFault':
-      requireSim();
-      runner.applyFault(cmd.fault);
-      return { type: 'ok' };
-    case 'seek': {
-      const sim = requireSim();
-      const current = loaded;
-      if (!current) throw new Error('no scenario is loaded');
-      if (typeof cmd.t !== 'number' || !Number.isFinite(cmd.t) || cmd.t < 0 || cmd.t > sim.durationUs) {
-        return { type: 'error', message: `seek.t: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(cmd.t)}` };
-      }
-      const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
-      runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults);
-      return { type: 'ok' };
-    }
-    case 'report':
-      return { type: 'report', report: requireSim().report(runner.wallMs()) };
-    case 'why':
-      if (typeof cmd.kind !== 'string' || !/^[a-z_]+$/.test(cmd.kind)) return { type: 'error', message: `kind: expected a drop reason or error kind like dns_refused, got ${JSON.stringify(cmd.kind)}` };
-      return { type: 'why', chain: requireSim().whyOf(cmd.kind, cmd.entity) };
-    case 'inspect':
-      if (cmd.entity !== null && (typeof cmd.entity !== 'string' || !/^[a-z]+\/.+/.test(cmd.entity))) {
-        return { type: 'error', message: `entity: expected kind/name (like pod/web-0), got ${JSON.stringify(cmd.entity)}` };
-      }
-      runner.inspect(cmd.entity);
-      return { type: 'ok' };
-    case 'export':
-      return exportRun(requireSim(), cmd.what);
-    case 'ping':
-      return { type: 'pong', t: runner.current()?.now() ?? simTime(0) };
-    default: {
-      const unknown: never = cmd;
-      return { type: 'error', message: `unknown command ${JSON.stringify(unknown)}` };
-    }
-  }
+function requireLoaded(): { scenario: Scenario; fixes: string[] } {
+  if (!loaded) throw new Error('no scenario is loaded');
+  return loaded;
 }
 
+/** One handler per command, answering with that command's reply or throwing an Error whose message names the field. */
+const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] } = {
+  load(cmd) {
+    const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS, faults: faultCatalog() });
+    // On failure the current sim stays loaded and keeps its state.
+    if (!result.ok) throw new Error(result.errors.join('\n'));
+    const sim = newSim(result.scenario, result.appliedFixes);
+    loaded = { scenario: result.scenario, fixes: result.appliedFixes };
+    pauseAtChapters = true;
+    applyStops();
+    runner.load(sim);
+    return { scenario: summarize(result.scenario), catalog: sim.faultCatalog() };
+  },
+  check(cmd) {
+    const result = loadScenario(cmd.text, cmd.fileName, { faultIds: FAULT_IDS, faults: faultCatalog() });
+    const { items, error } = outline(cmd.text);
+    return { problems: result.ok ? [] : result.errors, outline: items, outlineError: error };
+  },
+  fields: (cmd) => fieldsAt(cmd.text, cmd.path),
+  edit: (cmd) => ({ text: cmd.edit.op === 'blank' ? blankScenario() : applyEdit(cmd.text, cmd.edit).text }),
+  play() {
+    requireSim();
+    runner.play();
+    return null;
+  },
+  pause() {
+    runner.pause();
+    return null;
+  },
+  step() {
+    requireSim();
+    runner.step();
+    return null;
+  },
+  setSpeed(cmd) {
+    if (!isSpeed(cmd.speed)) throw new Error(SPEED_ERROR);
+    runner.setSpeed(cmd.speed);
+    return null;
+  },
+  pauseAtChapters(cmd) {
+    pauseAtChapters = cmd.on === true;
+    applyStops();
+    return null;
+  },
+  reset() {
+    const current = requireLoaded();
+    runner.load(newSim(current.scenario, current.fixes));
+    return null;
+  },
+  applyFault(cmd) {
+    requireSim();
+    runner.applyFault(cmd.fault);
+    return null;
+  },
+  seek(cmd) {
+    const sim = requireSim();
+    const current = requireLoaded();
+    if (typeof cmd.t !== 'number' || !Number.isFinite(cmd.t) || cmd.t < 0 || cmd.t > sim.durationUs) {
+      throw new Error(`seek.t: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(cmd.t)}`);
+    }
+    const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
+    runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults);
+    return null;
+  },
+  report: () => requireSim().report(runner.wallMs()),
+  why(cmd) {
+    if (typeof cmd.kind !== 'string' || !/^[a-z_]+$/.test(cmd.kind)) throw new Error(`kind: expected a drop reason or error kind like dns_refused, got ${JSON.stringify(cmd.kind)}`);
+    return requireSim().whyOf(cmd.kind, cmd.entity);
+  },
+  inspect(cmd) {
+    if (cmd.entity !== null && (typeof cmd.entity !== 'string' || !/^[a-z]+\/.+/.test(cmd.entity))) {
+      throw new Error(`entity: expected kind/name (like pod/web-0), got ${JSON.stringify(cmd.entity)}`);
+    }
+    runner.inspect(cmd.entity);
+    return null;
+  },
+  export: (cmd) => exportRun(requireSim(), cmd.what),
+  ping: () => runner.current()?.now() ?? simTime(0),
+};
+
 const api: WorkerApi = {
-  async send(cmd) {
+  async send<T extends CommandType>(cmd: CommandOf<T>): Promise<Answer<T>> {
+    // Commands arrive as data from another thread: one the protocol does not name is refused, not trusted.
+    const type: unknown = (cmd as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !Object.hasOwn(handlers, type)) return { ok: false, message: `unknown command ${JSON.stringify(type)}` };
     try {
-      return handle(cmd);
+      return { ok: true, value: (handlers[cmd.type] as (c: CommandOf<T>) => Replies[T])(cmd) };
     } catch (error) {
-      return { type: 'error', message: messageOf(error) };
+      return { ok: false, message: messageOf(error) };
     }
   },
   subscribe(next) {

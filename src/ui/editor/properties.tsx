@@ -146,7 +146,7 @@ export function Properties() {
       () =>
         void scenarioFields(text, JSON.parse(key) as Field['path']).then((reply) => {
           if (!live) return;
-          setRead(reply.type === 'fields' ? { key, fields: reply.fields, inText: reply.inText } : { key, fields: [], inText: [], error: reply.message });
+          setRead(reply.ok ? { key, ...reply.value } : { key, fields: [], inText: [], error: reply.message });
         }),
       read?.key === key ? READ_AFTER_MS : 0,
     );

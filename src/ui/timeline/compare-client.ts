@@ -53,7 +53,7 @@ function follow(): void {
   void worker.send({ type: 'seek', t: a.t, faults }).then((reply) => {
     if (gen !== generation) return;
     awaitingReply = false;
-    if (reply.type === 'error') {
+    if (!reply.ok) {
       busy = false;
       compareStore.setState({ status: 'error', message: `Run B: ${reply.message}` });
       return;
@@ -94,8 +94,8 @@ export async function startCompare(fix: string): Promise<void> {
     fixes: b.fixes,
   });
   if (gen !== generation) return;
-  if (reply.type !== 'loaded') {
-    compareStore.setState({ status: 'error', message: `Run B: ${reply.type === 'error' ? reply.message : reply.type}` });
+  if (!reply.ok) {
+    compareStore.setState({ status: 'error', message: `Run B: ${reply.message}` });
     return;
   }
   busy = false;
