@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './ui/app';
+import { App } from './ui/app/app';
 import './index.css';
 
 const root = document.getElementById('root');

@@ -7,7 +7,7 @@ import type { RunReport } from '../../src/sim/api';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim } from '../../src/sim/sim';
-import { formatRate } from '../../src/ui/format';
+import { formatRate } from '../../src/ui/components/format';
 import { appHarness } from './harness';
 import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 

@@ -1,6 +1,6 @@
 import { selectAll } from 'd3';
 import { describe, expect, it } from 'vitest';
-import { quiet } from '../../src/ui/quiet';
+import { quiet } from '../../src/ui/components/quiet';
 
 /** Just enough of an Element to count the writes that reach it. */
 class FakeElement {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixesForB } from '../../src/state/fix-selection';
 import { SeriesBuffer } from '../../src/state/series-buffer';
-import { DEFAULT_FILTER, kindsOf, matchesFilter } from '../../src/ui/event-filter';
+import { DEFAULT_FILTER, kindsOf, matchesFilter } from '../../src/ui/events/event-filter';
 import { changeText, diffSummary, ratio } from '../../src/ui/timeline/diff-summary';
 import { checkNewChart } from '../../src/ui/timeline/new-chart';
 import {

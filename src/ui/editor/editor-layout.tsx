@@ -1,18 +1,17 @@
-import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { parseDocument } from 'yaml';
 import { notify } from '../../state/app-store';
 import { editorStore, editText, problemLine, problemPath, redoEdit, undoEdit, useEditor } from '../../state/editor';
+import { useKeyScope } from '../app/key-scopes';
 import { samePath, ADDABLE, type Edit } from '../../sim';
-import { isScenarioFileName } from '../../state/url-params';
-import { download } from '../download';
-import { ErrorBanner } from '../error-banner';
-import { CloseIcon } from '../icons';
-import { NoticeBar } from '../notice-bar';
-import { checkScenario, editScenario, loadScenario } from '../sim-client';
-import { accentButton, button, panel, panelTitle, smallButton } from '../styles';
+import { ErrorBanner } from '../app/error-banner';
+import { CloseIcon } from '../components/icons';
+import { NoticeBar } from '../app/notice-bar';
+import { checkScenario, editScenario, loadScenario } from '../services/sim-client';
+import { accentButton, button, panel, panelTitle, smallButton } from '../components/styles';
 import { ImportDialog } from './import-dialog';
 import { Properties } from './properties';
-import { editLoaded } from './open-editor';
+import { editLoaded, fileNameProblem, saveDraft } from './open-editor';
 
 // Long enough that a check does not run on every key press, short enough to feel like checking as you type.
 const CHECK_AFTER_MS = 300;
@@ -147,7 +146,8 @@ export default function EditorLayout() {
   const canUndo = useEditor((s) => s.undo.length > 0);
   const canRedo = useEditor((s) => s.redo.length > 0);
   const problems = useEditor((s) => s.problems.length);
-  const nameProblem = isScenarioFileName(fileName) ? null : `file: expected a name like "mine.yaml" (letters, digits, ".", "-" and "_", ending .yaml, .yml or .json), got "${fileName}"`;
+  const nameProblem = fileNameProblem(fileName);
+  useKeyScope('editor');
   const area = useRef<HTMLTextAreaElement>(null);
   const [importing, setImporting] = useState(false);
 
@@ -170,21 +170,6 @@ export default function EditorLayout() {
     select(lineStart);
   };
 
-  const onKey = (event: KeyboardEvent<HTMLElement>): void => {
-    const mod = event.ctrlKey || event.metaKey;
-    if (mod && event.key.toLowerCase() === 'z') {
-      event.preventDefault();
-      if (event.shiftKey) redoEdit();
-      else undoEdit();
-    } else if (mod && event.key.toLowerCase() === 'y') {
-      event.preventDefault();
-      redoEdit();
-    } else if (mod && event.key.toLowerCase() === 's') {
-      event.preventDefault();
-      if (nameProblem === null) download(fileName, 'application/yaml', text);
-    }
-  };
-
   const onDrop = async (event: DragEvent<HTMLElement>): Promise<void> => {
     const file = event.dataTransfer.files[0];
     if (!file) return;
@@ -194,7 +179,7 @@ export default function EditorLayout() {
   };
 
   return (
-    <div className="flex h-full flex-col" data-layout="editor" onKeyDown={onKey} onDragOver={(e) => e.preventDefault()} onDrop={(e) => void onDrop(e)}>
+    <div className="flex h-full flex-col" data-layout="editor" onDragOver={(e) => e.preventDefault()} onDrop={(e) => void onDrop(e)}>
       <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white px-4 py-2 dark:border-slate-800 dark:bg-slate-900">
         <h1 className="text-base font-semibold text-slate-900 dark:text-white">Scenario editor</h1>
         <label className="flex items-center gap-1.5 text-sm text-slate-600 dark:text-slate-300">
@@ -230,7 +215,7 @@ export default function EditorLayout() {
         <button type="button" className={button} onClick={() => setImporting(true)} data-testid="editor-import">
           Import manifests…
         </button>
-        <button type="button" className={button} disabled={nameProblem !== null} onClick={() => download(fileName, 'application/yaml', text)} title="Save as YAML (Ctrl+S)" data-testid="editor-save">
+        <button type="button" className={button} disabled={nameProblem !== null} onClick={saveDraft} title="Save as YAML (Ctrl+S)" data-testid="editor-save">
           Save YAML
         </button>
         <div className="ml-auto flex gap-2">

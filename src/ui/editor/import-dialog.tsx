@@ -1,8 +1,8 @@
 import { useRef, useState } from 'react';
 import { editorStore, editText } from '../../state/editor';
 import { importManifests, type ManifestImport } from '../../state/manifest-import';
-import { Modal } from '../modal';
-import { accentButton, button } from '../styles';
+import { Modal } from '../components/modal';
+import { accentButton, button } from '../components/styles';
 
 /** Paste Kubernetes manifests (or open them from a file) and take the topology built from them into the editor. */
 export function ImportDialog({ onClose }: { onClose: () => void }) {

@@ -1,5 +1,7 @@
 import { editorStore, editText } from '../../state/editor';
-import { currentLoad } from '../sim-client';
+import { isScenarioFileName } from '../../state/url-params';
+import { download } from '../services/download';
+import { currentLoad } from '../services/sim-client';
 
 /**
  * Opens the editor: on the draft left there if there is one (nothing typed is dropped by closing), otherwise on the
@@ -18,4 +20,15 @@ export function editLoaded(): void {
   if (!load) return;
   editText(load.text);
   editorStore.setState({ fileName: load.fileName });
+}
+
+/** Why the editor's file name will not do, naming the field; null when it will. */
+export function fileNameProblem(fileName: string): string | null {
+  return isScenarioFileName(fileName) ? null : `file: expected a name like "mine.yaml" (letters, digits, ".", "-" and "_", ending .yaml, .yml or .json), got "${fileName}"`;
+}
+
+/** Saves the editor's text as a file under its name (Ctrl+S, Save); nothing while the name will not do. */
+export function saveDraft(): void {
+  const { text, fileName } = editorStore.getState();
+  if (fileNameProblem(fileName) === null) download(fileName, 'application/yaml', text);
 }

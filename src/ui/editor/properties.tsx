@@ -2,8 +2,8 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { type Field, isPrefix, samePath } from '../../sim';
 import { editorStore, editText, problemPath, useEditor } from '../../state/editor';
 import { fieldEdit, fieldHint, shownValue } from '../../state/field-value';
-import { editScenario, scenarioFields } from '../sim-client';
-import { panel, panelTitle, textField } from '../styles';
+import { editScenario, scenarioFields } from '../services/sim-client';
+import { panel, panelTitle, textField } from '../components/styles';
 
 // Typing in a field is applied once it pauses this long, like the text's own check.
 const APPLY_AFTER_MS = 400;

@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { useApp } from '../../state/app-store';
 import { frameStore } from '../../state/frame-store';
 import { addChart } from '../../state/timeline';
-import { smallButton } from '../styles';
+import { smallButton } from '../components/styles';
 import { checkNewChart } from './new-chart';
 
 /** "+ chart": pick a series the run has recorded and add it as a rate or level chart for this session. */

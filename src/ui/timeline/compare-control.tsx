@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { useApp } from '../../state/app-store';
 import { useCompare } from '../../state/compare';
-import { smallButton } from '../styles';
+import { smallButton } from '../components/styles';
 import { closeCompare, startCompare, toggleCompare } from './compare-client';
 
 const NO_FIXES: { name: string; description: string }[] = [];

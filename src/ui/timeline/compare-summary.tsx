@@ -3,7 +3,7 @@ import { useApp } from '../../state/app-store';
 import { compareStore, useCompare } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
 import { DEFAULT_CHARTS } from '../../sim';
-import { formatClock, formatCount } from '../format';
+import { formatClock, formatCount } from '../components/format';
 import { changeText, diffSummary, type DiffSummary } from './diff-summary';
 import { clockLabel } from './time-scale';
 

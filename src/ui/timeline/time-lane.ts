@@ -4,7 +4,7 @@ import { select } from 'd3-selection';
 import type { Marker, TimelineView } from './timeline-chart';
 import { PLOT_MARGIN } from './timeline-chart';
 import { clockLabel } from './time-scale';
-import { quiet } from '../quiet';
+import { quiet } from '../components/quiet';
 
 /** A chapter number closer than this to the one before it is left out (the tick and its tooltip stay). */
 const LABEL_GAP_PX = 14;

@@ -1,6 +1,6 @@
 import { frameStore } from '../../state/frame-store';
 import { setCursor, setZoom, timelineStore } from '../../state/timeline';
-import { seek } from '../sim-client';
+import { seek } from '../services/sim-client';
 import type { TimelineHandlers } from './timeline-chart';
 import { toSeekUs } from './time-scale';
 

@@ -8,8 +8,8 @@ import { line } from 'd3-shape';
 import type { SeriesBuffer } from '../../state/series-buffer';
 import type { ChartSpec } from '../../worker/protocol';
 import { resolveLines, type Line } from '../chart/series-lines';
-import { formatRate } from '../format';
-import { quiet } from '../quiet';
+import { formatRate } from '../components/format';
+import { quiet } from '../components/quiet';
 import { sampleIndexAt, timeAtPixel, zoomFromPixels, type Domain } from './time-scale';
 
 /** One chart of the timeline: a rate or level chart on the shared time range, drawn by d3; framework-free. */

@@ -5,7 +5,7 @@ import { timelineStore } from '../../state/timeline';
 import type { LogEvent } from '../../sim';
 import type { Chapter } from '../../worker/protocol';
 import type { Marker, TimelineView } from './timeline-chart';
-import { createPacer } from '../pacer';
+import { createPacer } from '../services/pacer';
 import { viewDomain, type Domain } from './time-scale';
 
 /** The view every timeline chart draws, built from the stores; parts that did not change keep their identity. */

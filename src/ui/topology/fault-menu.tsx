@@ -1,7 +1,7 @@
 import { useRef } from 'react';
 import type { FaultDescriptor } from '../../sim';
 import { openFault } from '../../state/fault-placement';
-import { useMenu } from '../menu';
+import { useMenu } from '../components/menu';
 
 export interface MenuState {
   x: number;

@@ -1,6 +1,6 @@
 import type { ZoomTransform } from 'd3';
 import type { LiveView } from '../../sim';
-import { formatCompact } from '../format';
+import { formatCompact } from '../components/format';
 import { GAUGE, gaugeBoxes, STATUS_Y, type GaugeBox, type TopologyLayout } from './topology-layout';
 
 /**

@@ -2,15 +2,15 @@ import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEven
 import type { ZoomTransform } from 'd3';
 import { appStore, useApp } from '../../state/app-store';
 import { dnsTargetOf, faultsForBox, openFault, placementStore, stopPlacing, targetFor, type BoxInfo } from '../../state/fault-placement';
-import { FaultPopover } from '../fault-palette';
-import { askWhy } from '../sim-client';
+import { FaultPopover } from '../faults/fault-palette';
+import { askWhy } from '../services/sim-client';
 import { FaultMenu, type MenuState } from './fault-menu';
 import { frameStore, useFrame, type FrameState } from '../../state/frame-store';
-import { createPacer } from '../pacer';
+import { createPacer } from '../services/pacer';
 import type { TopologyView } from '../../sim';
 import { clearSelection, selectEntity } from '../../state/selection';
-import { FitIcon } from '../icons';
-import { button, openPanel } from '../styles';
+import { FitIcon } from '../components/icons';
+import { button, openPanel } from '../components/styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
@@ -18,7 +18,7 @@ import { createGaugeLayer, FAR_BELOW, type GaugeLayer } from './gauge-layer';
 import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
 import './topology.css';
-import { counted } from '../format';
+import { counted } from '../components/format';
 
 /** The wire sites whose traffic matters for a selected entity: itself, or for a pod its node and instance. */
 function focusSites(topology: TopologyView, entity: string): number[] {

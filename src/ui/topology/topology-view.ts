@@ -1,6 +1,6 @@
 import { select, type Selection } from 'd3';
 import { type LbMemberView, type LiveView, type PodView, type TopologyView, ConnState } from '../../sim';
-import { quiet } from '../quiet';
+import { quiet } from '../components/quiet';
 import { FAR_BELOW } from './gauge-layer';
 import {
   connectionPath,

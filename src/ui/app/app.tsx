@@ -1,0 +1,146 @@
+import { lazy, Suspense, useEffect, useMemo, useState, type DragEvent } from 'react';
+import { useWhy } from '../../state/why';
+import { useApp } from '../../state/app-store';
+import { followTopology } from '../../state/selection';
+import { followSelection, loadScenario } from '../services/sim-client';
+import { DropsPanel } from '../drops/drops-panel';
+import { EmbedLayout } from '../embed/embed-layout';
+import { PresenterLayout } from '../presenter/presenter';
+import { usePresenter } from '../../state/presenter';
+import { useEditor } from '../../state/editor';
+
+// The editor and its YAML and import code load only when someone opens it.
+const EditorLayout = lazy(() => import('../editor/editor-layout'));
+import { parseUrlParams } from '../../state/url-params';
+import { ErrorBanner } from './error-banner';
+import { NoticeBar } from './notice-bar';
+import { GalleryDialog } from '../header/gallery-dialog';
+import { Dock, layoutFor, useViewport } from '../components/layout';
+import { WhyPanel } from '../why/why-panel';
+import { ShortcutsDialog } from './shortcuts-dialog';
+import { FaultPalette } from '../faults/fault-palette';
+import { EventLog } from '../events/event-log';
+import { Header } from '../header/header';
+import { Inspector } from '../inspector/inspector';
+import { useKeymap } from './keymap';
+import { ReportLine } from '../report/report-line';
+import { ScenarioInfo } from '../scenario/scenario-info';
+import { startApp } from '../services/startup';
+import { useThemeClass } from '../services/theme';
+import { TimelinePanel } from '../timeline/timeline-panel';
+import { TopologyPanel } from '../topology/topology-panel';
+
+/** A scenario file dropped anywhere on the app opens as "Open file…" would open it. */
+async function openDroppedFile(event: DragEvent<HTMLElement>): Promise<void> {
+  const file = event.dataTransfer.files[0];
+  if (!file) return;
+  event.preventDefault();
+  await loadScenario({ text: await file.text(), fileName: file.name, pickerValue: '' });
+}
+
+/** Like a properties panel: the selected entity while there is one, the scenario (and its fixes) otherwise. */
+function SelectionOrScenario() {
+  const selected = useApp((s) => s.selected);
+  return selected ? <Inspector entity={selected} /> : <ScenarioInfo />;
+}
+
+export function App() {
+  const theme = useThemeClass();
+  useKeymap();
+  useEffect(() => {
+    void startApp();
+  }, []);
+  useEffect(followTopology, []);
+  useEffect(followSelection, []);
+
+  // Fixed for the page's life: a wiki iframe never turns into the full app.
+  const [embed] = useState(() => parseUrlParams(window.location.search).embed);
+  const presenting = usePresenter((s) => s.on);
+  const editing = useEditor((s) => s.open);
+  const layout = layoutFor(useViewport());
+  const selected = useApp((s) => s.selected);
+  const asked = useWhy((s) => s.asked);
+  const showDetails = useMemo(() => (selected !== null || asked !== null ? { id: 'details' } : null), [selected, asked]);
+  const side = (
+    <>
+      <WhyPanel />
+      <SelectionOrScenario />
+    </>
+  );
+
+  if (embed) return <EmbedLayout />;
+  if (editing) {
+    return (
+      <Suspense fallback={<p className="p-6 text-slate-600 dark:text-slate-300">Opening the editor…</p>}>
+        <EditorLayout />
+      </Suspense>
+    );
+  }
+  if (presenting) return <PresenterLayout />;
+  return (
+    <div
+      className={`flex h-full flex-col ${layout === 'desktop' ? 'min-h-[760px]' : ''}`}
+      data-layout={layout}
+      onDragOver={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      onDrop={(e) => void openDroppedFile(e)}
+    >
+      <Header theme={theme} />
+      <ErrorBanner />
+      <NoticeBar />
+      {layout === 'desktop' && (
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
+          <div className="row-span-3 flex min-h-0">
+            <FaultPalette />
+          </div>
+          <TopologyPanel />
+          <div className="row-span-3 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
+            {side}
+            <DropsPanel />
+          </div>
+          <TimelinePanel />
+          <EventLog />
+        </main>
+      )}
+      {layout === 'projector' && (
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_18rem] grid-rows-[minmax(0,1.35fr)_minmax(0,1fr)] gap-2 p-2">
+          <div className="row-span-2 flex min-h-0">
+            <FaultPalette />
+          </div>
+          <TopologyPanel />
+          <div className="row-span-2 flex min-h-0 flex-col gap-2 [&>*:last-child]:min-h-[7rem] [&>*:last-child]:flex-1">
+            {side}
+            <DropsPanel />
+          </div>
+          <Dock
+            label="Timeline and events"
+            tabs={[
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'events', label: 'Events', content: <EventLog /> },
+            ]}
+          />
+        </main>
+      )}
+      {layout === 'narrow' && (
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)] grid-rows-[minmax(0,1.6fr)_minmax(0,1fr)] gap-2 p-2">
+          <div className="row-span-2 flex min-h-0">
+            <FaultPalette />
+          </div>
+          <TopologyPanel />
+          <Dock
+            show={showDetails}
+            label="Timeline, events and details"
+            tabs={[
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'events', label: 'Events', content: <EventLog /> },
+              { id: 'details', label: 'Details', content: <div className="flex min-h-0 flex-col gap-2 overflow-y-auto">{side}</div> },
+              { id: 'drops', label: 'Drops', content: <DropsPanel /> },
+            ]}
+          />
+        </main>
+      )}
+      <ReportLine />
+      <ShortcutsDialog />
+      <GalleryDialog />
+    </div>
+  );
+}

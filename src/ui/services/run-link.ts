@@ -1,0 +1,26 @@
+import { appStore } from '../../state/app-store';
+import { frameStore } from '../../state/frame-store';
+import { timelineStore } from '../../state/timeline';
+import type { SharedRun } from '../../state/share-link';
+import { currentLoad } from './sim-client';
+
+/**
+ * The run as it stands (scenario, seed, fixes, faults applied by hand, the moment, what is inspected and the timeline's
+ * range), or null before a scenario is loaded.
+ */
+export function currentRun(): SharedRun | null {
+  const load = currentLoad();
+  const { selectedFile, seed, fixes } = appStore.getState();
+  if (!load || seed === null) return null;
+  const { t, faultRecord } = frameStore.getState();
+  const scenario = selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text };
+  const { selected } = appStore.getState();
+  const { zoom } = timelineStore.getState();
+  const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}) };
+  return { scenario, seed, fixes, faults: faultRecord, t, ...(selected !== null || zoom ? { view } : {}) };
+}
+
+/** This page's address with another query string: links stay inside whatever folder the app is served from. */
+export function appUrl(query: string): string {
+  return `${window.location.origin}${window.location.pathname}?${query}`;
+}

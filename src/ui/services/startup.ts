@@ -1,0 +1,151 @@
+import { appStore, notify, showError, type Notice } from '../../state/app-store';
+import { readSessions, sessionToRestore, type SavedSession } from '../../state/sessions';
+import { shareQuery } from '../../state/share-link';
+import { editorStore } from '../../state/editor';
+import { checkFixNames } from '../../state/fix-selection';
+import { parseScenarioIndex, type ScenarioEntry } from '../../state/scenario-index';
+import { parseUrlParams, type UrlParams } from '../../state/url-params';
+import { revealEntity } from '../../state/selection';
+import { setZoom } from '../../state/timeline';
+import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
+import { storedTheme } from './theme';
+import { enterPresenter } from '../presenter/presenter';
+import { startAutosave } from './autosave';
+import { joinTabs } from './tabs';
+import { counted } from '../components/format';
+
+/** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
+export async function loadShipped(file: string, seed?: number): Promise<boolean> {
+  let text: string;
+  try {
+    const response = await fetch(`scenarios/${encodeURIComponent(file)}`);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    text = await response.text();
+  } catch (error) {
+    showError({
+      title: `Could not fetch ${file}`,
+      message: `scenarios/${file}: ${(error as Error).message}`,
+      restartable: false,
+      kind: 'input',
+    });
+    return false;
+  }
+  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }) });
+}
+
+async function fetchIndex(): Promise<ScenarioEntry[]> {
+  const response = await fetch('scenarios/index.json');
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return parseScenarioIndex(await response.json());
+}
+
+let started = false;
+
+/** Reads the URL, lists the shipped scenarios and loads the chosen one, ready to play. Runs once per page. */
+export async function startApp(): Promise<void> {
+  if (started) return;
+  started = true;
+  appStore.setState({ theme: storedTheme() });
+  startWorker();
+
+  const linked = parseUrlParams(window.location.search);
+  let params = linked;
+  const problems = [...params.errors];
+  if (params.speed !== undefined) setSpeed(params.speed);
+
+  let scenarios: ScenarioEntry[] = [];
+  const [tabs] = await Promise.all([
+    // An embed in a wiki page is a view, not a place where work is kept.
+    params.embed ? null : joinTabs(),
+    fetchIndex().then(
+      (list) => (scenarios = list),
+      (error: unknown) => problems.push(`scenarios/index.json: ${(error as Error).message}`),
+    ),
+  ]);
+  appStore.setState({ scenarios });
+
+  // Opened without a run in the link, a tab comes back to the run it left (a reload) or one a closed tab left.
+  const choice = tabs && !carriesRun(linked) ? sessionToRestore(storedSessions(), tabs.tab, tabs.open) : null;
+  if (choice?.kind === 'restore') params = { ...parseUrlParams(`?${shareQuery(choice.session.run)}`), present: linked.present, autoplay: linked.autoplay };
+
+  let file = scenarios[0]?.file;
+  if (params.scenario !== undefined) {
+    if (scenarios.some((s) => s.file === params.scenario)) file = params.scenario;
+    else if (scenarios.length > 0) {
+      problems.push(`scenario: no shipped scenario "${params.scenario}" (available: ${scenarios.map((s) => s.file).join(', ')})`);
+    }
+  }
+
+  const report = (): void => {
+    if (problems.length === 0) return;
+    showError({ title: 'Some settings could not be used', message: problems.join('\n'), restartable: false, kind: 'input' });
+  };
+  report();
+  let ok: boolean;
+  if (params.inline) {
+    const { name, text } = params.inline;
+    ok = await loadScenario({ text, fileName: name, pickerValue: '', ...(params.seed === undefined ? {} : { seed: params.seed }) });
+  } else if (file !== undefined) ok = await loadShipped(file, params.seed);
+  else return;
+  const summary = appStore.getState().summary;
+  // The scenario's fix names are known only once the worker has loaded it; the known ones are then applied by a reload.
+  if (ok && summary && params.fixes.length > 0) {
+    const checked = checkFixNames(summary, params.fixes);
+    if (checked.problems.length > 0) {
+      problems.push(...checked.problems);
+      report();
+    }
+    if (checked.fixes.length > 0) ok = await setFixes(checked.fixes);
+  }
+  // A shared link replays the run to its moment (a time, or a chapter's start), the faults applied at their times, and
+  // pauses there; a link whose run is damaged replays nothing, so no half of a run passes for the shared one.
+  let startS = params.t;
+  if (ok && summary && params.chapter !== undefined) {
+    const chapter = summary.chapters[params.chapter - 1];
+    if (chapter) startS = chapter.at;
+    else {
+      problems.push(`chapter: ${appStore.getState().loadedFile} has ${counted(summary.chapters.length, 'chapter')}; the link asks for chapter ${params.chapter}`);
+      report();
+    }
+  }
+  const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
+  if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
+  if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
+  if (ok && params.select !== undefined) revealEntity(params.select);
+  if (ok && params.zoom) setZoom(params.zoom);
+  if (ok && params.present) enterPresenter();
+  if (ok && params.autoplay) play();
+  if (choice?.kind === 'restore' && ok) notify(restoredNotice(choice.session, scenarios[0]?.file));
+  const draft = choice?.kind === 'restore' ? choice.session.draft : undefined;
+  if (draft) editorStore.setState({ text: draft.text, fileName: draft.fileName, open: draft.open, undo: [], redo: [] });
+  if (choice?.kind === 'other-tab-open') notify({ message: 'Netmortem is open in another tab with its own run. This tab keeps a separate one, so neither overwrites the other.' });
+  if (tabs) {
+    startAutosave(tabs.tab);
+    // The run now lives in this tab's saved session, which a reload restores with everything done since; a link left
+    // in the address bar would win over it and lose that. Share writes a new link.
+    window.history.replaceState(null, '', window.location.pathname);
+  }
+}
+
+/** Whether a link names a run of its own; one that does wins over any saved run. */
+function carriesRun(p: UrlParams): boolean {
+  return p.scenario !== undefined || p.inline !== undefined || p.seed !== undefined || p.fixes.length > 0 || p.t !== undefined || p.faults !== undefined || p.chapter !== undefined;
+}
+
+function storedSessions(): SavedSession[] {
+  try {
+    return readSessions(localStorage);
+  } catch {
+    return [];
+  }
+}
+
+function restoredNotice({ run, draft }: SavedSession, first: string | undefined): Notice {
+  const name = 'file' in run.scenario ? run.scenario.file : run.scenario.name;
+  const faults = run.faults.length === 0 ? '' : `, with the ${counted(run.faults.length, 'fault')} you applied`;
+  const edits = draft ? `; your draft of ${draft.fileName} is in the editor` : '';
+  return {
+    message: `Back where you left off: ${name} at ${(run.t / 1e6).toFixed(1)} s${faults}${edits}.`,
+    ...(first === undefined ? {} : { action: { label: 'Start afresh', run: () => void loadShipped(first) } }),
+  };
+}
