@@ -1,7 +1,15 @@
 import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../../state/app-store';
 import { Modal } from '../components/modal';
+import type { KeyScope } from './key-scopes';
 import { KEYMAP } from './keymap';
+
+const SECTIONS: { scope: KeyScope; title: string }[] = [
+  { scope: 'run', title: 'Anywhere in the app' },
+  { scope: 'control', title: 'On the focused control' },
+  { scope: 'presenter', title: 'In presenter mode' },
+  { scope: 'editor', title: 'In the scenario editor' },
+];
 
 const close = (): void => appStore.setState({ help: false });
 
@@ -14,21 +22,28 @@ export function ShortcutsDialog() {
   }, [open]);
   if (!open) return null;
   return (
-    <Modal ref={ref} title="Keyboard shortcuts" testId="shortcuts" width="max-w-lg" onClose={close}>
-      <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
-        {KEYMAP.map((s) => (
-          <div key={s.what} className="contents">
-            <dt className="flex flex-wrap gap-1">
-              {s.keys.map((k) => (
-                <kbd key={k} className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200">
-                  {k}
-                </kbd>
+    <Modal ref={ref} title="Keyboard shortcuts" testId="shortcuts" width="max-w-4xl" onClose={close}>
+      <div className="gap-x-8 md:columns-2">
+        {SECTIONS.map(({ scope, title }) => (
+          <section key={scope} className="mb-3 break-inside-avoid">
+            <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{title}</h3>
+            <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-start gap-x-4 gap-y-1.5 text-sm">
+              {KEYMAP.filter((a) => a.scope === scope).map((a) => (
+                <div key={a.what} className="contents">
+                  <dt className="flex flex-wrap items-start gap-1">
+                    {a.keys.map((k) => (
+                      <kbd key={k} className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200">
+                        {k}
+                      </kbd>
+                    ))}
+                  </dt>
+                  <dd className="text-slate-700 dark:text-slate-300">{a.what}</dd>
+                </div>
               ))}
-            </dt>
-            <dd className="text-slate-700 dark:text-slate-300">{s.what}</dd>
-          </div>
+            </dl>
+          </section>
         ))}
-      </dl>
+      </div>
     </Modal>
   );
 }

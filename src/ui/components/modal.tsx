@@ -21,15 +21,16 @@ export function Modal({ title, testId, width, onClose, ref, children }: { title:
           e.stopPropagation();
           onClose();
         }}
-        className={`w-full ${width} rounded-lg border border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-900`}
+        className={`flex max-h-[calc(100dvh-2rem)] w-full ${width} flex-col rounded-lg border border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-900`}
       >
-        <div className="mb-2 flex items-center justify-between">
+        <div className="mb-2 flex shrink-0 items-center justify-between">
           <h2 id={titleId} className="text-base font-semibold text-slate-900 dark:text-white">
             {title}
           </h2>
           <PanelClose onClick={onClose} label="Close" />
         </div>
-        {children}
+        {/* Taller than the window, the content scrolls under a title that stays. */}
+        <div className="min-h-0 overflow-y-auto">{children}</div>
       </div>
     </div>
   );
