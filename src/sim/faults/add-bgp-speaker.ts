@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { metallbOf, nodeNamed, routerNamed } from './targets';
 
-export const addBgpSpeaker: Fault = {
+export const addBgpSpeaker = defineFault({
   id: 'add-bgp-speaker',
   label: 'Start BGP speaker',
   icon: '↥',
@@ -22,4 +22,4 @@ export const addBgpSpeaker: Fault = {
     if (metallb.runsOn(host)) throw new Error(`target: node "${name}" already runs a MetalLB speaker`);
     metallb.startSpeaker(host, cause);
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { podInterfaceNode } from './targets';
 
-export const addInterfaceAddress: Fault = {
+export const addInterfaceAddress = defineFault({
   id: 'add-interface-address',
   label: 'Add address to pod ENI',
   icon: '⊞',
@@ -13,4 +13,4 @@ export const addInterfaceAddress: Fault = {
     const host = podInterfaceNode(world, name);
     if (!world.cni.addInterfaceAddress(host, cause)) throw new Error(`target: eth1 on node "${name}" already has an IPv4 address`);
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { dnsServerNamed, IMPAIRMENT_DURATION } from './targets';
 
-export const breakUpstream: Fault = {
+export const breakUpstream = defineFault({
   id: 'break-upstream',
   label: 'Break DNS upstream',
   icon: '⚡',
@@ -10,6 +10,6 @@ export const breakUpstream: Fault = {
   targets: ['dns'],
   params: [IMPAIRMENT_DURATION, { name: 'dropProbability', label: 'Share of queries lost', kind: 'number', default: 1, min: 0, max: 1 }],
   apply(world, _kind, name, params, cause) {
-    dnsServerNamed(world, name).impair(params.durationSeconds as number, params.dropProbability as number, 0, cause);
+    dnsServerNamed(world, name).impair(params.durationSeconds, params.dropProbability, 0, cause);
   },
-};
+});

@@ -1,10 +1,10 @@
 import type { EcmpMode } from '../net/ecmp';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { routerNamed } from './targets';
 
 const KEEP = 'keep';
 
-export const changeEcmpHash: Fault = {
+export const changeEcmpHash = defineFault({
   id: 'change-ecmp-hash',
   label: 'Change ECMP hashing',
   icon: '⋔',
@@ -17,7 +17,7 @@ export const changeEcmpHash: Fault = {
   ],
   apply(world, _kind, name, params, cause) {
     const { router } = routerNamed(world, name);
-    const mode = params.mode === KEEP ? router.ecmpMode : (params.mode as EcmpMode);
-    router.setHashing(mode, params.seed as number, cause);
+    const mode = params.mode === KEEP ? router.ecmpMode : params.mode;
+    router.setHashing(mode, params.seed, cause);
   },
-};
+});

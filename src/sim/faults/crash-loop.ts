@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { deploymentNamed } from './targets';
 
-export const crashLoop: Fault = {
+export const crashLoop = defineFault({
   id: 'crash-loop',
   label: 'Crash loop',
   icon: '☠',
@@ -15,6 +15,6 @@ export const crashLoop: Fault = {
   ],
   apply(world, _kind, name, params, cause) {
     const deployment = deploymentNamed(world, name);
-    world.workloads.crashLoop(deployment, params.runSeconds as number, params.durationSeconds as number, cause, params.jitter as number);
+    world.workloads.crashLoop(deployment, params.runSeconds, params.durationSeconds, cause, params.jitter);
   },
-};
+});

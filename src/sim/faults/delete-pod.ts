@@ -1,6 +1,6 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 
-export const deletePod: Fault = {
+export const deletePod = defineFault({
   id: 'delete-pod',
   label: 'Delete pod',
   icon: '✕',
@@ -14,6 +14,6 @@ export const deletePod: Fault = {
   apply(world, _kind, name, params, cause) {
     const pod = world.workloads.findPod(name);
     if (!pod) throw new Error(`target: no running pod named "${name}"`);
-    world.workloads.deletePod(pod, params.gracePeriodSeconds as number, cause);
+    world.workloads.deletePod(pod, params.gracePeriodSeconds, cause);
   },
-};
+});

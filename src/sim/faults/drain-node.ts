@@ -1,13 +1,12 @@
-import type { FaultParamDescriptor } from '../api';
 import type { Host } from '../infra/host';
 import type { World } from '../world';
-import type { Fault, FaultParams } from './fault';
+import { defineFault, type FaultParamSpec } from './fault';
 import { nodeNamed } from './targets';
 
 // kubectl drain --grace-period defaults to -1: each pod's own terminationGracePeriodSeconds (kubectl drain docs).
-export const DRAIN_GRACE: FaultParamDescriptor = { name: 'gracePeriodSeconds', label: 'Grace period (−1: the pod’s own)', kind: 'number', default: -1, min: -1, max: 3600, unit: 's' };
+export const DRAIN_GRACE = { name: 'gracePeriodSeconds', label: 'Grace period (−1: the pod’s own)', kind: 'number', default: -1, min: -1, max: 3600, unit: 's' } as const satisfies FaultParamSpec;
 
-export const drainNode: Fault = {
+export const drainNode = defineFault({
   id: 'drain-node',
   label: 'Drain node',
   icon: '⏏',
@@ -16,12 +15,11 @@ export const drainNode: Fault = {
   targets: ['node'],
   params: [DRAIN_GRACE],
   apply(world, _kind, name, params, cause) {
-    drain(world, nodeNamed(world, name), params, cause);
+    drain(world, nodeNamed(world, name), params.gracePeriodSeconds, cause);
   },
-};
+});
 
-/** Cordons the host and evicts its pods with the grace period the params give (−1: each pod's own). */
-export function drain(world: World, host: Host, params: FaultParams, cause: string): void {
-  const grace = params.gracePeriodSeconds as number;
+/** Cordons the host and evicts its pods with grace period `grace` (−1: each pod's own). */
+export function drain(world: World, host: Host, grace: number, cause: string): void {
   world.workloads.drain(host, grace < 0 ? undefined : grace, cause);
 }

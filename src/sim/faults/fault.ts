@@ -9,6 +9,28 @@ export interface Fault extends FaultDescriptor {
   apply(world: World, targetKind: string, targetName: string, params: FaultParams, cause: string): void;
 }
 
+/** How a fault declares one parameter: a choice lists its words, so its value's type is their union. */
+export type FaultParamSpec =
+  | (Omit<FaultParamDescriptor, 'kind' | 'default' | 'choices'> & { kind: 'number'; default: number })
+  | (Omit<FaultParamDescriptor, 'kind' | 'default' | 'choices'> & { kind: 'boolean'; default: boolean })
+  | (Omit<FaultParamDescriptor, 'kind' | 'default' | 'choices'> & { kind: 'choice'; default: string; choices: readonly string[] });
+
+type ValueOf<P extends FaultParamSpec> = P extends { kind: 'number' } ? number : P extends { kind: 'boolean' } ? boolean : P extends { choices: readonly (infer C)[] } ? C : never;
+
+/** The values `apply` receives, typed from the declarations: `{ gracePeriodSeconds: number; mode: 'loose' | 'strict' }`. */
+export type ParamsOf<Ps extends readonly FaultParamSpec[]> = { [P in Ps[number] as P['name']]: ValueOf<P> };
+
+/**
+ * A fault whose `apply` gets its parameters typed from their declarations. They reach it only through resolveParams,
+ * which checks each against the same declarations, so the one cast below holds.
+ */
+export function defineFault<const Ps extends readonly FaultParamSpec[]>(
+  fault: Omit<FaultDescriptor, 'params'> & { params: Ps; apply(world: World, targetKind: string, targetName: string, params: ParamsOf<Ps>, cause: string): void },
+): Fault {
+  const params = fault.params.map((p): FaultParamDescriptor => (p.kind === 'choice' ? { ...p, choices: [...p.choices] } : p));
+  return { ...fault, params, apply: (world, kind, name, given, cause) => fault.apply(world, kind, name, given as ParamsOf<Ps>, cause) };
+}
+
 /** Fills defaults and checks every parameter against its descriptor; throws naming the parameter. */
 export function resolveParams(fault: FaultDescriptor, given: FaultParams = {}): FaultParams {
   const out: FaultParams = {};

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { nodeNamed } from './targets';
 
-export const joinNode: Fault = {
+export const joinNode = defineFault({
   id: 'join-node',
   label: 'Join node',
   icon: '⊕',
@@ -24,4 +24,4 @@ export const joinNode: Fault = {
     world.edge.nodesChanged();
     world.ctx.touchTopology();
   },
-};
+});

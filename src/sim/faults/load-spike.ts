@@ -1,9 +1,9 @@
 import { seconds } from '../core/time';
 import { formatIpv4 } from '../net/ipv4';
 import { didYouMean } from '../scenario/suggest';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 
-export const loadSpike: Fault = {
+export const loadSpike = defineFault({
   id: 'load-spike',
   label: 'Load spike',
   icon: '⇈',
@@ -19,8 +19,8 @@ export const loadSpike: Fault = {
     const clients = world.edge.externalClients;
     const picked = clients.get(name);
     if (!picked) throw new Error(`target: no HTTP client on the internet named "${name}"${didYouMean(name, [...clients.keys()])}`);
-    const factor = params.factor as number;
-    const duration = params.durationSeconds as number;
+    const factor = params.factor;
+    const duration = params.durationSeconds;
     const chosen = params.clients === 'this' ? [picked] : [...clients.values()].filter((c) => c.targetIp === picked.targetIp);
     for (const c of chosen) c.client.setRate(factor, seconds(duration));
     const rate = chosen.reduce((sum, c) => sum + c.client.rate, 0);
@@ -29,4 +29,4 @@ export const loadSpike: Fault = {
     world.ctx.note('warn', picked.entity, 'load.spike', `${who} send ×${factor} for ${duration} s: ${Math.round(rate)} requests/s in all`, { cause });
     world.ctx.causes.record('load_spike', picked.entity, now, { factor, clients: chosen.length, rate, until: now + seconds(duration) });
   },
-};
+});

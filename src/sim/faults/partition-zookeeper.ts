@@ -1,8 +1,8 @@
 import { later, seconds } from '../core/time';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { zookeeperNamed } from './targets';
 
-export const partitionZookeeper: Fault = {
+export const partitionZookeeper = defineFault({
   id: 'partition-zookeeper',
   label: 'Partition ZooKeeper',
   icon: '✂',
@@ -12,11 +12,11 @@ export const partitionZookeeper: Fault = {
   params: [{ name: 'durationSeconds', label: 'Duration', kind: 'number', default: 20, min: 1, max: 3600, unit: 's' }],
   apply(world, _kind, name, params, cause) {
     const zk = zookeeperNamed(world, name);
-    const duration = params.durationSeconds as number;
+    const duration = params.durationSeconds;
     const now = world.ctx.sched.now;
     zk.partition(later(now, seconds(duration)));
     const timeout = world.ctx.params.zookeeper.sessionTimeoutS;
     world.ctx.note('warn', zk.entity, 'zk.partitioned', `unreachable for ${duration} s (sessions time out after ${timeout} s)`, { cause });
     world.ctx.causes.record('zk_partitioned', zk.entity, now, { durationS: duration, sessionTimeoutS: timeout });
   },
-};
+});

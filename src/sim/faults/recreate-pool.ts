@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { loadBalancerNamed } from './targets';
 
-export const recreatePool: Fault = {
+export const recreatePool = defineFault({
   id: 'recreate-pool',
   label: 'Recreate LB pools',
   icon: '♻',
@@ -14,4 +14,4 @@ export const recreatePool: Fault = {
     world.ctx.note('warn', hop.entity, 'lb.pools.recreated', 'every pool deleted and created again', { cause });
     world.edge.recreatePools(name);
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { metallbOf, nodeNamed } from './targets';
 
-export const removeBgpSpeaker: Fault = {
+export const removeBgpSpeaker = defineFault({
   id: 'remove-bgp-speaker',
   label: 'Stop BGP speaker',
   icon: '↧',
@@ -15,4 +15,4 @@ export const removeBgpSpeaker: Fault = {
     if (!metallb.runsOn(host)) throw new Error(`target: node "${name}" runs no MetalLB speaker`);
     metallb.stopSpeaker(host, cause);
   },
-};
+});

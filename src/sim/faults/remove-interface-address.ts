@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { podInterfaceNode } from './targets';
 
-export const removeInterfaceAddress: Fault = {
+export const removeInterfaceAddress = defineFault({
   id: 'remove-interface-address',
   label: 'Remove address from pod ENI',
   icon: '⊟',
@@ -13,4 +13,4 @@ export const removeInterfaceAddress: Fault = {
     const host = podInterfaceNode(world, name);
     if (!world.cni.removeInterfaceAddress(host, cause)) throw new Error(`target: eth1 on node "${name}" has no IPv4 address to remove`);
   },
-};
+});

@@ -1,8 +1,8 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { drain, DRAIN_GRACE } from './drain-node';
 import { nodeNamed } from './targets';
 
-export const removeNode: Fault = {
+export const removeNode = defineFault({
   id: 'remove-node',
   label: 'Remove node',
   icon: '⊖',
@@ -13,7 +13,7 @@ export const removeNode: Fault = {
   apply(world, _kind, name, params, cause) {
     const host = nodeNamed(world, name);
     if (!host.inCluster) throw new Error(`target: node "${name}" is not in the cluster any more`);
-    drain(world, host, params, cause);
+    drain(world, host, params.gracePeriodSeconds, cause);
     host.inCluster = false;
     world.ctx.note('warn', host.entity, 'node.removed', 'deleted from the cluster', { cause });
     world.workloads.nodeDeleted(host, `deletion of ${host.entity}`);
@@ -22,4 +22,4 @@ export const removeNode: Fault = {
     world.edge.nodesChanged();
     world.ctx.touchTopology();
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { nodeNamed } from './targets';
 
-export const restartNodeAgent: Fault = {
+export const restartNodeAgent = defineFault({
   id: 'restart-node-agent',
   label: 'Restart calico-node',
   icon: '↻',
@@ -12,4 +12,4 @@ export const restartNodeAgent: Fault = {
   apply(world, _kind, name, _params, cause) {
     world.cni.restartAgent(nodeNamed(world, name), cause);
   },
-};
+});

@@ -1,6 +1,6 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 
-export const rollingUpdate: Fault = {
+export const rollingUpdate = defineFault({
   id: 'rolling-update',
   label: 'Rolling update',
   icon: '⟳',
@@ -12,4 +12,4 @@ export const rollingUpdate: Fault = {
     if (!world.workloads.hasDeployment(name)) throw new Error(`target: no deployment named "${name}"`);
     world.workloads.rollout(name, cause);
   },
-};
+});

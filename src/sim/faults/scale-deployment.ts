@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { deploymentNamed } from './targets';
 
-export const scaleDeployment: Fault = {
+export const scaleDeployment = defineFault({
   id: 'scale-deployment',
   label: 'Scale deployment',
   icon: '⇕',
@@ -10,6 +10,6 @@ export const scaleDeployment: Fault = {
   targets: ['deployment'],
   params: [{ name: 'replicas', label: 'Replicas', kind: 'number', default: 3, min: 0, max: 500, integer: true }],
   apply(world, _kind, name, params, cause) {
-    world.workloads.scale(deploymentNamed(world, name), params.replicas as number, cause);
+    world.workloads.scale(deploymentNamed(world, name), params.replicas, cause);
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { deploymentNamed } from './targets';
 
-export const setCpuLimit: Fault = {
+export const setCpuLimit = defineFault({
   id: 'set-cpu-limit',
   label: 'Set CPU limit',
   icon: '◔',
@@ -11,8 +11,8 @@ export const setCpuLimit: Fault = {
   params: [{ name: 'cores', label: 'Cores', kind: 'number', default: 0.5, min: 0, max: 64, unit: 'cores' }],
   apply(world, _kind, name, params, cause) {
     const deployment = deploymentNamed(world, name);
-    const cores = params.cores as number;
+    const cores = params.cores;
     world.setCpuLimit(deployment, cores);
     world.ctx.note('warn', `deployment/${deployment}`, 'cpu.limit.changed', cores > 0 ? `limits.cpu ${cores}` : 'CPU limit lifted', { cause });
   },
-};
+});

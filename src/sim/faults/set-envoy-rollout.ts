@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { deploymentNamed } from './targets';
 
-export const setEnvoyRollout: Fault = {
+export const setEnvoyRollout = defineFault({
   id: 'set-envoy-rollout',
   label: 'Envoy rollout',
   icon: '⇄',
@@ -17,11 +17,11 @@ export const setEnvoyRollout: Fault = {
     deploymentNamed(world, name);
     const clients = world.mesh?.clients;
     if (!clients || !world.mesh!.runsClients(name)) throw new Error(`target: deployment "${name}" runs no mesh client`);
-    const percent = params.percent as number;
-    const killSwitch = params.killSwitch as boolean;
+    const percent = params.percent;
+    const killSwitch = params.killSwitch;
     clients.setRollout(name, { envoyPercent: percent, killSwitch });
     const what = killSwitch ? 'kill switch on: new pods run HAProxy' : `new pods run Envoy when their name hashes below ${percent} %`;
     world.ctx.note('info', `deployment/${name}`, 'mesh.rollout', what, { cause });
     if (params.restart) world.workloads.rollout(name, cause);
   },
-};
+});

@@ -1,8 +1,8 @@
 import type { XffPolicy } from '../net/forwarded';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { loadBalancerNamed } from './targets';
 
-export const setForwardedHeader: Fault = {
+export const setForwardedHeader = defineFault({
   id: 'set-forwarded-header',
   label: 'Set X-Forwarded-For',
   icon: '⇢',
@@ -12,7 +12,7 @@ export const setForwardedHeader: Fault = {
   params: [{ name: 'mode', label: 'Header', kind: 'choice', default: 'append', choices: ['preserve', 'append', 'replace'] }],
   apply(world, _kind, name, params, cause) {
     const hop = loadBalancerNamed(world, name);
-    hop.xff = params.mode as XffPolicy;
+    hop.xff = params.mode;
     world.ctx.note('warn', hop.entity, 'lb.xff.changed', `X-Forwarded-For: ${params.mode}`, { cause });
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { nodeNamed } from './targets';
 
-export const setInstanceAllowance: Fault = {
+export const setInstanceAllowance = defineFault({
   id: 'set-instance-allowance',
   label: 'Set conntrack allowance',
   icon: '⛁',
@@ -16,8 +16,8 @@ export const setInstanceAllowance: Fault = {
     const host = nodeNamed(world, name);
     if (!host.hypervisor) throw new Error(`target: node "${name}" is bare-metal, with no hypervisor allowance to change`);
     const before = host.hypervisor.table.max;
-    host.hypervisor.setConntrackAllowance(params.conntrackAllowance as number);
+    host.hypervisor.setConntrackAllowance(params.conntrackAllowance);
     const message = `tracked-connection allowance ${before} → ${params.conntrackAllowance}`;
     world.ctx.note('warn', host.hypervisor.entity, 'hypervisor.allowance.changed', message, { cause });
   },
-};
+});

@@ -1,8 +1,8 @@
 import type { GrpcClientSettings } from '../apps/grpc-client';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { rollOutClientSettings } from './targets';
 
-export const setLbPolicy: Fault = {
+export const setLbPolicy = defineFault({
   id: 'set-lb-policy',
   label: 'Set gRPC LB policy',
   icon: '⚖',
@@ -11,6 +11,6 @@ export const setLbPolicy: Fault = {
   targets: ['deployment'],
   params: [{ name: 'lbPolicy', label: 'Policy', kind: 'choice', default: 'round_robin', choices: ['pick_first', 'round_robin'] }],
   apply(world, _kind, name, params, cause) {
-    rollOutClientSettings(world, name, { lbPolicy: params.lbPolicy as GrpcClientSettings['lbPolicy'] }, cause);
+    rollOutClientSettings(world, name, { lbPolicy: params.lbPolicy }, cause);
   },
-};
+});

@@ -1,8 +1,8 @@
 import type { GrpcClientSettings } from '../apps/grpc-client';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { rollOutClientSettings } from './targets';
 
-export const setReconnectPolicy: Fault = {
+export const setReconnectPolicy = defineFault({
   id: 'set-reconnect-policy',
   label: 'Set reconnect policy',
   icon: '↻',
@@ -15,7 +15,7 @@ export const setReconnectPolicy: Fault = {
     { name: 'reconnectIntervalMs', label: 'Fixed interval', kind: 'number', default: 300, min: 1, max: 600_000, unit: 'ms' },
   ],
   apply(world, _kind, name, params, cause) {
-    const reconnect = params.reconnect as GrpcClientSettings['reconnect'];
-    rollOutClientSettings(world, name, { reconnect, reconnectIntervalMs: params.reconnectIntervalMs as number }, cause);
+    const reconnect = params.reconnect;
+    rollOutClientSettings(world, name, { reconnect, reconnectIntervalMs: params.reconnectIntervalMs }, cause);
   },
-};
+});

@@ -1,8 +1,8 @@
 import type { RpFilterMode } from '../net/rp-filter';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { nodeNamed } from './targets';
 
-export const setRpFilter: Fault = {
+export const setRpFilter = defineFault({
   id: 'set-rp-filter',
   label: 'Set rp_filter',
   icon: '⊘',
@@ -16,6 +16,7 @@ export const setRpFilter: Fault = {
   ],
   apply(world, _kind, name, params, cause) {
     const host = nodeNamed(world, name);
+    // resolveParams holds it to a whole number from 0 to 2.
     const mode = params.mode as RpFilterMode;
     const before = host.rpFilterAll;
     host.rpFilterAll = mode;
@@ -23,4 +24,4 @@ export const setRpFilter: Fault = {
     const scope = params.interfaces === true ? 'all and every interface' : 'all';
     world.ctx.note('warn', host.entity, 'node.rp_filter.changed', `rp_filter (${scope}) ${before} → ${mode}`, { cause });
   },
-};
+});

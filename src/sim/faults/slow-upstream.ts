@@ -1,7 +1,7 @@
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { dnsServerNamed, IMPAIRMENT_DURATION } from './targets';
 
-export const slowUpstream: Fault = {
+export const slowUpstream = defineFault({
   id: 'slow-upstream',
   label: 'Slow DNS upstream',
   icon: '⇣',
@@ -10,6 +10,6 @@ export const slowUpstream: Fault = {
   targets: ['dns'],
   params: [IMPAIRMENT_DURATION, { name: 'addedLatencyMs', label: 'Added latency', kind: 'number', default: 1000, min: 0, max: 60_000, unit: 'ms' }],
   apply(world, _kind, name, params, cause) {
-    dnsServerNamed(world, name).impair(params.durationSeconds as number, 0, params.addedLatencyMs as number, cause);
+    dnsServerNamed(world, name).impair(params.durationSeconds, 0, params.addedLatencyMs, cause);
   },
-};
+});

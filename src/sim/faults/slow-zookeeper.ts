@@ -1,8 +1,8 @@
 import { later, seconds } from '../core/time';
-import type { Fault } from './fault';
+import { defineFault } from './fault';
 import { IMPAIRMENT_DURATION, zookeeperNamed } from './targets';
 
-export const slowZookeeper: Fault = {
+export const slowZookeeper = defineFault({
   id: 'slow-zookeeper',
   label: 'Slow ZooKeeper',
   icon: '⇓',
@@ -12,10 +12,10 @@ export const slowZookeeper: Fault = {
   params: [IMPAIRMENT_DURATION, { name: 'factor', label: 'Slower ×', kind: 'number', default: 4, min: 1, max: 100 }],
   apply(world, _kind, name, params, cause) {
     const zk = zookeeperNamed(world, name);
-    const duration = params.durationSeconds as number;
+    const duration = params.durationSeconds;
     const now = world.ctx.sched.now;
-    zk.slowDown(params.factor as number, later(now, seconds(duration)));
+    zk.slowDown(params.factor, later(now, seconds(duration)));
     world.ctx.note('warn', zk.entity, 'zk.slow', `every server reads ${params.factor}× slower for ${duration} s`, { cause });
-    world.ctx.causes.record('zk_slowed', zk.entity, now, { factor: params.factor as number, durationS: duration });
+    world.ctx.causes.record('zk_slowed', zk.entity, now, { factor: params.factor, durationS: duration });
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { FaultParamDescriptor } from '../api';
+import type { FaultParamSpec } from './fault';
 import type { GrpcClientSettings } from '../apps/grpc-client';
 import type { ClusterDns } from '../dns/cluster-dns';
 import type { ServerImpairment } from '../dns/server-impairment';
@@ -67,7 +67,7 @@ export function zookeeperNamed(world: World, name: string): ZooKeeper {
 }
 
 /** How long a DNS impairment lasts. */
-export const IMPAIRMENT_DURATION: FaultParamDescriptor = { name: 'durationSeconds', label: 'Duration', kind: 'number', default: 30, min: 1, max: 3600, unit: 's' };
+export const IMPAIRMENT_DURATION = { name: 'durationSeconds', label: 'Duration', kind: 'number', default: 30, min: 1, max: 3600, unit: 's' } as const satisfies FaultParamSpec;
 
 /** A new client configuration in the pod template, rolled out as a config change is: running channels keep theirs. */
 export function rollOutClientSettings(world: World, name: string, change: Partial<GrpcClientSettings>, cause: string): void {
