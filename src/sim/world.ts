@@ -31,7 +31,7 @@ import { DROP_REASON_IDS, DROP_REASONS, explainDrop, type DropReason } from './r
 import type { Scenario } from './scenario/schema';
 import { knobsOf, type DeploymentParams } from './scenario/params';
 import { GrpcServers } from './apps/grpc-server';
-import { GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
+import { describeReconnect, GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
 import { DialCohort } from './apps/grpc/dial-cohort';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
@@ -313,8 +313,7 @@ export class World {
         }
         const s = this.clientSettings.get(deployment);
         if (!s) return undefined;
-        const how = s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (a fixed interval)` : "by gRPC's backoff (1 s, ×1.6, up to 120 s)";
-        return `its ${s.lbPolicy} channels redial each address ${how}, giving each attempt ${s.minConnectTimeoutMs} ms`;
+        return `its ${s.lbPolicy} channels redial each address ${describeReconnect(s)}, giving each attempt ${s.minConnectTimeoutMs} ms`;
       },
     };
   }

@@ -10,7 +10,7 @@ import type { PodApp } from '../infra/pod';
 import { formatIpv4 } from '../net/ipv4';
 import { Payload, type PayloadId } from '../net/packet';
 import { TcpState, type CloseCause, type Socket, type SocketOwner, type TcpStack } from '../net/tcp';
-import { fixedBackoff, GRPC_BACKOFF, type BackoffConfig } from './grpc/backoff';
+import { describeBackoff, fixedBackoff, GRPC_BACKOFF, RECONNECT_INTERVAL_MS, type BackoffConfig } from './grpc/backoff';
 import { CallAttempts, CallPolicy, GIVE_UP, INCIDENT_RETRY_POLICY, NO_DEADLINE, type AttemptFailure } from './grpc/call-policy';
 import { ClientTransport } from './grpc/client-transport';
 import type { CohortHost, DialCohort } from './grpc/dial-cohort';
@@ -36,13 +36,20 @@ export interface GrpcClientSettings {
   maxAttempts: number;
 }
 
+/** How a deployment's channels redial, in words: "every 300 ms (a fixed interval)" or "by gRPC's backoff (1 s, …)". */
+export function describeReconnect(s: GrpcClientSettings): string {
+  return s.reconnect === 'fixed'
+    ? `${describeBackoff(fixedBackoff(millis(s.reconnectIntervalMs)))} (a fixed interval)`
+    : `by gRPC's backoff (${describeBackoff(GRPC_BACKOFF)})`;
+}
+
 export const GRPC_CLIENT_DEFAULTS: GrpcClientSettings = {
   // grpc-go's default LB policy is pick_first (REFERENCE A.3).
   lbPolicy: 'pick_first',
   // The connection backoff spec (REFERENCE A.1).
   reconnect: 'backoff',
-  // The incident's years-old custom setting: a reconnect every 300 ms (INCIDENTS.md §1); used when reconnect is fixed.
-  reconnectIntervalMs: 300,
+  // Used when reconnect is fixed: the incident's custom 300 ms (apps/grpc/backoff.ts).
+  reconnectIntervalMs: RECONNECT_INTERVAL_MS.default,
   // MIN_CONNECT_TIMEOUT 20 s (REFERENCE A.1).
   minConnectTimeoutMs: 20_000,
   // MinResolutionInterval 30 s (REFERENCE A.4).
@@ -228,7 +235,7 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost, 
         rows: [
           ['state', CONNECTIVITY_NAMES[this.policy.state]],
           ['LB policy', s.lbPolicy],
-          ['reconnect', s.reconnect === 'fixed' ? `every ${s.reconnectIntervalMs} ms (fixed)` : 'gRPC backoff (1 s ×1.6, max 120 s)'],
+          ['reconnect', describeReconnect(s)],
           ['resolved addresses', String(this.addresses.length)],
           ['RPCs in flight', String(this.rpcs.size)],
           ['RPCs waiting for a pick', String(this.waiting.length)],

@@ -1,4 +1,4 @@
-import type { GrpcClientSettings } from '../apps/grpc-client';
+import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
 import { defineFault } from './fault';
 import { rollOutClientSettings } from './targets';
 
@@ -11,8 +11,7 @@ export const setReconnectPolicy = defineFault({
   targets: ['deployment'],
   params: [
     { name: 'reconnect', label: 'Reconnect', kind: 'choice', default: 'backoff', choices: ['backoff', 'fixed'] },
-    // The incident's custom 300 ms interval (the default of params.<deployment>.reconnectIntervalMs).
-    { name: 'reconnectIntervalMs', label: 'Fixed interval', kind: 'number', default: 300, min: 1, max: 600_000, unit: 'ms' },
+    { name: 'reconnectIntervalMs', label: 'Fixed interval', kind: 'number', default: RECONNECT_INTERVAL_MS.default, min: RECONNECT_INTERVAL_MS.min, max: RECONNECT_INTERVAL_MS.max, unit: 'ms' },
   ],
   apply(world, _kind, name, params, cause) {
     const reconnect = params.reconnect;

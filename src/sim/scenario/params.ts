@@ -1,3 +1,4 @@
+import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
 import { MAX_REPLICAS } from './topology';
 import { z } from './zod';
 
@@ -300,7 +301,7 @@ export const deploymentParamsSchema = z.strictObject({
   // gRPC clients (defaults and their sources in apps/grpc-client.ts).
   lbPolicy: z.enum(['pick_first', 'round_robin']).optional(),
   reconnect: z.enum(['backoff', 'fixed']).optional(),
-  reconnectIntervalMs: z.number().gt(0).max(600_000).optional(),
+  reconnectIntervalMs: z.number().min(RECONNECT_INTERVAL_MS.min).max(RECONNECT_INTERVAL_MS.max).optional(),
   minConnectTimeoutMs: z.number().gt(0).max(600_000).optional(),
   resolutionIntervalS: z.number().min(0).max(3600).optional(),
   resolverRefresh: z.enum(['defer', 'drop']).optional(),

@@ -27,8 +27,19 @@ export const GRPC_BACKOFF: BackoffConfig = {
   minConnectTimeout: seconds(20),
 };
 
-// The incident's years-old client settings reconnected every 300 ms (INCIDENTS.md §1).
-export const INCIDENT_RECONNECT_INTERVAL = millis(300);
+/**
+ * The fixed reconnect interval's range and default, which the deployment knob, the set-reconnect-policy fault and the
+ * client's defaults all take from here. The default is the incident's years-old custom setting (INCIDENTS.md §1).
+ */
+export const RECONNECT_INTERVAL_MS = { default: 300, min: 1, max: 600_000 } as const;
+export const INCIDENT_RECONNECT_INTERVAL = millis(RECONNECT_INTERVAL_MS.default);
+
+/** The backoff in words, from its values: "1 s, ×1.6, up to 120 s" for gRPC's, "every 300 ms" for a fixed one. */
+export function describeBackoff(config: BackoffConfig): string {
+  const time = (us: number): string => (us >= 1_000_000 ? `${us / 1_000_000} s` : `${us / 1000} ms`);
+  if (config.multiplier === 1 && config.jitter === 0) return `every ${time(config.baseDelay)}`;
+  return `${time(config.baseDelay)}, ×${config.multiplier}, up to ${time(config.maxDelay)}`;
+}
 
 /**
  * A constant reconnect interval, as the incident's custom settings gave: no growth, no jitter. Model choice: the
