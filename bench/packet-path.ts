@@ -6,12 +6,12 @@ import { loadScenario } from '../src/sim/scenario/load';
 import { createSim, FAULT_IDS } from '../src/sim/sim';
 
 /**
- * The hot path of the "It wasn't DNS" incident (INCIDENTS.md §1): many client pods on cloud nodes in ENI mode keep
- * redialling a Service whose only server pod was deleted. kube-proxy never hears of the deletion and the cloud never
- * releases the address, so every SYN crosses the client's hypervisor and the fabric to the server's instance. Until
- * that instance's tracked-connection table is full the SYNs die on its address-less eth1 as rp_filter_martian; after,
- * in its hypervisor as hypervisor_conntrack_exceeded. Each repetition is a fresh sim built from the same YAML: an
- * untimed lead-in (start-up, deletion, the table filling), then the timed flood.
+ * The hot path of the "It wasn't DNS" incident (docs/sources/incidents.md#it-wasnt-dns): many client pods on cloud
+ * nodes in ENI mode keep redialling a Service whose only server pod was deleted. kube-proxy never hears of the deletion
+ * and the cloud never releases the address, so every SYN crosses the client's hypervisor and the fabric to the server's
+ * instance. Until that instance's tracked-connection table is full the SYNs die on its address-less eth1 as
+ * rp_filter_martian; after, in its hypervisor as hypervisor_conntrack_exceeded. Each repetition is a fresh sim built
+ * from the same YAML: an untimed lead-in (start-up, deletion, the table filling), then the timed flood.
  */
 
 export interface PacketPathOptions {
@@ -105,7 +105,8 @@ export function packetPathScenario(options: PacketPathOptions = {}): string {
       services: { web: { selector: 'web', clusterIp: '10.96.0.10', port: 80 } },
     },
     params: {
-      // The incident's clients redialled every 300 ms (INCIDENTS.md §1); a short connect timeout keeps SYNs coming.
+      // The incident's clients redialled every 300 ms (docs/sources/incidents.md#it-wasnt-dns); a short connect timeout
+      // keeps SYNs coming.
       client: { requestsPerSecond: 1, connectionsPerPod: options.connectionsPerPod ?? 4, reconnectMs: 300, connectTimeoutMs: 200 },
       node: { podNetwork: 'eni' },
       kube: { endpointPropagationMs: NEVER_S * 1000 },

@@ -78,7 +78,8 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
   const nodesChanged = () => {
     if (pollPending || nodeSyncs.length === 0) return;
     pollPending = true;
-    // CIS polls the node list every 30 s from its start (REFERENCE G.2); the change shows at the next poll.
+    // CIS polls the node list every 30 s from its start (docs/sources/load-balancers.md#container-ingress-services);
+    // the change shows at the next poll.
     const now = world.ctx.sched.now;
     world.ctx.sched.at((Math.floor(now / CIS_NODE_POLL_INTERVAL) * CIS_NODE_POLL_INTERVAL + CIS_NODE_POLL_INTERVAL) as SimTime, nodePoll);
   };

@@ -23,7 +23,7 @@ function expectNoLeftovers(w: World): void {
   expect(new Set(children.map((r) => r.pod)).size).toBe(children.length);
 }
 
-describe('nerve (REFERENCE I.1)', () => {
+describe('nerve (docs/sources/service-discovery.md#nerve)', () => {
   // Offsets from a check at 10.0 s: just after one, mid-way, and just before the next.
   it.each([0.01, 0.26, 0.49])('vector 1: SIGTERM at 10 s + %f s, no preStop → deregistered at the next check, within 0.6 s', (offset) => {
     const { ctx, w } = worldOf(scenario('nerve'));

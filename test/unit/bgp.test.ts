@@ -22,7 +22,7 @@ function setup(nodes = 2) {
 
 const kinds = (ctx: SimContext, prefix: string) => ctx.log.since(0).filter((e) => e.kind.startsWith(prefix));
 
-describe('MetalLB BGP mode (REFERENCE F.4)', () => {
+describe('MetalLB BGP mode (docs/sources/load-balancers.md#metallb-bgp-mode)', () => {
   it('defaults: hold timer 90 s with keepalives every 30 s (RFC 4271 §10), sub-second convergence', () => {
     expect(BGP_DEFAULTS.holdTime).toBe(seconds(90));
     expect(BGP_DEFAULTS.keepaliveTime).toBe(seconds(30));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BlockIpam } from '../../src/sim/infra/block-ipam';
 import { cidr, cidrSize, formatCidr, formatIpv4, ipv4 } from '../../src/sim/net/ipv4';
 
-describe('Calico block IPAM (REFERENCE H.1)', () => {
+describe('Calico block IPAM (docs/sources/calico.md#ip-pools-and-blocks)', () => {
   it('vector 1: a /16 pool in /26 blocks is 1024 blocks of 64; 100 pods and the tunnel need two blocks', () => {
     const ipam = new BlockIpam(cidr('10.244.0.0/16'), 26);
     expect(ipam.capacity).toBe(64);

@@ -6,7 +6,7 @@ import { ConntrackTable, CtState, KERNEL_TIMEOUTS, KUBE_PROXY_TIMEOUTS, kubeProx
 const TCP = 6;
 const UDP = 17;
 
-describe('conntrack defaults (REFERENCE D.3)', () => {
+describe('conntrack defaults (docs/sources/linux-conntrack.md)', () => {
   it('vector 5: kube-proxy sizes the table max(131072, 32768 × cores)', () => {
     expect(kubeProxyConntrackMax(8)).toBe(262_144);
     expect(kubeProxyConntrackMax(2)).toBe(131_072);

@@ -29,7 +29,10 @@ function bench(kernel: CfsKernel, cpus: number, limitCores: number | undefined):
   return { ctx, cfs, took, at: (t, count, ms) => ctx.sched.at(t as SimTime, submit, count, millis(ms)) };
 }
 
-/** REFERENCE H.4 vector 3: quota 20 ms per 100 ms, 8 threads on 8 CPUs each needing 1 ms at the start of every period. */
+/**
+ * docs/sources/linux-cfs.md#test-vectors, vector 1: quota 20 ms per 100 ms, 8 threads on 8 CPUs each needing 1 ms at
+ * the start of every period.
+ */
 function vector3(kernel: CfsKernel): Bench {
   const b = bench(kernel, 8, 0.2);
   for (let period = 0; period < 20; period++) b.at(period * PERIOD + 1, 8, 1);
@@ -37,7 +40,7 @@ function vector3(kernel: CfsKernel): Bench {
   return b;
 }
 
-describe('CFS bandwidth control (REFERENCE H.2)', () => {
+describe('CFS bandwidth control (docs/sources/linux-cfs.md)', () => {
   it('sets the quota from the limit: 200m is 20 ms per 100 ms; no limit, no quota', () => {
     expect(quotaFor(0.2, PERIOD)).toBe(millis(20));
     expect(quotaFor(undefined, PERIOD)).toBe(Infinity);

@@ -26,7 +26,7 @@ function cache(settings: CacheSettings) {
   return { c, put, get, lifetime, metrics };
 }
 
-describe('cache plugin (REFERENCE B.3)', () => {
+describe('cache plugin (docs/sources/dns.md#cache-plugin)', () => {
   it('`cache 30` caps a 300 s record at 30 s and never extends a shorter TTL', () => {
     const { put, lifetime } = cache(cacheCappedAt(30));
     put('long.example.com', 'NOERROR', 300);

@@ -24,7 +24,7 @@ function setup(overrides: Partial<ClusterDnsOptions> = {}) {
   return { ctx, transport, services, dns, replica, client };
 }
 
-describe('cluster DNS (CoreDNS with the kubeadm Corefile, REFERENCE B.2)', () => {
+describe('cluster DNS (CoreDNS with the kubeadm Corefile, docs/sources/dns.md#kubeadm-corefile)', () => {
   it('answers a Service name from the records source with TTL 30, and NXDOMAIN for unknown names in the zone', () => {
     const { ctx, client, transport } = setup();
     const web = client.ask(REPLICA_IP, 'web.default.svc.cluster.local');

@@ -30,7 +30,7 @@ function setup(options: Partial<ExternalDnsOptions> = {}, providerOptions: Parti
   return { ctx, transport, provider, controller, setDesired, served };
 }
 
-describe('external-dns (REFERENCE C.1, C.3)', () => {
+describe('external-dns (docs/sources/dns.md#external-dns, #test-vectors)', () => {
   it('vector 3: an address change reaches the provider at the next run (≤ 60 s) and a TTL-honouring resolver serves the old one until ≈ 360 s', () => {
     const { ctx, transport, controller, setDesired, served } = setup();
     // A resolver that honours record TTLs up to an hour (the cache plugin's default cap) in front of the provider.

@@ -36,7 +36,7 @@ function saturate(slots: number, holdSeconds: number, qps: number, runSeconds = 
   return { admittedPerSecond: admitted / measured, refusedShare: 1 - admitted / offered, peakMemory };
 }
 
-describe('CoreDNS forward max_concurrent (REFERENCE B.5, B.6)', () => {
+describe('CoreDNS forward max_concurrent (docs/sources/dns.md#concurrency-saturation, #test-vectors)', () => {
   it('vector 1: 1000 slots, a silent upstream holding 5 s, 500 qps offered ⇒ ~200 qps admitted and 60 % REFUSED', () => {
     const r = saturate(KUBEADM_MAX_CONCURRENT, 5, 500);
     expect(Math.abs(r.admittedPerSecond - 200)).toBeLessThan(6);
@@ -60,7 +60,7 @@ describe('CoreDNS forward max_concurrent (REFERENCE B.5, B.6)', () => {
   });
 });
 
-describe('forward dial timeout (REFERENCE B.6 vector 4)', () => {
+describe('forward dial timeout (docs/sources/dns.md#test-vectors, vector 4)', () => {
   it('starts at 30 s, is 22.5 s after one fast dial, and reaches the 1 s floor after 12 fast dials', () => {
     const dial = new AdaptiveDialTimeout();
     expect(dial.timeoutMs).toBe(30_000);
@@ -105,7 +105,7 @@ function forwarder(upstreams: number[], overrides: Partial<ForwardSettings> = {}
 const UP1 = ipv4('10.0.0.2');
 const UP2 = ipv4('10.0.0.3');
 
-describe('forward health checks (REFERENCE B.1, B.6 vector 3)', () => {
+describe('forward health checks (docs/sources/dns.md#health-checks, #test-vectors, vector 3)', () => {
   it('vector 3: an upstream dead from t=0 fails its first query at 2 s and is down after the 3rd failed check', () => {
     const f = forwarder([UP1]);
     f.transport.setPath(UP1, { blackhole: true });
@@ -191,7 +191,7 @@ describe('forward health checks (REFERENCE B.1, B.6 vector 3)', () => {
   });
 });
 
-describe('forward connections (REFERENCE B.1)', () => {
+describe('forward connections (docs/sources/dns.md#connection-reuse)', () => {
   it('reuses one TCP connection for queries in sequence and dials again after 10 s idle', () => {
     const f = forwarder([UP1], { forceTcp: true });
     f.answering(UP1);

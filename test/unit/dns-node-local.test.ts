@@ -59,7 +59,7 @@ function saturate(clusterForward: Partial<ForwardSettings>, qps: number, hold: n
   };
 }
 
-describe('node-local DNS max_concurrent, end to end (REFERENCE B.5, B.6)', () => {
+describe('node-local DNS max_concurrent, end to end (docs/sources/dns.md#concurrency-saturation, #test-vectors)', () => {
   it('vector 1: 1000 slots, a silent cluster DNS holding each query 5 s, 500 qps ⇒ ~200 qps admitted and 60 % REFUSED', () => {
     // Two 2.5 s reads end exactly at the 5 s request deadline, so each admitted query holds its slot 5 s; max_fails 0
     // turns health checks off, which would otherwise shorten the hold (next test).
@@ -107,7 +107,7 @@ describe('node-local DNS max_concurrent, end to end (REFERENCE B.5, B.6)', () =>
   });
 });
 
-describe('node-local DNS zones and cache (REFERENCE B.2, B.6 vector 5)', () => {
+describe('node-local DNS zones and cache (docs/sources/dns.md#nodelocal-dnscache, #test-vectors, vector 5)', () => {
   function withClusterDns() {
     const s = setup();
     s.transport.listen(

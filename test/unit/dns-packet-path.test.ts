@@ -41,7 +41,7 @@ describe('the DNS chain on the packet path', () => {
     const t = r.totals;
     expect(t['dns.client.lookups']).toBeGreaterThan(800);
     expect(t['dns.client.failures'] ?? 0).toBe(0);
-    // ndots:5 sends `metric.example.com` through the three search suffixes first (REFERENCE B.4).
+    // ndots:5 sends `metric.example.com` through the three search suffixes first (docs/sources/dns.md#pod-resolver).
     expect(t['dns.client.queries']).toBeGreaterThan(2 * t['dns.client.lookups']!);
     expect(t['dns.nodelocal.queries']).toBe(t['dns.client.queries']);
     expect(t['dns.nodelocal.cache.hits']).toBeGreaterThan(t['dns.nodelocal.cache.misses']!);

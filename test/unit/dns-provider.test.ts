@@ -21,7 +21,7 @@ function setup(overrides: Partial<DnsProviderOptions> = {}) {
 
 const record = (name: string, addresses: number[], ttl = 300): RecordSet => ({ name, addresses, ttl, owner: 'default' });
 
-describe('DNS provider (Route 53-like, REFERENCE C.1)', () => {
+describe('DNS provider (Route 53-like, docs/sources/dns.md#route-53)', () => {
   it('serves upserted records with their TTL, NXDOMAIN for others, and stops serving deleted ones', () => {
     const { ctx, provider, client } = setup();
     expect(provider.changeRecordSets([{ action: 'UPSERT', record: record('api.example.com', [A]) }]).ok).toBe(true);

@@ -35,7 +35,7 @@ function setup(nameservers = [NS1]) {
   return { ctx, transport, conf, results, resolve, serve, asked, queries };
 }
 
-describe('search list and ndots (REFERENCE B.4)', () => {
+describe('search list and ndots (docs/sources/dns.md#pod-resolver)', () => {
   const conf = podResolvConf('shop', [NS1]);
 
   it('builds the pod search list for its namespace, with ndots:5, timeout 5 s and 2 attempts', () => {

@@ -56,7 +56,7 @@ describe(FILE, () => {
   it.each([
     { fixes: [], mode: 'hash-threshold', withdrawal: [1 / 3 - 0.1, 1 / 2 + 0.05] },
     { fixes: ['resilient-hashing'], mode: 'resilient', withdrawal: [0, 0.05] },
-  ])('$mode: each change resets about the share of flows the router moved, as REFERENCE F predicts', ({ fixes, mode, withdrawal }) => {
+  ])('$mode: each change resets about the share of flows the router moved, as docs/sources/load-balancers.md predicts', ({ fixes, mode, withdrawal }) => {
     const list = resetsPerChange(fixes);
     // Four nodes join one by one during the spike, node-a leaves after it.
     expect(list).toHaveLength(5);

@@ -28,10 +28,10 @@ function moved(mode: EcmpMode, before: number[], after: number[]): number {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const without = (n: number, k: number) => range(n).filter((h) => h !== k);
-// RFC 2992 disruption when region K of N goes (REFERENCE F.1).
+// RFC 2992 disruption when region K of N goes (docs/sources/load-balancers.md#ecmp-hash-threshold).
 const D = (n: number, k: number) => ((k - 1) * k + (n - k) * (n - k + 1)) / (2 * n * (n - 1));
 
-describe('ECMP next-hop selection (REFERENCE F)', () => {
+describe('ECMP next-hop selection (docs/sources/load-balancers.md)', () => {
   it.each([4, 5, 8])('hash-threshold with %i hops moves D(N,K) of flows when hop K goes, for every K', (n) => {
     for (let k = 1; k <= n; k++) expect(Math.abs(moved('hash-threshold', range(n), without(n, k)) - D(n, k))).toBeLessThan(0.02);
   });
@@ -85,7 +85,7 @@ describe('movedShare over the sample mapping, what the router reports for each c
     ['hash-threshold', 5, 3, 3 / 10],
     ['modulo', 4, 2, 3 / 4],
     ['resilient', 4, 2, 1 / 4],
-  ] as const)('%s, %i next hops, remove #%i: within 2 %% of %f (REFERENCE F.5)', (mode, n, k, expected) => {
+  ] as const)('%s, %i next hops, remove #%i: within 2 %% of %f (docs/sources/load-balancers.md#ecmp-test-vectors)', (mode, n, k, expected) => {
     expect(Math.abs(measure(mode, range(n), without(n, k)) - expected)).toBeLessThan(0.02);
   });
 

@@ -55,7 +55,7 @@ function recordDrops(w: World): Drop[] {
 
 const events = (ctx: SimContext, kind: string) => ctx.log.since(0).filter((e) => e.kind === kind);
 
-// ECMP: MetalLB speakers announcing a LoadBalancer IP to a ToR (REFERENCE F).
+// ECMP: MetalLB speakers announcing a LoadBalancer IP to a ToR (docs/sources/load-balancers.md#metallb-bgp-mode).
 
 const LB_IP = ipv4('192.0.2.50');
 const PREFIX = { base: LB_IP, prefix: 32 };
@@ -210,7 +210,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
     expect(r.hopsJustAfter).toEqual(['10.0.0.11', '10.0.0.13', '10.0.0.14']);
     expect(events(r.ctx, 'bgp.withdraw').map((e) => [e.entity, e.t])).toEqual([['node/node-b', 10_100_000]]);
     const changed = events(r.ctx, 'router.ecmp.changed').filter((e) => e.t > 0);
-    // REFERENCE F.5 vector 1: hash-threshold, 4 next hops, remove #2 moves a third.
+    // docs/sources/load-balancers.md#ecmp-test-vectors, vector 1: hash-threshold, 4 next hops, remove #2 moves a third.
     expect(changed.map((e) => [e.t, e.message])).toEqual([[10_600_000, 'withdrew 192.0.2.50/32 via 10.0.0.12: 3 next hop(s) for 192.0.2.50/32; 34 % of flows now hash to another next hop']]);
     expect(r.ctx.metrics.counter('router.rehashes', { router: 'tor' }).total - 3).toBe(1);
     expect(r.ctx.metrics.gauge('router.ecmp.next_hops', { router: 'tor', prefix: '192.0.2.50/32' }).value).toBe(3);
@@ -228,7 +228,8 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
 
   it('hash-threshold: removing hop 2 of 4 moves 1/3 of flows; the 1/12 beyond the dead hop are reset by nodes that never saw them', () => {
     const r = deleteTraefik1();
-    // REFERENCE F.5 vector 1: D(4, 2) = 1/3 of the hash space changes next hop, 1/4 of it node-b's own.
+    // docs/sources/load-balancers.md#ecmp-test-vectors, vector 1: D(4, 2) = 1/3 of the hash space changes next hop, 1/4
+    // of it node-b's own.
     expect(gridShare(r.gridBefore, r.router, changedHop)).toBeCloseTo(1 / 3, 3);
     expect(gridShare(r.gridBefore, r.router, collateralHop)).toBeCloseTo(1 / 12, 3);
     // The 400 flows opened at 0 s are spread evenly: 146 of them (36.5 %) would move.
@@ -259,7 +260,8 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
     const r = deleteTraefik1();
     const back = reannounce(r);
     expect(events(r.ctx, 'bgp.announce').map((e) => [e.entity, e.t])).toEqual([['node/node-b', 15_300_000]]);
-    // REFERENCE F.1/F.5 vector 2: appending a next hop at the end (N-1 → N) moves 1/2 of the hash space.
+    // docs/sources/load-balancers.md#ecmp-hash-threshold, #ecmp-test-vectors, vector 2: appending a next hop at the end
+    // (N-1 → N) moves 1/2 of the hash space.
     expect(gridShare(back.gridBefore, r.router)).toBeCloseTo(1 / 2, 3);
     expect(back.before.length).toBeGreaterThan(FLOWS - 10);
     // The flows alive then are not spread evenly any more: node-b's old quarter and node-c's collateral slice were
@@ -280,7 +282,8 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
   it('resilient hashing: the withdrawal resets nothing beyond the dead node, the re-announcement moves only 1/4', () => {
     const r = deleteTraefik1(['topology.routers[0].ecmp=resilient']);
     expect(r.hopsJustAfter).toEqual(['10.0.0.11', '10.0.0.13', '10.0.0.14']);
-    // REFERENCE F.5 vector 4: resilient 4 → 3 moves 25 %, the dead hop's flows only.
+    // docs/sources/load-balancers.md#ecmp-test-vectors, vector 4: resilient 4 → 3 moves 25 %, the dead hop's flows
+    // only.
     expect(gridShare(r.gridBefore, r.router)).toBeCloseTo(1 / 4, 2);
     expect(gridShare(r.gridBefore, r.router, collateralHop)).toBe(0);
     expect(movedBy(r.router, r.all).every((f) => f.hop === NODE.b)).toBe(true);
@@ -290,7 +293,8 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
     expect(r.ctx.metrics.counter('tcp.rst.received').total - r.rstBefore).toBe(0);
 
     const back = reannounce(r);
-    // REFERENCE F.3: adding a hop moves 1/(N+1): 32 of the 128 buckets, all to node-b.
+    // docs/sources/load-balancers.md#resilient-hashing: adding a hop moves 1/(N+1): 32 of the 128 buckets, all to
+    // node-b.
     expect(gridShare(back.gridBefore, r.router)).toBeCloseTo(1 / 4, 2);
     expect(gridShare(back.gridBefore, r.router, (from, to) => from !== to && to !== NODE.b)).toBe(0);
     expect(back.moved.length / back.before.length).toBeGreaterThan(0.25 - 0.06);
@@ -302,7 +306,8 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
 
   it("modulo-N: the withdrawal moves 3/4 of the hash space; two thirds of the surviving nodes' flows are reset", () => {
     const r = deleteTraefik1(['topology.routers[0].ecmp=modulo']);
-    // REFERENCE F.2/F.5 vector 4: modulo 4 → 3 moves 75 %, 50 % of it beyond node-b's quarter.
+    // docs/sources/load-balancers.md#modulo-n-hashing, #ecmp-test-vectors, vector 4: modulo 4 → 3 moves 75 %, 50 % of
+    // it beyond node-b's quarter.
     expect(gridShare(r.gridBefore, r.router)).toBeCloseTo(3 / 4, 2);
     expect(gridShare(r.gridBefore, r.router, collateralHop)).toBeCloseTo(1 / 2, 2);
     expect(movedBy(r.router, r.all).length / FLOWS).toBeGreaterThan(0.75 - 0.06);
@@ -349,7 +354,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
     const perNode = new Map<string, number>();
     for (const pod of w.workloads.pods) perNode.set(pod.host.name, (perNode.get(pod.host.name) ?? 0) + accepted.get(pod.name)!);
     expect([...accepted.values()].reduce((a, b) => a + b, 0)).toBe(FLOWS);
-    // REFERENCE F.4: 1/4 per node; node-a's three pods split its quarter.
+    // docs/sources/load-balancers.md#metallb-bgp-mode: 1/4 per node; node-a's three pods split its quarter.
     for (const n of perNode.values()) {
       expect(n / FLOWS).toBeGreaterThan(0.25 - 0.06);
       expect(n / FLOWS).toBeLessThan(0.25 + 0.06);
@@ -382,7 +387,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
   });
 });
 
-// F5 BIG-IP in front of NodePort Services (REFERENCE G).
+// F5 BIG-IP in front of NodePort Services (docs/sources/load-balancers.md#big-ip-health-monitors).
 
 const VIP = ipv4('192.0.2.10');
 
@@ -563,8 +568,9 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
     expect(lastOk).toBeLessThan(20.1);
     expect(memberEvents(r.ctx, 'lb.member.down', '10.0.0.12').length).toBe(1);
     const down = memberEvents(r.ctx, 'lb.member.down', '10.0.0.12')[0]!;
-    // REFERENCE G.1/G.5 vector 1: down once no probe has succeeded for the timeout (16 s) since the last success;
-    // the deletion came within one probe interval after that success.
+    // docs/sources/load-balancers.md#big-ip-health-monitors, #big-ip-test-vectors, vector 1: down once no probe has
+    // succeeded for the timeout (16 s) since the last success; the deletion came within one probe interval after that
+    // success.
     expect(down - lastOk).toBeCloseTo(16, 6);
     expect(down - 21).toBeGreaterThan(16 - 5);
     expect(down - 21).toBeLessThanOrEqual(16);
@@ -656,7 +662,8 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
       expectConserved(r.ctx, r.w);
       return { dials, toD, downAt: memberEvents(r.ctx, 'lb.member.down', '10.0.0.14') };
     };
-    // REFERENCE G.5 vector 2: unknown members that take traffic blackhole it until the monitor timeout, 16 s.
+    // docs/sources/load-balancers.md#big-ip-test-vectors, vector 2: unknown members that take traffic blackhole it
+    // until the monitor timeout, 16 s.
     const open = outcome([]);
     expect(open.downAt).toEqual([27]);
     expect(open.toD.length).toBeGreaterThan(40);
@@ -706,7 +713,7 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
   });
 });
 
-// healthCheckNodePort on the wire (REFERENCE G.3).
+// healthCheckNodePort on the wire (docs/sources/kube-proxy.md#healthchecknodeport).
 
 /** The F5 scenario with a LoadBalancer Service: kube-proxy serves a healthCheckNodePort and the pool probes it. */
 const HCNP = F5.replace('type: NodePort, nodePort: 30080', 'type: LoadBalancer, nodePort: 30080');

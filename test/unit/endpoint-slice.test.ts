@@ -10,7 +10,7 @@ const pod = (index: number, over: Partial<PodLike> = {}): PodLike => ({
   ...over,
 });
 
-describe('EndpointSlice conditions (REFERENCE C.2)', () => {
+describe('EndpointSlice conditions (docs/sources/kubernetes.md#endpointslice-conditions)', () => {
   it('a running ready pod is ready and serving; a running unready one is listed but neither', () => {
     expect(endpointOf(pod(1), 8080)).toEqual({ ip: 0x0af40001, port: 8080, pod: 1, node: 1, ready: true, serving: true, terminating: false });
     expect(endpointOf(pod(2, { ready: false }), 8080)).toMatchObject({ ready: false, serving: false, terminating: false });

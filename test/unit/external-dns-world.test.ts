@@ -34,7 +34,7 @@ function world(sets: string[] = []) {
   return { ctx, w, served, ipOf };
 }
 
-describe('external-dns on its loop (REFERENCE C.1, C.3)', () => {
+describe('external-dns on its loop (docs/sources/dns.md#external-dns, #test-vectors)', () => {
   it('publishes the pods at start and follows a deletion only at its next run', () => {
     const { ctx, w, served, ipOf } = world();
     ctx.sched.runUntil(atSeconds(1));

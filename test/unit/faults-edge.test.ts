@@ -132,7 +132,8 @@ describe('remove-bgp-speaker / add-bgp-speaker', () => {
     const before = flows(w);
     runTo(ctx, 10.500001);
     expect(hops(w)).toEqual(['10.0.0.11', '10.0.0.13', '10.0.0.14']);
-    // REFERENCE F.5 vector 1: hash-threshold 4 → 3 without hop 2 moves a third of the hash space.
+    // docs/sources/load-balancers.md#ecmp-test-vectors, vector 1: hash-threshold 4 → 3 without hop 2 moves a third of
+    // the hash space.
     const moved = movedKeys(w, before);
     expect(moved.length / before.length).toBeGreaterThan(1 / 3 - 0.07);
     expect(moved.length / before.length).toBeLessThan(1 / 3 + 0.07);
@@ -172,7 +173,7 @@ describe('remove-bgp-speaker / add-bgp-speaker', () => {
   });
 });
 
-describe('reset fraction per next-hop change (REFERENCE F.1-F.3, F.5)', () => {
+describe('reset fraction per next-hop change (docs/sources/load-balancers.md#ecmp-hash-threshold, #modulo-n-hashing, #resilient-hashing, #ecmp-test-vectors)', () => {
   // Remove hop 2 of 4, or append a fifth: the share of established flows the clients see reset.
   const cases: { mode: string; change: 'remove' | 'add'; expected: number }[] = [
     { mode: 'modulo', change: 'remove', expected: 3 / 4 },
@@ -260,7 +261,8 @@ describe('remove-node under MetalLB', () => {
   });
 });
 
-// A BIG-IP pool of node members in front of a NodePort Service with externalTrafficPolicy Local (REFERENCE G).
+// A BIG-IP pool of node members in front of a NodePort Service with externalTrafficPolicy Local
+// (docs/sources/load-balancers.md#container-ingress-services).
 
 const VIP = ipv4('192.0.2.10');
 const F5 = `
@@ -313,7 +315,8 @@ describe('remove-node and join-node behind an F5 pool of node members', () => {
     runTo(r.ctx, 5);
     expect(r.member('10.0.0.13')?.health).toBe('down');
     apply(r.w, 'remove-node', 'node/node-c');
-    // CIS reads the node list every 30 s (REFERENCE G.2): the member goes at 30 s, not at once.
+    // CIS reads the node list every 30 s (docs/sources/load-balancers.md#container-ingress-services): the member goes
+    // at 30 s, not at once.
     runTo(r.ctx, 29.9);
     expect(r.member('10.0.0.13')).toBeDefined();
     runTo(r.ctx, 30.1);
@@ -326,8 +329,9 @@ describe('remove-node and join-node behind an F5 pool of node members', () => {
     runTo(r.ctx, 60.1);
     expect(r.member('10.0.0.13')?.health).toBe('unknown');
     const dropsBefore = r.ctx.drops.totals().no_local_endpoint ?? 0;
-    // Unknown members take traffic (REFERENCE G.1): a third of new connections go to node-c, whose kube-proxy drops
-    // them (ETP Local, no local endpoint), until 16 s without a successful probe mark it down at 76 s.
+    // Unknown members take traffic (docs/sources/load-balancers.md#members-with-unknown-health): a third of new
+    // connections go to node-c, whose kube-proxy drops them (ETP Local, no local endpoint), until 16 s without a
+    // successful probe mark it down at 76 s.
     const unknown = r.dial(60.5, 75);
     expect(unknown.filter((ok) => !ok).length).toBeGreaterThan(unknown.length / 3 - 3);
     expect(unknown.filter((ok) => !ok).length).toBeLessThan(unknown.length / 3 + 3);

@@ -15,7 +15,7 @@ const CLIENT = ipv4('203.0.113.7');
 const LB = ipv4('192.0.2.10');
 const INGRESS = ipv4('10.244.1.9');
 
-describe('X-Forwarded-For through a proxy chain (REFERENCE G.4)', () => {
+describe('X-Forwarded-For through a proxy chain (docs/sources/load-balancers.md#forwarded-headers)', () => {
   it('each appending proxy adds its peer; the backend trusting both proxies logs the client', () => {
     const xff = createForwardedFor();
     forwardThrough(xff, 'append', CLIENT); // the LB received the request from the client

@@ -20,7 +20,7 @@ const noRandomness = new Proxy({} as RngStream, {
   },
 });
 
-describe('gRPC connection backoff (REFERENCE A.1, A.6)', () => {
+describe('gRPC connection backoff (docs/sources/grpc.md#connection-backoff, #test-vectors)', () => {
   it('vector 1: nominal waits 1.0, 1.6, 2.56, … 109.951, then capped at 120 s', () => {
     const expected = [1.0, 1.6, 2.56, 4.096, 6.554, 10.486, 16.777, 26.844, 42.95, 68.719, 109.951, 120];
     const waits = expected.map((_, retries) => nominalBackoff(GRPC_BACKOFF, retries) / 1e6);

@@ -15,7 +15,7 @@ import { atSeconds, millis, seconds, type Duration } from '../../src/sim/core/ti
 const policy = (settings: Partial<CallSettings>, seed = 1) =>
   new CallPolicy({ ...GRPC_CALL_DEFAULTS, ...settings }, new Rng(seed).stream('calls'));
 
-describe('gRPC call deadline and retries (gRFC A6; REFERENCE A.5; INCIDENTS.md §1)', () => {
+describe('gRPC call deadline and retries (gRFC A6; docs/sources/grpc.md#deadlines-and-retries; docs/sources/incidents.md#it-wasnt-dns)', () => {
   it('a deadline covers every attempt: nothing is retried once it has passed', () => {
     const calls = policy({ deadline: seconds(2), retry: INCIDENT_RETRY_POLICY });
     const call = new CallAttempts();

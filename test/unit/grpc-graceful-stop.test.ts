@@ -36,7 +36,7 @@ function server(connectionCount: number) {
   return { ctx, log, conns, stop, at, run: (s: number) => ctx.sched.runUntil(atSeconds(s)) };
 }
 
-describe('gRPC server GracefulStop (REFERENCE A.5, A.6 vector 5)', () => {
+describe('gRPC server GracefulStop (docs/sources/grpc.md#gracefulstop, #test-vectors, vector 5)', () => {
   it('vector 5: a client that never acks the PING gets the second GOAWAY 5 s after the first', () => {
     const { log, conns, stop, at, run } = server(1);
     const conn = conns[0]!;
@@ -90,7 +90,7 @@ describe('gRPC server GracefulStop (REFERENCE A.5, A.6 vector 5)', () => {
     const { conns, stop, log, at, run } = server(2);
     conns[0]!.streamOpened(1);
     at(0, () => stop.begin(conns));
-    // The incident's metric pods had 10 s between SIGTERM and the kill (INCIDENTS.md §1).
+    // The incident's metric pods had 10 s between SIGTERM and the kill (docs/sources/incidents.md#it-wasnt-dns).
     at(10, () => stop.hardStop());
     run(15);
     expect(log.slice(-4)).toEqual(['5 goaway 101 0', '5 close 101', '10 abort 100', '10 stopped']);
@@ -110,7 +110,7 @@ describe('gRPC server GracefulStop (REFERENCE A.5, A.6 vector 5)', () => {
   });
 });
 
-describe('gRPC client transport on GOAWAY (REFERENCE A.5)', () => {
+describe('gRPC client transport on GOAWAY (docs/sources/grpc.md#goaway-and-reset-on-the-client)', () => {
   it('the first GOAWAY drains the transport: no new streams, running ones go on; the subchannel is told once', () => {
     const transport = new ClientTransport(7);
     expect([transport.openStream(), transport.openStream(), transport.openStream()]).toEqual([1, 3, 5]);

@@ -150,7 +150,7 @@ function spread(policy: LbPolicy, n: number): Map<number, number> {
   return counts;
 }
 
-describe('gRPC subchannel state machine (REFERENCE A.2)', () => {
+describe('gRPC subchannel state machine (docs/sources/grpc.md#subchannel-states)', () => {
   function subchannel() {
     const calls: string[] = [];
     const changes: [ConnectivityState, ConnectivityState][] = [];
@@ -208,7 +208,7 @@ describe('gRPC subchannel state machine (REFERENCE A.2)', () => {
   });
 });
 
-describe('channel aggregate state (REFERENCE A.2, endpointsharding)', () => {
+describe('channel aggregate state (docs/sources/grpc.md#subchannel-states, endpointsharding)', () => {
   const of = (...states: ConnectivityState[]) => aggregateState(states.map((state) => ({ state })));
   it('READY beats CONNECTING beats IDLE beats TRANSIENT_FAILURE; no children is TRANSIENT_FAILURE', () => {
     const { idle, connecting, ready, transientFailure: tf } = Connectivity;
@@ -220,7 +220,7 @@ describe('channel aggregate state (REFERENCE A.2, endpointsharding)', () => {
   });
 });
 
-describe('round_robin vs pick_first when one of three backends resets (REFERENCE A.3, A.6 vector 4)', () => {
+describe('round_robin vs pick_first when one of three backends resets (docs/sources/grpc.md#load-balancing-policies, #test-vectors, vector 4)', () => {
   const three: [number, Backend][] = [
     [A, 'accept'],
     [B, 'accept'],
@@ -292,7 +292,7 @@ describe('round_robin vs pick_first when one of three backends resets (REFERENCE
   });
 });
 
-describe('sticky TRANSIENT_FAILURE and reconnect pacing (REFERENCE A.1, A.3; INCIDENTS.md §1)', () => {
+describe('sticky TRANSIENT_FAILURE and reconnect pacing (docs/sources/grpc.md#connection-backoff, #load-balancing-policies; docs/sources/incidents.md#it-wasnt-dns)', () => {
   it('pick_first fails RPCs fast once every address failed, stays in TRANSIENT_FAILURE and redials each after its backoff', () => {
     const { net, policy } = setup('pick_first', [
       [A, 'reset'],
@@ -340,7 +340,7 @@ describe('sticky TRANSIENT_FAILURE and reconnect pacing (REFERENCE A.1, A.3; INC
   });
 });
 
-describe('address updates from the resolver (REFERENCE A.3)', () => {
+describe('address updates from the resolver (docs/sources/grpc.md#load-balancing-policies)', () => {
   it('round_robin shuts down subchannels of vanished addresses and connects new ones', () => {
     const { net, policy } = setup('round_robin', [
       [A, 'accept'],

@@ -44,7 +44,7 @@ function drive(settings: ResolutionSettings, requests: number[], until: number, 
   return lookups;
 }
 
-describe('gRPC DNS re-resolution limit (REFERENCE A.4, A.6 vector 3)', () => {
+describe('gRPC DNS re-resolution limit (docs/sources/grpc.md#dns-re-resolution, #test-vectors, vector 3)', () => {
   it('vector 3, grpc-go / C-core: lookup at 0, connection lost at 5 s ⇒ the re-resolution runs at 30 s', () => {
     const r = limiter(GRPC_GO_RESOLUTION);
     expect(r.request(at(0))).toBe(at(0));

@@ -36,7 +36,7 @@ const haproxyOf = (c: MeshClient): Haproxy => {
 /** One process's memory for `lines` server lines. */
 const perProcess = (baseMb: number, perServerKb: number, lines: number) => baseMb + (perServerKb * lines) / 1024;
 
-describe('HAProxy memory: M services × N backends per process (REFERENCE I.5)', () => {
+describe('HAProxy memory: M services × N backends per process (docs/sources/service-discovery.md#load-formulas)', () => {
   it.each([
     [1, 10],
     [1, 40],
@@ -96,7 +96,7 @@ function followRollout(haproxy: string, until = 50) {
   return { ctx, w, peakProcesses, peakMemory, gaugePeak, reloads: ctx.metrics.counter('haproxy.reloads').total };
 }
 
-describe('HAProxy reloads keep old processes and their memory (REFERENCE I.3, I.5)', () => {
+describe('HAProxy reloads keep old processes and their memory (docs/sources/service-discovery.md#haproxy-reloads, #load-formulas)', () => {
   it('peak memory ≈ (live old processes + 1) × per-process memory, and a longer connection lifetime keeps more alive', () => {
     const short = followRollout(', connectionLifetimeS: 2');
     const long = followRollout(', connectionLifetimeS: 120');
@@ -161,7 +161,7 @@ describe('reload rate', () => {
   });
 });
 
-describe('vector 3: restart interval 30 s and a maxSurge 100 % rollout done in ~20 s (REFERENCE I.2, I.6)', () => {
+describe('vector 3: restart interval 30 s and a maxSurge 100 % rollout done in ~20 s (docs/sources/service-discovery.md#synapse, #test-vectors)', () => {
   const text = (envoyPercent: number) =>
     scenario({
       backends: 20,

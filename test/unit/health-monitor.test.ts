@@ -8,7 +8,7 @@ function probe(monitors: MemberMonitor[], serves: (m: number) => boolean, until:
   });
 }
 
-describe('F5-style health monitor (REFERENCE G.1, G.5)', () => {
+describe('F5-style health monitor (docs/sources/load-balancers.md#big-ip-health-monitors, #big-ip-test-vectors)', () => {
   it('vector 1: last success at 0, probes at 5, 10, 15 fail ⇒ red at 16 s, still up just before', () => {
     const monitor = new MemberMonitor(F5_MONITOR_DEFAULTS, -5);
     monitor.record(0, true);

@@ -45,7 +45,7 @@ function run(sets: string[]): { report: RunReport; causes: string[] } {
   return { report, causes };
 }
 
-describe('Calico IPIP and the tunnel address (REFERENCE D.4 vector 1, H.1)', () => {
+describe('Calico IPIP and the tunnel address (docs/sources/linux-routing-rp-filter.md#test-vectors, vector 1; docs/sources/calico.md#tunnel-address)', () => {
   it('with its address, tunl0 carries masqueraded traffic between nodes', () => {
     const { report } = run([]);
     expect(report.drops).toEqual({});

@@ -56,7 +56,7 @@ const histogram = (ctx: SimContext, name: string, bounds: number[]) => ctx.metri
 const DURATION_BOUNDS = [5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000];
 const LATENCY_BOUNDS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 30000, 60000, 120000];
 
-describe('kube-proxy sync rate limit (REFERENCE H.3, H.4 vector 4)', () => {
+describe('kube-proxy sync rate limit (docs/sources/kube-proxy.md#sync-rate-limit, #test-vectors, vector 1)', () => {
   it('10 readiness flips within 1 s ⇒ 1 sync, once the two-sync burst is spent', () => {
     const c = cluster({ nodes: 3, services: 2, perService: 6 });
     at(c.ctx, [10, 10.06], () => c.flip(0, 0));
@@ -191,7 +191,7 @@ describe('sync cost and programming latency', () => {
   });
 });
 
-describe('healthCheckNodePort (REFERENCE G.3, G.5 vector 3)', () => {
+describe('healthCheckNodePort (docs/sources/kube-proxy.md#healthchecknodeport, #test-vectors, vector 2)', () => {
   const local: ServiceExposure = { type: 'LoadBalancer', loadBalancerIp: LB_IP, externalTrafficPolicy: 'Local' };
 
   it('503 with localEndpoints 0 on a node without endpoints, 200 with a local ready one; terminating ones do not count', () => {

@@ -38,7 +38,7 @@ function setup(pool: Partial<PoolSettings> = {}, serves: (member: number, t: num
 
 const events = (ctx: ReturnType<typeof createContext>, kind: string) => ctx.log.since(0).filter((e) => e.kind === kind);
 
-describe('F5-style load balancer pool (REFERENCE G.1, G.2)', () => {
+describe('F5-style load balancer pool (docs/sources/load-balancers.md#big-ip-health-monitors, #container-ingress-services)', () => {
   it('defaults: monitor every 5 s, down after 16 s, unknown members take traffic, immediate activation, SNAT automap, node poll 30 s', () => {
     expect(POOL_DEFAULTS.monitor).toEqual({ intervalSeconds: 5, timeoutSeconds: 16 });
     expect(POOL_DEFAULTS.unknownReceivesTraffic).toBe(true);

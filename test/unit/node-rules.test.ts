@@ -73,7 +73,7 @@ describe('KUBE-SERVICES / KUBE-NODEPORTS matching', () => {
   });
 });
 
-describe('endpoint choice under externalTrafficPolicy (REFERENCE G.3)', () => {
+describe('endpoint choice under externalTrafficPolicy (docs/sources/kube-proxy.md#externaltrafficpolicy)', () => {
   it('Local: external traffic on a node without a local endpoint is dropped; a local pod still reaches every endpoint', () => {
     const { rules, service } = cluster([0, 0, 1], { type: 'LoadBalancer', loadBalancerIp: LB_IP, externalTrafficPolicy: 'Local' });
     const lb = rules.lookup(2, LB_IP, 80, Proto.tcp);
@@ -128,7 +128,7 @@ describe('endpoint choice under externalTrafficPolicy (REFERENCE G.3)', () => {
   });
 });
 
-describe('terminating endpoints (ProxyTerminatingEndpoints, REFERENCE G.3)', () => {
+describe('terminating endpoints (ProxyTerminatingEndpoints, docs/sources/kube-proxy.md#terminating-endpoints)', () => {
   it('ready endpoints win; with none ready, serving terminating ones are used; not-serving ones never', () => {
     const { rules, service, pods, publish, ctx } = cluster([0, 1, 2]);
     const cip = rules.lookup(0, service.clusterIp, 80, Proto.tcp);

@@ -88,9 +88,9 @@ describe('router: longest-prefix match over connected, static and BGP routes', (
   });
 });
 
-describe('MetalLB ETP=Local through BGP and the router (REFERENCE F.5 vector 5)', () => {
+describe('MetalLB ETP=Local through BGP and the router (docs/sources/load-balancers.md#ecmp-test-vectors, vector 5)', () => {
   it.each<[EcmpMode, number]>([
-    // Node C is the third of four next hops: D(4,3) = 1/3 (REFERENCE F.1).
+    // Node C is the third of four next hops: D(4,3) = 1/3 (docs/sources/load-balancers.md#ecmp-hash-threshold).
     ['hash-threshold', 1 / 3],
     ['modulo', 3 / 4],
     ['resilient', 1 / 4],

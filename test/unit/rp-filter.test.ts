@@ -17,7 +17,7 @@ function check(src: string, dev: string, devHasAddress: boolean, mode: RpFilterM
   return validateSource({ src: ip, dev, devHasAddress, mode, reverse: table.lookup(ip), srcIsLocal: false });
 }
 
-describe('reverse-path filtering (REFERENCE D.4)', () => {
+describe('reverse-path filtering (docs/sources/linux-routing-rp-filter.md#test-vectors)', () => {
   it('vector 1: loose mode drops a packet on an interface without an IPv4 address; an address or rp_filter=0 lets it pass', () => {
     expect(check('10.0.1.5', 'tunl0', false, 2)).toBe('martian');
     expect(check('10.0.1.5', 'tunl0', true, 2)).toBe('accept');

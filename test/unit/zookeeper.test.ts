@@ -23,7 +23,7 @@ const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
 const total = (ctx: SimContext, name: string) => ctx.metrics.counter(name).total;
 const podOf = (w: World, r: Registration) => w.workloads.pods[r.pod]!;
 
-describe('ZooKeeper read load per membership change (REFERENCE I.2, I.5)', () => {
+describe('ZooKeeper read load per membership change (docs/sources/service-discovery.md#zookeeper-reads, #load-formulas)', () => {
   // watchers × backends: every combination costs watchers × (1 + N) reads with N the children after the change.
   it.each([
     [4, 10],

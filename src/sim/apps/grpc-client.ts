@@ -44,22 +44,23 @@ export function describeReconnect(s: GrpcClientSettings): string {
 }
 
 export const GRPC_CLIENT_DEFAULTS: GrpcClientSettings = {
-  // grpc-go's default LB policy is pick_first (REFERENCE A.3).
+  // grpc-go's default LB policy is pick_first (docs/sources/grpc.md#load-balancing-policies).
   lbPolicy: 'pick_first',
-  // The connection backoff spec (REFERENCE A.1).
+  // The connection backoff spec (docs/sources/grpc.md#connection-backoff).
   reconnect: 'backoff',
   // Used when reconnect is fixed: the incident's custom 300 ms (apps/grpc/backoff.ts).
   reconnectIntervalMs: RECONNECT_INTERVAL_MS.default,
-  // MIN_CONNECT_TIMEOUT 20 s (REFERENCE A.1).
+  // MIN_CONNECT_TIMEOUT 20 s (docs/sources/grpc.md#connection-backoff).
   minConnectTimeoutMs: 20_000,
-  // MinResolutionInterval 30 s (REFERENCE A.4).
+  // MinResolutionInterval 30 s (docs/sources/grpc.md#dns-re-resolution).
   resolutionIntervalS: 30,
   resolverRefresh: 'defer',
   // Model choice: an alerting engine queries its metric service a couple of times a second.
   rpcsPerSecond: 2,
   // Model choice: a query gives up after 10 s across its attempts.
   deadlineMs: 10_000,
-  // Model choice: clients retried (INCIDENTS.md §1); REFERENCE gives no number (see call-policy.ts).
+  // Model choice: clients retried, the talk gives no number (docs/sources/grpc.md#deadlines-and-retries;
+  // call-policy.ts).
   maxAttempts: INCIDENT_RETRY_POLICY.maxAttempts,
 };
 

@@ -214,8 +214,8 @@ export class GrpcServer implements PodApp, Listener, SocketOwner, GracefulStopHo
   }
 
   stopped(): void {
-    // Model choice: the incident's servers stayed for the whole grace period (INCIDENTS.md §1), so a SYN met a reset
-    // from the closed listener for those seconds, and silence only once the pod was gone.
+    // Model choice: the incident's servers stayed for the whole grace period (docs/sources/incidents.md#it-wasnt-dns),
+    // so a SYN met a reset from the closed listener for those seconds, and silence only once the pod was gone.
     this.shared.ctx.note('info', this.pod.entity, 'grpc.server.drained', 'GracefulStop returned: every connection drained; the process stays until SIGKILL');
   }
 }

@@ -50,7 +50,7 @@ export class IngressProxies {
  * A layer-7 reverse proxy in a pod, like Traefik as an ingress controller: it ends the client's connection, and sends
  * each request on over its own keep-alive connections to an upstream Service. Its X-Forwarded-For handling follows
  * Traefik's forwardedHeaders: from a trusted peer the header is kept and the peer appended; from any other peer the
- * header is dropped and replaced by the peer alone (REFERENCE G.4).
+ * header is dropped and replaced by the peer alone (docs/sources/load-balancers.md#forwarded-headers).
  */
 export class IngressProxy extends HttpListener {
   constructor(

@@ -30,9 +30,9 @@ export class Envoys {
 
 /**
  * Envoy in a client pod: its xDS shim pushes each new backend list as cluster membership (EDS), which takes effect
- * without a restart or a second process (REFERENCE I.4). A connect failure is retried on another host, and outlier
- * detection ejects a host after consecutive failures for base_ejection_time × the times it was ejected, never more
- * than max_ejection_percent of the cluster at once.
+ * without a restart or a second process (docs/sources/service-discovery.md#envoy-eds). A connect failure is retried on
+ * another host, and outlier detection ejects a host after consecutive failures for base_ejection_time × the times it
+ * was ejected, never more than max_ejection_percent of the cluster at once.
  */
 export class Envoy implements MeshProxy {
   readonly kind = 'envoy';

@@ -24,12 +24,13 @@ interface Process {
 /**
  * Every client pod's HAProxy under synapse: the shared timers and instruments.
  *
- * A changed backend list reaches HAProxy in two ways (REFERENCE I.2): servers already in the running configuration
- * are enabled or disabled over the stats socket at once; a server it does not have yet needs a new configuration and a
- * reload, at most one per restart interval. A reload starts a new process that parses the whole configuration (M
- * services × N servers) before it takes over; the old process keeps its memory until its last connection closes
- * (REFERENCE I.3). A new process knows nothing of its predecessor's health checks: every server starts UP and is
- * marked DOWN only after `fall` failed checks, one every `inter`.
+ * A changed backend list reaches HAProxy in two ways (docs/sources/service-discovery.md#synapse): servers already in
+ * the running configuration are enabled or disabled over the stats socket at once; a server it does not have yet needs
+ * a new configuration and a reload, at most one per restart interval. A reload starts a new process that parses the
+ * whole configuration (M services × N servers) before it takes over; the old process keeps its memory until its last
+ * connection closes (docs/sources/service-discovery.md#haproxy-reloads). A new process knows nothing of its
+ * predecessor's health checks: every server starts UP and is marked DOWN only after `fall` failed checks, one every
+ * `inter`.
  */
 export class Haproxies {
   readonly reload: HandlerId;

@@ -8,10 +8,10 @@ import type { Registration, ZkReader, ZkWatcher, ZooKeeper } from './zookeeper';
 export type ListSink = (service: string, list: readonly Registration[]) => void;
 
 /**
- * synapse's ZooKeeper watcher for one service in one client pod (REFERENCE I.2): it reads the service's children and
- * their data, which also sets a new one-shot watch, and reads again whenever the watch fires. Notifications that
- * arrive during a read are handled after it, as one more read. The talk's fix adds a random delay before each read and
- * a minimum interval between reads.
+ * synapse's ZooKeeper watcher for one service in one client pod (docs/sources/service-discovery.md#zookeeper-reads): it
+ * reads the service's children and their data, which also sets a new one-shot watch, and reads again whenever the watch
+ * fires. Notifications that arrive during a read are handled after it, as one more read. The talk's fix adds a random
+ * delay before each read and a minimum interval between reads.
  */
 export class ServiceWatcher implements ZkReader, ZkWatcher {
   private reading = false;

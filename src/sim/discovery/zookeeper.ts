@@ -546,7 +546,8 @@ export class ZooKeeper {
     const took = toSeconds((now - job.startedAt) as Duration);
     this.readSeconds.observe(took);
     this.ctx.causes.record('zk_read', job.session.owner, now, { service: job.node.service, requests: job.requests, seconds: took });
-    // A child deleted between getChildren and its getData answers NoNode and is skipped (REFERENCE I.2).
+    // A child deleted between getChildren and its getData answers NoNode and is skipped
+    // (docs/sources/service-discovery.md#zookeeper-reads).
     const snapshot = job.snapshot!;
     job.reader.onRead(snapshot === job.node.listing ? snapshot : snapshot.filter((r) => r.deletedAt === Infinity));
   }

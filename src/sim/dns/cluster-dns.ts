@@ -1,4 +1,7 @@
-/** Cluster DNS: the CoreDNS Deployment behind the kube-dns Service, with kubeadm's Corefile (REFERENCE B.2). */
+/**
+ * Cluster DNS: the CoreDNS Deployment behind the kube-dns Service, with kubeadm's Corefile
+ * (docs/sources/dns.md#kubeadm-corefile).
+ */
 import type { SimContext } from '../context';
 import type { Counter } from '../core/metrics';
 import { cacheCappedAt, DnsCache, type CacheInstruments, type CacheSettings } from './dns-cache';
@@ -34,13 +37,14 @@ export function clusterDnsOptions(
 ): ClusterDnsOptions {
   return {
     clusterDomain: CLUSTER_DOMAIN,
-    // kubeadm: `kubernetes cluster.local in-addr.arpa ip6.arpa { … ttl 30 }` (REFERENCE B.2).
+    // kubeadm: `kubernetes cluster.local in-addr.arpa ip6.arpa { … ttl 30 }` (docs/sources/dns.md#kubeadm-corefile).
     ttl: 30,
-    // kubeadm: `forward . /etc/resolv.conf { max_concurrent 1000 }` (REFERENCE B.2).
+    // kubeadm: `forward . /etc/resolv.conf { max_concurrent 1000 }` (docs/sources/dns.md#kubeadm-corefile).
     forward: { maxConcurrent: KUBEADM_MAX_CONCURRENT },
-    // kubeadm: `cache 30` (REFERENCE B.2).
+    // kubeadm: `cache 30` (docs/sources/dns.md#kubeadm-corefile).
     cache: cacheCappedAt(30),
-    // kubeadm's `cache 30` covered the cluster domain until newer releases excluded it (REFERENCE B.2).
+    // kubeadm's `cache 30` covered the cluster domain until newer releases excluded it
+    // (docs/sources/dns.md#kubeadm-corefile).
     cacheClusterZone: true,
     ...required,
   };

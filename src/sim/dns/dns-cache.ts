@@ -16,7 +16,8 @@ export interface CacheSettings {
   servfailTtl: number;
 }
 
-// Cache plugin defaults: 9984 entries per type, max TTL 3600 s / 1800 s denial, min TTL 5 s, SERVFAIL 5 s (REFERENCE B.3).
+// Cache plugin defaults: 9984 entries per type, max TTL 3600 s / 1800 s denial, min TTL 5 s, SERVFAIL 5 s
+// (docs/sources/dns.md#cache-plugin).
 export const CACHE_PLUGIN_DEFAULTS: CacheSettings = {
   successCapacity: 9984,
   successTtl: 3600,
@@ -26,12 +27,13 @@ export const CACHE_PLUGIN_DEFAULTS: CacheSettings = {
   servfailTtl: 5,
 };
 
-/** `cache TTL`: both success and denial capped at TTL seconds (REFERENCE B.3). */
+/** `cache TTL`: both success and denial capped at TTL seconds (docs/sources/dns.md#cache-plugin). */
 export function cacheCappedAt(ttl: number): CacheSettings {
   return { ...CACHE_PLUGIN_DEFAULTS, successTtl: ttl, denialTtl: ttl };
 }
 
-// NodeLocal DNSCache's cluster zone: `cache { success 9984 30; denial 9984 5 }` (REFERENCE B.2, nodelocaldns.yaml).
+// NodeLocal DNSCache's cluster zone: `cache { success 9984 30; denial 9984 5 }`
+// (docs/sources/dns.md#nodelocal-dnscache).
 export const NODELOCAL_CLUSTER_ZONE_CACHE: CacheSettings = { ...CACHE_PLUGIN_DEFAULTS, successTtl: 30, denialTtl: 5 };
 
 export interface CacheInstruments {

@@ -1,4 +1,7 @@
-/** A Route 53-like DNS provider: authoritative A records with TTLs, a rate-limited change API, propagation (REFERENCE C.1). */
+/**
+ * A Route 53-like DNS provider: authoritative A records with TTLs, a rate-limited change API, propagation
+ * (docs/sources/dns.md#route-53).
+ */
 import type { SimContext } from '../context';
 import type { Counter } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
@@ -45,12 +48,14 @@ export const ROUTE53_DEFAULTS: DnsProviderOptions = {
   zones: ['.'],
   // Model choice: Route 53's default SOA (TTL 900 s, minimum 86400 s) caches denials for the smaller, 900 s (RFC 2308).
   negativeTtl: 900,
-  // Model choice: changes are served at once; set a delay to model PENDING → INSYNC propagation (REFERENCE C.1).
+  // Model choice: changes are served at once; set a delay to model PENDING → INSYNC propagation
+  // (docs/sources/dns.md#route-53).
   propagationDelay: seconds(0),
-  // Route 53 throttling as a token bucket of 50 refilled at 10/s (REFERENCE C.1; historically 5 requests/s).
+  // Route 53 throttling as a token bucket of 50 refilled at 10/s (docs/sources/dns.md#route-53; historically 5
+  // requests/s).
   apiRatePerSecond: 10,
   apiBurst: 50,
-  // ChangeResourceRecordSets takes at most 1000 ResourceRecord elements (REFERENCE C.1).
+  // ChangeResourceRecordSets takes at most 1000 ResourceRecord elements (docs/sources/dns.md#route-53).
   maxChangesPerBatch: 1000,
   // Model choice: ListResourceRecordSets pages of 300 record sets (the API's MaxItems limit), one token each.
   listPageSize: 300,

@@ -1,4 +1,7 @@
-/** external-dns: reconciles the records a provider serves with what the cluster says they should be (REFERENCE C.1). */
+/**
+ * external-dns: reconciles the records a provider serves with what the cluster says they should be
+ * (docs/sources/dns.md#external-dns).
+ */
 import type { SimContext } from '../context';
 import type { Counter } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
@@ -41,25 +44,25 @@ export interface ExternalDnsOptions {
 }
 
 export const EXTERNAL_DNS_DEFAULTS: ExternalDnsOptions = {
-  // --interval 1m (REFERENCE C.1).
+  // --interval 1m (docs/sources/dns.md#external-dns).
   interval: seconds(60),
-  // --events off, --min-event-sync-interval 5s (REFERENCE C.1).
+  // --events off, --min-event-sync-interval 5s (docs/sources/dns.md#external-dns).
   events: false,
   minEventSyncInterval: seconds(5),
-  // --policy sync, the historical default (REFERENCE C.1).
+  // --policy sync, the historical default (docs/sources/dns.md#external-dns).
   policy: 'sync',
-  // --txt-owner-id "default" (REFERENCE C.1).
+  // --txt-owner-id "default" (docs/sources/dns.md#external-dns).
   ownerId: 'default',
-  // --aws-batch-change-size 1000, --aws-batch-change-interval 1s (REFERENCE C.1).
+  // --aws-batch-change-size 1000, --aws-batch-change-interval 1s (docs/sources/dns.md#external-dns).
   batchChangeSize: 1000,
   batchChangeInterval: seconds(1),
-  // Route 53 records get TTL 300 s when the endpoint sets none (REFERENCE C.1, provider/aws/aws.go).
+  // Route 53 records get TTL 300 s when the endpoint sets none (provider/aws/aws.go, docs/sources/dns.md#external-dns).
   defaultTtl: 300,
   // Model choice: off, as in the Datadog incident, where the record went away on a later sync rather than at SIGTERM.
   removeOnTerminating: false,
 };
 
-// The controller loop wakes every second to see whether a run is due (REFERENCE C.1, controller.go).
+// The controller loop wakes every second to see whether a run is due (controller.go, docs/sources/dns.md#external-dns).
 const TICK = seconds(1);
 // ScheduleRunOnce batches events for 5 s before running (controller/controller.go).
 const EVENT_BATCH_WINDOW = seconds(5);

@@ -1,4 +1,7 @@
-/** CoreDNS's forward plugin: max_concurrent, the per-request retry loop, connection reuse and health checks (REFERENCE B.1). */
+/**
+ * CoreDNS's forward plugin: max_concurrent, the per-request retry loop, connection reuse and health checks
+ * (docs/sources/dns.md#forward-plugin).
+ */
 import type { SimContext } from '../context';
 import type { Counter } from '../core/metrics';
 import type { RngStream } from '../core/rng';
@@ -9,11 +12,11 @@ import { newAnswer, newQuery, type DnsAnswer, type DnsQuery } from './message';
 import type { DnsProto, DnsSocketReceiver, DnsTransport } from './transport';
 import { SocketState, Upstream, UpstreamSocket } from './upstream';
 
-// kubeadm's Corefile sets `forward . /etc/resolv.conf { max_concurrent 1000 }` (REFERENCE B.2).
+// kubeadm's Corefile sets `forward . /etc/resolv.conf { max_concurrent 1000 }` (docs/sources/dns.md#kubeadm-corefile).
 export const KUBEADM_MAX_CONCURRENT = 1000;
-// Each concurrent query costs about 2 KB (forward plugin README, REFERENCE B.1).
+// Each concurrent query costs about 2 KB (docs/sources/dns.md#concurrency-limit).
 export const BYTES_PER_CONCURRENT_QUERY = 2048;
-// At most 15 upstreams per forward (REFERENCE B.1).
+// At most 15 upstreams per forward (docs/sources/dns.md#transport-and-policy).
 export const MAX_UPSTREAMS = 15;
 
 /**
@@ -67,30 +70,35 @@ export interface ForwardSettings {
 
 export const FORWARD_DEFAULTS: Omit<ForwardSettings, 'upstreams'> = {
   forceTcp: false,
-  // max_concurrent is unset by default: no limit (REFERENCE B.1).
+  // max_concurrent is unset by default: no limit (docs/sources/dns.md#concurrency-limit).
   maxConcurrent: 0,
-  // defaultTimeout 5 s: the request loop stops starting attempts after it (REFERENCE B.1, forward.go).
+  // defaultTimeout 5 s: the request loop stops starting attempts after it
+  // (docs/sources/dns.md#request-deadline-and-read-timeout).
   requestTimeout: seconds(5),
-  // Read timeout 2 s per upstream attempt (REFERENCE B.1, plugin/pkg/proxy).
+  // Read timeout 2 s per upstream attempt (docs/sources/dns.md#request-deadline-and-read-timeout).
   readTimeout: seconds(2),
-  // Model choice: 0 keeps the behaviour of the incidents' era (retry until the deadline); CoreDNS since Aug 2026 caps at 2 × upstreams (REFERENCE B.1).
+  // Model choice: 0 keeps the behaviour of the incidents' era (retry until the deadline); CoreDNS since Aug 2026 caps
+  // at 2 × upstreams (docs/sources/dns.md#connect-attempts).
   maxConnectAttempts: 0,
-  // max_fails 2 (REFERENCE B.1).
+  // max_fails 2 (docs/sources/dns.md#health-checks).
   maxFails: 2,
-  // health_check 0.5 s (REFERENCE B.1).
+  // health_check 0.5 s (docs/sources/dns.md#health-checks).
   healthCheckInterval: millis(500),
-  // Health-check read/write timeout 1 s (REFERENCE B.1).
+  // Health-check read/write timeout 1 s (docs/sources/dns.md#health-checks).
   healthCheckTimeout: seconds(1),
   // The health checker leaves miekg/dns's default 2 s dial timeout in place (plugin/pkg/proxy/health.go).
   healthCheckDialTimeout: seconds(2),
-  // expire 10 s: cached upstream connections close after 10 s idle (REFERENCE B.1).
+  // expire 10 s: cached upstream connections close after 10 s idle (docs/sources/dns.md#connection-reuse).
   expire: seconds(10),
   failfastAllUnhealthy: false,
-  // policy random (REFERENCE B.1).
+  // policy random (docs/sources/dns.md#transport-and-policy).
   policy: 'random',
 };
 
-/** The max_connect_attempts default of CoreDNS since Aug 2026: 2 × the number of upstreams (REFERENCE B.1). */
+/**
+ * The max_connect_attempts default of CoreDNS since Aug 2026: 2 × the number of upstreams
+ * (docs/sources/dns.md#connect-attempts).
+ */
 export function recentMaxConnectAttempts(upstreams: number): number {
   return 2 * upstreams;
 }

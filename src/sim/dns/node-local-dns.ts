@@ -1,4 +1,7 @@
-/** NodeLocal DNSCache: a CoreDNS on every node, caching in front of cluster DNS and the node's resolver (REFERENCE B.2). */
+/**
+ * NodeLocal DNSCache: a CoreDNS on every node, caching in front of cluster DNS and the node's resolver
+ * (docs/sources/dns.md#nodelocal-dnscache).
+ */
 import type { SimContext } from '../context';
 import type { Counter, Gauge } from '../core/metrics';
 import { ipv4 } from '../net/ipv4';
@@ -8,7 +11,7 @@ import { BYTES_PER_CONCURRENT_QUERY, ForwardPlugin, forwardSettings, type Forwar
 import { ZoneMatcher, type DnsAnswer, type DnsQuery } from './message';
 import type { DnsProto, DnsServer, DnsTransport } from './transport';
 
-// The link-local address node-local DNS conventionally binds (REFERENCE B.2, marked unconfirmed there).
+// The link-local address node-local DNS conventionally binds (unconfirmed, docs/sources/dns.md#nodelocal-dnscache).
 export const NODE_LOCAL_DNS_IP = ipv4('169.254.20.10');
 
 export interface NodeLocalDnsOptions {
@@ -39,7 +42,7 @@ export function nodeLocalDnsOptions(
     clusterForward: {},
     externalForward: {},
     clusterCache: NODELOCAL_CLUSTER_ZONE_CACHE,
-    // `cache 30` for in-addr.arpa, ip6.arpa and `.` (REFERENCE B.2, nodelocaldns.yaml).
+    // `cache 30` for in-addr.arpa, ip6.arpa and `.` (docs/sources/dns.md#nodelocal-dnscache).
     otherCache: cacheCappedAt(30),
     ...required,
   };
@@ -174,7 +177,7 @@ export class NodeLocalDns implements ForwardReceiver {
     return this.nodes[node]!.inflight;
   }
 
-  /** About 2 KB per query in flight (REFERENCE B.1). */
+  /** About 2 KB per query in flight (docs/sources/dns.md#concurrency-limit). */
   memoryBytes(node: number): number {
     return this.nodes[node]!.inflight * BYTES_PER_CONCURRENT_QUERY;
   }

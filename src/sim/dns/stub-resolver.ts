@@ -1,4 +1,7 @@
-/** The resolver inside each pod: glibc's res_search/res_send with the resolv.conf Kubernetes writes (REFERENCE B.4). */
+/**
+ * The resolver inside each pod: glibc's res_search/res_send with the resolv.conf Kubernetes writes
+ * (docs/sources/dns.md#pod-resolver).
+ */
 import type { SimContext } from '../context';
 import type { Counter, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
@@ -18,10 +21,10 @@ export interface ResolvConf {
   attempts: number;
 }
 
-// glibc resolver defaults timeout:5 and attempts:2 (REFERENCE B.4, unconfirmed there).
+// glibc resolver defaults timeout:5 and attempts:2 (unconfirmed, docs/sources/dns.md#pod-resolver).
 export const GLIBC_TIMEOUT = seconds(5);
 export const GLIBC_ATTEMPTS = 2;
-// Kubernetes gives pods ndots:5 (REFERENCE B.4).
+// Kubernetes gives pods ndots:5 (docs/sources/dns.md#pod-resolver).
 export const KUBERNETES_NDOTS = 5;
 // glibc's MAXNS: nameservers past the third are ignored.
 export const MAX_NAMESERVERS = 3;

@@ -3,7 +3,7 @@ import type { EventHandle } from '../core/scheduler';
 import type { DnsQuery } from './message';
 import type { DnsProto } from './transport';
 
-/** The forward plugin's adaptive dial timeout (plugin/pkg/proxy, REFERENCE B.1). */
+/** The forward plugin's adaptive dial timeout (plugin/pkg/proxy, docs/sources/dns.md#dial-timeout). */
 export class AdaptiveDialTimeout {
   // The average starts at 15 s (maxDialTimeout / 2) and moves a quarter of the way to each observed dial.
   private averageMs = 15_000;

@@ -9,7 +9,8 @@ export const setInstanceAllowance = defineFault({
     'Changes how many connections a cloud instance’s hypervisor may track, as moving to another instance size does; flows already tracked stay, new ones are dropped while the table is at the limit.',
   targets: ['node'],
   params: [
-    // The default allowance of params.instance.conntrackAllowance (a model figure; AWS publishes none, REFERENCE E.3).
+    // The default allowance of params.instance.conntrackAllowance (a model figure; AWS publishes none,
+    // docs/sources/cloud-hypervisor.md#tracked-connection-allowance).
     { name: 'conntrackAllowance', label: 'Tracked connections', kind: 'number', default: 75_000, min: 1, max: 10_000_000, integer: true },
   ],
   apply(world, _kind, name, params, cause) {

@@ -16,7 +16,8 @@ export interface BgpOptions {
 export const BGP_DEFAULTS: BgpOptions = {
   // Model choice: 500 ms, a few hundred ms of UPDATE processing and FIB programming on a ToR for a handful of /32s.
   convergenceDelay: millis(500),
-  // RFC 4271 §10 suggests HoldTime 90 s; MetalLB's BGPPeer holdTime defaults to 90 s as well (REFERENCE F.4).
+  // RFC 4271 §10 suggests HoldTime 90 s; MetalLB's BGPPeer holdTime defaults to 90 s as well
+  // (docs/sources/load-balancers.md#bgp-timers).
   holdTime: seconds(90),
   // RFC 4271 §10: KeepaliveTime one third of HoldTime, 30 s.
   keepaliveTime: seconds(30),

@@ -1,10 +1,11 @@
 import { cidrSize, formatCidr, type Cidr, type Ipv4 } from '../net/ipv4';
 
 /**
- * Calico-style IPAM on one node: addresses come from blocks (a /26 by default) that the node claims from its pool
- * one at a time, when the blocks it holds are full; inside its blocks it hands out the lowest free address, the
- * block's first included (REFERENCE H.1). Each allocation carries a handle naming what holds it: a pod, or the node's
- * IPIP tunnel (`ipip-tunnel-addr-<node>`). Model choice: each node's pool is its podCidr (a per-node IPPool).
+ * Calico-style IPAM on one node: addresses come from blocks (a /26 by default) that the node claims from its pool one
+ * at a time, when the blocks it holds are full; inside its blocks it hands out the lowest free address, the block's
+ * first included (docs/sources/calico.md#ip-pools-and-blocks). Each allocation carries a handle naming what holds it: a
+ * pod, or the node's IPIP tunnel (`ipip-tunnel-addr-<node>`). Model choice: each node's pool is its podCidr (a per-node
+ * IPPool).
  */
 export class BlockIpam {
   /** Claimed blocks, in the order the node claimed them. */

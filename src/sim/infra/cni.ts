@@ -131,7 +131,7 @@ export class Cni {
   /**
    * The Node object was deleted (it may register again under its name). Calico's IPAM garbage collector then finds the
    * tunnel address's allocation, made for the deleted node, leaked and releases it after its grace period, while
-   * tunl0 keeps using the address (REFERENCE H.1, calico#3589).
+   * tunl0 keeps using the address (calico#3589, docs/sources/calico.md#tunnel-address-collision).
    */
   nodeDeleted(host: Host): void {
     this.deletedAt.set(host.index, this.ctx.sched.now);

@@ -4,8 +4,9 @@ import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { Duration, SimTime } from '../core/time';
 
 /**
- * Which kernel's CFS bandwidth control: `expiring` is 4.18 to 5.3, where a CPU's unused runtime expires at each period's
- * end (commit 512ac999d275); `fixed` is 5.4 on, where it carries over (commit de53fd7aedb1) (REFERENCE H.2).
+ * Which kernel's CFS bandwidth control: `expiring` is 4.18 to 5.3, where a CPU's unused runtime expires at each
+ * period's end (commit 512ac999d275); `fixed` is 5.4 on, where it carries over (commit de53fd7aedb1)
+ * (docs/sources/linux-cfs.md#slice-expiry-bug).
  */
 export type CfsKernel = 'expiring' | 'fixed';
 
@@ -17,9 +18,11 @@ export interface CfsSettings {
   kernel: CfsKernel;
 }
 
-// min_cfs_rq_runtime: a CPU going idle keeps 1 ms and hands the rest back (kernel/sched/fair.c, REFERENCE H.2).
+// min_cfs_rq_runtime: a CPU going idle keeps 1 ms and hands the rest back (kernel/sched/fair.c,
+// docs/sources/linux-cfs.md#constants).
 export const MIN_RUNTIME_US = 1000;
-// cfs_bandwidth_slack_period: returned runtime reaches throttled CPUs 5 ms later (kernel/sched/fair.c, REFERENCE H.2).
+// cfs_bandwidth_slack_period: returned runtime reaches throttled CPUs 5 ms later (kernel/sched/fair.c,
+// docs/sources/linux-cfs.md#constants).
 export const SLACK_US = 5000;
 
 /** cpu.stat of one cgroup, and its usage. */
@@ -92,12 +95,13 @@ export class CpuControllers {
 }
 
 /**
- * CFS bandwidth control for one container's cgroup, as REFERENCE H.2 models it: each period the cgroup's pool is
- * refilled to its quota; a CPU that runs the cgroup's threads takes runtime from the pool a slice at a time; a CPU
- * that finds the pool empty is throttled until runtime comes back. A CPU going idle hands all but 1 ms back at once,
- * and the slack timer passes it on to throttled CPUs 5 ms later. On the `expiring` kernel the runtime CPUs still hold
- * expires at each period's end, so a cgroup whose threads touch many CPUs loses up to 1 ms per CPU each period.
- * Work arrives as bursts of CPU time; each wakes on the next idle CPU, as a pool of threads spreads over a machine.
+ * CFS bandwidth control for one container's cgroup, as docs/sources/linux-cfs.md#simplified-model describes it: each
+ * period the cgroup's pool is refilled to its quota; a CPU that runs the cgroup's threads takes runtime from the pool a
+ * slice at a time; a CPU that finds the pool empty is throttled until runtime comes back. A CPU going idle hands all
+ * but 1 ms back at once, and the slack timer passes it on to throttled CPUs 5 ms later. On the `expiring` kernel the
+ * runtime CPUs still hold expires at each period's end, so a cgroup whose threads touch many CPUs loses up to 1 ms per
+ * CPU each period. Work arrives as bursts of CPU time; each wakes on the next idle CPU, as a pool of threads spreads
+ * over a machine.
  */
 export class CpuBandwidth {
   readonly stat: CfsStat = { periods: 0, throttledPeriods: 0, throttledUs: 0, usageUs: 0 };
@@ -369,8 +373,8 @@ export class CpuBandwidth {
   }
 
   /**
-   * Model choice: a period counts as throttled when any CPU was throttled in it (REFERENCE H.4's reading of
-   * nr_throttled); the kernel counts the periods that end with a CPU still throttled.
+   * Model choice: a period counts as throttled when any CPU was throttled in it (the reading of nr_throttled in
+   * docs/sources/linux-cfs.md#test-vectors); the kernel counts the periods that end with a CPU still throttled.
    */
   private throttle(cpu: number): void {
     this.throttledSince[cpu] = this.now;
@@ -407,7 +411,10 @@ export class CpuBandwidth {
   }
 }
 
-/** Kubernetes sets the quota to limits.cpu × the period (REFERENCE H.2); no limit is no quota. */
+/**
+ * Kubernetes sets the quota to limits.cpu × the period (docs/sources/linux-cfs.md#kubernetes-cpu-limits); no limit is
+ * no quota.
+ */
 export function quotaFor(limitCores: number | undefined, periodUs: number): number {
   return limitCores === undefined || limitCores <= 0 ? Infinity : limitCores * periodUs;
 }

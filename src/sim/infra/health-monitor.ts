@@ -2,9 +2,15 @@
 export type MemberHealth = 'unknown' | 'up' | 'down';
 
 export interface MonitorSettings {
-  /** Seconds between probes; BIG-IP HTTP/TCP monitors default to 5 s (REFERENCE G.1). */
+  /**
+   * Seconds between probes; BIG-IP HTTP/TCP monitors default to 5 s
+   * (docs/sources/load-balancers.md#big-ip-health-monitors).
+   */
   intervalSeconds: number;
-  /** Seconds without a successful probe before the member is down; default 16 s = 3 × interval + 1 (REFERENCE G.1). */
+  /**
+   * Seconds without a successful probe before the member is down; default 16 s = 3 × interval + 1
+   * (docs/sources/load-balancers.md#big-ip-health-monitors).
+   */
   timeoutSeconds: number;
 }
 

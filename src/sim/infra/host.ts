@@ -150,9 +150,10 @@ export class Host {
   }
 
   /**
-   * A free pod address for `handle`. With block IPAM, the lowest free one of the node's blocks (REFERENCE H.1);
-   * otherwise the next free one after the last handed out, wrapping around, like the host-local IPAM plugin
-   * (containernetworking/plugins `plugins/ipam/host-local`): .0 is the network, .1 the gateway, the last the broadcast.
+   * A free pod address for `handle`. With block IPAM, the lowest free one of the node's blocks
+   * (docs/sources/calico.md#ip-pools-and-blocks); otherwise the next free one after the last handed out, wrapping
+   * around, like the host-local IPAM plugin (containernetworking/plugins `plugins/ipam/host-local`): .0 is the network,
+   * .1 the gateway, the last the broadcast.
    */
   allocate(handle = 'pod'): Ipv4 {
     if (this.ipam) {

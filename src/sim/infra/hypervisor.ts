@@ -8,7 +8,8 @@ import type { DropReason } from '../report/drop-reasons';
 import type { Metrics } from '../core/metrics';
 import { LINKLOCAL_PPS, PpsAllowance } from './pps-allowance';
 
-// Link-local services (Amazon DNS at 169.254.169.253, IMDS, Time Sync) live in 169.254.0.0/16 (REFERENCE E.1).
+// Link-local services (Amazon DNS at 169.254.169.253, IMDS, Time Sync) live in 169.254.0.0/16
+// (docs/sources/cloud-hypervisor.md#link-local-allowance).
 const LINK_LOCAL = cidr('169.254.0.0/16');
 
 export interface HypervisorSettings {
@@ -38,7 +39,7 @@ function trackingTimeouts(s: HypervisorSettings): ConntrackTimeouts {
  * What a cloud instance's hypervisor (the Nitro card behind an ENA interface) does to every packet before the guest
  * sees it or after it leaves: the instance's PPS allowance, the per-interface link-local allowance, security-group
  * connection tracking against the tracked-connection allowance, and the source/destination check. The counters carry
- * the ENA driver's names (REFERENCE E.1).
+ * the ENA driver's names (docs/sources/cloud-hypervisor.md#ena-allowance-counters).
  */
 export class Hypervisor {
   readonly table: ConntrackTable;

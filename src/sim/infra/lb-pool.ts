@@ -5,7 +5,10 @@ import { atSeconds, seconds, toSeconds } from '../core/time';
 import { formatIpv4 } from '../net/ipv4';
 import { MemberMonitor, receivesTraffic, RoundRobin, type MemberHealth, type MonitorSettings } from './health-monitor';
 
-/** `node`: node IP : NodePort, kube-proxy does the last hop; `pod`: pod IP : port, reached over the pod network (REFERENCE G.2). */
+/**
+ * `node`: node IP : NodePort, kube-proxy does the last hop; `pod`: pod IP : port, reached over the pod network
+ * (docs/sources/load-balancers.md#container-ingress-services).
+ */
 export type MemberKind = 'node' | 'pod';
 /** How the load balancer reaches a pod member: a VXLAN tunnel into the overlay or static routes to pod blocks. */
 export type PodReach = 'vxlan' | 'routed';
@@ -29,11 +32,12 @@ export interface PoolSettings {
 }
 
 export const POOL_DEFAULTS: PoolSettings = {
-  // BIG-IP HTTP/TCP monitor: interval 5 s, timeout 16 s (REFERENCE G.1).
+  // BIG-IP HTTP/TCP monitor: interval 5 s, timeout 16 s (docs/sources/load-balancers.md#big-ip-health-monitors).
   monitor: { intervalSeconds: 5, timeoutSeconds: 16 },
   // Model choice: a probe is abandoned when the next one is due, so at most one is outstanding per member.
   probeTimeoutSeconds: 5,
-  // Widely described as BIG-IP's behaviour but unconfirmed from an F5 primary source; the 1&1 talk relies on it (REFERENCE G.1).
+  // Widely described as BIG-IP's behaviour but unconfirmed from an F5 primary source; the 1&1 talk relies on it
+  // (docs/sources/load-balancers.md#members-with-unknown-health).
   unknownReceivesTraffic: true,
   activation: 'immediate',
 };

@@ -20,7 +20,10 @@ const LB_TIMEOUTS = { ...KERNEL_TIMEOUTS, established: 300 };
 // SNAT automap hands out source ports from the ephemeral range (model choice: sequential).
 const SNAT_FIRST_PORT = 1024;
 const SNAT_PORTS = 65535 - SNAT_FIRST_PORT;
-/** A kube-proxy health server answers 503 when it has no local endpoint (REFERENCE G.3); see HealthCheckServers. */
+/**
+ * A kube-proxy health server answers 503 when it has no local endpoint
+ * (docs/sources/kube-proxy.md#healthchecknodeport); see HealthCheckServers.
+ */
 export const HTTP_UNAVAILABLE = 503;
 
 /**

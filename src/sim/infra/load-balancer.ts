@@ -14,10 +14,12 @@ export interface VirtualServerSpec {
   pool?: Partial<PoolSettings>;
 }
 
-// CIS virtual servers default to SNAT automap (F5 CIS VirtualServer `snat: auto`; not in REFERENCE, unconfirmed).
+// CIS virtual servers default to SNAT automap (F5 CIS VirtualServer `snat: auto`; unconfirmed,
+// docs/sources/load-balancers.md#snat-automap).
 export const DEFAULT_SNAT: SnatMode = 'automap';
 
-// CIS re-reads the node list every 30 s, `--node-poll-interval` (REFERENCE G.2); the lead calls syncMembers on it.
+// CIS re-reads the node list every 30 s, `--node-poll-interval`
+// (docs/sources/load-balancers.md#container-ingress-services); the lead calls syncMembers on it.
 export const CIS_NODE_POLL_INTERVAL = seconds(30);
 
 /**

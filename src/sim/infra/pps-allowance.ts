@@ -1,6 +1,7 @@
 import type { SimTime } from '../core/time';
 
-// ENA link-local allowance: 1024 packets per second per interface to Amazon DNS, IMDS and Time Sync (REFERENCE E.1, E.4).
+// ENA link-local allowance: 1024 packets per second per interface to Amazon DNS, IMDS and Time Sync
+// (docs/sources/cloud-hypervisor.md#link-local-allowance).
 export const LINKLOCAL_PPS = 1024;
 
 /**

@@ -8,17 +8,21 @@ export interface RouterOptions {
   ecmpMode: EcmpMode;
   /** The box's hash key; a different seed sends the same flow to a different next hop. */
   hashSeed: number;
-  /** Hash the ports too (5-tuple) or only addresses and protocol (3-tuple); routers differ (REFERENCE F.4). */
+  /**
+   * Hash the ports too (5-tuple) or only addresses and protocol (3-tuple); routers differ
+   * (docs/sources/load-balancers.md#metallb-bgp-mode).
+   */
   hashPorts: boolean;
   resilientBuckets: number;
 }
 
 export const ROUTER_DEFAULTS: RouterOptions = {
-  // Legacy Linux multipath groups use hash-threshold, RFC 2992 (REFERENCE F.1, F.3).
+  // Legacy Linux multipath groups use hash-threshold, RFC 2992 (docs/sources/load-balancers.md#ecmp-hash-threshold).
   ecmpMode: 'hash-threshold',
   // Model choice: any fixed key; only a change of key matters.
   hashSeed: 0,
-  // Model choice: 5-tuple; MetalLB notes routers hash 3- or 5-tuple depending on the box (REFERENCE F.4).
+  // Model choice: 5-tuple; MetalLB notes routers hash 3- or 5-tuple depending on the box
+  // (docs/sources/load-balancers.md#metallb-bgp-mode).
   hashPorts: true,
   resilientBuckets: DEFAULT_RESILIENT_BUCKETS,
 };

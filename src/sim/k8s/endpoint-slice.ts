@@ -9,7 +9,10 @@ export interface PodLike {
   ready: boolean;
 }
 
-/** One endpoint of a Service, with the conditions kube-proxy filters on (REFERENCE C.2, G.3). */
+/**
+ * One endpoint of a Service, with the conditions kube-proxy filters on
+ * (docs/sources/kubernetes.md#endpointslice-conditions).
+ */
 export interface SliceEndpoint {
   readonly ip: number;
   readonly port: number;
@@ -24,7 +27,7 @@ export interface SliceEndpoint {
 /**
  * The endpoint a pod contributes, or null when the controller leaves it out. A pod that is starting is listed but
  * not ready; a deleted pod stays listed with ready=false, serving=its actual readiness and terminating=true until
- * it is gone (REFERENCE C.2).
+ * it is gone (docs/sources/kubernetes.md#endpointslice-conditions).
  */
 export function endpointOf(pod: PodLike, port: number): SliceEndpoint | null {
   const base = { ip: pod.ip, port, pod: pod.index, node: pod.hostIndex };

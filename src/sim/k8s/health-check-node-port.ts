@@ -5,7 +5,10 @@ export interface ServiceHealthResponse {
   serviceProxyHealthy: boolean;
 }
 
-/** 200 iff the node has a ready local endpoint and its kube-proxy is healthy, else 503 (REFERENCE G.3, vector 3). */
+/**
+ * 200 iff the node has a ready local endpoint and its kube-proxy is healthy, else 503
+ * (docs/sources/kube-proxy.md#healthchecknodeport, #test-vectors, vector 2).
+ */
 export function serviceHealth(localEndpoints: number, serviceProxyHealthy: boolean): ServiceHealthResponse {
   return { status: localEndpoints > 0 && serviceProxyHealthy ? 200 : 503, localEndpoints, serviceProxyHealthy };
 }

@@ -7,7 +7,7 @@ import type { Service } from './service';
 /**
  * kube-proxy's healthCheckNodePort server on every node, for each LoadBalancer Service with externalTrafficPolicy
  * Local: an HTTP request gets the status code (200 with a local ready endpoint and a healthy proxy, else 503) as the
- * response's message (REFERENCE G.3).
+ * response's message (docs/sources/kube-proxy.md#healthchecknodeport).
  */
 export function serveHealthChecks(hosts: readonly Host[], kubeProxy: KubeProxy, service: Service, serviceIndex: number): void {
   const port = service.healthCheckNodePort;

@@ -26,17 +26,20 @@ export interface KubeProxySettings extends SyncRunnerSettings {
 }
 
 export const KUBE_PROXY_DEFAULTS: KubeProxySettings = {
-  // kube-proxy minSyncPeriod 1 s (REFERENCE H.3, pkg/proxy/apis/config/v1alpha1/defaults.go).
+  // kube-proxy minSyncPeriod 1 s (docs/sources/kube-proxy.md#sync-rate-limit).
   minSyncPeriod: seconds(1),
-  // syncPeriod 30 s (REFERENCE H.3, D.3); since 1.17 (kubernetes#81517) only a vanished canary chain forces a resync: use 3600 s.
+  // syncPeriod 30 s (docs/sources/kube-proxy.md#sync-rate-limit); since 1.17 (kubernetes#81517) only a vanished canary
+  // chain forces a resync: use 3600 s.
   syncPeriod: seconds(30),
   // burstSyncs := 2 in pkg/proxy/iptables/proxier.go NewProxier.
   burstSyncs: 2,
-  // MinimizeIPTablesRestore, GA and on by default from 1.28 (REFERENCE H.3, KEP-3453).
+  // MinimizeIPTablesRestore, GA and on by default from 1.28 (KEP-3453,
+  // docs/sources/kube-proxy.md#full-and-partial-restores).
   restore: 'partial',
   // Model choice: ≈50 ms per sync of any size; a 15-endpoint node logged "syncProxyRules took 61.6ms" (kubernetes#34006).
   syncFixedCostUs: 50_000,
-  // Model choice: 10 µs/rule puts 150k endpoints × 3 rules at ≈4.5 s, the "iptables runs of 4–5 s" of k8s#92836 (REFERENCE H.3).
+  // Model choice: 10 µs/rule puts 150k endpoints × 3 rules at ≈4.5 s, the "iptables runs of 4–5 s" of k8s#92836
+  // (docs/sources/kube-proxy.md#full-and-partial-restores).
   syncCostPerRuleUs: 10,
   slowSync: seconds(1),
   otherServices: 0,

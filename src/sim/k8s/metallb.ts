@@ -13,9 +13,10 @@ interface Speaker {
 }
 
 /**
- * MetalLB in BGP mode (REFERENCE F.4): a speaker on each chosen node peers with the router and announces every
- * LoadBalancer IP as a /32 with its node as next hop. Under externalTrafficPolicy Cluster every speaker announces;
- * under Local only the nodes that run a ready endpoint do, so scaling a deployment adds and withdraws next hops.
+ * MetalLB in BGP mode (docs/sources/load-balancers.md#metallb-bgp-mode): a speaker on each chosen node peers with the
+ * router and announces every LoadBalancer IP as a /32 with its node as next hop. Under externalTrafficPolicy Cluster
+ * every speaker announces; under Local only the nodes that run a ready endpoint do, so scaling a deployment adds and
+ * withdraws next hops.
  */
 export class MetalLb {
   private readonly speakers: Speaker[];

@@ -2,8 +2,9 @@ import type { SliceEndpoint } from './endpoint-slice';
 import type { Service, TrafficPolicy } from './service';
 
 /**
- * Rules in KUBE-SERVICES / KUBE-NODEPORTS that send a Service's addresses to its chains; kube-proxy rewrites these
- * for every Service on every sync, partial or not (REFERENCE H.3). Model choice: one per address the Service has.
+ * Rules in KUBE-SERVICES / KUBE-NODEPORTS that send a Service's addresses to its chains; kube-proxy rewrites these for
+ * every Service on every sync, partial or not (docs/sources/kube-proxy.md#full-and-partial-restores). Model choice: one
+ * per address the Service has.
  */
 export function jumpRulesOf(service: Service): number {
   return 1 + (service.nodePort !== undefined ? 1 : 0) + (service.loadBalancerIp !== undefined ? 1 : 0);

@@ -3,7 +3,10 @@ import { Proto } from '../net/packet';
 import { EndpointSlice } from './endpoint-slice';
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
-/** externalTrafficPolicy: applies to traffic sent to a node port or the load-balancer IP (REFERENCE G.3). */
+/**
+ * externalTrafficPolicy: applies to traffic sent to a node port or the load-balancer IP
+ * (docs/sources/kube-proxy.md#externaltrafficpolicy).
+ */
 export type TrafficPolicy = 'Cluster' | 'Local';
 
 /** How a Service is reachable beyond its ClusterIP. Absent fields keep their defaults. */

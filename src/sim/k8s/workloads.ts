@@ -22,9 +22,11 @@ export interface DeploymentSpec {
   /** RollingUpdate strategy; Kubernetes defaults both to 25 % (Deployment API reference). */
   maxSurge?: IntOrPercent;
   maxUnavailable?: IntOrPercent;
-  /** terminationGracePeriodSeconds; 30 by default (REFERENCE C.2). */
+  /** terminationGracePeriodSeconds; 30 by default (docs/sources/kubernetes.md#pod-termination). */
   gracePeriodSeconds?: number;
-  /** A preStop hook that sleeps this long before SIGTERM reaches the app (REFERENCE C.2). */
+  /**
+   * A preStop hook that sleeps this long before SIGTERM reaches the app (docs/sources/kubernetes.md#pod-termination).
+   */
   preStopSeconds?: number;
   /** Creation to Ready for new pods; `kube.podStartSeconds` when unset. */
   readySeconds?: number;
@@ -34,14 +36,16 @@ export interface DeploymentSpec {
   perNode?: boolean;
 }
 
-// Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30 (REFERENCE C.2).
+// Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30
+// (docs/sources/kubernetes.md#deployment-rollouts, #pod-termination).
 const DEFAULT_SURGE: IntOrPercent = '25%';
 const DEFAULT_UNAVAILABLE: IntOrPercent = '25%';
 // A DaemonSet's RollingUpdate defaults: maxSurge 0, maxUnavailable 1 (DaemonSet API reference).
 const DAEMONSET_SURGE: IntOrPercent = 0;
 const DAEMONSET_UNAVAILABLE: IntOrPercent = 1;
 export const DEFAULT_GRACE_SECONDS = 30;
-// If preStop still runs when the grace period ends, the kubelet grants a one-off 2 s extension (REFERENCE C.2).
+// If preStop still runs when the grace period ends, the kubelet grants a one-off 2 s extension
+// (docs/sources/kubernetes.md#pod-termination).
 const PRESTOP_EXTENSION_SECONDS = 2;
 
 // kubelet's container restart back-off: 10 s, doubled after each crash, capped at 300 s, reset after 10 min of running

@@ -18,7 +18,7 @@ export type CtStateId = (typeof CtState)[keyof typeof CtState];
 /** Timeouts in seconds, indexed like CtState. */
 export type ConntrackTimeouts = Record<keyof typeof CtState, number>;
 
-// Kernel defaults, Documentation/networking/nf_conntrack-sysctl.rst (REFERENCE D.3).
+// Kernel defaults, Documentation/networking/nf_conntrack-sysctl.rst (docs/sources/linux-conntrack.md#timeouts).
 export const KERNEL_TIMEOUTS: ConntrackTimeouts = {
   synSent: 120,
   synRecv: 60,
@@ -32,10 +32,13 @@ export const KERNEL_TIMEOUTS: ConntrackTimeouts = {
   udpStream: 120,
 };
 
-// kube-proxy sets established to 24 h and close_wait to 1 h (pkg/proxy/apis/config/v1alpha1/defaults.go, REFERENCE D.3).
+// kube-proxy sets established to 24 h and close_wait to 1 h (docs/sources/linux-conntrack.md#kube-proxy-settings).
 export const KUBE_PROXY_TIMEOUTS: ConntrackTimeouts = { ...KERNEL_TIMEOUTS, established: 86_400, closeWait: 3_600 };
 
-/** nf_conntrack_max as kube-proxy sets it: max(conntrack.min 131072, maxPerCore 32768 × cores) (REFERENCE D.3). */
+/**
+ * nf_conntrack_max as kube-proxy sets it: max(conntrack.min 131072, maxPerCore 32768 × cores)
+ * (docs/sources/linux-conntrack.md#kube-proxy-settings).
+ */
 export function kubeProxyConntrackMax(cores: number, min = 131_072, maxPerCore = 32_768): number {
   return Math.max(min, maxPerCore * cores);
 }

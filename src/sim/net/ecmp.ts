@@ -1,7 +1,8 @@
-/** How a router spreads flows over equal-cost next hops (REFERENCE F). */
+/** How a router spreads flows over equal-cost next hops (docs/sources/load-balancers.md). */
 export type EcmpMode = 'modulo' | 'hash-threshold' | 'resilient';
 
-// Linux resilient next-hop groups size their bucket table with `buckets N`; 128 is the commonly cited default (REFERENCE F.3, unconfirmed).
+// Linux resilient next-hop groups size their bucket table with `buckets N`; 128 is the commonly cited default,
+// unconfirmed (docs/sources/load-balancers.md#resilient-hashing).
 export const DEFAULT_RESILIENT_BUCKETS = 128;
 
 /** A stateless 5-tuple hash; `seed` stands for the router's per-box hash key. */

@@ -1,9 +1,10 @@
 import { formatIpv4, parseIpv4 } from './ipv4';
 
 /**
- * An X-Forwarded-For list: the addresses it names, client first, each proxy's peer appended after (REFERENCE G.4).
- * Model choice: IPv4 numbers in a fixed Uint32Array that travels with the request, so proxies rewrite it in place
- * without allocating; strings exist only at the edges (a client-supplied header, the trace and the UI).
+ * An X-Forwarded-For list: the addresses it names, client first, each proxy's peer appended after
+ * (docs/sources/load-balancers.md#forwarded-headers). Model choice: IPv4 numbers in a fixed Uint32Array that travels
+ * with the request, so proxies rewrite it in place without allocating; strings exist only at the edges (a
+ * client-supplied header, the trace and the UI).
  */
 export interface ForwardedFor {
   readonly ips: Uint32Array;

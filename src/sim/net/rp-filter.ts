@@ -3,7 +3,10 @@ import type { Route } from './route-table';
 /** net.ipv4.conf.*.rp_filter: 0 off, 1 strict, 2 loose (RFC 3704; kernel Documentation/networking/ip-sysctl.rst). */
 export type RpFilterMode = 0 | 1 | 2;
 
-/** The kernel uses the larger of conf/all and conf/<dev> (IN_DEV_MAXCONF, REFERENCE D.1). */
+/**
+ * The kernel uses the larger of conf/all and conf/<dev> (IN_DEV_MAXCONF,
+ * docs/sources/linux-routing-rp-filter.md#effective-value).
+ */
 export function effectiveRpFilter(all: RpFilterMode, dev: RpFilterMode): RpFilterMode {
   return Math.max(all, dev) as RpFilterMode;
 }
@@ -28,9 +31,10 @@ export interface SourceCheck {
 export type SourceVerdict = 'accept' | 'martian' | 'invalid';
 
 /**
- * Linux's source validation for a received packet (`__fib_validate_source()` in net/ipv4/fib_frontend.c, REFERENCE D.2).
- * On an interface with no IPv4 address, a reverse route that leaves by another interface falls through to the last
- * resort, which drops whenever filtering is on — even in loose mode.
+ * Linux's source validation for a received packet (`__fib_validate_source()` in net/ipv4/fib_frontend.c,
+ * docs/sources/linux-routing-rp-filter.md#source-validation). On an interface with no IPv4 address, a reverse route
+ * that leaves by another interface falls through to the last resort, which drops whenever filtering is on — even in
+ * loose mode.
  */
 export function validateSource(check: SourceCheck): SourceVerdict {
   return checkSource(check.mode, check.dev, check.devHasAddress, check.reverse, check.srcIsLocal, check.acceptLocal ?? false);

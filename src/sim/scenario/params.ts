@@ -49,13 +49,15 @@ const server = z.strictObject({
   serviceTimeMs: z.number().min(0).default(5),
 });
 
-/** CPU bandwidth control for containers with a CPU limit (REFERENCE H.2). */
+/** CPU bandwidth control for containers with a CPU limit (docs/sources/linux-cfs.md). */
 const cpu = z.strictObject({
-  // cpu.cfs_period_us defaults to 100 ms, and kubelet's --cpu-cfs-quota-period with it (REFERENCE H.2).
+  // cpu.cfs_period_us defaults to 100 ms, and kubelet's --cpu-cfs-quota-period with it
+  // (docs/sources/linux-cfs.md#bandwidth-control, #kubernetes-cpu-limits).
   periodMs: z.number().min(1).max(1000).default(100),
-  // sched_cfs_bandwidth_slice_us defaults to 5 ms (REFERENCE H.2).
+  // sched_cfs_bandwidth_slice_us defaults to 5 ms (docs/sources/linux-cfs.md#bandwidth-control).
   sliceMs: z.number().gt(0).max(1000).default(5),
-  // Kernels from 5.4 carry a CPU's unused runtime over; 4.18 to 5.3 expire it each period (REFERENCE H.2).
+  // Kernels from 5.4 carry a CPU's unused runtime over; 4.18 to 5.3 expire it each period
+  // (docs/sources/linux-cfs.md#slice-expiry-bug).
   kernel: z.enum(['expiring', 'fixed']).default('fixed'),
 });
 
@@ -84,13 +86,15 @@ const kube = z.strictObject({
 });
 
 const kubeProxy = z.strictObject({
-  // kube-proxy minSyncPeriod 1 s (REFERENCE H.3, pkg/proxy/apis/config/v1alpha1/defaults.go).
+  // kube-proxy minSyncPeriod 1 s (docs/sources/kube-proxy.md#sync-rate-limit).
   minSyncPeriodMs: z.number().min(0).default(1000),
-  // kube-proxy syncPeriod 30 s (REFERENCE H.3, D.3).
+  // kube-proxy syncPeriod 30 s (docs/sources/kube-proxy.md#sync-rate-limit).
   syncPeriodS: z.number().gt(0).default(30),
-  // Partial restores (MinimizeIPTablesRestore) are GA and on from Kubernetes 1.28 (REFERENCE H.3); `full` is before.
+  // Partial restores (MinimizeIPTablesRestore) are GA and on from Kubernetes 1.28
+  // (docs/sources/kube-proxy.md#full-and-partial-restores); `full` is before.
   restore: z.enum(['full', 'partial']).default('partial'),
-  // Model choice: 10 µs per rule puts 150k endpoints × 3 rules near the 4–5 s iptables runs of kubernetes#92836 (REFERENCE H.3).
+  // Model choice: 10 µs per rule puts 150k endpoints × 3 rules near the 4–5 s iptables runs of kubernetes#92836
+  // (docs/sources/kube-proxy.md#full-and-partial-restores).
   syncCostPerRuleUs: z.number().min(0).default(10),
   // The rest of a large cluster, not simulated as pods: Services and endpoints whose rules every node still holds. A
   // full restore rewrites all of them; a partial one only their jump rules.
@@ -99,18 +103,20 @@ const kubeProxy = z.strictObject({
 });
 
 const lb = z.strictObject({
-  // BIG-IP HTTP/TCP monitor interval 5 s (REFERENCE G.1).
+  // BIG-IP HTTP/TCP monitor interval 5 s (docs/sources/load-balancers.md#big-ip-health-monitors).
   monitorIntervalS: z.number().gt(0).default(5),
-  // BIG-IP monitor timeout 16 s = 3 × interval + 1 (REFERENCE G.1).
+  // BIG-IP monitor timeout 16 s = 3 × interval + 1 (docs/sources/load-balancers.md#big-ip-health-monitors).
   monitorTimeoutS: z.number().gt(0).default(16),
-  // Whether members whose health is still unknown get new connections; unconfirmed, the bare-metal talk says yes (REFERENCE G.1).
+  // Whether members whose health is still unknown get new connections; unconfirmed, the bare-metal talk says yes
+  // (docs/sources/load-balancers.md#members-with-unknown-health).
   unknownReceivesTraffic: z.boolean().default(true),
   // `after-healthy` is the operator patch: a new member gets traffic only after its first good probe.
   activation: z.enum(['immediate', 'after-healthy']).default('immediate'),
-  // F5 CIS configures SNAT automap by default (REFERENCE G.2).
+  // F5 CIS configures SNAT automap by default; unconfirmed (docs/sources/load-balancers.md#snat-automap).
   snat: z.boolean().default(true),
-  // The HTTP profile's Insert X-Forwarded-For is off in the parent profile (REFERENCE G.1): `preserve` leaves the
-  // header as the client sent it; `append` adds the client's address; `replace` drops what the client sent first.
+  // The HTTP profile's Insert X-Forwarded-For is off in the parent profile, unconfirmed
+  // (docs/sources/load-balancers.md#forwarded-headers): `preserve` leaves the header as the client sent it; `append`
+  // adds the client's address; `replace` drops what the client sent first.
   xff: z.enum(['preserve', 'append', 'replace']).default('preserve'),
 });
 
@@ -120,69 +126,82 @@ const bgpParams = z.strictObject({
 });
 
 const dns = z.strictObject({
-  // node-local DNS's forward max_concurrent; 0 = unset, as the NodeLocal DNSCache manifest ships it (REFERENCE B.2).
+  // node-local DNS's forward max_concurrent; 0 = unset, as the NodeLocal DNSCache manifest ships it
+  // (docs/sources/dns.md#nodelocal-dnscache).
   maxConcurrent: z.number().int().min(0).default(0),
-  // The forward plugin's per-request deadline, defaultTimeout 5 s (REFERENCE B.1).
+  // The forward plugin's per-request deadline, defaultTimeout 5 s
+  // (docs/sources/dns.md#request-deadline-and-read-timeout).
   upstreamTimeoutS: z.number().gt(0).max(60).default(5),
 });
 
 const externalDns = z.strictObject({
-  // external-dns --interval 1m (REFERENCE C.1).
+  // external-dns --interval 1m (docs/sources/dns.md#external-dns).
   intervalS: z.number().gt(0).default(60),
-  // --events off (REFERENCE C.1).
+  // --events off (docs/sources/dns.md#external-dns).
   events: z.boolean().default(false),
   // When a pod's address leaves the record: when the pod is deleted (as in the first incident) or already at SIGTERM.
   deregisterOn: z.enum(['delete', 'sigterm']).default('delete'),
-  // The record's TTL annotation (external-dns.alpha.kubernetes.io/ttl); without one Route 53 records get 300 s (REFERENCE C.1).
+  // The record's TTL annotation (external-dns.alpha.kubernetes.io/ttl); without one Route 53 records get 300 s
+  // (docs/sources/dns.md#external-dns).
   recordTtlS: z.number().int().min(1).max(172_800).optional(),
 });
 
 /** Calico's IPAM, for the routed and IPIP pod networks. */
 const calico = z.strictObject({
   // `node-cidr`: a node hands out its podCidr like the host-local plugin; `blocks`: Calico's block affinity, blocks of
-  // blockSize claimed from the node's pool on demand, lowest free address first (REFERENCE H.1).
+  // blockSize claimed from the node's pool on demand, lowest free address first
+  // (docs/sources/calico.md#ip-pools-and-blocks).
   ipam: z.enum(['node-cidr', 'blocks']).default('node-cidr'),
-  // IPPool blockSize defaults to 26: 64 addresses a block (REFERENCE H.1).
+  // IPPool blockSize defaults to 26: 64 addresses a block (docs/sources/calico.md#ip-pools-and-blocks).
   blockSize: z.number().int().min(20).max(32).default(26),
-  // kube-controllers' IPAM garbage collection confirms a leak after a 15 min grace (calico#5044, REFERENCE H.1).
+  // kube-controllers' IPAM garbage collection confirms a leak after a 15 min grace (calico#5044,
+  // docs/sources/calico.md#leak-garbage-collection).
   leakGraceS: z.number().min(0).max(86_400).default(900),
 });
 
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
 
 const node = z.strictObject({
-  // systemd's sysctl.d/50-default.conf sets rp_filter = 2 (loose) on most distributions (REFERENCE D.1).
+  // systemd's sysctl.d/50-default.conf sets rp_filter = 2 (loose) on most distributions
+  // (docs/sources/linux-routing-rp-filter.md#distribution-defaults).
   rpFilter: rpFilter.default(2),
-  // Model choice: a typical worker; kube-proxy sizes conntrack from the core count (REFERENCE D.3), and a container's
-  // threads spread over the cores under CPU bandwidth control.
+  // Model choice: a typical worker; kube-proxy sizes conntrack from the core count
+  // (docs/sources/linux-conntrack.md#kube-proxy-settings), and a container's threads spread over the cores under CPU
+  // bandwidth control.
   cores: z.number().int().min(1).max(512).default(8),
-  // Unset: kube-proxy's max(131072, 32768 × cores) (REFERENCE D.3).
+  // Unset: kube-proxy's max(131072, 32768 × cores) (docs/sources/linux-conntrack.md#kube-proxy-settings).
   conntrackMax: z.number().int().min(1).optional(),
   // How pod addresses reach the node: routed per-node blocks (Calico BGP-style), IP-in-IP between nodes over tunl0
   // (Calico IPIP), or a secondary cloud interface (Cilium ENI mode).
   podNetwork: z.enum(['routed', 'ipip', 'eni']).default('routed'),
-  // Cilium in ENI mode leaves the pod interface without an IPv4 address of its own (INCIDENTS.md §1).
+  // Cilium in ENI mode leaves the pod interface without an IPv4 address of its own
+  // (docs/sources/incidents.md#it-wasnt-dns).
   podInterfaceHasIp: z.boolean().default(false),
-  // Calico's tunnel-ip-allocator gives tunl0 the first address of the node's block (REFERENCE H.1).
+  // Calico's tunnel-ip-allocator gives tunl0 the first address of the node's block
+  // (docs/sources/calico.md#tunnel-address).
   tunnelHasIp: z.boolean().default(true),
   // Model choice: the CNI removes a deleted pod's ip rule as it cleans up the endpoint, at once.
   sourceRuleGcSeconds: z.number().min(0).default(0),
 });
 
 const instance = z.strictObject({
-  // AWS does not publish tracked-connection maxima; a third-party benchmark saw ~77k on a large size (REFERENCE E.3). Per size unit.
+  // AWS does not publish tracked-connection maxima; a third-party benchmark saw ~77k on a large size
+  // (docs/sources/cloud-hypervisor.md#tracked-connection-allowance). Per size unit.
   conntrackAllowance: z.number().int().min(1).default(75_000),
   // Model choice: AWS does not publish PPS maxima either; a few hundred thousand packets per second per size unit.
   ppsAllowance: z.number().gt(0).default(400_000),
-  // Security-group rules that allow all traffic both ways leave flows untracked (REFERENCE E.2).
+  // Security-group rules that allow all traffic both ways leave flows untracked
+  // (docs/sources/cloud-hypervisor.md#security-group-connection-tracking).
   untracked: z.boolean().default(false),
-  // AWS ConnectionTrackingConfiguration default TcpEstablishedTimeout 432000 s (REFERENCE E.2).
+  // AWS ConnectionTrackingConfiguration default TcpEstablishedTimeout 432000 s
+  // (docs/sources/cloud-hypervisor.md#security-group-connection-tracking).
   tcpEstablishedTimeoutS: z.number().min(60).max(432_000).default(432_000),
-  // Model choice: AWS publishes no timeout for flows that never complete a handshake; Linux keeps SYN_SENT 120 s (REFERENCE D.3).
+  // Model choice: AWS publishes no timeout for flows that never complete a handshake; Linux keeps SYN_SENT 120 s
+  // (docs/sources/linux-conntrack.md#timeouts).
   tcpUnestablishedTimeoutS: z.number().gt(0).default(120),
-  // AWS default UdpTimeout 30 s (REFERENCE E.2).
+  // AWS default UdpTimeout 30 s (docs/sources/cloud-hypervisor.md#security-group-connection-tracking).
   udpTimeoutS: z.number().min(30).max(60).default(30),
-  // AWS default UdpStreamTimeout 180 s (REFERENCE E.2).
+  // AWS default UdpStreamTimeout 180 s (docs/sources/cloud-hypervisor.md#security-group-connection-tracking).
   udpStreamTimeoutS: z.number().min(60).max(180).default(180),
   // Model choice: the cloud detaches a deleted pod's secondary address from the instance's interface some seconds later.
   ipReleaseDelayS: z.number().min(0).default(30),
@@ -196,8 +215,9 @@ const instance = z.strictObject({
 const zookeeper = z.strictObject({
   // Model choice: reads one server answers per second from memory; ZooKeeper's own benchmarks reach tens of thousands.
   readsPerSecond: z.number().gt(0).default(20_000),
-  // Model choice: the packets per second a ZooKeeper host's network interface allows before the hypervisor drops
-  // the excess; the talk met such a limit on EC2 without a published number (INCIDENTS.md §3).
+  // Model choice: the packets per second a ZooKeeper host's network interface allows before the hypervisor drops the
+  // excess; the talk met such a limit on EC2 without a published number
+  // (docs/sources/incidents.md#service-discovery-at-scale).
   ppsAllowance: z.number().gt(0).default(60_000),
   // Model choice: the packet-rate alert on each ZooKeeper host fires above this rate.
   alarmPps: z.number().gt(0).default(40_000),
@@ -205,8 +225,8 @@ const zookeeper = z.strictObject({
   rttMs: z.number().gt(0).default(0.5),
   // Model choice: sessions of 10 s; ZooKeeper bounds a session to 2–20 ticks (tickTime 2 s by default: 4–40 s).
   sessionTimeoutS: z.number().min(1).max(120).default(10),
-  // How a watcher reads a service: getChildren plus one getData per child (synapse, REFERENCE I.2), or the whole
-  // tree in one round trip (the talk's fix).
+  // How a watcher reads a service: getChildren plus one getData per child (synapse,
+  // docs/sources/service-discovery.md#zookeeper-reads), or the whole tree in one round trip (the talk's fix).
   read: z.enum(['children-then-data', 'single-roundtrip']).default('children-then-data'),
   // Model choice: a registration written as raw JSON strings (host, port, name, labels, weights and the service's
   // proxy options) takes about 1.8 kB, more than one TCP segment.
@@ -221,10 +241,12 @@ const zookeeper = z.strictObject({
   recordCost: z.number().min(0).max(1).default(0.1),
 });
 
-/** nerve, the SmartStack agent that health-checks a service and registers it (REFERENCE I.1). */
+/**
+ * nerve, the SmartStack agent that health-checks a service and registers it (docs/sources/service-discovery.md#nerve).
+ */
 const nerve = z.strictObject({
-  // check_interval 0.5 s, rise 1, fall 1 (REFERENCE I.1); a stopped app refuses the check at once, so nerve's 100 ms
-  // check timeout never comes into play.
+  // check_interval 0.5 s, rise 1, fall 1 (docs/sources/service-discovery.md#nerve); a stopped app refuses the check at
+  // once, so nerve's 100 ms check timeout never comes into play.
   checkIntervalMs: z.number().gt(0).default(500),
   rise: z.number().int().min(1).max(100).default(1),
   fall: z.number().int().min(1).max(100).default(1),
@@ -232,9 +254,12 @@ const nerve = z.strictObject({
   announcerPollMs: z.number().gt(0).default(1000),
 });
 
-/** synapse, the SmartStack watcher that turns ZooKeeper's view of a service into HAProxy configuration (REFERENCE I.2). */
+/**
+ * synapse, the SmartStack watcher that turns ZooKeeper's view of a service into HAProxy configuration
+ * (docs/sources/service-discovery.md#synapse).
+ */
 const synapse = z.strictObject({
-  // restart_interval 2 s: HAProxy reloads at least this far apart (REFERENCE I.2).
+  // restart_interval 2 s: HAProxy reloads at least this far apart (docs/sources/service-discovery.md#synapse).
   restartIntervalS: z.number().min(0).max(600).default(2),
   // Model choice: 0, a watcher re-reads as soon as its watch fires; the talk's fix adds a random delay up to this.
   readJitterMs: z.number().min(0).max(600_000).default(0),
@@ -242,10 +267,10 @@ const synapse = z.strictObject({
   minReadIntervalMs: z.number().min(0).max(600_000).default(0),
 });
 
-/** The HAProxy each client pod runs under synapse (REFERENCE I.2, I.3). */
+/** The HAProxy each client pod runs under synapse (docs/sources/service-discovery.md#synapse, #haproxy-reloads). */
 const haproxy = z.strictObject({
-  // Server options `check inter 2000 fall 2` (synapse's example, REFERENCE I.2); its `rise 3` matters only to a server
-  // coming back, which the model does not follow.
+  // Server options `check inter 2000 fall 2` (synapse's example, docs/sources/service-discovery.md#synapse);
+  // its `rise 3` matters only to a server coming back, which the model does not follow.
   checkInterMs: z.number().gt(0).default(2000),
   fall: z.number().int().min(1).max(100).default(2),
   // `retries 3` is HAProxy's default; with `option redispatch` only the last retry may go to another server.
@@ -260,14 +285,18 @@ const haproxy = z.strictObject({
   memoryBaseMb: z.number().min(0).default(20),
   memoryPerServerKb: z.number().min(0).default(40),
   // Model choice: the app keeps 8 connections to its local HAProxy and recycles each after about a minute; an old
-  // process lives until the last of its connections closes (REFERENCE I.3).
+  // process lives until the last of its connections closes (docs/sources/service-discovery.md#haproxy-reloads).
   clientConnections: z.number().int().min(1).max(1000).default(8),
   connectionLifetimeS: z.number().gt(0).default(60),
-  // hard-stop-after: an old process is stopped this long after a reload at the latest; 0 leaves it unset (REFERENCE I.3).
+  // hard-stop-after: an old process is stopped this long after a reload at the latest; 0 leaves it unset
+  // (docs/sources/service-discovery.md#haproxy-reloads).
   hardStopAfterS: z.number().min(0).default(0),
 });
 
-/** Envoy in client pods: membership over xDS, no reloads, outlier detection (REFERENCE I.4). */
+/**
+ * Envoy in client pods: membership over xDS, no reloads, outlier detection
+ * (docs/sources/service-discovery.md#envoy-eds).
+ */
 const envoy = z.strictObject({
   // Model choice: the cluster template of the migration sets a 250 ms connect timeout; Envoy's own default is 5 s.
   connectTimeoutMs: z.number().gt(0).default(250),

@@ -67,9 +67,9 @@ const deployment = z.strictObject({
   // RollingUpdate strategy: a Deployment defaults both to 25 %, a DaemonSet to maxSurge 0 and maxUnavailable 1 (API reference).
   maxSurge: intOrPercent.optional(),
   maxUnavailable: intOrPercent.optional(),
-  // terminationGracePeriodSeconds defaults to 30 (REFERENCE C.2).
+  // terminationGracePeriodSeconds defaults to 30 (docs/sources/kubernetes.md#pod-termination).
   terminationGracePeriodSeconds: z.number().min(0).max(3600).default(30),
-  // A preStop hook that sleeps before SIGTERM (REFERENCE C.2); none by default.
+  // A preStop hook that sleeps before SIGTERM (docs/sources/kubernetes.md#pod-termination); none by default.
   preStopSeconds: z.number().min(0).max(3600).default(0),
   // Creation to Ready for this deployment's new pods; params.kube.podStartSeconds when left out.
   readySeconds: z.number().min(0).max(3600).optional(),
@@ -86,12 +86,13 @@ const deployment = z.strictObject({
       targetRequestsPerSecond: z.number().gt(0),
     })
     .optional(),
-  // limits.cpu in cores: quota = limit × params.cpu.periodMs per period (REFERENCE H.2); 0 or left out, no limit.
+  // limits.cpu in cores: quota = limit × params.cpu.periodMs per period
+  // (docs/sources/linux-cfs.md#kubernetes-cpu-limits); 0 or left out, no limit.
   cpuLimit: z.number().min(0).max(512).optional(),
   // A mesh-server's name in service discovery: it registers under /services/<announce> in ZooKeeper.
   announce: dnsLabel.optional(),
-  // Who registers a mesh-server: nerve health-checks it (REFERENCE I.1); the Kubernetes mini announcer waits until
-  // the pod is ready and deregisters in its preStop hook.
+  // Who registers a mesh-server: nerve health-checks it (docs/sources/service-discovery.md#nerve); the Kubernetes mini
+  // announcer waits until the pod is ready and deregisters in its preStop hook.
   announcer: z.enum(['nerve', 'mini-announcer']).default('nerve'),
   // The discovered services a mesh-client sends requests to.
   uses: z.array(dnsLabel).min(1).optional(),
@@ -105,7 +106,7 @@ const service = z.strictObject({
   // kube-apiserver --service-node-port-range default 30000-32767; unset ports are allocated.
   nodePort: z.number().int().min(30000).max(32767).optional(),
   loadBalancerIp: ipv4.optional(),
-  // Kubernetes defaults externalTrafficPolicy to Cluster (REFERENCE G.3).
+  // Kubernetes defaults externalTrafficPolicy to Cluster (docs/sources/kube-proxy.md#externaltrafficpolicy).
   externalTrafficPolicy: z.enum(['Cluster', 'Local']).default('Cluster'),
 });
 
@@ -128,10 +129,10 @@ const dns = z.strictObject({
   // kubeadm deploys CoreDNS with 2 replicas.
   replicas: z.number().int().min(1).max(50).default(2),
   nodeLocal: z.boolean().default(false),
-  // The Amazon-provided DNS resolver's link-local address (REFERENCE B.4).
+  // The Amazon-provided DNS resolver's link-local address (docs/sources/dns.md#amazon-provided-dns).
   resolverIp: ipv4.default('169.254.169.253'),
   records: z.record(hostname, z.array(ipv4).min(1)).default({}),
-  // external-dns writes Route 53 records with TTL 300 s unless told otherwise (REFERENCE C.1).
+  // external-dns writes Route 53 records with TTL 300 s unless told otherwise (docs/sources/dns.md#external-dns).
   recordTtl: z.number().int().min(0).default(300),
   externalDns: externalDns.optional(),
 });
@@ -140,11 +141,14 @@ const router = z.strictObject({
   name: dnsLabel,
   // Its address on the node network, where BGP speakers peer.
   ip: ipv4,
-  // Legacy Linux multipath and many ToRs use hash-threshold (REFERENCE F.1, F.3).
+  // Legacy Linux multipath and many ToRs use hash-threshold (docs/sources/load-balancers.md#ecmp-hash-threshold).
   ecmp: z.enum(['modulo', 'hash-threshold', 'resilient']).default('hash-threshold'),
 });
 
-/** MetalLB in BGP mode: speakers on nodes announce LoadBalancer IPs to a router (REFERENCE F.4). */
+/**
+ * MetalLB in BGP mode: speakers on nodes announce LoadBalancer IPs to a router
+ * (docs/sources/load-balancers.md#metallb-bgp-mode).
+ */
 const bgp = z.strictObject({
   router: z.string(),
   // Nodes that run a speaker; all nodes when left out.
@@ -157,7 +161,8 @@ const virtualServer = z.strictObject({
   port: port,
   // The Service whose node ports (members: nodes) or pods (members: pods) form the pool.
   service: z.string(),
-  // F5 CIS --pool-member-type: nodeport (node IP:NodePort) or cluster (pod IPs) (REFERENCE G.2).
+  // F5 CIS --pool-member-type: nodeport (node IP:NodePort) or cluster (pod IPs)
+  // (docs/sources/load-balancers.md#container-ingress-services).
   members: z.enum(['nodes', 'pods']).default('nodes'),
   // With members: nodes, only these nodes become members (CIS's --node-label-selector picks them by label); every
   // joined node when left out. Pod members ignore it, so fixes that set either one still combine.

@@ -1,4 +1,7 @@
-/** gRPC connection backoff (REFERENCE A.1): how long a subchannel waits after a failed connect, and how long an attempt may take. */
+/**
+ * gRPC connection backoff (docs/sources/grpc.md#connection-backoff): how long a subchannel waits after a failed
+ * connect, and how long an attempt may take.
+ */
 import type { RngStream } from '../../core/rng';
 import { millis, seconds, type Duration } from '../../core/time';
 
@@ -15,21 +18,21 @@ export interface BackoffConfig {
 }
 
 export const GRPC_BACKOFF: BackoffConfig = {
-  // BaseDelay 1 s (REFERENCE A.1, grpc-go backoff/backoff.go DefaultConfig; connection-backoff.md INITIAL_BACKOFF).
+  // BaseDelay 1 s (grpc-go DefaultConfig, spec INITIAL_BACKOFF; docs/sources/grpc.md#connection-backoff).
   baseDelay: seconds(1),
-  // Multiplier 1.6 (REFERENCE A.1, connection-backoff.md MULTIPLIER).
+  // Multiplier 1.6 (spec MULTIPLIER; docs/sources/grpc.md#connection-backoff).
   multiplier: 1.6,
-  // Jitter 0.2 (REFERENCE A.1, connection-backoff.md JITTER).
+  // Jitter 0.2 (spec JITTER; docs/sources/grpc.md#connection-backoff).
   jitter: 0.2,
-  // MaxDelay 120 s (REFERENCE A.1, connection-backoff.md MAX_BACKOFF).
+  // MaxDelay 120 s (spec MAX_BACKOFF; docs/sources/grpc.md#connection-backoff).
   maxDelay: seconds(120),
-  // minConnectTimeout 20 s (REFERENCE A.1, grpc-go clientconn.go; connection-backoff.md MIN_CONNECT_TIMEOUT).
+  // minConnectTimeout 20 s (grpc-go clientconn.go, spec MIN_CONNECT_TIMEOUT; docs/sources/grpc.md#connection-backoff).
   minConnectTimeout: seconds(20),
 };
 
 /**
  * The fixed reconnect interval's range and default, which the deployment knob, the set-reconnect-policy fault and the
- * client's defaults all take from here. The default is the incident's years-old custom setting (INCIDENTS.md §1).
+ * client's defaults all take from here. The default is the incident's years-old custom setting (docs/sources/incidents.md#it-wasnt-dns).
  */
 export const RECONNECT_INTERVAL_MS = { default: 300, min: 1, max: 600_000 } as const;
 export const INCIDENT_RECONNECT_INTERVAL = millis(RECONNECT_INTERVAL_MS.default);
@@ -70,7 +73,10 @@ export function backoffDelay(config: BackoffConfig, retries: number, u: number):
   return Math.max(0, Math.round(scaled)) as Duration;
 }
 
-/** How long one connection attempt may take: max(minConnectTimeout, the attempt's backoff) (REFERENCE A.6 vector 2). */
+/**
+ * How long one connection attempt may take: max(minConnectTimeout, the attempt's backoff)
+ * (docs/sources/grpc.md#test-vectors, vector 2).
+ */
 export function connectTimeout(config: BackoffConfig, backoff: Duration): Duration {
   return Math.max(config.minConnectTimeout, backoff) as Duration;
 }

@@ -1,4 +1,7 @@
-/** Per-RPC deadline, transparent retry and the optional retry policy of gRFC A6 (REFERENCE A.5, INCIDENTS.md §1). */
+/**
+ * Per-RPC deadline, transparent retry and the optional retry policy of gRFC A6
+ * (docs/sources/grpc.md#deadlines-and-retries).
+ */
 import type { RngStream } from '../../core/rng';
 import { millis, type Duration, type SimTime } from '../../core/time';
 
@@ -37,8 +40,9 @@ export const GRPC_CALL_DEFAULTS: CallSettings = {
 };
 
 /**
- * Model choice: the incident's clients retried, so they saw latency rather than errors (INCIDENTS.md §1), but the
- * talk gives no numbers; 3 attempts on UNAVAILABLE, 100 ms growing ×2 to 1 s, are placeholders to tune.
+ * Model choice: the incident's clients retried, so they saw latency rather than errors
+ * (docs/sources/incidents.md#it-wasnt-dns), but the talk gives no numbers; 3 attempts on UNAVAILABLE, 100 ms growing ×2
+ * to 1 s, are placeholders to tune.
  */
 export const INCIDENT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 3,

@@ -1,4 +1,7 @@
-/** The client side of one HTTP/2 connection: stream ids, and what a GOAWAY does to it (REFERENCE A.5). */
+/**
+ * The client side of one HTTP/2 connection: stream ids, and what a GOAWAY does to it
+ * (docs/sources/grpc.md#goaway-and-reset-on-the-client).
+ */
 import { HEADS_UP_LAST_STREAM_ID } from './graceful-stop';
 
 /**

@@ -1,7 +1,10 @@
-/** A gRPC server's GracefulStop (REFERENCE A.5): listener closed, GOAWAY twice per connection, drain, then close. */
+/**
+ * A gRPC server's GracefulStop (docs/sources/grpc.md#gracefulstop): listener closed, GOAWAY twice per connection,
+ * drain, then close.
+ */
 import { seconds, type Duration } from '../../core/time';
 
-// The second GOAWAY goes out on the PING ack or after 5 s (REFERENCE A.5, grpc-go internal/transport/http2_server.go).
+// The second GOAWAY goes out on the PING ack or after 5 s (grpc-go http2_server.go, docs/sources/grpc.md#gracefulstop).
 export const GOAWAY_PING_TIMEOUT: Duration = seconds(5);
 // The heads-up GOAWAY names the largest stream id, 2^31 − 1, so in-flight streams still count (RFC 9113 §6.8).
 export const HEADS_UP_LAST_STREAM_ID = 2 ** 31 - 1;

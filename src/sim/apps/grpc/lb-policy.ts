@@ -1,4 +1,7 @@
-/** What a gRPC channel asks of its load-balancing policy, and the channel state built from children (REFERENCE A.2, A.3). */
+/**
+ * What a gRPC channel asks of its load-balancing policy, and the channel state built from children
+ * (docs/sources/grpc.md#subchannel-states, #load-balancing-policies).
+ */
 import type { Duration } from '../../core/time';
 import { Connectivity, type ConnectivityState, type Subchannel, type SubchannelHost } from './subchannel';
 

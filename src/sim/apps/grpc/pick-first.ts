@@ -1,4 +1,7 @@
-/** gRPC's pick_first policy as grpc-go's pickfirstleaf runs it (REFERENCE A.3): one connection, lazy after a loss. */
+/**
+ * gRPC's pick_first policy as grpc-go's pickfirstleaf runs it (docs/sources/grpc.md#load-balancing-policies): one
+ * connection, lazy after a loss.
+ */
 import type { RngStream } from '../../core/rng';
 import { millis, type Duration } from '../../core/time';
 import { ConnectionBackoff, GRPC_BACKOFF, type BackoffConfig } from './backoff';
@@ -13,7 +16,7 @@ export interface PickFirstSettings {
 
 export const PICK_FIRST_DEFAULTS: PickFirstSettings = {
   backoff: GRPC_BACKOFF,
-  // connectionDelayInterval 250 ms (REFERENCE A.3, grpc-go balancer/pickfirst/pickfirstleaf).
+  // connectionDelayInterval 250 ms (grpc-go pickfirstleaf, docs/sources/grpc.md#load-balancing-policies).
   connectionDelay: millis(250),
 };
 

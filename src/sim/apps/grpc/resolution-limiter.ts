@@ -1,4 +1,7 @@
-/** The gRPC DNS resolver's re-resolution rate limit (REFERENCE A.4): ResolveNow requests, the 30 s window, error retries. */
+/**
+ * The gRPC DNS resolver's re-resolution rate limit (docs/sources/grpc.md#dns-re-resolution): ResolveNow requests, the
+ * 30 s window, error retries.
+ */
 import type { RngStream } from '../../core/rng';
 import { seconds, type Duration, type SimTime } from '../../core/time';
 import { backoffDelay, GRPC_BACKOFF, type BackoffConfig } from './backoff';
@@ -17,22 +20,26 @@ export interface ResolutionSettings {
 }
 
 export const GRPC_GO_RESOLUTION: ResolutionSettings = {
-  // MinResolutionInterval 30 s (REFERENCE A.4, grpc-go internal/resolver/dns/dns_resolver.go); C-core's default is also 30 000 ms.
+  // MinResolutionInterval 30 s (grpc-go, docs/sources/grpc.md#dns-re-resolution); C-core's default is also 30 000 ms.
   minInterval: seconds(30),
-  // A ResolveNow inside the window waits for its end (REFERENCE A.4, grpc-go watcher; C-core likewise).
+  // A ResolveNow inside the window waits for its end (grpc-go watcher, C-core likewise;
+  // docs/sources/grpc.md#dns-re-resolution).
   withinWindow: 'defer',
-  // Lookup errors back off with the default exponential backoff (REFERENCE A.4).
+  // Lookup errors back off with the default exponential backoff (docs/sources/grpc.md#dns-re-resolution).
   errorBackoff: GRPC_BACKOFF,
   // The watcher's backoffIndex starts at 1, so the first retry waits 1.6 s ± 20 % (grpc-go dns_resolver.go watcher).
   errorBackoffFrom: 1,
 };
 
 export const GRPC_JAVA_RESOLUTION: ResolutionSettings = {
-  // DEFAULT_NETWORK_CACHE_TTL_SECONDS 30 when networkaddress.cache.ttl is unset (REFERENCE A.4, grpc-java DnsNameResolver.java).
+  // DEFAULT_NETWORK_CACHE_TTL_SECONDS 30 when networkaddress.cache.ttl is unset (grpc-java,
+  // docs/sources/grpc.md#dns-re-resolution).
   minInterval: seconds(30),
-  // refresh() returns at once while the cache is fresh: the request is dropped (REFERENCE A.4).
+  // refresh() returns at once while the cache is fresh: the request is dropped
+  // (docs/sources/grpc.md#dns-re-resolution).
   withinWindow: 'drop',
-  // ExponentialBackoffPolicy: 1 s, ×1.6, ±20 %, 2 min (REFERENCE A.1). Model choice: its first wait is taken unjittered.
+  // ExponentialBackoffPolicy: 1 s, ×1.6, ±20 %, 2 min (docs/sources/grpc.md#connection-backoff). Model choice: its
+  // first wait is taken unjittered.
   errorBackoff: GRPC_BACKOFF,
   errorBackoffFrom: 0,
 };

@@ -1,4 +1,7 @@
-/** gRPC's round_robin policy as grpc-go builds it (REFERENCE A.3): endpointsharding over one pick_first child per address. */
+/**
+ * gRPC's round_robin policy as grpc-go builds it (docs/sources/grpc.md#load-balancing-policies): endpointsharding over
+ * one pick_first child per address.
+ */
 import type { RngStream } from '../../core/rng';
 import type { Duration } from '../../core/time';
 import { RoundRobin } from '../../infra/health-monitor';

@@ -1,4 +1,7 @@
-/** A gRPC subchannel: one connection to one address and its connectivity state machine (REFERENCE A.2). */
+/**
+ * A gRPC subchannel: one connection to one address and its connectivity state machine
+ * (docs/sources/grpc.md#subchannel-states).
+ */
 import type { Duration } from '../../core/time';
 import type { ConnectionBackoff } from './backoff';
 
