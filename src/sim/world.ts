@@ -8,7 +8,7 @@ import { IngressProxies, type AddressKind } from './apps/ingress-proxy';
 import type { SimContext } from './context';
 import { Host } from './infra/host';
 import { hostNamespace, Network } from './infra/network';
-import { Cni } from './infra/cni';
+import { Cni, cniSettings } from './infra/cni';
 import { Hypervisor } from './infra/hypervisor';
 import type { Pod } from './infra/pod';
 import type { Gauge } from './core/metrics';
@@ -90,7 +90,7 @@ export class World {
       }
       return host;
     });
-    this.tcp = new Tcp(ctx);
+    this.tcp = new Tcp(ctx, params.tcp);
     this.udp = new Udp(ctx);
     for (const host of this.hosts) {
       host.tcp = new TcpStack(this.tcp, host.ip, hostNamespace(host.index));
@@ -107,7 +107,7 @@ export class World {
       otherEndpoints: kp.otherEndpoints,
     });
     this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp);
-    const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric));
+    const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric, cniSettings(params)));
     for (const host of this.hosts) cni.setUpHost(host);
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy);
     const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external'));

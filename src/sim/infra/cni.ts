@@ -1,6 +1,8 @@
 import type { HandlerId } from '../core/scheduler';
 import { seconds } from '../core/time';
 import type { SimContext } from '../context';
+import type { RpFilterMode } from '../net/rp-filter';
+import type { ScenarioParams } from '../scenario/params';
 import { formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
 import { TABLE_MAIN } from '../net/policy-routing';
 import { BlockIpam } from './block-ipam';
@@ -16,6 +18,35 @@ const ALL: Cidr = { base: 0 as Ipv4, prefix: 0 };
 const host32 = (ip: number): Cidr => ({ base: ip as Ipv4, prefix: 32 });
 /** The IPAM handle calico-node's tunnel-ip-allocator uses for a node's IPIP address. */
 const tunnelHandle = (host: Host): string => `ipip-tunnel-addr-${host.name}`;
+
+/** What the CNI plugin is configured with: the node's pod network, Calico's IPAM and the cloud's address release. */
+export interface CniSettings {
+  podNetwork: ScenarioParams['node']['podNetwork'];
+  rpFilter: RpFilterMode;
+  podInterfaceHasIp: boolean;
+  tunnelHasIp: boolean;
+  sourceRuleGcSeconds: number;
+  ipam: ScenarioParams['calico']['ipam'];
+  blockSize: number;
+  leakGraceS: number;
+  ipReleaseDelayS: number;
+}
+
+/** The CNI settings out of a scenario's parameters. */
+export function cniSettings(params: ScenarioParams): CniSettings {
+  const { node, calico, instance } = params;
+  return {
+    podNetwork: node.podNetwork,
+    rpFilter: node.rpFilter,
+    podInterfaceHasIp: node.podInterfaceHasIp,
+    tunnelHasIp: node.tunnelHasIp,
+    sourceRuleGcSeconds: node.sourceRuleGcSeconds,
+    ipam: calico.ipam,
+    blockSize: calico.blockSize,
+    leakGraceS: calico.leakGraceS,
+    ipReleaseDelayS: instance.ipReleaseDelayS,
+  };
+}
 
 /**
  * The pod network plumbing a CNI plugin does on each node. `routed`: pod blocks are routed to nodes and a node
@@ -36,6 +67,7 @@ export class Cni {
     private readonly hosts: readonly Host[],
     private readonly pods: readonly Pod[],
     private readonly fabric: Fabric,
+    private readonly settings: CniSettings,
   ) {
     this.ruleGc = ctx.sched.register('cni.rule-gc', (pod) => this.collectRule(this.pods[pod]!));
     this.ipRelease = ctx.sched.register('cni.ip-release', (pod) => this.releaseAddress(this.pods[pod]!));
@@ -43,19 +75,19 @@ export class Cni {
   }
 
   private get mode(): 'routed' | 'ipip' | 'eni' {
-    return this.ctx.params.node.podNetwork;
+    return this.settings.podNetwork;
   }
 
   /** Interfaces, addresses, routes and fabric attachments of a node before any pod runs. */
   setUpHost(host: Host): void {
-    const rp = this.ctx.params.node.rpFilter;
+    const rp = this.settings.rpFilter;
     const eth0 = host.addInterface('eth0', 'primary', rp);
     eth0.addresses.push(host.ip);
     host.routing.local.add({ dst: host32(host.ip), type: 'local', dev: 'lo' });
     host.routing.main.add({ dst: ALL, type: 'unicast', dev: 'eth0' });
     this.fabric.attach(host.ip, toHost(host.index, eth0.index));
     host.hypervisor?.attached.add(host.ip);
-    if (this.mode !== 'eni' && this.ctx.params.calico.ipam === 'blocks') host.ipam = new BlockIpam(host.podCidr, this.ctx.params.calico.blockSize);
+    if (this.mode !== 'eni' && this.settings.ipam === 'blocks') host.ipam = new BlockIpam(host.podCidr, this.settings.blockSize);
     if (this.mode !== 'eni') {
       // Calico installs a blackhole route for the node's own block, so addresses no pod holds go nowhere.
       host.routing.main.add({ dst: host.podCidr, type: 'blackhole' });
@@ -69,7 +101,7 @@ export class Cni {
       return;
     }
     host.addInterface('eth1', 'secondary', rp);
-    if (this.ctx.params.node.podInterfaceHasIp) this.giveAddress(host);
+    if (this.settings.podInterfaceHasIp) this.giveAddress(host);
     host.routing.table(ENI_TABLE).add({ dst: ALL, type: 'unicast', dev: 'eth1' });
   }
 
@@ -115,7 +147,7 @@ export class Cni {
   /** Calico IPIP: tunl0, with the block's first address unless told otherwise, and every other node's block via it. */
   private setUpTunnel(host: Host, rp: Host['rpFilterAll']): void {
     const tunl0 = host.addInterface('tunl0', 'tunnel', rp);
-    if (this.ctx.params.node.tunnelHasIp) {
+    if (this.settings.tunnelHasIp) {
       // calico-node's tunnel-ip-allocator takes it through IPAM: with blocks, the first block's first address.
       let own = host.podCidr.base;
       if (host.ipam) own = host.allocate(tunnelHandle(host));
@@ -137,7 +169,7 @@ export class Cni {
     this.deletedAt.set(host.index, this.ctx.sched.now);
     const tunnel = this.tunnelAddress(host);
     if (!host.ipam || tunnel === undefined || host.ipam.handleOf(tunnel) !== tunnelHandle(host)) return;
-    this.ctx.sched.after(seconds(this.ctx.params.calico.leakGraceS), this.ipamGc, host.index, tunnel);
+    this.ctx.sched.after(seconds(this.settings.leakGraceS), this.ipamGc, host.index, tunnel);
   }
 
   /**
@@ -165,7 +197,7 @@ export class Cni {
   private collectLeak(host: Host, ip: number): void {
     if (host.ipam?.handleOf(ip) !== tunnelHandle(host)) return;
     host.release(ip as Ipv4);
-    const grace = this.ctx.params.calico.leakGraceS;
+    const grace = this.settings.leakGraceS;
     this.ctx.note('warn', host.entity, 'cni.ipam-leak-released', `IPAM GC: ${formatIpv4(ip)} (${tunnelHandle(host)}) confirmed leaked after ${grace} s and released`);
     this.ctx.causes.record('ipam_leak_released', host.entity, this.ctx.sched.now, { ip, deletedAt: this.deletedAt.get(host.index) ?? -1, graceS: grace });
   }
@@ -180,7 +212,7 @@ export class Cni {
     }
     const free = this.freeVeths.get(host.index);
     const reused = free?.pop();
-    const veth = reused === undefined ? host.addInterface(`veth${host.ifaces.length}`, 'veth', this.ctx.params.node.rpFilter) : host.ifaces[reused]!;
+    const veth = reused === undefined ? host.addInterface(`veth${host.ifaces.length}`, 'veth', this.settings.rpFilter) : host.ifaces[reused]!;
     veth.pod = pod.index;
     pod.veth = veth.index;
     host.pods.set(pod.ip, pod);
@@ -209,9 +241,8 @@ export class Cni {
       host.release(pod.ip);
       return;
     }
-    const p = this.ctx.params;
-    this.ctx.sched.after(seconds(p.node.sourceRuleGcSeconds), this.ruleGc, pod.index);
-    this.ctx.sched.after(seconds(p.instance.ipReleaseDelayS), this.ipRelease, pod.index);
+    this.ctx.sched.after(seconds(this.settings.sourceRuleGcSeconds), this.ruleGc, pod.index);
+    this.ctx.sched.after(seconds(this.settings.ipReleaseDelayS), this.ipRelease, pod.index);
   }
 
   private collectRule(pod: Pod): void {

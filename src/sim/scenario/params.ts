@@ -1,3 +1,4 @@
+import { tcpParams } from '../net/tcp';
 import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
 import { MAX_REPLICAS } from './topology';
 import { z } from './zod';
@@ -14,13 +15,6 @@ const engine = z.strictObject({
 const network = z.strictObject({
   // One-way latency of one hop (veth or wire); a same-rack hop in a data centre is tens of microseconds.
   hopLatencyUs: z.number().int().min(0).default(50),
-});
-
-const tcp = z.strictObject({
-  // TCP_TIMEOUT_INIT = 1 s in Linux include/net/tcp.h, as RFC 6298 section 2.1 recommends.
-  initialRtoMs: z.number().gt(0).default(1000),
-  // net.ipv4.tcp_syn_retries default 6, at most 127 (kernel Documentation/networking/ip-sysctl.rst).
-  synRetries: z.number().int().min(1).max(127).default(6),
 });
 
 const client = z.strictObject({
@@ -343,7 +337,7 @@ export type DeploymentParams = z.output<typeof deploymentParamsSchema>;
 const sections = {
   engine: engine.prefault({}),
   network: network.prefault({}),
-  tcp: tcp.prefault({}),
+  tcp: tcpParams.prefault({}),
   client: client.prefault({}),
   server: server.prefault({}),
   cpu: cpu.prefault({}),
