@@ -2,18 +2,9 @@ import type { Counter, Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
-import { z } from '../scenario/zod';
 import { EPHEMERAL_FIRST, EPHEMERAL_LAST, EPHEMERAL_PORTS, EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
-
-/** The TCP settings a scenario may change (`params.tcp`), with the kernel's defaults. */
-export const tcpParams = z.strictObject({
-  // TCP_TIMEOUT_INIT = 1 s in Linux include/net/tcp.h, as RFC 6298 section 2.1 recommends.
-  initialRtoMs: z.number().gt(0).default(1000),
-  // net.ipv4.tcp_syn_retries default 6, at most 127 (kernel Documentation/networking/ip-sysctl.rst).
-  synRetries: z.number().int().min(1).max(127).default(6),
-});
-export type TcpParams = z.output<typeof tcpParams>;
+import type { TcpParams } from './tcp-params';
 
 export const TcpState = { synSent: 0, synReceived: 1, established: 2, finWait: 3, closed: 4 } as const;
 export type TcpStateId = (typeof TcpState)[keyof typeof TcpState];

@@ -1,4 +1,4 @@
-import { tcpParams } from '../net/tcp';
+import { tcpParams } from '../net/tcp-params';
 import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
 import { MAX_REPLICAS } from './topology';
 import { z } from './zod';
