@@ -1,7 +1,18 @@
-import type { WhyChain } from './report/why';
 import type { SimTime } from './core/time';
 
 /** Plain-data views of a running simulation, shared by the worker, the CLI and tests. */
+
+/** One link of a causal chain: where, what happened, and the recorded numbers behind it. */
+export interface WhyStep {
+  entity: string;
+  text: string;
+}
+
+/** From a symptom down to what set it off, each step read from facts the mechanisms recorded during the run. */
+export interface WhyChain {
+  symptom: string;
+  steps: WhyStep[];
+}
 
 export type Severity = 'debug' | 'info' | 'warn' | 'error';
 

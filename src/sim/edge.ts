@@ -12,7 +12,7 @@ import { MetalLb } from './k8s/metallb';
 import { parseForwardedFor } from './net/forwarded';
 import { ipv4, type Ipv4 } from './net/ipv4';
 import type { Scenario } from './scenario/schema';
-import type { World } from './world';
+import type { WorldCore } from './world-core';
 
 /** A client on the internet, with the address it sends to. */
 export interface ExternalClient {
@@ -37,7 +37,7 @@ export interface Edge {
  * What sits in front of the cluster: routers with MetalLB's BGP announcements for LoadBalancer IPs, F5-style load
  * balancers whose pools follow Services, and clients on the internet. Returns the parts and what to start once pods run.
  */
-export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients): { edge: Edge; start: () => void } {
+export function setUpEdge(world: WorldCore, scenario: Scenario, clients: HttpClients): { edge: Edge; start: () => void } {
   const { topology, params } = scenario;
   const routers = new Map<string, RouterHop>();
   const loadBalancers = new Map<string, LoadBalancerHop>();
@@ -102,7 +102,7 @@ export function setUpEdge(world: World, scenario: Scenario, clients: HttpClients
 
 /** An F5-style box: its pools are the Service's node ports (one member per node) or its ready pods. */
 function setUpLoadBalancer(
-  world: World,
+  world: WorldCore,
   spec: Scenario['topology']['loadBalancers'][number],
   settings: Scenario['params']['lb'],
 ): { hop: LoadBalancerHop; start: () => void; syncNodes: () => void; recreate: () => void } {

@@ -18,5 +18,4 @@ export { applyEdit, blankScenario, outline } from './scenario/edits';
 export { fieldsAt } from './scenario/fields';
 export { scenarioJsonSchemaText } from './scenario/json-schema';
 export { DROP_REASON_IDS, explainDrop, type DropReason } from './report/drop-reasons';
-export type { WhyChain, WhyStep } from './report/why';
 export { seriesCsv } from './report/csv';

@@ -9,7 +9,7 @@ import { Service } from './k8s/service';
 import { ipv4 } from './net/ipv4';
 import { Proto } from './net/packet';
 import type { Scenario } from './scenario/schema';
-import type { World } from './world';
+import type { WorldCore } from './world-core';
 
 // Model choice: every workload of a scenario lives in one namespace.
 const NAMESPACE = 'default';
@@ -32,7 +32,7 @@ export const DNS_TARGET_ENTITIES: Readonly<Record<string, string>> = {
 export const isResolver = (entity: string): boolean => entity === RESOLVER_ENTITY;
 
 /** CoreDNS replicas behind kube-dns (UDP) and kube-dns-upstream (TCP), the cloud resolver, node-local DNS if asked. */
-export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; start: () => void } {
+export function setUpDns(world: WorldCore, config: DnsConfig): { system: DnsSystem; start: () => void } {
   const resolver = new ExternalHost(world.network, RESOLVER_ENTITY, ipv4(config.resolverIp), world.tcp, world.udp);
   world.addExternal(resolver);
   const clusterIp = ipv4(config.clusterIp);
@@ -59,7 +59,7 @@ export function setUpDns(world: World, config: DnsConfig): { system: DnsSystem; 
 }
 
 /** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
-function setUpExternalDns(world: World, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>): ExternalDns {
+function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>): ExternalDns {
   const p = world.ctx.params.externalDns;
   const source = (): DesiredRecord[] => {
     const targets = world.workloads.pods

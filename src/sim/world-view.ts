@@ -7,12 +7,24 @@ import { RouterHop } from './infra/router-hop';
 import { NOWHERE } from './infra/fabric';
 import { formatCidr, formatIpv4 } from './net/ipv4';
 import { DROP_REASON_IDS } from './report/drop-reasons';
-import type { World } from './world';
+import type { Mesh } from './discovery/mesh';
+import type { DnsSystem } from './dns/dns-system';
+import type { Edge } from './edge';
+import type { KubeProxy } from './k8s/kube-proxy';
+import type { WorldCore } from './world-core';
+
+/** What the pictures read of a world besides its core: DNS, the edge, kube-proxy's state and the mesh. */
+export interface PicturedWorld extends WorldCore {
+  readonly dns: DnsSystem | null;
+  readonly edge: Edge;
+  readonly kubeProxy: KubeProxy;
+  readonly mesh: Mesh | null;
+}
 
 /** Plain-data pictures of a World for the UI: its structure (sent when it changes) and its live numbers (every frame). */
 
 /** Drop sites in the order `TopologyView.sites` names them: nodes, packet elements, instances, the fabric. */
-function dropSites(world: World): DropSite[] {
+function dropSites(world: PicturedWorld): DropSite[] {
   const instances = world.hosts.flatMap((h) => (h.hypervisor ? [h.hypervisor] : []));
   return [...world.hosts, ...world.network.elements, ...instances, world.network.fabricDropSite];
 }
@@ -21,7 +33,7 @@ function externalKind(entity: string): ExternalView['kind'] {
   return isResolver(entity) ? 'resolver' : 'client';
 }
 
-export function topologyView(world: World, version: number): TopologyView {
+export function topologyView(world: PicturedWorld, version: number): TopologyView {
   const nodeLocal = world.dns?.nodeLocal ?? null;
   const routers: RouterView[] = [];
   const loadBalancers: LoadBalancerView[] = [];
@@ -84,7 +96,7 @@ export function topologyView(world: World, version: number): TopologyView {
   };
 }
 
-export function liveView(world: World): LiveView {
+export function liveView(world: PicturedWorld): LiveView {
   const hosts = world.hosts;
   const nodeLocal = world.dns?.nodeLocal ?? null;
   const conntrackUsed = new Float64Array(hosts.length);

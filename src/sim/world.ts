@@ -1,5 +1,5 @@
-import type { ConnStateId, LiveView, TopologyView } from './api';
-import { liveView, topologyView } from './world-view';
+import type { ConnStateId, LiveView, TopologyView, WhyChain } from './api';
+import { liveView, topologyView, type PicturedWorld } from './world-view';
 import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
@@ -23,7 +23,7 @@ import { DnsSystem } from './dns/dns-system';
 import type { NamespaceStacks } from './dns/packet-transport';
 import type { ExternalHost } from './infra/external-host';
 import { setUpEdge, type Edge } from './edge';
-import { buildWhy, whyFor, type WhyChain, type WhyWorld } from './report/why';
+import { buildWhy, whyFor, type WhyWorld } from './report/why';
 import { elementOf, hostOf, isElement, NOWHERE } from './infra/fabric';
 import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
@@ -38,7 +38,7 @@ import { Workloads } from './k8s/workloads';
 import { Mesh } from './discovery/mesh';
 
 /** Everything a scenario's topology turns into, wired together. */
-export class World {
+export class World implements PicturedWorld {
   readonly hosts: Host[];
   readonly services = new Map<string, Service>();
   readonly directory = new ServiceDirectory();

@@ -1,18 +1,6 @@
-import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type RequestJourney } from '../api';
+import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type RequestJourney, type WhyChain, type WhyStep } from '../api';
 import { formatIpv4 } from '../net/ipv4';
 import type { CauseFact, CauseLog } from './causes';
-
-/** One link of a causal chain: where, what happened, and the recorded numbers behind it. */
-export interface WhyStep {
-  entity: string;
-  text: string;
-}
-
-/** From a symptom down to what set it off, each step read from facts the mechanisms recorded during the run. */
-export interface WhyChain {
-  symptom: string;
-  steps: WhyStep[];
-}
 
 /** What the chain builder asks of the world about addresses and deployments. */
 export interface WhyWorld {
