@@ -293,7 +293,7 @@ export function diagnose(profile: CpuProfile, trace: TraceEvent[], distDir: stri
     }
     for (const [k, v] of taskPhases) add(phases, k, v);
     // What set the task off: the DOM events it dispatched (a worker frame arrives as `message`), or none for a rendering update.
-    const frame = taskJs.has('src/ui/services/sim-client.ts:36 onMessage') ? 'a worker frame' : '';
+    const frame = [...taskJs.keys()].some((key) => key.startsWith('src/ui/services/sim-client.ts:') && key.endsWith(' onMessage')) ? 'a worker frame' : '';
     const events = dispatched.size > 0 ? `events ${[...dispatched].sort().join(', ')}` : '';
     const trigger = [frame, events].filter(Boolean).join(' + ') || 'no event or frame (a rendering update or timer)';
     out.push({ ts: task.ts, durationMs: task.dur / 1000, trigger, phases: sorted(taskPhases), js: sorted(taskJs) });

@@ -9,7 +9,7 @@ import type { Answer, Command, CommandOf, CommandType, ExportKind, Replies, Spee
 import { download } from './download';
 import { counted } from '../components/format';
 
-/** The only module that talks to the simulation worker. Components call these functions; results land in the stores. */
+/** The module that talks to the simulation worker (side-worker.ts opens the compare run's). Components call these functions; results land in the stores. */
 
 export interface LoadRequest {
   text: string;
@@ -362,37 +362,6 @@ export async function restartWorker(cause?: string): Promise<void> {
 /** What the main run was loaded from, for a second run of the same scenario; undefined before the first load. */
 export function currentLoad(): LoadRequest | undefined {
   return lastGood;
-}
-
-/** A second simulation worker (the compare run): its own frames, its own commands, gone on terminate. */
-export interface SideWorker {
-  send<T extends CommandType>(cmd: CommandOf<T>): Promise<Answer<T>>;
-  terminate(): void;
-}
-
-export function openSideWorker(onMessage: (message: WorkerMessage) => void, onCrash: (message: string) => void): SideWorker {
-  const side = new Worker(new URL('../../worker/sim.worker.ts', import.meta.url), { type: 'module' });
-  let alive = true;
-  side.addEventListener('error', (event) => {
-    event.preventDefault();
-    if (alive) onCrash(event.message || 'the worker script failed to run');
-  });
-  const remote = Comlink.wrap<WorkerApi>(side);
-  void remote.subscribe(
-    Comlink.proxy((message: WorkerMessage) => {
-      if (!alive) return;
-      if (message.type === 'fatal') onCrash(message.message);
-      else onMessage(message);
-    }),
-  );
-  return {
-    send: <T extends CommandType>(cmd: CommandOf<T>) => remote.send(cmd) as Promise<Answer<T>>,
-    terminate() {
-      alive = false;
-      remote[Comlink.releaseProxy]();
-      side.terminate();
-    },
-  };
 }
 
 /** Starts the worker ahead of the first command so its module is parsed while the scenario list downloads. */

@@ -3,7 +3,8 @@ import { compareStore, resetCompare } from '../../state/compare';
 import { fixesForB } from '../../state/fix-selection';
 import { frameStore } from '../../state/frame-store';
 import type { Frame, TimedFault } from '../../worker/protocol';
-import { currentLoad, openSideWorker, type SideWorker } from '../services/sim-client';
+import { currentLoad } from '../services/sim-client';
+import { openSideWorker, type SideWorker } from '../services/side-worker';
 
 /**
  * Run B of an A/B comparison: the main run's scenario, seed and recorded faults with one fix toggled, in a second
