@@ -109,7 +109,7 @@ export class World implements PicturedWorld {
     this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp);
     const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric, cniSettings(params)));
     for (const host of this.hosts) cni.setUpHost(host);
-    this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy);
+    this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy, params.kube);
     const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external'));
     const clients = new HttpClients(ctx, this.tcp);
     // Made for the first ingress proxy only, so other scenarios' reports carry no empty ingress instruments.

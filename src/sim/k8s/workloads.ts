@@ -2,6 +2,7 @@ import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
+import type { KubeParams } from './kube-params';
 import type { Host } from '../infra/host';
 import { Pod, type PodApp } from '../infra/pod';
 import { formatIpv4, type Ipv4 } from '../net/ipv4';
@@ -117,6 +118,7 @@ export class Workloads {
     /** Every pod ever created, indexed by pod index; shared with the network, which delivers to them. */
     readonly pods: Pod[],
     private readonly kubeProxy: KubeProxy,
+    private readonly settings: KubeParams,
   ) {
     const s = ctx.sched;
     this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
@@ -197,8 +199,8 @@ export class Workloads {
 
   /** Creation to Ready for a new pod of the deployment, in seconds, spread by `kube.podStartJitter`. */
   private startTime(d: Deployment): number {
-    const base = d.spec.readySeconds ?? this.ctx.params.kube.podStartSeconds;
-    const jitter = this.ctx.params.kube.podStartJitter;
+    const base = d.spec.readySeconds ?? this.settings.podStartSeconds;
+    const jitter = this.settings.podStartJitter;
     if (jitter === 0) return base;
     this.startRng ??= this.ctx.rng.stream('pod-start');
     return base * (1 + jitter * (2 * this.startRng.next() - 1));
@@ -238,7 +240,7 @@ export class Workloads {
     this.ctx.note('warn', pod.entity, 'pod.terminating', `deleted; ${how}`, { cause });
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
-    this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, pod.index);
+    this.ctx.sched.after(millis(this.settings.replaceDelayMs), this.createReplacement, d.index, pod.index);
     pod.app?.preStop?.();
     if (grace === 0) {
       this.onKill(pod);
@@ -452,7 +454,7 @@ export class Workloads {
     const d = this.deployment(pod.deployment);
     if (d.crash) this.armCrash(pod, d);
     if (d.pods.some((p) => p.active && p.revision !== d.revision)) {
-      this.ctx.sched.after(millis(this.ctx.params.kube.replaceDelayMs), this.createReplacement, d.index, -1);
+      this.ctx.sched.after(millis(this.settings.replaceDelayMs), this.createReplacement, d.index, -1);
     }
   }
 
@@ -543,7 +545,7 @@ export class Workloads {
     pod.tcp.killAll();
     pod.udp.unbindAll();
     pod.app?.killed?.();
-    this.ctx.sched.after(millis(this.ctx.params.kube.netnsTeardownMs), this.teardownNetns, pod.index);
+    this.ctx.sched.after(millis(this.settings.netnsTeardownMs), this.teardownNetns, pod.index);
     this.ctx.note('info', pod.entity, 'pod.gone', how === 'exited' ? 'exited after a graceful shutdown' : 'removed after SIGKILL');
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
@@ -560,7 +562,7 @@ export class Workloads {
       if (service.selector !== deployment) return;
       if (!service.slice.update(this.deployment(deployment).pods, service.targetPort)) return;
       this.ctx.causes.record('endpoints_changed', `deployment/${deployment}`, this.ctx.sched.now);
-      this.ctx.sched.after(millis(this.ctx.params.kube.endpointPropagationMs), this.notifyProxies, index);
+      this.ctx.sched.after(millis(this.settings.endpointPropagationMs), this.notifyProxies, index);
     });
   }
 }

@@ -1,3 +1,4 @@
+import { kubeParams } from '../k8s/kube-params';
 import { tcpParams } from '../net/tcp-params';
 import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
 import { MAX_REPLICAS } from './topology';
@@ -63,20 +64,6 @@ const hpa = z.strictObject({
   tolerance: z.number().min(0).max(1).default(0.1),
   // --horizontal-pod-autoscaler-downscale-stabilization 5 min.
   downscaleStabilizationS: z.number().min(0).max(3600).default(300),
-});
-
-const kube = z.strictObject({
-  // Model choice: image already on the node, so creation to Ready takes a couple of seconds.
-  podStartSeconds: z.number().min(0).default(2),
-  // Model choice: 0, every pod takes exactly its start time; a fraction spreads each start uniformly over start × (1 ±
-  // jitter), as image pulls and readiness probes differ from pod to pod.
-  podStartJitter: z.number().min(0).max(1).default(0),
-  // Model choice: an EndpointSlice change reaches every node's kube-proxy through its watch within a fraction of a second.
-  endpointPropagationMs: z.number().min(0).default(100),
-  // Model choice: the ReplicaSet controller reacts to a deleted pod through its informer within a fraction of a second.
-  replaceDelayMs: z.number().min(0).default(200),
-  // Model choice: kubelet stops the pod sandbox (CNI DEL removes the veth and routes) shortly after the containers exit.
-  netnsTeardownMs: z.number().min(0).default(200),
 });
 
 const kubeProxy = z.strictObject({
@@ -344,7 +331,7 @@ const sections = {
   dnsClient: dnsClient.prefault({}),
   dns: dns.prefault({}),
   externalDns: externalDns.prefault({}),
-  kube: kube.prefault({}),
+  kube: kubeParams.prefault({}),
   hpa: hpa.prefault({}),
   kubeProxy: kubeProxy.prefault({}),
   lb: lb.prefault({}),
