@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { EnvoyParams } from './envoy-params';
 import type { Counter } from '../core/metrics';
 import { seconds } from '../core/time';
 import type { MeshServers } from './mesh-server';
@@ -19,6 +20,7 @@ export class Envoys {
   constructor(
     readonly ctx: SimContext,
     readonly servers: MeshServers,
+    readonly settings: EnvoyParams,
   ) {
     this.ejections = ctx.metrics.counter('envoy.ejections');
   }
@@ -57,7 +59,7 @@ export class Envoy implements MeshProxy {
   }
 
   forward(service: string): Outcome {
-    const e = this.all.ctx.params.envoy;
+    const e = this.all.settings;
     const outcome: Outcome = { backend: null, failure: null, connectMs: 0, goneAttempts: 0, gone: null };
     const tried = new Set<Registration>();
     for (let attempt = 0; attempt <= e.retries; attempt++) {
@@ -95,7 +97,7 @@ export class Envoy implements MeshProxy {
   }
 
   memoryMb(): number {
-    const e = this.all.ctx.params.envoy;
+    const e = this.all.settings;
     return e.memoryBaseMb + (e.memoryPerHostKb * this.hostCount) / 1024;
   }
 
@@ -111,7 +113,7 @@ export class Envoy implements MeshProxy {
 
   /** A connect failure counts as a locally originated 5xx (split_external_local_origin_errors is off by default). */
   private failed(service: string, name: string): void {
-    const e = this.all.ctx.params.envoy;
+    const e = this.all.settings;
     const h = this.healthOf(name);
     h.failures++;
     if (h.failures < e.consecutiveFailures) return;

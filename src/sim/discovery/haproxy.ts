@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { HaproxyParams } from './haproxy-params';
 import type { Counter, Histogram } from '../core/metrics';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
@@ -44,6 +45,7 @@ export class Haproxies {
   constructor(
     readonly ctx: SimContext,
     readonly servers: MeshServers,
+    readonly settings: HaproxyParams,
   ) {
     const s = ctx.sched;
     this.reload = s.register('haproxy.reload', (i) => this.instances[i]!.onReload());
@@ -68,7 +70,7 @@ export class Haproxies {
       processes += instance.processCount();
       lines += instance.activeLines();
     }
-    return { processes, checksPerSecond: lines / (this.ctx.params.haproxy.checkInterMs / 1000) };
+    return { processes, checksPerSecond: lines / (this.settings.checkInterMs / 1000) };
   }
 }
 
@@ -114,7 +116,7 @@ export class Haproxy implements MeshProxy {
   }
 
   forward(service: string): Outcome {
-    const h = this.all.ctx.params.haproxy;
+    const h = this.all.settings;
     const outcome: Outcome = { backend: null, failure: null, connectMs: 0, goneAttempts: 0, gone: null };
     const first = this.pick(service, null);
     if (!first) {
@@ -209,7 +211,7 @@ export class Haproxy implements MeshProxy {
     const server: MeshServer | undefined = this.all.servers.of(r.pod);
     const state = server?.state ?? 'gone';
     if (state === 'serving') return false;
-    const h = this.all.ctx.params.haproxy;
+    const h = this.all.settings;
     const inter = millis(h.checkInterMs);
     const since = Math.max(server?.changedAt ?? 0, process.activeAt);
     const firstCheck = process.activeAt + Math.ceil((since - process.activeAt) / inter) * inter;
@@ -232,7 +234,7 @@ export class Haproxy implements MeshProxy {
     const ctx = this.all.ctx;
     this.lastReloadAt = ctx.sched.now;
     const process = this.spawn();
-    const h = ctx.params.haproxy;
+    const h = this.all.settings;
     const parse = millis(h.reloadBaseMs + h.reloadPerServerMs * process.lines);
     this.all.reloads.inc();
     this.all.reloadSeconds.observe(toSeconds(parse));
@@ -262,7 +264,7 @@ export class Haproxy implements MeshProxy {
    */
   private retire(process: Process): void {
     const ctx = this.all.ctx;
-    const h = ctx.params.haproxy;
+    const h = this.all.settings;
     let longest = 0;
     for (let i = 0; i < h.clientConnections; i++) longest = Math.max(longest, this.all.rng.exponential(h.connectionLifetimeS));
     if (h.hardStopAfterS > 0) longest = Math.min(longest, h.hardStopAfterS);
@@ -272,7 +274,7 @@ export class Haproxy implements MeshProxy {
   /** A process for synapse's current lists: its memory grows with its server lines from the moment it starts. */
   private spawn(): Process {
     const ctx = this.all.ctx;
-    const h = ctx.params.haproxy;
+    const h = this.all.settings;
     const config = new Map<string, readonly Registration[]>();
     let lines = 0;
     for (const service of this.services) {

@@ -68,8 +68,8 @@ export class MeshClients {
   ) {
     const m = ctx.metrics;
     this.watchers = new ServiceWatchers(ctx, zk);
-    this.haproxies = new Haproxies(ctx, servers);
-    this.envoys = new Envoys(ctx, servers);
+    this.haproxies = new Haproxies(ctx, servers, ctx.params.haproxy);
+    this.envoys = new Envoys(ctx, servers, ctx.params.envoy);
     this.rng = ctx.rng.stream('mesh-client');
     this.sent = m.counter('requests.sent');
     this.ok = m.counter('requests.ok');
@@ -175,7 +175,7 @@ export class MeshClients {
       goneForMs: server ? Math.round((now - server.changedAt) / 1000) : 0,
       listAgeMs: watcher ? Math.round((now - watcher.readAt) / 1000) : 0,
       proxy: client.proxy.kind,
-      connectTimeoutMs: client.proxy.kind === 'envoy' ? this.ctx.params.envoy.connectTimeoutMs : this.ctx.params.haproxy.connectTimeoutMs,
+      connectTimeoutMs: client.proxy.kind === 'envoy' ? this.envoys.settings.connectTimeoutMs : this.haproxies.settings.connectTimeoutMs,
       deadlineMs: this.ctx.params.client.requestTimeoutMs,
     });
   }

@@ -1,3 +1,5 @@
+import { envoyParams } from '../discovery/envoy-params';
+import { haproxyParams } from '../discovery/haproxy-params';
 import { kubeParams } from '../k8s/kube-params';
 import { tcpParams } from '../net/tcp-params';
 import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
@@ -248,51 +250,6 @@ const synapse = z.strictObject({
   minReadIntervalMs: z.number().min(0).max(600_000).default(0),
 });
 
-/** The HAProxy each client pod runs under synapse (docs/sources/service-discovery.md#synapse, #haproxy-reloads). */
-const haproxy = z.strictObject({
-  // Server options `check inter 2000 fall 2` (synapse's example, docs/sources/service-discovery.md#synapse);
-  // its `rise 3` matters only to a server coming back, which the model does not follow.
-  checkInterMs: z.number().gt(0).default(2000),
-  fall: z.number().int().min(1).max(100).default(2),
-  // `retries 3` is HAProxy's default; with `option redispatch` only the last retry may go to another server.
-  retries: z.number().int().min(0).max(10).default(3),
-  // `timeout connect 5s`, as common SmartStack and HAProxy configurations set it (HAProxy itself has no default).
-  connectTimeoutMs: z.number().gt(0).default(5000),
-  // Model choice: parsing a configuration and starting a process takes 0.3 s plus 1 ms per server line, so a few
-  // thousand lines take the 2–5 s the talk reports.
-  reloadBaseMs: z.number().min(0).default(300),
-  reloadPerServerMs: z.number().min(0).default(1),
-  // Model choice: a process holds 20 MB plus 40 kB per server line (its health checks and connection slots).
-  memoryBaseMb: z.number().min(0).default(20),
-  memoryPerServerKb: z.number().min(0).default(40),
-  // Model choice: the app keeps 8 connections to its local HAProxy and recycles each after about a minute; an old
-  // process lives until the last of its connections closes (docs/sources/service-discovery.md#haproxy-reloads).
-  clientConnections: z.number().int().min(1).max(1000).default(8),
-  connectionLifetimeS: z.number().gt(0).default(60),
-  // hard-stop-after: an old process is stopped this long after a reload at the latest; 0 leaves it unset
-  // (docs/sources/service-discovery.md#haproxy-reloads).
-  hardStopAfterS: z.number().min(0).default(0),
-});
-
-/**
- * Envoy in client pods: membership over xDS, no reloads, outlier detection
- * (docs/sources/service-discovery.md#envoy-eds).
- */
-const envoy = z.strictObject({
-  // Model choice: the cluster template of the migration sets a 250 ms connect timeout; Envoy's own default is 5 s.
-  connectTimeoutMs: z.number().gt(0).default(250),
-  // Model choice: the route retries connect failures twice, on other hosts (retry_on connect-failure, previous_hosts).
-  retries: z.number().int().min(0).max(10).default(2),
-  // Outlier detection: consecutive_5xx 5 (a connect failure counts as a 5xx), base_ejection_time 30 s,
-  // max_ejection_percent 10 (Envoy docs).
-  consecutiveFailures: z.number().int().min(1).max(1000).default(5),
-  baseEjectionS: z.number().min(0).default(30),
-  maxEjectionPercent: z.number().min(0).max(100).default(10),
-  // Model choice: Envoy's endpoint table takes 2 kB per host, so a large cluster costs megabytes, not a process each.
-  memoryBaseMb: z.number().min(0).default(30),
-  memoryPerHostKb: z.number().min(0).default(2),
-});
-
 /** Client pods of the service mesh: which proxy each one runs, and how much it sends. */
 const mesh = z.strictObject({
   // The share of client pods that run Envoy instead of HAProxy, chosen per pod from a hash of its name at start.
@@ -342,8 +299,8 @@ const sections = {
   zookeeper: zookeeper.prefault({}),
   nerve: nerve.prefault({}),
   synapse: synapse.prefault({}),
-  haproxy: haproxy.prefault({}),
-  envoy: envoy.prefault({}),
+  haproxy: haproxyParams.prefault({}),
+  envoy: envoyParams.prefault({}),
   mesh: mesh.prefault({}),
 };
 
