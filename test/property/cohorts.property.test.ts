@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSim } from '../../src/sim/sim';
 import { differences } from '../fixtures/cohort-compare';
 import { faultEntry, runWithFaults, type FaultEntry } from '../fixtures/random-faults';
+import { clusterDns, fault, grpcClient, grpcServer, node, pod, scenarioText } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 
 /**
@@ -28,36 +29,34 @@ interface Knobs {
 const DURATION = 30;
 
 function cluster(k: Knobs): string {
-  return `
-version: 1
-id: cohorts-random
-title: random redial storm
-description: gRPC clients redialling old addresses of a rolling service
-seed: 3
-duration: ${DURATION}
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud, pods: [{ name: metric-0, deployment: metric, ip: 10.244.1.10 }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, pods: [{ name: metric-1, deployment: metric, ip: 10.244.2.10 }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, platform: cloud }
-    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, platform: cloud }
-  deployments:
-    metric: { app: grpc-server, replicas: 2, port: 9090, terminationGracePeriodSeconds: 2, maxSurge: 1, maxUnavailable: 0, readySeconds: 2 }
-    alerting: { app: grpc-client, replicas: ${k.clients}, target: metric.example.com:9090 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: true
-    externalDns: { hostname: metric.example.com, deployment: metric }
-params:
-  network: { hopLatencyUs: ${k.hopLatencyUs} }
-  node: { podNetwork: eni, rpFilter: ${k.rpFilter}, podInterfaceHasIp: ${k.podInterfaceHasIp} }
-  instance: { conntrackAllowance: ${k.allowance}, ipReleaseDelayS: ${k.releaseS} }
-  externalDns: { intervalS: 5 }
-  alerting: { lbPolicy: round_robin, reconnect: fixed, reconnectIntervalMs: ${k.reconnectMs}, minConnectTimeoutMs: ${k.connectTimeoutMs}, resolutionIntervalS: ${k.resolutionS} }
-timeline:
-  - { at: ${k.rollAt}, fault: rolling-update, target: deployment/metric }
-`;
+  return scenarioText({
+    id: 'cohorts-random',
+    title: 'random redial storm',
+    description: 'gRPC clients redialling old addresses of a rolling service',
+    seed: 3,
+    duration: DURATION,
+    topology: {
+      nodes: [
+        node('a', { platform: 'cloud', pods: [pod('metric-0', { ip: '10.244.1.10' })] }),
+        node('b', { platform: 'cloud', pods: [pod('metric-1', { ip: '10.244.2.10' })] }),
+        node('c', { platform: 'cloud' }),
+        node('d', { platform: 'cloud' }),
+      ],
+      deployments: {
+        metric: grpcServer(2, { port: 9090, terminationGracePeriodSeconds: 2, maxSurge: 1, maxUnavailable: 0, readySeconds: 2 }),
+        alerting: grpcClient(k.clients, 'metric.example.com:9090'),
+      },
+      dns: clusterDns({ nodeLocal: true, externalDns: { hostname: 'metric.example.com', deployment: 'metric' } }),
+    },
+    params: {
+      network: { hopLatencyUs: k.hopLatencyUs },
+      node: { podNetwork: 'eni', rpFilter: k.rpFilter, podInterfaceHasIp: k.podInterfaceHasIp },
+      instance: { conntrackAllowance: k.allowance, ipReleaseDelayS: k.releaseS },
+      externalDns: { intervalS: 5 },
+      alerting: { lbPolicy: 'round_robin', reconnect: 'fixed', reconnectIntervalMs: k.reconnectMs, minConnectTimeoutMs: k.connectTimeoutMs, resolutionIntervalS: k.resolutionS },
+    },
+    timeline: [fault(k.rollAt, 'rolling-update', 'deployment/metric')],
+  });
 }
 
 const NAMES: Record<string, string[]> = {

@@ -4,6 +4,7 @@ import type { Sim } from '../../src/sim/api';
 import { faultCatalog } from '../../src/sim/faults/catalog';
 import { createSim } from '../../src/sim/sim';
 import { faultEntry, runWithFaults, type FaultEntry } from '../fixtures/random-faults';
+import { clusterDns, grpcClient, grpcServer, httpClient, httpServer, nodes, scenarioText, service } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 
 /**
@@ -13,44 +14,34 @@ import { loadText } from '../fixtures/scenario-run';
  * ledger balanced at every second, and a fault either applies or is refused with a message naming a field.
  * A failure prints fast-check's seed and path; rerun just that case with FC_SEED=<seed> FC_PATH=<path>.
  */
-const CLUSTER = `
-version: 1
-id: faults-random
-title: every fault kind
-description: a target of every kind for random faults
-seed: 1
-duration: 30
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, platform: cloud }
-  deployments:
-    web: { app: http-server, replicas: 3, port: 8080 }
-    client: { app: http-client, replicas: 2, target: web }
-    metric: { app: grpc-server, replicas: 2, port: 9090 }
-    alerting: { app: grpc-client, replicas: 2, target: metric.example.com:9090 }
-    search: { app: mesh-server, replicas: 4, announce: search }
-    shop: { app: mesh-client, replicas: 2, uses: [search] }
-  zookeeper: { servers: 3 }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20, type: LoadBalancer, loadBalancerIp: 192.0.2.50, nodePort: 30080, externalTrafficPolicy: Local }
-  routers: [{ name: tor, ip: 10.0.0.1 }]
-  bgp: { router: tor }
-  loadBalancers: [{ name: bigip, ip: 10.0.0.250, virtualServers: [{ name: web, vip: 192.0.2.10, port: 80, service: web }] }]
-  externalClients:
-    - { name: via-bgp, ip: 203.0.113.5, targetIp: 192.0.2.50, targetPort: 80 }
-    - { name: via-f5, ip: 203.0.113.6, targetIp: 192.0.2.10, targetPort: 80 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: true
-    externalDns: { hostname: metric.example.com, deployment: metric }
-params:
-  node: { podNetwork: eni }
-  client: { requestsPerSecond: 10, connectionsPerPod: 2, reconnectMs: 300 }
-  externalDns: { intervalS: 10 }
-`;
+const CLUSTER = scenarioText({
+  id: 'faults-random',
+  title: 'every fault kind',
+  description: 'a target of every kind for random faults',
+  duration: 30,
+  topology: {
+    nodes: nodes(3, { platform: 'cloud' }),
+    deployments: {
+      web: httpServer(3),
+      client: httpClient(2, 'web'),
+      metric: grpcServer(2, { port: 9090 }),
+      alerting: grpcClient(2, 'metric.example.com:9090'),
+      search: { app: 'mesh-server', replicas: 4, announce: 'search' },
+      shop: { app: 'mesh-client', replicas: 2, uses: ['search'] },
+    },
+    zookeeper: { servers: 3 },
+    services: { web: service('web', '10.96.0.20', { type: 'LoadBalancer', loadBalancerIp: '192.0.2.50', nodePort: 30080, externalTrafficPolicy: 'Local' }) },
+    routers: [{ name: 'tor', ip: '10.0.0.1' }],
+    bgp: { router: 'tor' },
+    loadBalancers: [{ name: 'bigip', ip: '10.0.0.250', virtualServers: [{ name: 'web', vip: '192.0.2.10', port: 80, service: 'web' }] }],
+    externalClients: [
+      { name: 'via-bgp', ip: '203.0.113.5', targetIp: '192.0.2.50', targetPort: 80 },
+      { name: 'via-f5', ip: '203.0.113.6', targetIp: '192.0.2.10', targetPort: 80 },
+    ],
+    dns: clusterDns({ nodeLocal: true, externalDns: { hostname: 'metric.example.com', deployment: 'metric' } }),
+  },
+  params: { node: { podNetwork: 'eni' }, client: { requestsPerSecond: 10, connectionsPerPod: 2, reconnectMs: 300 }, externalDns: { intervalS: 10 } },
+});
 
 const NAMES: Record<string, string[]> = {
   node: ['node-a', 'node-b', 'node-c'],

@@ -4,11 +4,12 @@ import { atSeconds, seconds } from '../../src/sim/core/time';
 import type { Registration } from '../../src/sim/discovery/zookeeper';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
+import type { DeploymentFields } from '../fixtures/scenario-builder';
 import { worldOf } from '../fixtures/scenario-run';
 
 /** Eight `search` backends announced by `announcer`, with `fields` added to the deployment, and four clients. */
-function scenario(announcer: 'nerve' | 'mini-announcer', fields = ''): string {
-  return meshScenario({ id: 'announcer', seed: 3, backends: 8, announcer, backendFields: fields, clients: 4 });
+function scenario(announcer: 'nerve' | 'mini-announcer', fields: DeploymentFields = {}): string {
+  return meshScenario({ id: 'announcer', seed: 3, backends: 8, announcer, backend: fields, clients: 4 });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
@@ -48,7 +49,7 @@ describe('nerve (docs/sources/service-discovery.md#nerve)', () => {
   });
 
   it('keeps a backend registered through its preStop sleep, while it still serves, and deregisters it after SIGTERM', () => {
-    const { ctx, w } = worldOf(scenario('nerve', ', preStopSeconds: 3'));
+    const { ctx, w } = worldOf(scenario('nerve', { preStopSeconds: 3 }));
     at(ctx, 10.1);
     const pod = w.workloads.findPod('search-0')!;
     const registration = registrationOf(w, pod.index)!;
@@ -101,7 +102,7 @@ describe('nerve (docs/sources/service-discovery.md#nerve)', () => {
 
 describe('Kubernetes mini announcer', () => {
   it('registers a new pod only once it is ready', () => {
-    const { ctx, w } = worldOf(scenario('mini-announcer', ', readySeconds: 4'));
+    const { ctx, w } = worldOf(scenario('mini-announcer', { readySeconds: 4 }));
     at(ctx, 5);
     w.workloads.scale('search', 9, 'test');
     const pod = w.workloads.findPod('search-8')!;
@@ -116,7 +117,7 @@ describe('Kubernetes mini announcer', () => {
   });
 
   it('deregisters a pod in its preStop hook as soon as it is deleted, before SIGTERM, and stays deregistered', () => {
-    const { ctx, w } = worldOf(scenario('mini-announcer', ', preStopSeconds: 5'));
+    const { ctx, w } = worldOf(scenario('mini-announcer', { preStopSeconds: 5 }));
     at(ctx, 10.3);
     const pod = w.workloads.findPod('search-3')!;
     const registration = registrationOf(w, pod.index)!;
@@ -137,12 +138,12 @@ describe('Kubernetes mini announcer', () => {
 
 describe('no registration outlives its pod', () => {
   it.each([
-    ['nerve', ''],
-    ['nerve', ', preStopSeconds: 2'],
-    ['mini-announcer', ''],
-    ['mini-announcer', ', preStopSeconds: 2'],
-  ] as const)('%s%s: after a rolling update only the new pods are registered, one registration each', (announcer, fields) => {
-    const { ctx, w } = worldOf(scenario(announcer, `${fields}, readySeconds: 1, maxSurge: 2, maxUnavailable: 0`));
+    ['nerve', '', {}],
+    ['nerve', ', preStopSeconds: 2', { preStopSeconds: 2 }],
+    ['mini-announcer', '', {}],
+    ['mini-announcer', ', preStopSeconds: 2', { preStopSeconds: 2 }],
+  ] as const)('%s%s: after a rolling update only the new pods are registered, one registration each', (announcer, _, fields) => {
+    const { ctx, w } = worldOf(scenario(announcer, { ...fields, readySeconds: 1, maxSurge: 2, maxUnavailable: 0 }));
     at(ctx, 2);
     const old = w.mesh!.zk.children('search').map((r) => r.pod);
     w.workloads.rollout('search', 'test');

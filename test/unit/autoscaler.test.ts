@@ -2,29 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { LogEvent, Sim } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
 import { createSim } from '../../src/sim/sim';
+import { nodes, scenarioText, webAndClients, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 
 // Four client pods at 25 requests/s each against web, whose HPA aims at 20 requests/s per ready pod.
-const HPA = `
-version: 1
-id: hpa
-title: HPA
-description: An autoscaled web deployment.
-seed: 4
-duration: 200
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 1, autoscale: { minReplicas: 1, maxReplicas: 8, targetRequestsPerSecond: 20 } }
-    client: { app: http-client, replicas: 4, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10 }
-params:
-  client: { requestsPerSecond: 25, connectionsPerPod: 2 }
-  hpa: { downscaleStabilizationS: 60 }
-`;
+const HPA_SPEC: ScenarioSpec = {
+  id: 'hpa',
+  title: 'HPA',
+  description: 'An autoscaled web deployment.',
+  seed: 4,
+  duration: 200,
+  topology: { nodes: nodes(2), ...webAndClients(1, 4, { web: { autoscale: { minReplicas: 1, maxReplicas: 8, targetRequestsPerSecond: 20 } } }) },
+  params: { client: { requestsPerSecond: 25, connectionsPerPod: 2 }, hpa: { downscaleStabilizationS: 60 } },
+};
+const HPA = scenarioText(HPA_SPEC);
 
 const scaled = (s: Sim): LogEvent[] => s.eventsSince(0).filter((e) => e.kind === 'hpa.scaled');
 const replicas = (s: Sim) => s.topology().pods.filter((p) => p.deployment === 'web' && p.phase !== 'gone').length;
@@ -56,10 +47,10 @@ describe('HorizontalPodAutoscaler on requests per pod', () => {
   });
 
   it('names a bad autoscaler in the scenario', () => {
-    expect(() => loadText(HPA.replace('minReplicas: 1, maxReplicas: 8', 'minReplicas: 9, maxReplicas: 8'))).toThrow(
+    expect(() => loadText(scenarioText(HPA_SPEC, (s) => (s.topology.deployments.web!.autoscale!.minReplicas = 9)))).toThrow(
       'topology.deployments.web.autoscale.minReplicas: must be at most maxReplicas (8)',
     );
-    expect(() => loadText(HPA.replace("client: { app: http-client, replicas: 4, target: web }", "client: { app: http-client, replicas: 4, target: web, autoscale: { maxReplicas: 2, targetRequestsPerSecond: 1 } }"))).toThrow(
+    expect(() => loadText(scenarioText(HPA_SPEC, (s) => (s.topology.deployments.client!.autoscale = { maxReplicas: 2, targetRequestsPerSecond: 1 })))).toThrow(
       'topology.deployments.client.autoscale: only http-server and ingress-proxy deployments count the requests an autoscaler needs',
     );
   });

@@ -6,6 +6,7 @@ import { formatIpv4, ipv4 } from '../../src/sim/net/ipv4';
 import { Proto } from '../../src/sim/net/packet';
 import { TcpState, type Socket, type SocketOwner } from '../../src/sim/net/tcp';
 import { createSim } from '../../src/sim/sim';
+import { fault, httpServer, node, pod, scenarioText, service, webAndClients } from '../fixtures/scenario-builder';
 import { loadText, runText, worldOf } from '../fixtures/scenario-run';
 
 const series = (r: RunReport, key: string): number[] => {
@@ -35,31 +36,24 @@ function established(sim: Sim): number {
  * (Cilium ENI style). web-0 is deleted at 5 s with no grace period; kube-proxy never learns of it within the run, so
  * the client keeps redialling the dead address. The address is released from node-a's interface 10 s later.
  */
-const ENI = `
-version: 1
-id: datapath-eni
-title: ENI pod deletion
-description: a client keeps dialling a deleted pod's address
-seed: 1
-duration: 40
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud, pods: [{ name: web-0, deployment: web, ip: 10.244.1.5 }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, pods: [{ name: client-0, deployment: client }] }
-  deployments:
-    web: { app: http-server, replicas: 1 }
-    client: { app: http-client, replicas: 1, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 20, reconnectMs: 300 }
-  node: { podNetwork: eni }
-  kube: { endpointPropagationMs: 100000 }
-  kubeProxy: { syncPeriodS: 3600 }
-  instance: { ipReleaseDelayS: 10 }
-timeline:
-  - { at: 5, fault: delete-pod, target: pod/web-0, params: { gracePeriodSeconds: 0 } }
-`;
+const ENI = scenarioText({
+  id: 'datapath-eni',
+  title: 'ENI pod deletion',
+  description: "a client keeps dialling a deleted pod's address",
+  duration: 40,
+  topology: {
+    nodes: [node('a', { platform: 'cloud', pods: [pod('web-0', { ip: '10.244.1.5' })] }), node('b', { platform: 'cloud', pods: [pod('client-0')] })],
+    ...webAndClients(1, 1),
+  },
+  params: {
+    client: { requestsPerSecond: 20, reconnectMs: 300 },
+    node: { podNetwork: 'eni' },
+    kube: { endpointPropagationMs: 100000 },
+    kubeProxy: { syncPeriodS: 3600 },
+    instance: { ipReleaseDelayS: 10 },
+  },
+  timeline: [fault(5, 'delete-pod', 'pod/web-0', { gracePeriodSeconds: 0 })],
+});
 
 /** When node-a released the deleted pod's address, in seconds. */
 function releasedAt(sim: Sim): number {
@@ -165,27 +159,18 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
  * A server on a cloud instance with a tiny tracked-connection allowance (20); one client with 30 connections on an
  * instance ten times the size. ENI mode, so the instances send only from addresses attached to them.
  */
-const ALLOWANCE = `
-version: 1
-id: datapath-allowance
-title: Hypervisor allowance
-description: more connections than the instance may track
-seed: 2
-duration: 30
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud, pods: [{ name: web-0, deployment: web, ip: 10.244.1.5 }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, size: 10, pods: [{ name: client-0, deployment: client }] }
-  deployments:
-    web: { app: http-server, replicas: 1 }
-    client: { app: http-client, replicas: 1, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 50, connectionsPerPod: 30 }
-  node: { podNetwork: eni }
-  instance: { conntrackAllowance: 20 }
-`;
+const ALLOWANCE = scenarioText({
+  id: 'datapath-allowance',
+  title: 'Hypervisor allowance',
+  description: 'more connections than the instance may track',
+  seed: 2,
+  duration: 30,
+  topology: {
+    nodes: [node('a', { platform: 'cloud', pods: [pod('web-0', { ip: '10.244.1.5' })] }), node('b', { platform: 'cloud', size: 10, pods: [pod('client-0')] })],
+    ...webAndClients(1, 1),
+  },
+  params: { client: { requestsPerSecond: 50, connectionsPerPod: 30 }, node: { podNetwork: 'eni' }, instance: { conntrackAllowance: 20 } },
+});
 
 describe('hypervisor tracked-connection allowance on the packet path', () => {
   it('new connections beyond the allowance fail with hypervisor_conntrack_exceeded; established ones keep working', () => {
@@ -231,33 +216,21 @@ describe('hypervisor tracked-connection allowance on the packet path', () => {
 });
 
 /** Bare-metal nodes whose conntrack holds 3 entries; a client opens 5 connections; the only server is deleted at 10 s. */
-const CONNTRACK = `
-version: 1
-id: datapath-conntrack
-title: Node conntrack
-description: a tiny nf_conntrack_max
-seed: 3
-duration: DURATION
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: web-0, deployment: web }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: client-0, deployment: client }] }
-  deployments:
-    web: { app: http-server, replicas: 1 }
-    client: { app: http-client, replicas: 1, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 5, connectionsPerPod: 5 }
-  node: { conntrackMax: 3 }
-  kube: { podStartSeconds: 1000 }
-timeline:
-  - { at: 10, fault: delete-pod, target: pod/web-0, params: { gracePeriodSeconds: GRACE } }
-`;
+const conntrack = (duration: number, grace: number): string =>
+  scenarioText({
+    id: 'datapath-conntrack',
+    title: 'Node conntrack',
+    description: 'a tiny nf_conntrack_max',
+    seed: 3,
+    duration,
+    topology: { nodes: [node('a', { pods: [pod('web-0')] }), node('b', { pods: [pod('client-0')] })], ...webAndClients(1, 1) },
+    params: { client: { requestsPerSecond: 5, connectionsPerPod: 5 }, node: { conntrackMax: 3 }, kube: { podStartSeconds: 1000 } },
+    timeline: [fault(10, 'delete-pod', 'pod/web-0', { gracePeriodSeconds: grace })],
+  });
 
 describe('node connection tracking on the packet path', () => {
   it('with the table full, new flows drop as host_conntrack_full; reset flows leave it after the close timeout (10 s)', () => {
-    const sim = createSim(loadText(CONNTRACK.replace('DURATION', '40').replace('GRACE', '0')));
+    const sim = createSim(loadText(conntrack(40, 0)));
     sim.runUntil(atSeconds(9));
     expect(established(sim)).toBe(3);
     sim.runUntil(sim.durationUs);
@@ -281,7 +254,7 @@ describe('node connection tracking on the packet path', () => {
   });
 
   it('a graceful close leaves the flows in TIME_WAIT (120 s) without any reset', () => {
-    const r = runText(CONNTRACK.replace('DURATION', '140').replace('GRACE', '5')).report;
+    const r = runText(conntrack(140, 5)).report;
     expect(r.drops.no_socket_reset ?? 0).toBe(0);
     expect(r.totals['tcp.rst.sent'] ?? 0).toBe(0);
     for (const node of ['node-a', 'node-b']) {
@@ -293,24 +266,19 @@ describe('node connection tracking on the packet path', () => {
 });
 
 /** Three bare-metal nodes; the backend runs on node-a, a probe pod on node-b; node-c runs no endpoint. */
-const NODE_PORT = `
-version: 1
-id: datapath-nodeport
-title: NodePort
-description: a pod reaches a NodePort Service through node addresses
-seed: 4
-duration: 10
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: web-0, deployment: web }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: probe-0, deployment: probe }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 1, port: 8080 }
-    probe: { app: http-server, replicas: 1, port: 9000 }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80, type: NodePort, nodePort: 30080, externalTrafficPolicy: POLICY }
-`;
+const nodePort = (externalTrafficPolicy: 'Cluster' | 'Local'): string =>
+  scenarioText({
+    id: 'datapath-nodeport',
+    title: 'NodePort',
+    description: 'a pod reaches a NodePort Service through node addresses',
+    seed: 4,
+    duration: 10,
+    topology: {
+      nodes: [node('a', { pods: [pod('web-0')] }), node('b', { pods: [pod('probe-0')] }), node('c')],
+      deployments: { web: httpServer(1, { port: 8080 }), probe: httpServer(1, { port: 9000 }) },
+      services: { web: service('web', '10.96.0.10', { type: 'NodePort', nodePort: 30080, externalTrafficPolicy }) },
+    },
+  });
 
 class Recorder implements SocketOwner {
   readonly closed: string[] = [];
@@ -323,7 +291,7 @@ class Recorder implements SocketOwner {
 
 /** Dials each address from the probe pod and returns the sockets and the peer addresses the backend sees. */
 function dialNodePort(policy: 'Cluster' | 'Local', targets: string[]) {
-  const { ctx, w } = worldOf(NODE_PORT.replace('POLICY', policy));
+  const { ctx, w } = worldOf(nodePort(policy));
   ctx.sched.runUntil(atSeconds(1));
   const probe = w.workloads.findPod('probe-0')!;
   const web = w.workloads.findPod('web-0')!;
@@ -368,7 +336,7 @@ describe('kube-proxy NodePort Services on the packet path', () => {
   });
 
   it('a pod that reaches itself through its Service is masqueraded (hairpin), so its replies come back through the node', () => {
-    const { ctx, w } = worldOf(NODE_PORT.replace('POLICY', 'Cluster'));
+    const { ctx, w } = worldOf(nodePort('Cluster'));
     ctx.sched.runUntil(atSeconds(1));
     const web = w.workloads.findPod('web-0')!;
     const socket = web.tcp.connect(ipv4('10.96.0.10'), 80, new Recorder());
@@ -390,7 +358,7 @@ describe('kube-proxy NodePort Services on the packet path', () => {
 });
 
 describe('UDP on the packet path', () => {
-  const UDP = NODE_PORT.replace('POLICY', 'Cluster');
+  const UDP = nodePort('Cluster');
 
   it('a datagram to a port nobody binds is dropped as udp_no_socket; a bound port receives it', () => {
     const { ctx, w } = worldOf(UDP);

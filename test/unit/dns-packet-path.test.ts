@@ -1,38 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import { clusterDns, dnsClient, httpClient, httpServer, node, nodes, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/sim';
 
-const SCENARIO = `
-version: 1
-id: dns-path
-title: DNS over the packet path
-description: pods resolve a Service name and an external name through node-local DNS
-seed: 1
-duration: 30
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
-  deployments:
-    web: { app: http-server, replicas: 2 }
-    external: { app: dns-client, replicas: 4, lookup: metric.example.com }
-    internal: { app: dns-client, replicas: 2, lookup: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: NODELOCAL
-    records: { metric.example.com: [10.1.2.3] }
-params:
-  node: { podNetwork: eni }
-  dnsClient: { lookupsPerSecond: 5 }
-`;
+const dnsPath = (nodeLocal: boolean): ScenarioSpec => ({
+  id: 'dns-path',
+  title: 'DNS over the packet path',
+  description: 'pods resolve a Service name and an external name through node-local DNS',
+  duration: 30,
+  topology: {
+    nodes: nodes(2, { platform: 'cloud' }),
+    deployments: { web: httpServer(2), external: dnsClient(4, 'metric.example.com'), internal: dnsClient(2, 'web') },
+    services: { web: service('web', '10.96.0.20') },
+    dns: clusterDns({ nodeLocal, records: { 'metric.example.com': ['10.1.2.3'] } }),
+  },
+  params: { node: { podNetwork: 'eni' }, dnsClient: { lookupsPerSecond: 5 } },
+});
 
 function run(nodeLocal: boolean, sets: string[] = []): RunReport {
-  return runText(SCENARIO.replace('NODELOCAL', String(nodeLocal)), sets).report;
+  return runText(scenarioText(dnsPath(nodeLocal)), sets).report;
 }
 
 describe('the DNS chain on the packet path', () => {
@@ -59,7 +47,10 @@ describe('the DNS chain on the packet path', () => {
   });
 
   it('a dns-client needs a name and topology.dns', () => {
-    const text = SCENARIO.replace('NODELOCAL', 'true').replace(/  dns:\n(    .*\n)+/, '').replace(', lookup: web', '');
+    const text = scenarioText(dnsPath(true), (s) => {
+      delete s.topology.dns;
+      delete s.topology.deployments.internal!.lookup;
+    });
     const loaded = loadScenario(text, 'x.yaml', { faultIds: FAULT_IDS });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
@@ -71,38 +62,29 @@ describe('the DNS chain on the packet path', () => {
 describe('a full hypervisor table breaks DNS on that instance', () => {
   // Long-lived connections from node-a take its whole tracked-connection allowance; node-local DNS on node-a then
   // cannot open new flows to the cloud resolver, so lookups that miss its cache fail there.
-  const FULL = `
-version: 1
-id: dns-allowance
-title: DNS behind a full allowance
-description: long-lived connections fill node-a's allowance; DNS on node-a needs new flows
-seed: 2
-duration: 40
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud, pods: [{ name: hog-0, deployment: hog }, { name: lookup-0, deployment: lookup }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, pods: [{ name: web-0, deployment: web }] }
-  deployments:
-    web: { app: http-server, replicas: 1 }
-    hog: { app: http-client, replicas: 1, target: web }
-    lookup: { app: dns-client, replicas: 1, lookup: metric.example.com. }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: true
-    recordTtl: 5
-    records: { metric.example.com: [10.1.2.3] }
-params:
-  node: { podNetwork: eni }
-  client: { connectionsPerPod: 20, requestsPerSecond: 20 }
-  dnsClient: { lookupsPerSecond: 2 }
-  instance: { conntrackAllowance: ALLOWANCE }
-`;
+  const full = (conntrackAllowance: number): string =>
+    scenarioText({
+      id: 'dns-allowance',
+      title: 'DNS behind a full allowance',
+      description: "long-lived connections fill node-a's allowance; DNS on node-a needs new flows",
+      seed: 2,
+      duration: 40,
+      topology: {
+        nodes: [node('a', { platform: 'cloud', pods: [pod('hog-0'), pod('lookup-0')] }), node('b', { platform: 'cloud', pods: [pod('web-0')] })],
+        deployments: { web: httpServer(1), hog: httpClient(1, 'web'), lookup: dnsClient(1, 'metric.example.com.') },
+        services: { web: service('web', '10.96.0.20') },
+        dns: clusterDns({ nodeLocal: true, recordTtl: 5, records: { 'metric.example.com': ['10.1.2.3'] } }),
+      },
+      params: {
+        node: { podNetwork: 'eni' },
+        client: { connectionsPerPod: 20, requestsPerSecond: 20 },
+        dnsClient: { lookupsPerSecond: 2 },
+        instance: { conntrackAllowance },
+      },
+    });
 
   const failures = (allowance: number) => {
-    const r = runText(FULL.replace('ALLOWANCE', String(allowance))).report;
+    const r = runText(full(allowance)).report;
     return {
       lookups: r.totals['dns.client.lookups'] ?? 0,
       failed: Object.entries(r.totals).filter(([k]) => k.startsWith('dns.client.failures{')).reduce((n, [, v]) => n + v, 0),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fault, httpServer, internetClients, node, nodes, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText, worldOf } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 import type { SimContext } from '../../src/sim/context';
@@ -64,41 +65,27 @@ const CLIENTS = 10;
 const CONNECTIONS = 40;
 const FLOWS = CLIENTS * CONNECTIONS;
 
-// Ten internet clients with 40 keep-alive connections each: 400 flows (connectionsPerPod is at most 64).
-const externalClients = Array.from(
-  { length: CLIENTS },
-  (_, i) => `    - { name: c${i}, ip: 203.0.113.${i + 1}, targetIp: 192.0.2.50, targetPort: 80 }`,
-).join('\n');
-
 /**
  * Four bare-metal nodes with one traefik pod each behind a LoadBalancer Service (ETP Local), MetalLB speakers on
  * every node, a ToR. Each connection sends ~10 requests/s, so a flow that moved is found out within a fraction of a
  * second. The replacement of a deleted pod is Ready 5 s after its creation, well apart from the withdrawal.
  */
-const ECMP = `
-version: 1
-id: edge-ecmp
-title: ECMP behind MetalLB
-description: MetalLB speakers announce a LoadBalancer IP to a ToR that spreads flows with ECMP
-seed: 1
-duration: 30
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: traefik-0, deployment: traefik }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: traefik-1, deployment: traefik }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, pods: [{ name: traefik-2, deployment: traefik }] }
-    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, pods: [{ name: traefik-3, deployment: traefik }] }
-  deployments: { traefik: { app: http-server, replicas: 4 } }
-  services:
-    traefik: { selector: traefik, clusterIp: 10.96.0.20, type: LoadBalancer, loadBalancerIp: 192.0.2.50, externalTrafficPolicy: Local }
-  routers: [{ name: tor, ip: 10.0.0.1 }]
-  bgp: { router: tor }
-  externalClients:
-${externalClients}
-params:
-  client: { connectionsPerPod: ${CONNECTIONS}, reconnectMs: 200, requestsPerSecond: 400 }
-  kube: { podStartSeconds: 5 }
-`;
+const ECMP: ScenarioSpec = {
+  id: 'edge-ecmp',
+  title: 'ECMP behind MetalLB',
+  description: 'MetalLB speakers announce a LoadBalancer IP to a ToR that spreads flows with ECMP',
+  duration: 30,
+  topology: {
+    nodes: nodes(4, (i) => ({ pods: [pod(`traefik-${i}`)] })),
+    deployments: { traefik: httpServer(4) },
+    services: { traefik: service('traefik', '10.96.0.20', { type: 'LoadBalancer', loadBalancerIp: '192.0.2.50', externalTrafficPolicy: 'Local' }) },
+    routers: [{ name: 'tor', ip: '10.0.0.1' }],
+    bgp: { router: 'tor' },
+    // Ten internet clients with 40 keep-alive connections each: 400 flows (connectionsPerPod is at most 64).
+    externalClients: internetClients(CLIENTS, '192.0.2.50:80'),
+  },
+  params: { client: { connectionsPerPod: CONNECTIONS, reconnectMs: 200, requestsPerSecond: 400 }, kube: { podStartSeconds: 5 } },
+};
 
 interface Flow {
   key: string;
@@ -159,7 +146,7 @@ interface EcmpRun {
 
 /** Runs to 10 s, deletes traefik-1 (node-b's only pod, grace 30 s) and stops just after the router converges on it. */
 function deleteTraefik1(sets: string[] = []): EcmpRun {
-  const { ctx, w } = worldOf(ECMP, sets);
+  const { ctx, w } = worldOf(scenarioText(ECMP), sets);
   const drops = recordDrops(w);
   const router = routerOf(w);
   runTo(ctx, 10);
@@ -219,7 +206,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
   });
 
   it('the convergence delay is params.bgp.convergenceMs', () => {
-    const { ctx, w } = worldOf(ECMP, ['params.bgp.convergenceMs=2000']);
+    const { ctx, w } = worldOf(scenarioText(ECMP), ['params.bgp.convergenceMs=2000']);
     runTo(ctx, 10);
     w.workloads.deletePod(w.workloads.findPod('traefik-1')!, 30, 'test');
     runTo(ctx, 13);
@@ -343,10 +330,10 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
   });
 
   it('ETP Local balances per node, not per pod: a node with three pods gets the same share as a node with one', () => {
-    const yaml = ECMP.replace(
-      'pods: [{ name: traefik-0, deployment: traefik }]',
-      'pods: [{ name: traefik-0, deployment: traefik }, { name: traefik-4, deployment: traefik }, { name: traefik-5, deployment: traefik }]',
-    ).replace('replicas: 4', 'replicas: 6');
+    const yaml = scenarioText(ECMP, (s) => {
+      s.topology.nodes[0]!.pods!.push(pod('traefik-4'), pod('traefik-5'));
+      s.topology.deployments.traefik!.replicas = 6;
+    });
     const { ctx, w } = worldOf(yaml);
     runTo(ctx, 5);
     const accepted = new Map<string, number>();
@@ -371,7 +358,7 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
   });
 
   it('the same run through createSim with a timeline: report.packets is conserved and resets come at 10.6 s and 15.8 s', () => {
-    const yaml = `${ECMP}timeline: [{ at: 10, fault: delete-pod, target: pod/traefik-1, params: { gracePeriodSeconds: 30 } }]\n`;
+    const yaml = scenarioText(ECMP, (s) => s.timeline.push(fault(10, 'delete-pod', 'pod/traefik-1', { gracePeriodSeconds: 30 })));
     const sim = createSim(loadText(yaml, ['duration=16']));
     sim.runUntil(sim.durationUs);
     const report = sim.report(0);
@@ -395,27 +382,21 @@ const VIP = ipv4('192.0.2.10');
  * Four nodes, web pods on node-a and node-b, a NodePort Service with ETP Local, a BIG-IP virtual server whose pool
  * holds every node's NodePort, one internet client. A replacement pod never becomes Ready here (podStartSeconds).
  */
-const F5 = `
-version: 1
-id: edge-f5
-title: F5 in front of node ports
-description: a BIG-IP pool of node members in front of a NodePort Service with externalTrafficPolicy Local
-seed: 1
-duration: 60
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: web-0, deployment: web }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: web-1, deployment: web }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24 }
-  deployments: { web: { app: http-server, replicas: 2 } }
-  services: { web: { selector: web, clusterIp: 10.96.0.20, type: NodePort, nodePort: 30080, externalTrafficPolicy: Local } }
-  loadBalancers: [{ name: bigip, ip: 10.0.0.250, virtualServers: [{ name: web, vip: 192.0.2.10, port: 80, service: web }] }]
-  externalClients: [{ name: internet, ip: 203.0.113.5, targetIp: 192.0.2.10, targetPort: 80 }]
-params:
-  client: { connectionsPerPod: 8, reconnectMs: 200, requestsPerSecond: 50 }
-  kube: { podStartSeconds: 100 }
-`;
+const F5_SPEC: ScenarioSpec = {
+  id: 'edge-f5',
+  title: 'F5 in front of node ports',
+  description: 'a BIG-IP pool of node members in front of a NodePort Service with externalTrafficPolicy Local',
+  duration: 60,
+  topology: {
+    nodes: [node('a', { pods: [pod('web-0')] }), node('b', { pods: [pod('web-1')] }), node('c'), node('d')],
+    deployments: { web: httpServer(2) },
+    services: { web: service('web', '10.96.0.20', { type: 'NodePort', nodePort: 30080, externalTrafficPolicy: 'Local' }) },
+    loadBalancers: [{ name: 'bigip', ip: '10.0.0.250', virtualServers: [{ name: 'web', vip: '192.0.2.10', port: 80, service: 'web' }] }],
+    externalClients: [{ name: 'internet', ip: '203.0.113.5', targetIp: '192.0.2.10', targetPort: 80 }],
+  },
+  params: { client: { connectionsPerPod: 8, reconnectMs: 200, requestsPerSecond: 50 }, kube: { podStartSeconds: 100 } },
+};
+const F5 = scenarioText(F5_SPEC);
 
 interface Probe {
   sent: number;
@@ -516,10 +497,10 @@ function deleteWeb1(r: F5Run): void {
 }
 
 /** node-b starts without a pod (its member down); web-1 runs on node-c, so its replacement lands on node-b. */
-const F5_B_EMPTY = F5.replace(
-  'pods: [{ name: web-1, deployment: web }] }\n    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }',
-  '}\n    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, pods: [{ name: web-1, deployment: web }] }',
-);
+const F5_B_EMPTY = scenarioText(F5_SPEC, (s) => {
+  delete s.topology.nodes[1]!.pods;
+  s.topology.nodes[2]!.pods = [pod('web-1')];
+});
 
 describe('F5 pool of node members in front of a NodePort Service with ETP Local', () => {
   it('steady state: members without a local endpoint are down, get no connection, and keep failing their probes', () => {
@@ -703,7 +684,7 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
   });
 
   it('the same deletion through createSim with a timeline: report.packets is conserved', () => {
-    const yaml = `${F5}timeline: [{ at: 21, fault: delete-pod, target: pod/web-1, params: { gracePeriodSeconds: 0 } }]\n`;
+    const yaml = scenarioText(F5_SPEC, (s) => s.timeline.push(fault(21, 'delete-pod', 'pod/web-1', { gracePeriodSeconds: 0 })));
     const sim = createSim(loadText(yaml, ['duration=40']));
     sim.runUntil(sim.durationUs);
     const report = sim.report(0);
@@ -716,7 +697,7 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
 // healthCheckNodePort on the wire (docs/sources/kube-proxy.md#healthchecknodeport).
 
 /** The F5 scenario with a LoadBalancer Service: kube-proxy serves a healthCheckNodePort and the pool probes it. */
-const HCNP = F5.replace('type: NodePort, nodePort: 30080', 'type: LoadBalancer, nodePort: 30080');
+const HCNP = scenarioText(F5_SPEC, (s) => (s.topology.services!.web!.type = 'LoadBalancer'));
 
 /** Sends one HTTP GET from the internet host to ip:port; the answer's status lands in `into`. */
 function healthGet(r: F5Run, ip: number, port: number, into: { sent: number; status: number | null }[]): void {

@@ -6,11 +6,12 @@ import type { MeshClient } from '../../src/sim/discovery/mesh-client';
 import type { Outcome } from '../../src/sim/discovery/outcome';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
+import type { ParamsInput } from '../fixtures/scenario-builder';
 import { worldOf } from '../fixtures/scenario-run';
 
 /** `backends` search pods and `clients` client pods that all run Envoy; `envoy` is the params.envoy section. */
-function scenario(backends: number, clients: number, envoy = '{}'): string {
-  return meshScenario({ id: 'envoy', seed: 9, backends, clients, params: `  mesh: { envoyPercent: 100 }\n  envoy: ${envoy}` });
+function scenario(backends: number, clients: number, envoy: ParamsInput['envoy'] = {}): string {
+  return meshScenario({ id: 'envoy', seed: 9, backends, clients, params: { mesh: { envoyPercent: 100 }, envoy } });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
@@ -78,7 +79,7 @@ describe('Envoy retries a connect failure on another host', () => {
   });
 
   it('without retries the same gone host fails every request that reaches it', () => {
-    const { ctx, w } = worldOf(scenario(5, 1, '{ retries: 0 }'));
+    const { ctx, w } = worldOf(scenario(5, 1, { retries: 0 }));
     at(ctx, 1);
     const envoy = envoyOf(w);
     kill(w, 'search-2');
@@ -89,7 +90,7 @@ describe('Envoy retries a connect failure on another host', () => {
   });
 
   it('in a run where ZooKeeper is too slow to tell the clients, killing one of five backends fails no request', () => {
-    const run = (envoy: string) => {
+    const run = (envoy: ParamsInput['envoy']) => {
       const { ctx, w } = worldOf(scenario(5, 6, envoy));
       at(ctx, 2);
       // Reads stall for the rest of the run, so the clients keep listing the dead backend.
@@ -98,19 +99,19 @@ describe('Envoy retries a connect failure on another host', () => {
       at(ctx, 20);
       return { failed: count(ctx, 'requests.failed'), ok: count(ctx, 'requests.ok'), gone: count(ctx, 'mesh.gone_backend.attempts') };
     };
-    const retried = run('{}');
+    const retried = run({});
     expect(retried.gone).toBeGreaterThan(20);
     expect(retried.failed).toBe(0);
     expect(retried.ok).toBeGreaterThan(6 * 2 * 18 * 0.8);
     // The control: the same run without retries loses the requests that reach the dead backend.
-    const single = run('{ retries: 0 }');
+    const single = run({ retries: 0 });
     expect(single.failed).toBeGreaterThan(20);
   });
 });
 
 describe('Envoy outlier detection', () => {
   it.each([5, 3])('ejects a host after %i consecutive failures and sends it nothing more while ejected', (failures) => {
-    const { ctx, w } = worldOf(scenario(10, 1, `{ consecutiveFailures: ${failures} }`));
+    const { ctx, w } = worldOf(scenario(10, 1, { consecutiveFailures: failures }));
     at(ctx, 1);
     const envoy = envoyOf(w);
     kill(w, 'search-4');
@@ -132,7 +133,7 @@ describe('Envoy outlier detection', () => {
     [30, 3],
     [50, 3],
   ])('with maxEjectionPercent %i and three of ten hosts failing, at most %i are ejected', (percent, ejected) => {
-    const { ctx, w } = worldOf(scenario(10, 1, `{ maxEjectionPercent: ${percent} }`));
+    const { ctx, w } = worldOf(scenario(10, 1, { maxEjectionPercent: percent }));
     at(ctx, 1);
     const envoy = envoyOf(w);
     const gone = kill(w, 'search-1', 'search-5', 'search-8');

@@ -1,31 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { clusterDns, httpServer, nodes, scenarioText, service } from '../fixtures/scenario-builder';
 import { worldOf } from '../fixtures/scenario-run';
 import { atSeconds } from '../../src/sim/core/time';
 import { formatIpv4 } from '../../src/sim/net/ipv4';
 
-const SCENARIO = `
-version: 1
-id: external-dns
-title: external-dns in the world
-description: metric pods published under one name on a 15 s loop
-seed: 1
-duration: 80
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
-  deployments:
-    metric: { app: http-server, replicas: 2 }
-  services:
-    metric: { selector: metric, clusterIp: 10.96.0.20 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    externalDns: { hostname: metric.example.com, deployment: metric }
-params:
-  node: { podNetwork: eni }
-  externalDns: { intervalS: 15 }
-`;
+const SCENARIO = scenarioText({
+  id: 'external-dns',
+  title: 'external-dns in the world',
+  description: 'metric pods published under one name on a 15 s loop',
+  duration: 80,
+  topology: {
+    nodes: nodes(2, { platform: 'cloud' }),
+    deployments: { metric: httpServer(2) },
+    services: { metric: service('metric', '10.96.0.20') },
+    dns: clusterDns({ externalDns: { hostname: 'metric.example.com', deployment: 'metric' } }),
+  },
+  params: { node: { podNetwork: 'eni' }, externalDns: { intervalS: 15 } },
+});
 
 function world(sets: string[] = []) {
   const { ctx, w } = worldOf(SCENARIO, sets);

@@ -1,39 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
+import { clusterDns, dnsClient, fault, httpServer, nodes, scenarioText, service, type ScenarioSpec, type TimelineInput } from '../fixtures/scenario-builder';
 import { loadText, runText } from '../fixtures/scenario-run';
 
 /**
  * Pods resolve an external name (answered by the cloud resolver's provider, TTL 1 s so caches hold it briefly) and a
  * Service name (answered by CoreDNS itself), without node-local DNS: pods ask CoreDNS through kube-dns.
  */
-const SCENARIO = `
-version: 1
-id: faults-dns
-title: DNS upstream faults
-description: pods resolve a Service name and an external name through CoreDNS
-seed: 1
-duration: 40
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
-  deployments:
-    web: { app: http-server, replicas: 2 }
-    external: { app: dns-client, replicas: 4, lookup: metric.example.com }
-    internal: { app: dns-client, replicas: 2, lookup: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: false
-    recordTtl: 1
-    records: { metric.example.com: [10.1.2.3] }
-params:
-  node: { podNetwork: eni }
-  dnsClient: { lookupsPerSecond: 5 }
-`;
+const DNS: ScenarioSpec = {
+  id: 'faults-dns',
+  title: 'DNS upstream faults',
+  description: 'pods resolve a Service name and an external name through CoreDNS',
+  duration: 40,
+  topology: {
+    nodes: nodes(2, { platform: 'cloud' }),
+    deployments: { web: httpServer(2), external: dnsClient(4, 'metric.example.com'), internal: dnsClient(2, 'web') },
+    services: { web: service('web', '10.96.0.20') },
+    dns: clusterDns({ nodeLocal: false, recordTtl: 1, records: { 'metric.example.com': ['10.1.2.3'] } }),
+  },
+  params: { node: { podNetwork: 'eni' }, dnsClient: { lookupsPerSecond: 5 } },
+};
+const SCENARIO = scenarioText(DNS);
+/** The scenario with one fault on its timeline. */
+const withFault = (entry: TimelineInput): string => scenarioText({ ...DNS, timeline: [entry] });
 
 const series = (r: RunReport, key: string): number[] => r.series[key]?.values ?? [];
 const sum = (values: number[], from: number, to: number) => values.slice(from, to).reduce((a, b) => a + b, 0);
@@ -42,7 +32,7 @@ describe('break-upstream', () => {
   it('the provider loses every query for 10 s: lookups of the external name stall, then fail in that window only', () => {
     const base = runText(SCENARIO).report;
     expect(Object.keys(base.totals).filter((k) => k.startsWith('dns.client.failures'))).toEqual([]);
-    const { sim, report } = runText(`${SCENARIO}timeline: [{ at: 10, fault: break-upstream, target: dns/provider, params: { durationSeconds: 10 } }]\n`);
+    const { sim, report } = runText(withFault(fault(10, 'break-upstream', 'dns/provider', { durationSeconds: 10 })));
     expect(sim.eventsSince(0).filter((e) => e.kind === 'fault.failed')).toEqual([]);
     const impaired = sim.eventsSince(0).find((e) => e.kind === 'dns.upstream.impaired')!;
     expect(impaired).toMatchObject({ entity: 'external/dns-resolver', cause: 'timeline[0]', message: '100 % of queries lost for 10 s' });
@@ -62,7 +52,7 @@ describe('break-upstream', () => {
   });
 
   it('a drop probability loses about that share of the queries, drawn from the run’s seeded stream', () => {
-    const yaml = `${SCENARIO}timeline: [{ at: 5, fault: break-upstream, target: dns/provider, params: { durationSeconds: 30, dropProbability: 0.3 } }]\n`;
+    const yaml = withFault(fault(5, 'break-upstream', 'dns/provider', { durationSeconds: 30, dropProbability: 0.3 }));
     const a = runText(yaml).report;
     const dropped = a.totals['dns.provider.impaired.dropped']!;
     const queries = a.totals['dns.provider.queries']!;
@@ -74,7 +64,7 @@ describe('break-upstream', () => {
 
 describe('slow-upstream', () => {
   it('CoreDNS answering 300 ms late slows lookups while it lasts, and fails none', () => {
-    const yaml = `${SCENARIO}timeline: [{ at: 10, fault: slow-upstream, target: dns/cluster, params: { durationSeconds: 10, addedLatencyMs: 300 } }]\n`;
+    const yaml = withFault(fault(10, 'slow-upstream', 'dns/cluster', { durationSeconds: 10, addedLatencyMs: 300 }));
     const { sim, report } = runText(yaml);
     expect(sim.eventsSince(0).find((e) => e.kind === 'dns.upstream.impaired')).toMatchObject({ entity: 'deployment/coredns', message: 'answers 300 ms late for 10 s' });
     expect(report.totals['dns.cluster.impaired.delayed']).toBeGreaterThan(0);
@@ -97,7 +87,13 @@ describe('slow-upstream', () => {
     expect(() => sim.applyFault({ fault: 'break-upstream', target: 'dns/cluster', params: { dropProbability: 2 } })).toThrow(
       'params.dropProbability: must be at most 1',
     );
-    const plain = createSim(loadText(SCENARIO.replace(/ {4}(external|internal): .*\n/g, '').replace(/ {2}dns:\n( {4}.*\n)+/, '')));
+    const plain = createSim(loadText(
+      scenarioText(DNS, (s) => {
+        delete s.topology.deployments.external;
+        delete s.topology.deployments.internal;
+        delete s.topology.dns;
+      }),
+    ));
     expect(() => plain.applyFault({ fault: 'break-upstream', target: 'dns/cluster' })).toThrow('target: the scenario has no DNS (topology.dns)');
   });
 });

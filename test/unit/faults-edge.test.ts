@@ -11,6 +11,7 @@ import { Proto } from '../../src/sim/net/packet';
 import { TcpState } from '../../src/sim/net/tcp';
 import { createSim } from '../../src/sim/sim';
 import type { World } from '../../src/sim/world';
+import { fault, httpServer, internetClients, node, nodes, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText, worldOf } from '../fixtures/scenario-run';
 
 /** Applies a fault as Sim.applyFault does: target and params checked first, cause `test`. */
@@ -39,30 +40,22 @@ function recordDrops(w: World): { t: number; reason: string; site: string; src: 
 
 const LB_IP = ipv4('192.0.2.50');
 const PREFIX = { base: LB_IP, prefix: 32 };
-const clients = Array.from({ length: 10 }, (_, i) => `    - { name: c${i}, ip: 203.0.113.${i + 1}, targetIp: 192.0.2.50, targetPort: 80 }`).join('\n');
-const ECMP = `
-version: 1
-id: faults-ecmp
-title: ECMP behind MetalLB
-description: MetalLB speakers announce a LoadBalancer IP to a ToR
-seed: 1
-duration: 60
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: traefik-0, deployment: traefik }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: traefik-1, deployment: traefik }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, pods: [{ name: traefik-2, deployment: traefik }] }
-    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, pods: [{ name: traefik-3, deployment: traefik }] }
-  deployments: { traefik: { app: http-server, replicas: 4 } }
-  services:
-    traefik: { selector: traefik, clusterIp: 10.96.0.20, type: LoadBalancer, loadBalancerIp: 192.0.2.50, externalTrafficPolicy: Local }
-  routers: [{ name: tor, ip: 10.0.0.1 }]
-  bgp: { router: tor }
-  externalClients:
-${clients}
-params:
-  client: { connectionsPerPod: 40, reconnectMs: 200, requestsPerSecond: 400 }
-`;
+const ECMP_SPEC: ScenarioSpec = {
+  id: 'faults-ecmp',
+  title: 'ECMP behind MetalLB',
+  description: 'MetalLB speakers announce a LoadBalancer IP to a ToR',
+  duration: 60,
+  topology: {
+    nodes: nodes(4, (i) => ({ pods: [pod(`traefik-${i}`)] })),
+    deployments: { traefik: httpServer(4) },
+    services: { traefik: service('traefik', '10.96.0.20', { type: 'LoadBalancer', loadBalancerIp: '192.0.2.50', externalTrafficPolicy: 'Local' }) },
+    routers: [{ name: 'tor', ip: '10.0.0.1' }],
+    bgp: { router: 'tor' },
+    externalClients: internetClients(10, '192.0.2.50:80'),
+  },
+  params: { client: { connectionsPerPod: 40, reconnectMs: 200, requestsPerSecond: 400 } },
+};
+const ECMP = scenarioText(ECMP_SPEC);
 
 const routerOf = (w: World): Router => w.edge.routers.get('tor')!.router;
 const hops = (w: World) => routerOf(w).multipathHops(PREFIX).map(formatIpv4);
@@ -155,7 +148,7 @@ describe('remove-bgp-speaker / add-bgp-speaker', () => {
   });
 
   it('a node that never ran a speaker gets a new one, which peers and adds its next hop', () => {
-    const { ctx, w } = worldOf(ECMP.replace('bgp: { router: tor }', 'bgp: { router: tor, speakers: [node-a, node-b, node-c] }'));
+    const { ctx, w } = worldOf(scenarioText(ECMP_SPEC, (s) => (s.topology.bgp!.speakers = ['node-a', 'node-b', 'node-c'])));
     runTo(ctx, 5);
     expect(hops(w)).toEqual(['10.0.0.11', '10.0.0.12', '10.0.0.13']);
     apply(w, 'add-bgp-speaker', 'node/node-d');
@@ -168,14 +161,14 @@ describe('remove-bgp-speaker / add-bgp-speaker', () => {
     expect(() => apply(w, 'add-bgp-speaker', 'node/node-a')).toThrow('target: node "node-a" already runs a MetalLB speaker');
     apply(w, 'remove-bgp-speaker', 'node/node-a');
     expect(() => apply(w, 'remove-bgp-speaker', 'node/node-a')).toThrow('target: node "node-a" runs no MetalLB speaker');
-    const plain = worldOf(ECMP.replace('  bgp: { router: tor }\n', ''));
+    const plain = worldOf(scenarioText(ECMP_SPEC, (s) => delete s.topology.bgp));
     expect(() => apply(plain.w, 'remove-bgp-speaker', 'node/node-a')).toThrow('target: the scenario runs no MetalLB');
   });
 });
 
 describe('reset fraction per next-hop change (docs/sources/load-balancers.md#ecmp-hash-threshold, #modulo-n-hashing, #resilient-hashing, #ecmp-test-vectors)', () => {
   // Remove hop 2 of 4, or append a fifth: the share of established flows the clients see reset.
-  const cases: { mode: string; change: 'remove' | 'add'; expected: number }[] = [
+  const cases: { mode: 'modulo' | 'hash-threshold' | 'resilient'; change: 'remove' | 'add'; expected: number }[] = [
     { mode: 'modulo', change: 'remove', expected: 3 / 4 },
     { mode: 'hash-threshold', change: 'remove', expected: 1 / 3 },
     { mode: 'resilient', change: 'remove', expected: 1 / 4 },
@@ -184,11 +177,13 @@ describe('reset fraction per next-hop change (docs/sources/load-balancers.md#ecm
     { mode: 'resilient', change: 'add', expected: 1 / 5 },
   ];
   it.each(cases)('$mode, $change one next hop: about $expected of the established connections are reset', ({ mode, change, expected }) => {
-    const yaml = ECMP.replace('routers: [{ name: tor, ip: 10.0.0.1 }]', `routers: [{ name: tor, ip: 10.0.0.1, ecmp: ${mode} }]`)
+    const yaml = scenarioText(ECMP_SPEC, (s) => {
+      s.topology.routers![0]!.ecmp = mode;
       // node-e runs a Traefik pod but no speaker until one is started.
-      .replace('bgp: { router: tor }', 'bgp: { router: tor, speakers: [node-a, node-b, node-c, node-d] }')
-      .replace("    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, pods: [{ name: traefik-3, deployment: traefik }] }", "    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24, pods: [{ name: traefik-3, deployment: traefik }] }\n    - { name: node-e, ip: 10.0.0.15, podCidr: 10.244.5.0/24, pods: [{ name: traefik-4, deployment: traefik }] }")
-      .replace('replicas: 4', 'replicas: 5');
+      s.topology.bgp!.speakers = ['node-a', 'node-b', 'node-c', 'node-d'];
+      s.topology.nodes.push(node('e', { pods: [pod('traefik-4')] }));
+      s.topology.deployments.traefik!.replicas = 5;
+    });
     const { ctx, w } = worldOf(yaml);
     runTo(ctx, 10);
     const established = flows(w).length;
@@ -214,7 +209,7 @@ describe('load-spike', () => {
   };
 
   it('every client of the same address sends factor times as many requests for the duration, then as before', () => {
-    const { ctx, w } = worldOf(ECMP.replace('requestsPerSecond: 400', 'requestsPerSecond: 20'));
+    const { ctx, w } = worldOf(scenarioText(ECMP_SPEC, (s) => (s.params.client!.requestsPerSecond = 20)));
     const base = sentBetween(ctx, 2, 10);
     expect(base).toBeGreaterThan(200 * 0.9);
     expect(base).toBeLessThan(200 * 1.1);
@@ -229,7 +224,7 @@ describe('load-spike', () => {
   });
 
   it('one client alone; a later spike overrides an earlier one, whose end then changes nothing', () => {
-    const { ctx, w } = worldOf(ECMP.replace('requestsPerSecond: 400', 'requestsPerSecond: 20'));
+    const { ctx, w } = worldOf(scenarioText(ECMP_SPEC, (s) => (s.params.client!.requestsPerSecond = 20)));
     runTo(ctx, 4);
     apply(w, 'load-spike', 'external/c0', { factor: 11, durationSeconds: 10, clients: 'this' });
     apply(w, 'load-spike', 'external/c0', { factor: 6, durationSeconds: 30, clients: 'this' });
@@ -265,27 +260,22 @@ describe('remove-node under MetalLB', () => {
 // (docs/sources/load-balancers.md#container-ingress-services).
 
 const VIP = ipv4('192.0.2.10');
-const F5 = `
-version: 1
-id: faults-f5
-title: F5 in front of node ports
-description: a BIG-IP pool of node members in front of a NodePort Service with externalTrafficPolicy Local
-seed: 1
-duration: 100
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: web-0, deployment: web }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: web-1, deployment: web }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-  deployments: { web: { app: http-server, replicas: 2 } }
-  services: { web: { selector: web, clusterIp: 10.96.0.20, type: NodePort, nodePort: 30080, externalTrafficPolicy: Local } }
-  loadBalancers: [{ name: bigip, ip: 10.0.0.250, virtualServers: [{ name: web, vip: 192.0.2.10, port: 80, service: web }] }]
-  externalClients: [{ name: internet, ip: 203.0.113.5, targetIp: 192.0.2.10, targetPort: 80 }]
-params:
-  client: { connectionsPerPod: 4, reconnectMs: 200, requestsPerSecond: 20 }
-`;
+const F5: ScenarioSpec = {
+  id: 'faults-f5',
+  title: 'F5 in front of node ports',
+  description: 'a BIG-IP pool of node members in front of a NodePort Service with externalTrafficPolicy Local',
+  duration: 100,
+  topology: {
+    nodes: [node('a', { pods: [pod('web-0')] }), node('b', { pods: [pod('web-1')] }), node('c')],
+    deployments: { web: httpServer(2) },
+    services: { web: service('web', '10.96.0.20', { type: 'NodePort', nodePort: 30080, externalTrafficPolicy: 'Local' }) },
+    loadBalancers: [{ name: 'bigip', ip: '10.0.0.250', virtualServers: [{ name: 'web', vip: '192.0.2.10', port: 80, service: 'web' }] }],
+    externalClients: [{ name: 'internet', ip: '203.0.113.5', targetIp: '192.0.2.10', targetPort: 80 }],
+  },
+  params: { client: { connectionsPerPod: 4, reconnectMs: 200, requestsPerSecond: 20 } },
+};
 
-function f5(yaml = F5) {
+function f5(yaml = scenarioText(F5)) {
   const { ctx, w } = worldOf(yaml);
   const hop = w.edge.loadBalancers.get('bigip')!;
   expect(hop).toBeInstanceOf(LoadBalancerHop);
@@ -358,7 +348,7 @@ describe('remove-node and join-node behind an F5 pool of node members', () => {
   });
 
   it('a node racked but not yet joined is in no pool until it joins; then it is a new member, unknown until probed', () => {
-    const r = f5(F5.replace('{ name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }', '{ name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, joined: false }'));
+    const r = f5(scenarioText(F5, (s) => (s.topology.nodes[2]!.joined = false)));
     runTo(r.ctx, 5);
     expect(r.member('10.0.0.13')).toBeUndefined();
     expect(r.w.hosts[2]).toMatchObject({ inCluster: false, schedulable: false });
@@ -372,7 +362,7 @@ describe('remove-node and join-node behind an F5 pool of node members', () => {
   });
 
   it('refuses a node that has not joined but lists pods, naming the field', () => {
-    const yaml = F5.replace('{ name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods:', '{ name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, joined: false, pods:');
+    const yaml = scenarioText(F5, (s) => (s.topology.nodes[1]!.joined = false));
     expect(() => loadText(yaml)).toThrow('topology.nodes[1].pods: node node-b has not joined the cluster (joined: false), so it runs no pods');
   });
 
@@ -383,10 +373,7 @@ describe('remove-node and join-node behind an F5 pool of node members', () => {
   });
 
   it('through a scenario timeline: the same faults by name, at simulated times', () => {
-    const yaml = `${F5}timeline:
-  - { at: 10, fault: remove-node, target: node/node-c }
-  - { at: 40, fault: join-node, target: node/node-c }
-`;
+    const yaml = scenarioText(F5, (s) => s.timeline.push(fault(10, 'remove-node', 'node/node-c'), fault(40, 'join-node', 'node/node-c')));
     const sim = createSim(loadText(yaml));
     sim.runUntil(sim.durationUs);
     const log = sim.eventsSince(0);

@@ -6,29 +6,22 @@ import { parseTarget, resolveParams, type FaultParams } from '../../src/sim/faul
 import { TcpState } from '../../src/sim/net/tcp';
 import type { World } from '../../src/sim/world';
 import { createSim } from '../../src/sim/sim';
+import { clusterDns, fault, grpcClient, grpcServer, node, pod, scenarioText, type ScenarioSpec, type TimelineInput } from '../fixtures/scenario-builder';
 import { loadText, runText, worldOf } from '../fixtures/scenario-run';
 
 /** Four gRPC clients (pick_first, gRPC backoff by default) find two metric servers through a fixed DNS record. */
-const SCENARIO = `
-version: 1
-id: faults-grpc
-title: gRPC client policy faults
-description: gRPC clients resolve two servers by DNS
-seed: 1
-duration: 40
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: metric-0, deployment: metric, ip: 10.244.1.10 }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: metric-1, deployment: metric, ip: 10.244.2.10 }] }
-  deployments:
-    metric: { app: grpc-server, replicas: 2, port: 9090 }
-    alerting: { app: grpc-client, replicas: 4, target: metric.example.com:9090 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: false
-    records: { metric.example.com: [10.244.1.10, 10.244.2.10] }
-`;
+const GRPC: ScenarioSpec = {
+  id: 'faults-grpc',
+  title: 'gRPC client policy faults',
+  description: 'gRPC clients resolve two servers by DNS',
+  duration: 40,
+  topology: {
+    nodes: [node('a', { pods: [pod('metric-0', { ip: '10.244.1.10' })] }), node('b', { pods: [pod('metric-1', { ip: '10.244.2.10' })] })],
+    deployments: { metric: grpcServer(2, { port: 9090 }), alerting: grpcClient(4, 'metric.example.com:9090') },
+    dns: clusterDns({ nodeLocal: false, records: { 'metric.example.com': ['10.244.1.10', '10.244.2.10'] } }),
+  },
+};
+const SCENARIO = scenarioText(GRPC);
 
 function apply(w: World, fault: string, target: string, params: FaultParams = {}): void {
   const f = findFault(fault)!;
@@ -73,11 +66,10 @@ describe('set-lb-policy', () => {
 describe('set-reconnect-policy', () => {
   it('a fixed 300 ms interval makes clients redial crashed servers several times as often as gRPC’s backoff', () => {
     // The servers crash at 20 s and stay down until 30 s; the clients were rolled to the new policy by then.
-    const timeline = (policy: string) => `timeline:
-${policy}  - { at: 20, fault: crash-loop, target: deployment/metric, params: { runSeconds: 5, durationSeconds: 100 } }
-`;
-    const base = runText(`${SCENARIO}${timeline('')}`);
-    const fixed = runText(`${SCENARIO}${timeline('  - { at: 1, fault: set-reconnect-policy, target: deployment/alerting, params: { reconnect: fixed, reconnectIntervalMs: 300 } }\n')}`);
+    const timeline = (...policy: TimelineInput[]) =>
+      scenarioText({ ...GRPC, timeline: [...policy, fault(20, 'crash-loop', 'deployment/metric', { runSeconds: 5, durationSeconds: 100 })] });
+    const base = runText(timeline());
+    const fixed = runText(timeline(fault(1, 'set-reconnect-policy', 'deployment/alerting', { reconnect: 'fixed', reconnectIntervalMs: 300 })));
     expect(fixed.sim.eventsSince(0).filter((e) => e.kind === 'fault.failed')).toEqual([]);
     const attempts = (r: typeof base) => r.report.series['grpc.client.connect_attempts']!.values.slice(21, 29).reduce((a, b) => a + b, 0);
     expect(attempts(base)).toBeGreaterThan(0);

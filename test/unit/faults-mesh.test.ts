@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/sim/api';
 import { chooseProxy } from '../../src/sim/discovery/proxy-choice';
 import { meshScenario } from '../fixtures/mesh-scenario';
+import { fault, type TimelineInput } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 
 const CLIENTS = 40;
 
-function scenario(timeline: string, duration = 60): string {
+function scenario(timeline: TimelineInput[], duration = 60): string {
   return meshScenario({ id: 'faults-mesh', seed: 3, duration, backends: 60, clients: CLIENTS, timeline });
 }
 
@@ -16,9 +17,9 @@ const peak = (r: RunReport, metric: string, from: number, to: number): number =>
 
 describe('slow-zookeeper', () => {
   it('makes the same reads take longer while it lasts', () => {
-    const change = '  - { at: 20, fault: scale-deployment, target: deployment/search, params: { replicas: 61 } }';
-    const plain = runText(scenario(change)).report;
-    const slow = runText(scenario(`${change}\n  - { at: 19, fault: slow-zookeeper, target: zookeeper/ensemble, params: { factor: 100, durationSeconds: 30 } }`)).report;
+    const change = fault(20, 'scale-deployment', 'deployment/search', { replicas: 61 });
+    const plain = runText(scenario([change])).report;
+    const slow = runText(scenario([change, fault(19, 'slow-zookeeper', 'zookeeper/ensemble', { factor: 100, durationSeconds: 30 })])).report;
     // One change: every watcher reads 1 + 61 nodes either way; only the time differs.
     expect(slow.totals['zk.reads']).toBe(plain.totals['zk.reads']);
     expect(plain.totals['zk.reads']).toBe(CLIENTS * 62);
@@ -28,9 +29,9 @@ describe('slow-zookeeper', () => {
 
 describe('partition-zookeeper', () => {
   it('expires every session not heard from within the timeout; announcers register again after the heal', () => {
-    const short = runText(scenario('  - { at: 10, fault: partition-zookeeper, target: zookeeper/ensemble, params: { durationSeconds: 5 } }')).report;
+    const short = runText(scenario([fault(10, 'partition-zookeeper', 'zookeeper/ensemble', { durationSeconds: 5 })])).report;
     expect(short.totals['zk.sessions.expired']).toBe(0);
-    const long = runText(scenario('  - { at: 10, fault: partition-zookeeper, target: zookeeper/ensemble, params: { durationSeconds: 20 } }')).report;
+    const long = runText(scenario([fault(10, 'partition-zookeeper', 'zookeeper/ensemble', { durationSeconds: 20 })])).report;
     // Sixty announcers and forty clients, one session each.
     expect(long.totals['zk.sessions.expired']).toBe(100);
     // Each expiry deletes a registration, and each announcer writes a new one once it can: sixty changes each way.
@@ -53,9 +54,9 @@ describe('set-envoy-rollout', () => {
     const r = runText(
       scenario(
         [
-          '  - { at: 5, fault: set-envoy-rollout, target: deployment/api, params: { percent: 50 } }',
-          '  - { at: 60, fault: set-envoy-rollout, target: deployment/api, params: { percent: 50, killSwitch: true } }',
-        ].join('\n'),
+          fault(5, 'set-envoy-rollout', 'deployment/api', { percent: 50 }),
+          fault(60, 'set-envoy-rollout', 'deployment/api', { percent: 50, killSwitch: true }),
+        ],
         120,
       ),
     ).report;
@@ -70,7 +71,7 @@ describe('set-envoy-rollout', () => {
   });
 
   it('refuses a deployment that runs no mesh client, naming the target', () => {
-    const { sim, report } = runText(scenario('  - { at: 5, fault: set-envoy-rollout, target: deployment/search }'));
+    const { sim, report } = runText(scenario([fault(5, 'set-envoy-rollout', 'deployment/search')]));
     const failed = sim.eventsSince(0).find((e) => e.kind === 'fault.failed');
     expect(failed?.message).toBe('timeline[0] set-envoy-rollout: target: deployment "search" runs no mesh client');
     expect(report.totals['mesh.pods.envoy']).toBe(0);

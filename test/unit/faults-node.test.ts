@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport, Sim } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
+import { fault, node, pod, scenarioText, webAndClients, type ScenarioSpec, type TimelineInput } from '../fixtures/scenario-builder';
 import { loadText, runText } from '../fixtures/scenario-run';
 
 /**
@@ -9,33 +10,27 @@ import { loadText, runText } from '../fixtures/scenario-run';
  * keeps redialling the dead address, still attached to node-a's eth1 until 15.2 s (as in datapath.test.ts).
  * Each test adds a fault at 3 s, before the deletion.
  */
-const ENI = `
-version: 1
-id: faults-node
-title: ENI pod deletion
-description: a client keeps dialling a deleted pod's address
-seed: 1
-duration: 14
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud, pods: [{ name: web-0, deployment: web, ip: 10.244.1.5 }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, pods: [{ name: client-0, deployment: client }] }
-  deployments:
-    web: { app: http-server, replicas: 1 }
-    client: { app: http-client, replicas: 1, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 20, reconnectMs: 300 }
-  node: { podNetwork: eni }
-  kube: { endpointPropagationMs: 100000 }
-  kubeProxy: { syncPeriodS: 3600 }
-  instance: { ipReleaseDelayS: 10 }
-timeline:
-  - { at: 5, fault: delete-pod, target: pod/web-0, params: { gracePeriodSeconds: 0 } }
-`;
+const ENI_SPEC: ScenarioSpec = {
+  id: 'faults-node',
+  title: 'ENI pod deletion',
+  description: "a client keeps dialling a deleted pod's address",
+  duration: 14,
+  topology: {
+    nodes: [node('a', { platform: 'cloud', pods: [pod('web-0', { ip: '10.244.1.5' })] }), node('b', { platform: 'cloud', pods: [pod('client-0')] })],
+    ...webAndClients(1, 1),
+  },
+  params: {
+    client: { requestsPerSecond: 20, reconnectMs: 300 },
+    node: { podNetwork: 'eni' },
+    kube: { endpointPropagationMs: 100000 },
+    kubeProxy: { syncPeriodS: 3600 },
+    instance: { ipReleaseDelayS: 10 },
+  },
+  timeline: [fault(5, 'delete-pod', 'pod/web-0', { gracePeriodSeconds: 0 })],
+};
+const ENI = scenarioText(ENI_SPEC);
 
-const withFault = (entry: string, sets: string[] = []) => runText(`${ENI}  - ${entry}\n`, sets);
+const withFault = (entry: TimelineInput, sets: string[] = []) => runText(scenarioText(ENI_SPEC, (s) => s.timeline.push(entry)), sets);
 const dropKinds = (r: RunReport) => Object.keys(r.drops).sort();
 const failedFaults = (sim: Sim) => sim.eventsSince(0).filter((e) => e.kind === 'fault.failed');
 
@@ -43,7 +38,7 @@ describe('set-rp-filter', () => {
   it('turning it on (all = 2) where it was off moves the verdict from the source/destination check to rp_filter', () => {
     const off = runText(ENI, ['params.node.rpFilter=0']).report;
     expect(dropKinds(off)).toEqual(['source_dest_check']);
-    const { sim, report } = withFault('{ at: 3, fault: set-rp-filter, target: node/node-a, params: { mode: 2 } }', ['params.node.rpFilter=0']);
+    const { sim, report } = withFault(fault(3, 'set-rp-filter', 'node/node-a', { mode: 2 }), ['params.node.rpFilter=0']);
     expect(failedFaults(sim)).toEqual([]);
     expect(dropKinds(report)).toEqual(['rp_filter_martian']);
     expect(report.drops.rp_filter_martian).toBe(off.drops.source_dest_check);
@@ -54,9 +49,9 @@ describe('set-rp-filter', () => {
   it('lowering only `all` changes nothing while the interfaces keep 2 (the kernel takes the larger); lowering them too does', () => {
     const base = runText(ENI).report;
     expect(dropKinds(base)).toEqual(['rp_filter_martian']);
-    const allOnly = withFault('{ at: 3, fault: set-rp-filter, target: node/node-a, params: { mode: 0 } }').report;
+    const allOnly = withFault(fault(3, 'set-rp-filter', 'node/node-a', { mode: 0 })).report;
     expect(allOnly.drops).toEqual(base.drops);
-    const everywhere = withFault('{ at: 3, fault: set-rp-filter, target: node/node-a, params: { mode: 0, interfaces: true } }').report;
+    const everywhere = withFault(fault(3, 'set-rp-filter', 'node/node-a', { mode: 0, interfaces: true })).report;
     expect(dropKinds(everywhere)).toEqual(['source_dest_check']);
   });
 
@@ -71,7 +66,7 @@ describe('set-rp-filter', () => {
 describe('add-interface-address / remove-interface-address', () => {
   it('an address on eth1 lets loose rp_filter accept the SYNs; the source/destination check drops them instead', () => {
     const base = runText(ENI).report;
-    const { sim, report } = withFault('{ at: 3, fault: add-interface-address, target: node/node-a }');
+    const { sim, report } = withFault(fault(3, 'add-interface-address', 'node/node-a'));
     expect(failedFaults(sim)).toEqual([]);
     expect(dropKinds(report)).toEqual(['source_dest_check']);
     expect(report.drops.source_dest_check).toBe(base.drops.rp_filter_martian);
@@ -79,7 +74,7 @@ describe('add-interface-address / remove-interface-address', () => {
   });
 
   it('taking the address away brings the martians back, even in loose mode', () => {
-    const { sim, report } = withFault('{ at: 3, fault: remove-interface-address, target: node/node-a }', ['params.node.podInterfaceHasIp=true']);
+    const { sim, report } = withFault(fault(3, 'remove-interface-address', 'node/node-a'), ['params.node.podInterfaceHasIp=true']);
     expect(failedFaults(sim)).toEqual([]);
     expect(dropKinds(report)).toEqual(['rp_filter_martian']);
     const martian = sim.eventsSince(0).find((e) => e.kind === 'packet.dropped' && e.reason === 'rp_filter_martian')!;
@@ -102,7 +97,7 @@ describe('set-instance-allowance', () => {
   it('a tiny allowance on the client’s instance drops its redials once the table is full', () => {
     const base = runText(ENI).report;
     expect(base.drops.hypervisor_conntrack_exceeded).toBeUndefined();
-    const { sim, report } = withFault('{ at: 3, fault: set-instance-allowance, target: node/node-b, params: { conntrackAllowance: 2 } }');
+    const { sim, report } = withFault(fault(3, 'set-instance-allowance', 'node/node-b', { conntrackAllowance: 2 }));
     expect(failedFaults(sim)).toEqual([]);
     expect(report.drops.hypervisor_conntrack_exceeded).toBeGreaterThan(0);
     expect(report.totals['hypervisor.conntrack_allowance_exceeded{instance=node-b}']).toBe(report.drops.hypervisor_conntrack_exceeded);
@@ -115,7 +110,7 @@ describe('set-instance-allowance', () => {
 
   it('a larger allowance changes nothing for a run that never came near the limit', () => {
     const base = runText(ENI).report;
-    const bigger = withFault('{ at: 3, fault: set-instance-allowance, target: node/node-a, params: { conntrackAllowance: 150000 } }').report;
+    const bigger = withFault(fault(3, 'set-instance-allowance', 'node/node-a', { conntrackAllowance: 150000 })).report;
     expect(bigger.drops).toEqual(base.drops);
     expect(bigger.series['hypervisor.conntrack_allowance_available{instance=node-a}']!.values.at(-1)).toBeGreaterThan(149_000);
   });

@@ -2,30 +2,21 @@ import { describe, expect, it } from 'vitest';
 import type { LogEvent, Sim } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
 import { createSim } from '../../src/sim/sim';
+import { httpClient, httpServer, node, nodes, pod, scenarioText, service, webAndClients, type ScenarioDraft, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 
 /** Two nodes, two web servers behind a Service, two clients with keep-alive connections. */
-const BASE = `
-version: 1
-id: faults-workloads
-title: Faults on workloads
-description: servers behind a Service, and clients
-seed: 3
-duration: 120
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 2, port: 8080 }
-    client: { app: http-client, replicas: 2, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 20, connectionsPerPod: 2 }
-`;
+const BASE: ScenarioSpec = {
+  id: 'faults-workloads',
+  title: 'Faults on workloads',
+  description: 'servers behind a Service, and clients',
+  seed: 3,
+  duration: 120,
+  topology: { nodes: nodes(2, {}, { firstIp: 1 }), ...webAndClients(2, 2) },
+  params: { client: { requestsPerSecond: 20, connectionsPerPod: 2 } },
+};
 
-function sim(yaml = BASE, sets: string[] = []): Sim {
+function sim(yaml = scenarioText(BASE), sets: string[] = []): Sim {
   return createSim(loadText(yaml, sets));
 }
 
@@ -55,7 +46,7 @@ describe('scale-deployment', () => {
   });
 
   it('scaling down: the pods doubled up on a node terminate gracefully and leave the endpoints; nothing replaces them', () => {
-    const s = sim(BASE.replace('replicas: 2, port', 'replicas: 3, port'));
+    const s = sim(scenarioText(BASE, (b) => (b.topology.deployments.web!.replicas = 3)));
     at(s, 10);
     s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 1 } });
     const terminating = events(s, 'pod.terminating');
@@ -153,8 +144,13 @@ describe('crash-loop', () => {
   });
 
   it('the back-off doubles up to 300 s, and containers stay up once the crash loop is over', () => {
-    const yaml = BASE.replace('duration: 120', 'duration: 1300').replace(/\n {4}client: .*\n/, '\n');
-    const s = sim(yaml.replace(/params:\n {2}client: .*\n/, ''));
+    const s = sim(
+      scenarioText(BASE, (b) => {
+        b.duration = 1300;
+        delete b.topology.deployments.client;
+        delete b.params.client;
+      }),
+    );
     at(s, 10);
     s.applyFault({ fault: 'crash-loop', target: 'deployment/web', params: { runSeconds: 0.5, durationSeconds: 700 } });
     at(s, 1300);
@@ -214,27 +210,19 @@ describe('crash-loop', () => {
 });
 
 describe('set-cpu-limit', () => {
-  const CFS = `
-version: 1
-id: cfs
-title: CPU limit
-description: One API pod whose requests take CPU time.
-seed: 3
-duration: 30
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: api-0, deployment: api }] }
-  deployments:
-    api: { app: http-server, replicas: 1, cpuPerRequestMs: 0.25 }
-    client: { app: http-client, replicas: 4, target: api }
-    other: { app: http-server, replicas: 1 }
-  services:
-    api: { selector: api, clusterIp: 10.96.0.40 }
-params:
-  client: { requestsPerSecond: 100 }
-  cpu: { kernel: expiring }
-  node: { cores: 32 }
-`;
+  const CFS = scenarioText({
+    id: 'cfs',
+    title: 'CPU limit',
+    description: 'One API pod whose requests take CPU time.',
+    seed: 3,
+    duration: 30,
+    topology: {
+      nodes: [node('a', { pods: [pod('api-0')] })],
+      deployments: { api: httpServer(1, { cpuPerRequestMs: 0.25 }), client: httpClient(4, 'api'), other: httpServer(1) },
+      services: { api: service('api', '10.96.0.40') },
+    },
+    params: { client: { requestsPerSecond: 100 }, cpu: { kernel: 'expiring' }, node: { cores: 32 } },
+  });
 
   it('limits a running pod in place, and lifting it ends the throttling', () => {
     const s = createSim(loadText(CFS));
@@ -259,28 +247,25 @@ params:
   });
 });
 
-/** Three nodes; `proxy` placed by the scenario's own lines, appended by each test. */
-const SPREAD = `
-version: 1
-id: placement
-title: Placement
-description: a DaemonSet and a node selector
-seed: 5
-duration: 120
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
-    - { name: node-c, ip: 10.0.0.3, podCidr: 10.244.3.0/24 }
-    - { name: node-d, ip: 10.0.0.4, podCidr: 10.244.4.0/24, joined: false }
-  deployments:
-`;
+/** Three nodes and a fourth not yet joined, running each test's own `deployments`. */
+const spread = (deployments: ScenarioSpec['topology']['deployments'], edit?: (s: ScenarioDraft) => void): string =>
+  scenarioText(
+    {
+      id: 'placement',
+      title: 'Placement',
+      description: 'a DaemonSet and a node selector',
+      seed: 5,
+      duration: 120,
+      topology: { nodes: nodes(4, (i) => (i === 3 ? { joined: false } : {}), { firstIp: 1 }), deployments },
+    },
+    edit,
+  );
 const nodesOf = (s: Sim, deployment: string) =>
   s.topology().pods.filter((p) => p.deployment === deployment && p.phase !== 'gone' && p.phase !== 'terminating').map((p) => p.node).sort();
 
 describe('placement: DaemonSets and node selectors', () => {
   it('a DaemonSet runs one pod on each node its selector allows, follows joins and deletions, and survives a drain', () => {
-    const s = sim(`${SPREAD}    proxy: { app: http-server, kind: DaemonSet, nodes: [node-a, node-c, node-d] }\n`);
+    const s = sim(spread({ proxy: { app: 'http-server', kind: 'DaemonSet', nodes: ['node-a', 'node-c', 'node-d'] } }));
     at(s, 1);
     expect(nodesOf(s, 'proxy')).toEqual(['node-a', 'node-c']);
     s.applyFault({ fault: 'join-node', target: 'node/node-d' });
@@ -300,7 +285,7 @@ describe('placement: DaemonSets and node selectors', () => {
   });
 
   it('a deleted DaemonSet pod and a rolling update come back on the same node, one node at a time', () => {
-    const s = sim(`${SPREAD}    proxy: { app: http-server, kind: DaemonSet }\n`);
+    const s = sim(spread({ proxy: { app: 'http-server', kind: 'DaemonSet' } }));
     at(s, 1);
     s.applyFault({ fault: 'delete-pod', target: `pod/${s.topology().pods.find((p) => p.node === 'node-b')!.name}` });
     at(s, 40);
@@ -314,15 +299,14 @@ describe('placement: DaemonSets and node selectors', () => {
   });
 
   it('a node selector keeps a Deployment\'s pods on its nodes, however the others are loaded', () => {
-    const s = sim(`${SPREAD}    web: { app: http-server, replicas: 4, nodes: [node-b] }\n`);
+    const s = sim(spread({ web: httpServer(4, { nodes: ['node-b'] }) }));
     at(s, 1);
     expect(nodesOf(s, 'web')).toEqual(['node-b', 'node-b', 'node-b', 'node-b']);
   });
 
   it('scale-down deletes pods that share a node with more of their deployment first, youngest first among equals', () => {
-    const placed = '[{ name: web-a1, deployment: web }, { name: web-a2, deployment: web }, { name: web-a3, deployment: web }]';
-    const yaml = `${SPREAD}    web: { app: http-server, replicas: 6 }\n`.replace('podCidr: 10.244.1.0/24 }', `podCidr: 10.244.1.0/24, pods: ${placed} }`);
-    const s = sim(yaml);
+    const placed = ['web-a1', 'web-a2', 'web-a3'].map((name) => pod(name, { deployment: 'web' }));
+    const s = sim(spread({ web: httpServer(6) }, (b) => (b.topology.nodes[0]!.pods = placed)));
     at(s, 1);
     // Three on node-a, and the three the scheduler placed: one each on node-b and node-c, then one more.
     expect(nodesOf(s, 'web')).toEqual(['node-a', 'node-a', 'node-a', 'node-b', 'node-b', 'node-c']);

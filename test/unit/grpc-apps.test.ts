@@ -1,42 +1,39 @@
 import { describe, expect, it } from 'vitest';
+import { clusterDns, fault, grpcClient, grpcServer, httpServer, nodes, scenarioText, service, type ScenarioDraft } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 
 // Twenty gRPC clients on three cloud instances query a metric service of three pods, found through Route 53 by
 // external-dns; the service resolves its `index` dependency through DNS before each query. At 30 s it rolls.
-const SCENARIO = `
-version: 1
-id: grpc-apps
-title: gRPC clients and servers on the packet path
-description: a metric service rolls while its clients look it up through DNS
-seed: 1
-duration: 100
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24, platform: cloud }
-  deployments:
-    index: { app: http-server, replicas: 1 }
-    metric: { app: grpc-server, replicas: 3, port: 9090, dependencies: [DEPENDENCY], terminationGracePeriodSeconds: 10 }
-    alerting: { app: grpc-client, replicas: 20, target: metric.example.com:9090 }
-  services:
-    index: { selector: index, clusterIp: 10.96.0.30 }
-  dns:
-    clusterIp: 10.96.0.10
-    upstreamClusterIp: 10.96.0.11
-    nodeLocal: true
-    externalDns: { hostname: metric.example.com, deployment: metric }
-params:
-  node: { podNetwork: eni }
-  externalDns: { intervalS: 15 }
-  alerting: { lbPolicy: round_robin, reconnect: fixed, reconnectIntervalMs: 300, minConnectTimeoutMs: 300 }
-timeline:
-  - { at: 30, fault: rolling-update, target: deployment/metric }
-`;
+const grpcApps = (dependency: string, edit?: (s: ScenarioDraft) => void): string =>
+  scenarioText(
+    {
+      id: 'grpc-apps',
+      title: 'gRPC clients and servers on the packet path',
+      description: 'a metric service rolls while its clients look it up through DNS',
+      duration: 100,
+      topology: {
+        nodes: nodes(3, { platform: 'cloud' }),
+        deployments: {
+          index: httpServer(1),
+          metric: grpcServer(3, { port: 9090, dependencies: [dependency], terminationGracePeriodSeconds: 10 }),
+          alerting: grpcClient(20, 'metric.example.com:9090'),
+        },
+        services: { index: service('index', '10.96.0.30') },
+        dns: clusterDns({ nodeLocal: true, externalDns: { hostname: 'metric.example.com', deployment: 'metric' } }),
+      },
+      params: {
+        node: { podNetwork: 'eni' },
+        externalDns: { intervalS: 15 },
+        alerting: { lbPolicy: 'round_robin', reconnect: 'fixed', reconnectIntervalMs: 300, minConnectTimeoutMs: 300 },
+      },
+      timeline: [fault(30, 'rolling-update', 'deployment/metric')],
+    },
+    edit,
+  );
 
 function run(sets: string[] = [], dependency = 'index'): RunReport {
-  return runText(SCENARIO.replace('DEPENDENCY', dependency), sets).report;
+  return runText(grpcApps(dependency), sets).report;
 }
 
 const values = (r: RunReport, metric: string) => r.series[metric]?.values ?? [];
@@ -58,7 +55,7 @@ describe('gRPC clients and servers over DNS, TCP and the data plane', () => {
   });
 
   it('an old pod drains at once but stays until SIGKILL at the end of its grace period, resetting new connections', () => {
-    const { sim } = runText(SCENARIO.replace('DEPENDENCY', 'index'), ['duration=45']);
+    const { sim } = runText(grpcApps('index'), ['duration=45']);
     const events = sim.eventsSince(0);
     const pod = events.find((e) => e.kind === 'pod.terminating' && e.entity.startsWith('pod/metric-'))!.entity;
     const at = (kind: string) => events.find((e) => e.kind === kind && e.entity === pod)?.t;
@@ -134,7 +131,7 @@ describe('why: causal chains from recorded causes', () => {
   });
 
   it('has nothing to explain in a quiet run', () => {
-    const quiet = SCENARIO.replace('DEPENDENCY', 'index').replace(/timeline:\n.*\n/, '');
+    const quiet = grpcApps('index', (s) => (s.timeline = []));
     expect(runText(quiet).report.why).toEqual([]);
   });
 });

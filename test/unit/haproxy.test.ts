@@ -5,24 +5,23 @@ import { Haproxy } from '../../src/sim/discovery/haproxy';
 import type { MeshClient } from '../../src/sim/discovery/mesh-client';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
+import type { DeploymentFields, ParamsInput } from '../fixtures/scenario-builder';
 import { runText, worldOf } from '../fixtures/scenario-run';
 
 interface Shape {
   services?: number;
   backends: number;
   clients?: number;
-  /** Extra fields of every backend deployment, like `, readySeconds: 2`. */
-  backendFields?: string;
-  /** YAML lines under `params:`, indented by two spaces. */
-  params?: string;
-  timeline?: string;
+  /** Extra fields of every backend deployment, like `{ readySeconds: 2 }`. */
+  backend?: DeploymentFields;
+  params?: ParamsInput;
   duration?: number;
 }
 
 /** `services` discovered services s0…, each with `backends` nerve-announced pods, and `clients` pods using them all. */
-function scenario({ services = 1, backends, clients = 4, backendFields = '', params = '', timeline = '', duration = 60 }: Shape): string {
+function scenario({ services = 1, backends, clients = 4, backend = {}, params = {}, duration = 60 }: Shape): string {
   const names = Array.from({ length: services }, (_, k) => `s${k}`);
-  return meshScenario({ id: 'haproxy', seed: 11, duration, nodes: 3, services: names, backends, backendFields, clients, params, timeline });
+  return meshScenario({ id: 'haproxy', seed: 11, duration, nodes: 3, services: names, backends, backend, clients, params });
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
@@ -46,7 +45,7 @@ describe('HAProxy memory: M services × N backends per process (docs/sources/ser
     [4, 40],
   ])('%i services × %i backends: steady-state peak is one process of base + per-server × M × N', (services, backends) => {
     // 0.5 MB per line keeps the rounded gauge exact.
-    const params = '  haproxy: { memoryBaseMb: 12, memoryPerServerKb: 512 }';
+    const params = { haproxy: { memoryBaseMb: 12, memoryPerServerKb: 512 } };
     const expected = perProcess(12, 512, services * backends);
     const { report } = runText(scenario({ services, backends, params, duration: 5 }));
     expect(report.totals['mesh.proxy.memory_mb.max']).toBe(expected);
@@ -70,11 +69,11 @@ describe('HAProxy memory: M services × N backends per process (docs/sources/ser
 });
 
 // A slow rollout of ten backends, one at a time: about a dozen backend changes, each a reload 2 s apart at the least.
-const SLOW_ROLLOUT = { backends: 10, clients: 6, backendFields: ', readySeconds: 2, maxSurge: 1, maxUnavailable: 0' };
+const SLOW_ROLLOUT = { backends: 10, clients: 6, backend: { readySeconds: 2, maxSurge: 1, maxUnavailable: 0 } };
 
 /** Rolls `s0` out at 2 s and follows every client pod's HAProxy to `until`, sampling the mesh gauges every 0.1 s. */
-function followRollout(haproxy: string, until = 50) {
-  const { ctx, w } = worldOf(scenario({ ...SLOW_ROLLOUT, params: `  haproxy: { memoryBaseMb: 10, memoryPerServerKb: 1024${haproxy} }` }));
+function followRollout(haproxy: ParamsInput['haproxy'], until = 50) {
+  const { ctx, w } = worldOf(scenario({ ...SLOW_ROLLOUT, params: { haproxy: { memoryBaseMb: 10, memoryPerServerKb: 1024, ...haproxy } } }));
   at(ctx, 2);
   w.workloads.rollout('s0', 'test');
   let peakProcesses = 0;
@@ -98,8 +97,8 @@ function followRollout(haproxy: string, until = 50) {
 
 describe('HAProxy reloads keep old processes and their memory (docs/sources/service-discovery.md#haproxy-reloads, #load-formulas)', () => {
   it('peak memory ≈ (live old processes + 1) × per-process memory, and a longer connection lifetime keeps more alive', () => {
-    const short = followRollout(', connectionLifetimeS: 2');
-    const long = followRollout(', connectionLifetimeS: 120');
+    const short = followRollout({ connectionLifetimeS: 2 });
+    const long = followRollout({ connectionLifetimeS: 120 });
     // Several reloads per pod, so old processes have a chance to pile up.
     expect(long.reloads).toBeGreaterThanOrEqual(6 * 8);
     expect(long.reloads).toBe(short.reloads);
@@ -116,8 +115,8 @@ describe('HAProxy reloads keep old processes and their memory (docs/sources/serv
   });
 
   it('hard-stop-after caps how long an old process lives, and so the peak', () => {
-    const uncapped = followRollout(', connectionLifetimeS: 120');
-    const capped = followRollout(', connectionLifetimeS: 120, hardStopAfterS: 3');
+    const uncapped = followRollout({ connectionLifetimeS: 120 });
+    const capped = followRollout({ connectionLifetimeS: 120, hardStopAfterS: 3 });
     // Reloads come at least 2 s apart, so at most two old processes are younger than 3 s, besides the active one
     // and one still parsing its configuration.
     expect(capped.peakProcesses).toBeLessThanOrEqual(4);
@@ -134,7 +133,7 @@ describe('reload rate', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it.each([2, 5])('a client pod reloads at most once per restartIntervalS (%i s), however often the backends change', (interval) => {
-    const { ctx, w } = worldOf(scenario({ ...SLOW_ROLLOUT, params: `  synapse: { restartIntervalS: ${interval} }` }));
+    const { ctx, w } = worldOf(scenario({ ...SLOW_ROLLOUT, params: { synapse: { restartIntervalS: interval } } }));
     const reloads = new Map<string, number[]>();
     const original = Haproxy.prototype.onReload;
     vi.spyOn(Haproxy.prototype, 'onReload').mockImplementation(function (this: Haproxy) {
@@ -166,8 +165,8 @@ describe('vector 3: restart interval 30 s and a maxSurge 100 % rollout done in ~
     scenario({
       backends: 20,
       clients: 6,
-      backendFields: ', readySeconds: 1, maxSurge: 100%',
-      params: `  synapse: { restartIntervalS: 30 }\n  mesh: { envoyPercent: ${envoyPercent} }`,
+      backend: { readySeconds: 1, maxSurge: '100%' },
+      params: { synapse: { restartIntervalS: 30 }, mesh: { envoyPercent } },
     });
   const count = (ctx: SimContext, name: string, proxy?: string) => ctx.metrics.counter(name, proxy ? { proxy } : undefined).total;
 

@@ -1,27 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { nodes, scenarioText, webAndClients } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 
-const BASE = `
-version: 1
-id: keepalive
-title: Keep-alive limit
-description: clients that open a new connection after a number of requests
-seed: 5
-duration: 20
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 2, port: 8080 }
-    client: { app: http-client, replicas: 2, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 50, connectionsPerPod: 2, requestsPerConnection: LIMIT }
-`;
+const keepAlive = (requestsPerConnection: number): string =>
+  scenarioText({
+    id: 'keepalive',
+    title: 'Keep-alive limit',
+    description: 'clients that open a new connection after a number of requests',
+    seed: 5,
+    duration: 20,
+    topology: { nodes: nodes(2, {}, { firstIp: 1 }), ...webAndClients(2, 2) },
+    params: { client: { requestsPerSecond: 50, connectionsPerPod: 2, requestsPerConnection } },
+  });
 
-const run = (limit: number) => runText(BASE.replace('LIMIT', String(limit))).report;
+const run = (limit: number) => runText(keepAlive(limit)).report;
 
 describe('a client that uses each connection for a number of requests', () => {
   it('keeps its connections for good by default', () => {

@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { httpServer, node, scenarioText } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 
-const SCENARIO = `
-version: 1
-id: cost
-title: Instance cost
-description: two cloud instances and a bare-metal node
-seed: 1
-duration: 2
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: cloud }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: cloud, size: 2 }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 1 }
-`;
+const SCENARIO = scenarioText({
+  id: 'cost',
+  title: 'Instance cost',
+  description: 'two cloud instances and a bare-metal node',
+  duration: 2,
+  topology: { nodes: [node('a', { platform: 'cloud' }), node('b', { platform: 'cloud', size: 2 }), node('c')], deployments: { web: httpServer(1) } },
+});
 
 function cost(sets: string[]): number {
   return runText(SCENARIO, sets).report.totals['cluster.cost_per_hour']!;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { httpServer, node, pod, scenarioText, service } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 import { Metrics } from '../../src/sim/core/metrics';
@@ -13,31 +14,20 @@ const NODE_C = ipv4('10.0.0.13');
 
 // Pods on node-a and node-b only; the internet client's connections reach every node's NodePort, and kube-proxy on
 // node-c and node-d forwards them (masqueraded) through tunl0 to a pod on another node.
-const SCENARIO = `
-version: 1
-id: ipip
-title: Calico IPIP
-description: NodePort traffic forwarded across nodes through tunl0
-seed: 1
-duration: 30
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, pods: [{ name: web-0, deployment: web }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, pods: [{ name: web-1, deployment: web }] }
-    - { name: node-c, ip: 10.0.0.13, podCidr: 10.244.3.0/24 }
-    - { name: node-d, ip: 10.0.0.14, podCidr: 10.244.4.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 2 }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20, type: NodePort, nodePort: 30080 }
-  loadBalancers:
-    - { name: bigip, ip: 10.0.0.250, virtualServers: [{ name: web, vip: 192.0.2.10, port: 80, service: web }] }
-  externalClients:
-    - { name: internet, ip: 203.0.113.5, targetIp: 192.0.2.10, targetPort: 80 }
-params:
-  node: { podNetwork: ipip }
-  client: { connectionsPerPod: 8, reconnectMs: 200, requestsPerSecond: 50 }
-`;
+const SCENARIO = scenarioText({
+  id: 'ipip',
+  title: 'Calico IPIP',
+  description: 'NodePort traffic forwarded across nodes through tunl0',
+  duration: 30,
+  topology: {
+    nodes: [node('a', { pods: [pod('web-0')] }), node('b', { pods: [pod('web-1')] }), node('c'), node('d')],
+    deployments: { web: httpServer(2) },
+    services: { web: service('web', '10.96.0.20', { type: 'NodePort', nodePort: 30080 }) },
+    loadBalancers: [{ name: 'bigip', ip: '10.0.0.250', virtualServers: [{ name: 'web', vip: '192.0.2.10', port: 80, service: 'web' }] }],
+    externalClients: [{ name: 'internet', ip: '203.0.113.5', targetIp: '192.0.2.10', targetPort: 80 }],
+  },
+  params: { node: { podNetwork: 'ipip' }, client: { connectionsPerPod: 8, reconnectMs: 200, requestsPerSecond: 50 } },
+});
 
 function run(sets: string[]): { report: RunReport; causes: string[] } {
   const { sim, report } = runText(SCENARIO, sets);

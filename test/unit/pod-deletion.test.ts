@@ -3,31 +3,23 @@ import { ConnState, type RunReport } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { fault, nodes, scenarioText, webAndClients } from '../fixtures/scenario-builder';
 
-const BASE = `
-version: 1
-id: pod-deletion
-title: Pod deletion
-description: two clients, a Service, servers
-seed: 3
-duration: 40
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.1, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.2, podCidr: 10.244.2.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 2, port: 8080 }
-    client: { app: http-client, replicas: 2, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.10, port: 80 }
-params:
-  client: { requestsPerSecond: 50, connectionsPerPod: 4 }
-timeline:
-  - { at: 10, fault: delete-pod, target: pod/web-0, params: { gracePeriodSeconds: GRACE } }
-`;
+/** Two servers behind a Service and two clients; web-0 is deleted at 10 s with `gracePeriodSeconds`. */
+const deletion = (gracePeriodSeconds: number): string =>
+  scenarioText({
+    id: 'pod-deletion',
+    title: 'Pod deletion',
+    description: 'two clients, a Service, servers',
+    seed: 3,
+    duration: 40,
+    topology: { nodes: nodes(2, {}, { firstIp: 1 }), ...webAndClients(2, 2) },
+    params: { client: { requestsPerSecond: 50, connectionsPerPod: 4 } },
+    timeline: [fault(10, 'delete-pod', 'pod/web-0', { gracePeriodSeconds })],
+  });
 
 function run(grace: number, sets: string[] = []): RunReport {
-  const loaded = loadScenario(BASE.replace('GRACE', String(grace)), 'pod-deletion.yaml', { faultIds: FAULT_IDS, sets });
+  const loaded = loadScenario(deletion(grace), 'pod-deletion.yaml', { faultIds: FAULT_IDS, sets });
   if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
   const sim = createSim(loaded.scenario);
   sim.runUntil(sim.durationUs);
@@ -45,7 +37,7 @@ describe('deleting a pod behind a Service', () => {
   });
 
   it('without a grace period the kernel resets the connections and clients redial elsewhere', () => {
-    const loaded = loadScenario(BASE.replace('GRACE', '0'), 'x.yaml', { faultIds: FAULT_IDS });
+    const loaded = loadScenario(deletion(0), 'x.yaml', { faultIds: FAULT_IDS });
     if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
     const sim = createSim(loaded.scenario);
     sim.runUntil(atSeconds(9.9));
@@ -87,7 +79,7 @@ describe('deleting a pod behind a Service', () => {
   });
 
   it('replaces the deleted pod and puts it back into the endpoints', () => {
-    const loaded = loadScenario(BASE.replace('GRACE', '0'), 'x.yaml', { faultIds: FAULT_IDS });
+    const loaded = loadScenario(deletion(0), 'x.yaml', { faultIds: FAULT_IDS });
     if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
     const sim = createSim(loaded.scenario);
     sim.runUntil(atSeconds(5));

@@ -8,7 +8,7 @@ import { runText, worldOf } from '../fixtures/scenario-run';
 
 /** `clients` mesh-client pods, with `envoyPercent` of params.mesh, in front of six backends. */
 function scenario(clients: number, envoyPercent: number, seed = 5): string {
-  return meshScenario({ id: 'proxy-choice', seed, duration: 20, backends: 6, clients, params: `  mesh: { envoyPercent: ${envoyPercent} }` });
+  return meshScenario({ id: 'proxy-choice', seed, duration: 20, backends: 6, clients, params: { mesh: { envoyPercent } } });
 }
 
 // Names as ReplicaSets and people write them: ordinals, hashes and suffixes of several shapes.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nodes, scenarioText, webAndClients } from '../fixtures/scenario-builder';
 import { worldOf } from '../fixtures/scenario-run';
 import { atSeconds } from '../../src/sim/core/time';
 import { planRollout, resolveFenceposts } from '../../src/sim/k8s/rollout';
@@ -24,26 +25,17 @@ describe('RollingUpdate arithmetic', () => {
   });
 });
 
-const SCENARIO = `
-version: 1
-id: rollout
-title: Rolling update
-description: a deployment of four rolls to a new template
-seed: 1
-duration: 90
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24 }
-  deployments:
-    web: { app: http-server, replicas: 4, maxSurge: 1, maxUnavailable: 0, preStopSeconds: PRESTOP, terminationGracePeriodSeconds: GRACE }
-    client: { app: http-client, replicas: 2, target: web }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20 }
-`;
-
-function world(preStop: number, grace: number) {
-  const text = SCENARIO.replace('PRESTOP', String(preStop)).replace('GRACE', String(grace));
+function world(preStopSeconds: number, terminationGracePeriodSeconds: number) {
+  const text = scenarioText({
+    id: 'rollout',
+    title: 'Rolling update',
+    description: 'a deployment of four rolls to a new template',
+    duration: 90,
+    topology: {
+      nodes: nodes(2),
+      ...webAndClients(4, 2, { clusterIp: '10.96.0.20', web: { maxSurge: 1, maxUnavailable: 0, preStopSeconds, terminationGracePeriodSeconds } }),
+    },
+  });
   return worldOf(text);
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { httpServer, internetClients, nodes, pod, scenarioText, service } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 import type { LiveView, TopologyView } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
@@ -64,25 +65,20 @@ describe('the picture of a running world', () => {
   });
 
   it('shows routers with their ECMP next hops and clients outside the cluster', () => {
-    const text = `
-version: 1
-id: view-ecmp
-title: ECMP view
-description: two speakers announce a LoadBalancer IP
-seed: 1
-duration: 10
-topology:
-  nodes:
-    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24, platform: bare-metal, pods: [{ name: web-0, deployment: web }] }
-    - { name: node-b, ip: 10.0.0.12, podCidr: 10.244.2.0/24, platform: bare-metal, pods: [{ name: web-1, deployment: web }] }
-  deployments: { web: { app: http-server, replicas: 2 } }
-  services:
-    web: { selector: web, clusterIp: 10.96.0.20, type: LoadBalancer, loadBalancerIp: 192.0.2.50, externalTrafficPolicy: Local }
-  routers: [{ name: tor, ip: 10.0.0.1 }]
-  bgp: { router: tor }
-  externalClients:
-    - { name: c0, ip: 203.0.113.1, targetIp: 192.0.2.50, targetPort: 80 }
-`;
+    const text = scenarioText({
+      id: 'view-ecmp',
+      title: 'ECMP view',
+      description: 'two speakers announce a LoadBalancer IP',
+      duration: 10,
+      topology: {
+        nodes: nodes(2, (i) => ({ platform: 'bare-metal', pods: [pod(`web-${i}`)] })),
+        deployments: { web: httpServer(2) },
+        services: { web: service('web', '10.96.0.20', { type: 'LoadBalancer', loadBalancerIp: '192.0.2.50', externalTrafficPolicy: 'Local' }) },
+        routers: [{ name: 'tor', ip: '10.0.0.1' }],
+        bgp: { router: 'tor' },
+        externalClients: internetClients(1, '192.0.2.50:80'),
+      },
+    });
     const sim = createSim(loadText(text));
     sim.runUntil(atSeconds(5));
     const t = sim.topology();

@@ -4,19 +4,19 @@ import { atSeconds } from '../../src/sim/core/time';
 import { packetsOf, type Registration, type ZkReader, type ZkWatcher } from '../../src/sim/discovery/zookeeper';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
+import type { ParamsInput, ScenarioDraft } from '../fixtures/scenario-builder';
 import { worldOf } from '../fixtures/scenario-run';
 
 interface Shape {
   backends: number;
   clients: number;
   zkServers?: number;
-  /** YAML lines under `params:`, indented by two spaces. */
-  params?: string;
+  params?: ParamsInput;
 }
 
 /** `clients` mesh-client pods using `search`, served by `backends` nerve-announced mesh-server pods. */
-function scenario({ backends, clients, zkServers = 3, params = '' }: Shape): string {
-  return meshScenario({ id: 'zk', nodes: 3, zkServers, backends, clients, params });
+function scenario({ backends, clients, zkServers = 3, params = {} }: Shape, edit?: (draft: ScenarioDraft) => void): string {
+  return meshScenario({ id: 'zk', nodes: 3, zkServers, backends, clients, params }, edit);
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
@@ -76,7 +76,7 @@ describe('ZooKeeper read load per membership change (docs/sources/service-discov
   });
 
   it('with single-roundtrip reads one change costs exactly one read per watcher', () => {
-    const params = '  zookeeper: { read: single-roundtrip }';
+    const params: ParamsInput = { zookeeper: { read: 'single-roundtrip' } };
     for (const [watchers, backends] of [
       [6, 20],
       [15, 50],
@@ -99,7 +99,7 @@ describe('one-shot child watches', () => {
     const watchers = 4;
     const backends = 20;
     // One server answering 40 requests/s: four reads of 21 requests take about 2 s together.
-    const { ctx, w } = worldOf(scenario({ backends, clients: watchers, zkServers: 1, params: '  zookeeper: { readsPerSecond: 40 }' }));
+    const { ctx, w } = worldOf(scenario({ backends, clients: watchers, zkServers: 1, params: { zookeeper: { readsPerSecond: 40 } } }));
     const zk = w.mesh!.zk;
     const changes = zk.changes('search');
     // Four new backends, each registering 2 s after its scale-up: at 12.0, 12.5, 13.0 and 13.5 s.
@@ -179,9 +179,9 @@ describe('packetsOf', () => {
   it.each([
     ['children-then-data', 1 + 50, packetsOf(50 * 48) + 50 * packetsOf(1800)],
     ['single-roundtrip', 1, packetsOf(50 * (48 + 1800))],
-  ])('a %s read of 50 children sends the packets its requests and answers take', (read, requests, packets) => {
+  ] as const)('a %s read of 50 children sends the packets its requests and answers take', (read, requests, packets) => {
     // Long sessions, so no ping falls in the measured second; no clients, so the read is the only traffic.
-    const text = scenario({ backends: 50, clients: 1, params: `  zookeeper: { read: ${read}, sessionTimeoutS: 120 }` }).replace(/\n {4}api: .*\n/, '\n');
+    const text = scenario({ backends: 50, clients: 1, params: { zookeeper: { read, sessionTimeoutS: 120 } } }, (s) => delete s.topology.deployments.api);
     const { ctx, w } = worldOf(text);
     const zk = w.mesh!.zk;
     at(ctx, 1);
