@@ -59,7 +59,7 @@ describe('the DNS chain on the packet path', () => {
   });
 
   it('a dns-client needs a name and topology.dns', () => {
-    const text = SCENARIO.replace('NODELOCAL', 'true').replace(/  dns:\n(    .*\n)+/, '').replace(', lookup: web', '');
+    const text = SCENARIO.replace('NODELOCAL', 'true').replace(/ {2}dns:\n( {4}.*\n)+/, '').replace(', lookup: web', '');
     const loaded = loadScenario(text, 'x.yaml', { faultIds: FAULT_IDS });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
