@@ -13,7 +13,7 @@ import { Hypervisor } from './infra/hypervisor';
 import type { Pod } from './infra/pod';
 import type { Gauge } from './core/metrics';
 import { kubeProxyConntrackMax } from './net/conntrack';
-import { cidr, formatCidr, formatIpv4, ipv4, parseCidr, type Cidr } from './net/ipv4';
+import { cidr, ipv4, parseCidr, type Cidr } from './net/ipv4';
 import { Tcp, TcpStack, TcpState } from './net/tcp';
 import { Udp, UdpStack } from './net/udp';
 import { KubeProxy } from './k8s/kube-proxy';

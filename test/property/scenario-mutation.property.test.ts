@@ -10,7 +10,7 @@ const read = (file: string) => readFileSync(new URL(file, SCENARIOS), 'utf8');
 const shipped = readdirSync(SCENARIOS).filter((f) => f.endsWith('.yaml')).sort();
 const demo: unknown = parse(read('demo.yaml'));
 
-const ERROR = /^(\(root\)|[A-Za-z0-9_.\[\]{}"=-]+): ./;
+const ERROR = /^(\(root\)|[A-Za-z0-9_.[\]{}"=-]+): ./;
 // Errors caused by a --set name the flag instead of a path.
 const SET_ERROR = /^--set [^ ]+=[^ ]*: ./;
 

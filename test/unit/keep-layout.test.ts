@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { applyEdit } from '../../src/sim/scenario/edits';
 import { keepLayout, matchLines } from '../../src/sim/scenario/keep-layout';
 

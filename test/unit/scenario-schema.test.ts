@@ -10,6 +10,7 @@ import { didYouMean, levenshtein, suggest } from '../../src/sim/scenario/suggest
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
 const FAULTS = ['delete-pod', 'drain-node', 'partition-node'];
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests edit the parsed YAML at any depth to break it
 type Doc = Record<string, any>;
 const placed = (): Doc => parse(fixture('scenario-placed.yaml')) as Doc;
 

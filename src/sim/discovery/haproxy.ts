@@ -3,7 +3,7 @@ import type { HaproxyParams } from './haproxy-params';
 import type { Counter, Histogram } from '../core/metrics';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
-import { millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
+import { millis, seconds, toSeconds, type SimTime } from '../core/time';
 import type { MeshServer, MeshServers } from './mesh-server';
 import { hasAddition } from './listing';
 import { tryBackend, type MeshProxy, type Outcome } from './outcome';

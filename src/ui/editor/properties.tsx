@@ -154,7 +154,7 @@ export function Properties() {
       live = false;
       clearTimeout(timer);
     };
-    // `read` only tells a new selection from a new text, so it is not a reason to ask again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `read` only tells a new selection from a new text, so it is not a reason to ask again.
   }, [text, key]);
 
   const shown = read !== null && read.key === key ? read : null;

@@ -29,7 +29,6 @@ export function PlaybackControls() {
   const status = useApp((s) => s.status);
   const speed = useApp((s) => s.speed);
   const loaded = useApp((s) => s.summary !== null);
-  const running = status === 'running';
   const slowest = speed === SPEEDS[0];
   const fastest = speed === 'max';
 
