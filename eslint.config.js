@@ -112,10 +112,9 @@ export default defineConfig([
     files: ['src/*.{ts,tsx}', 'src/{ui,state,worker,cli}/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-syntax': ['error', noDynamicDeepSimImport],
-      // A rule of its own (typescript-eslint's copy of no-restricted-imports) so that its severity can differ from the
-      // layer rule above. "warn" only while src/sim/index.ts is being made the simulation's public module and the
-      // deep imports are being rewritten: it becomes "error" when src/sim/index.ts lands.
-      '@typescript-eslint/no-restricted-imports': ['warn', { patterns: [simDeepImport] }],
+      // The simulation's one way in is src/sim/index.ts. typescript-eslint's copy of no-restricted-imports, so that
+      // it adds to the layer rule above instead of replacing it for the files both match.
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [simDeepImport] }],
     },
   },
 

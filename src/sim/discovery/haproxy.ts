@@ -273,7 +273,6 @@ export class Haproxy implements MeshProxy {
 
   /** A process for synapse's current lists: its memory grows with its server lines from the moment it starts. */
   private spawn(): Process {
-    const ctx = this.all.ctx;
     const h = this.all.settings;
     const config = new Map<string, readonly Registration[]>();
     let lines = 0;

@@ -1,4 +1,3 @@
-import type { EcmpMode } from '../net/ecmp';
 import { defineFault } from './fault';
 import { routerNamed } from './targets';
 

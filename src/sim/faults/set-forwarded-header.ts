@@ -1,4 +1,3 @@
-import type { XffPolicy } from '../net/forwarded';
 import { defineFault } from './fault';
 import { loadBalancerNamed } from './targets';
 

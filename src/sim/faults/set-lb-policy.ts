@@ -1,4 +1,3 @@
-import type { GrpcClientSettings } from '../apps/grpc-client';
 import { defineFault } from './fault';
 import { rollOutClientSettings } from './targets';
 

@@ -5,7 +5,7 @@ import { orderFixes } from '../../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../../state/frame-store';
 import { whyStore } from '../../state/why';
 import { nextSpeed } from '../../state/speed';
-import type { Answer, Command, CommandOf, CommandType, ExportKind, Replies, Speed, TimedFault, WorkerApi, WorkerMessage } from '../../worker/protocol';
+import type { Answer, CommandOf, CommandType, ExportKind, Replies, Speed, TimedFault, WorkerApi, WorkerMessage } from '../../worker/protocol';
 import { download } from './download';
 import { counted } from '../components/format';
 
