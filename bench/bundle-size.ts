@@ -53,7 +53,10 @@ function localPath(ref: string): string | undefined {
 }
 
 function attribute(tag: string, name: string): string | undefined {
-  return new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag)?.slice(1).find((v) => v !== undefined);
+  return new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i')
+    .exec(tag)
+    ?.slice(1)
+    .find((v) => v !== undefined);
 }
 
 /** Scripts and modulepreloads of the entry HTML, plus the chunks they import statically (what the browser fetches before running). */

@@ -52,8 +52,7 @@ export function frameAnswers(frameLog: readonly number[], fromMs: number, toMs: 
   };
 }
 
-const cell = (s: AnswerStats): string =>
-  s.n === 0 ? '-'.padEnd(26) : `${s.medianMs.toFixed(1)} / ${s.p95Ms.toFixed(1)} / ${s.maxMs.toFixed(0)} (${s.n})`.padEnd(26);
+const cell = (s: AnswerStats): string => (s.n === 0 ? '-'.padEnd(26) : `${s.medianMs.toFixed(1)} / ${s.p95Ms.toFixed(1)} / ${s.maxMs.toFixed(0)} (${s.n})`.padEnd(26));
 
 export function printFrameAnswers(a: FrameAnswers, indent = '  '): void {
   console.log(`${indent}answer to a frame by what it carries, ms median / p95 / max (frames):`);

@@ -109,10 +109,7 @@ export function runHoldBench(pendingSizes: number[] = [1e3, 1e5, 1e6], options: 
     const flatqueuePerSecond = holds / bestFlat;
     const ratio = oursPerSecond / flatqueuePerSecond;
     results.push({ pending, holds, oursPerSecond, flatqueuePerSecond, ratio });
-    print(
-      `${fmt(pending).padStart(10)}  ${fmt(oursPerSecond).padStart(15)}  ` +
-        `${fmt(flatqueuePerSecond).padStart(15)}  ${ratio.toFixed(2).padStart(6)}`,
-    );
+    print(`${fmt(pending).padStart(10)}  ${fmt(oursPerSecond).padStart(15)}  ` + `${fmt(flatqueuePerSecond).padStart(15)}  ${ratio.toFixed(2).padStart(6)}`);
   }
   return results;
 }

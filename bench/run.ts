@@ -44,7 +44,9 @@ function runSimBenches(): void {
   console.log('\n== Packet path: SYN flood into a full hypervisor tracking table (the "It wasn\'t DNS" hot path) ==');
   printPacketPath(runPacketPathBench());
 
-  console.log('\n== "It wasn\'t DNS" at the talk\'s scale (public/scenarios/its-not-dns.yaml through the CLI path; targets: ≥ 20× as shipped, ≥ 10× with 5,000 clients, peak heap ≤ 300 MB) ==');
+  console.log(
+    '\n== "It wasn\'t DNS" at the talk\'s scale (public/scenarios/its-not-dns.yaml through the CLI path; targets: ≥ 20× as shipped, ≥ 10× with 5,000 clients, peak heap ≤ 300 MB) ==',
+  );
   printReplay(runItsNotDnsBench());
   printReplay(runItsNotDnsBench(['params.alerting.replicas=5000'], envSeconds('BENCH_5000_UNTIL', 210)));
   const scalingUntil = envSeconds('BENCH_SCALING_UNTIL', 90);

@@ -108,7 +108,9 @@ export async function runUiBenches(): Promise<boolean> {
     runBundleBench(distDir);
   }
   if (sections.has('responsiveness')) {
-    console.log(`\n== Main thread while "It wasn't DNS" plays at max speed (built app in headless Chromium, longtask observer from before the app's scripts; bar: no task over ${LONG_TASK_BAR_MS} ms) ==`);
+    console.log(
+      `\n== Main thread while "It wasn't DNS" plays at max speed (built app in headless Chromium, longtask observer from before the app's scripts; bar: no task over ${LONG_TASK_BAR_MS} ms) ==`,
+    );
     ran = (await runResponsivenessBench(distDir)) && ran;
   }
   if (sections.has('worker')) {

@@ -26,12 +26,7 @@ function list(): void {
   for (const fault of faultCatalog()) {
     out.push(`  ${fault.id.padEnd(24)} ${fault.label} → ${fault.targets.map((t) => `${t}/<name>`).join(', ')}`);
     for (const p of fault.params) {
-      const range =
-        p.kind === 'number'
-          ? ` (${p.min ?? '…'}–${p.max ?? '…'}${p.unit ? ' ' + p.unit : ''})`
-          : p.kind === 'choice'
-            ? ` (one of ${(p.choices ?? []).join(', ')})`
-            : '';
+      const range = p.kind === 'number' ? ` (${p.min ?? '…'}–${p.max ?? '…'}${p.unit ? ' ' + p.unit : ''})` : p.kind === 'choice' ? ` (one of ${(p.choices ?? []).join(', ')})` : '';
       out.push(`      ${p.name.padEnd(22)} default ${p.default}${range}`);
     }
   }
@@ -58,7 +53,7 @@ function run(args: CliArgs): number {
   const end = args.until === undefined ? sim.durationUs : atSeconds(args.until);
   const progress = process.stderr.isTTY;
   const started = performance.now();
-  for (let t = sim.now() as number; t < end; ) {
+  for (let t = sim.now() as number; t < end;) {
     t = Math.min(end, t + seconds(1));
     sim.runUntil(t as SimTime);
     if (progress) {
@@ -73,7 +68,7 @@ function run(args: CliArgs): number {
   if (args.pcap !== undefined) writeFileSync(args.pcap, sim.pcap()!);
   if (args.csv !== undefined) writeFileSync(args.csv, seriesCsv(report));
   const failed = report.expect.filter((e) => !e.held);
-  for (const f of failed) process.stderr.write(`expectation failed: ${f.description} (${f.actual === null ? f.missing ?? 'no data' : `actual ${f.actual}`})\n`);
+  for (const f of failed) process.stderr.write(`expectation failed: ${f.description} (${f.actual === null ? (f.missing ?? 'no data') : `actual ${f.actual}`})\n`);
   return failed.length > 0 ? 1 : 0;
 }
 

@@ -128,9 +128,7 @@ function setUpLoadBalancer(
     hop.serve(ipv4(v.vip));
     const desired = (): MemberSpec[] =>
       v.members === 'nodes'
-        ? world.hosts
-            .filter((h) => h.inCluster && (v.memberNodes === undefined || v.memberNodes.includes(h.name)))
-            .map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
+        ? world.hosts.filter((h) => h.inCluster && (v.memberNodes === undefined || v.memberNodes.includes(h.name))).map((h) => ({ kind: 'node', ip: h.ip, port: service.nodePort! }))
         : service.slice.endpoints.filter((e) => e.ready).map((e) => ({ kind: 'pod', ip: e.ip, port: e.port, reach: 'routed' }));
     const sync = () => {
       lb.syncMembers(vs, desired());
@@ -146,9 +144,7 @@ function setUpLoadBalancer(
     });
     // The starting state is what the monitor would have settled on: members that can serve are up, others down.
     const canServe = (ip: number): boolean =>
-      v.members === 'pods' ||
-      service.externalTrafficPolicy === 'Cluster' ||
-      service.slice.endpoints.some((e) => e.ready && world.hosts[e.node]!.ip === ip);
+      v.members === 'pods' || service.externalTrafficPolicy === 'Cluster' || service.slice.endpoints.some((e) => e.ready && world.hosts[e.node]!.ip === ip);
     syncs.push(() => {
       sync();
       for (const id of lb.members(vs)) {
@@ -170,4 +166,3 @@ function setUpLoadBalancer(
     },
   };
 }
-

@@ -67,9 +67,15 @@ function inspectNode(world: World, host: Host): InspectSection[] {
     },
     list(
       'ip rule',
-      rules.map((r) => [String(r.priority), `${r.from ? `from ${formatCidr(r.from)} ` : ''}${r.to ? `to ${formatCidr(r.to)} ` : ''}lookup ${r.table === TABLE_MAIN ? 'main' : r.table === TABLE_LOCAL ? 'local' : r.table}`]),
+      rules.map((r) => [
+        String(r.priority),
+        `${r.from ? `from ${formatCidr(r.from)} ` : ''}${r.to ? `to ${formatCidr(r.to)} ` : ''}lookup ${r.table === TABLE_MAIN ? 'main' : r.table === TABLE_LOCAL ? 'local' : r.table}`,
+      ]),
     ),
-    list('Routes (main table)', main.map((r) => [formatCidr(r.dst), routeText(r)])),
+    list(
+      'Routes (main table)',
+      main.map((r) => [formatCidr(r.dst), routeText(r)]),
+    ),
     ...ipamSections(world, host),
     kubeProxySection(world, host),
     ...bgpSections(world, host.entity),
@@ -173,8 +179,19 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
   if (element instanceof RouterHop) {
     const r = element.router;
     return [
-      { title: 'Router', rows: [['address', formatIpv4(element.ip)], ['ECMP', `${r.ecmpMode}, hash key ${r.hashSeed}`]] },
-      ...r.multipathRoutes().map((m) => list(`ECMP group ${m.prefix}`, m.hops.map((hop, i) => [`next hop ${i + 1}`, formatIpv4(hop)]))),
+      {
+        title: 'Router',
+        rows: [
+          ['address', formatIpv4(element.ip)],
+          ['ECMP', `${r.ecmpMode}, hash key ${r.hashSeed}`],
+        ],
+      },
+      ...r.multipathRoutes().map((m) =>
+        list(
+          `ECMP group ${m.prefix}`,
+          m.hops.map((hop, i) => [`next hop ${i + 1}`, formatIpv4(hop)]),
+        ),
+      ),
       ...bgpSections(world, element.entity),
     ];
   }
@@ -187,9 +204,17 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
     ];
     const out: InspectSection[] = [{ title: 'Load balancer', rows }];
     for (let vs = 0; vs < lb.virtualServerCount; vs++) {
-      const members = lb.members(vs).map((id) => lb.member(id)).filter((m) => !m.removed);
+      const members = lb
+        .members(vs)
+        .map((id) => lb.member(id))
+        .filter((m) => !m.removed);
       const snat = lb.snatMode(vs) === 'automap' ? 'SNAT automap' : 'no SNAT';
-      out.push(list(`Pool of ${lb.virtualServerName(vs)} (${snat})`, members.map((m) => [`${formatIpv4(m.ip)}:${m.port}`, `${m.kind} · ${m.health}${m.activated ? '' : ' · not yet activated'}`])));
+      out.push(
+        list(
+          `Pool of ${lb.virtualServerName(vs)} (${snat})`,
+          members.map((m) => [`${formatIpv4(m.ip)}:${m.port}`, `${m.kind} · ${m.health}${m.activated ? '' : ' · not yet activated'}`]),
+        ),
+      );
     }
     return out;
   }

@@ -76,4 +76,3 @@ function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<
   world.workloads.watchSlices((service) => service.selector === config.deployment && controller.notify());
   return controller;
 }
-

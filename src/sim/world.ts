@@ -155,8 +155,7 @@ export class World implements PicturedWorld {
         const work = dep.cpuPerRequestMs > 0 ? { perRequestUs: millis(dep.cpuPerRequestMs), limitCores: dep.cpuLimit } : null;
         if (work) this.cpuLimits.set(name, work);
         this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port, this.cpuLimits.get(name) ?? null));
-      }
-      else if (dep.app === 'ingress-proxy') {
+      } else if (dep.app === 'ingress-proxy') {
         const service = this.services.get(dep.target!)!;
         const proxy = {
           port: dep.port,
@@ -166,14 +165,12 @@ export class World implements PicturedWorld {
         proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, 'ingress.upstream.'), (ip) => this.addressKind(ip));
         const shared = proxies;
         this.workloads.addDeployment(spec, (pod) => shared.create(pod, proxy));
-      }
-      else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
+      } else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
       else if (dep.app === 'mesh-server') this.workloads.addDeployment(spec, (pod) => mesh!.servers.create(pod, dep.announce!, dep.announcer));
       else if (dep.app === 'mesh-client') {
         mesh!.markClients(name);
         this.workloads.addDeployment(spec, (pod) => mesh!.clients.create(pod, dep.uses!));
-      }
-      else if (dep.app === 'grpc-server') {
+      } else if (dep.app === 'grpc-server') {
         const server = { port: dep.port, dependencies: dep.dependencies };
         this.workloads.addDeployment(spec, (pod) => grpcServers.create(pod, server));
       } else if (dep.app === 'grpc-client') {
@@ -182,11 +179,8 @@ export class World implements PicturedWorld {
         this.clientSettings.set(name, settings);
         const target = { hostname, port: Number(port) };
         // Read at each pod's creation: a changed pod template reaches the pods its rollout creates.
-        this.workloads.addDeployment(spec, (pod) =>
-          grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, this.clientSettings.get(name)!),
-        );
-      }
-      else {
+        this.workloads.addDeployment(spec, (pod) => grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, this.clientSettings.get(name)!));
+      } else {
         const service = this.services.get(dep.target!)!;
         const target = { name: service.name, ip: service.clusterIp, port: service.port };
         this.httpClients.add(name);

@@ -25,7 +25,19 @@ export interface EditorState {
   lastPushAt: number;
 }
 
-export const editorStore = createStore<EditorState>(() => ({ open: false, text: '', fileName: 'scenario.yaml', undo: [], redo: [], problems: [], outline: [], outlineError: null, checking: false, selected: null, lastPushAt: 0 }));
+export const editorStore = createStore<EditorState>(() => ({
+  open: false,
+  text: '',
+  fileName: 'scenario.yaml',
+  undo: [],
+  redo: [],
+  problems: [],
+  outline: [],
+  outlineError: null,
+  checking: false,
+  selected: null,
+  lastPushAt: 0,
+}));
 
 export function useEditor<T>(selector: (s: EditorState) => T): T {
   return useStore(editorStore, selector);

@@ -8,8 +8,7 @@ export function faultsFor(catalog: readonly FaultDescriptor[], kind: string): Fa
   return catalog.filter((f) => f.targets.includes(kind));
 }
 
-const draftValue = (p: FaultParamDescriptor): string | boolean =>
-  p.kind === 'boolean' ? p.default === true : String(p.default);
+const draftValue = (p: FaultParamDescriptor): string | boolean => (p.kind === 'boolean' ? p.default === true : String(p.default));
 
 /** Every parameter at its catalog default. */
 export function defaultDraft(fault: FaultDescriptor): ParamDraft {

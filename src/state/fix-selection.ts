@@ -20,9 +20,7 @@ export function toggleFix(available: FixList, current: readonly string[], name: 
 export function checkFixNames(summary: ScenarioSummary, names: readonly string[]): { fixes: string[]; problems: string[] } {
   const known = new Set(summary.fixes.map((f) => f.name));
   const available = summary.fixes.length > 0 ? `available: ${[...known].join(', ')}` : 'it has no fixes';
-  const problems = [...new Set(names)]
-    .filter((name) => !known.has(name))
-    .map((name) => `fix: unknown fix "${name}" for scenario ${summary.id} (${available})`);
+  const problems = [...new Set(names)].filter((name) => !known.has(name)).map((name) => `fix: unknown fix "${name}" for scenario ${summary.id} (${available})`);
   return { fixes: orderFixes(summary.fixes, names), problems };
 }
 

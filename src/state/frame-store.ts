@@ -95,4 +95,3 @@ export function ingestFrame(frame: Frame): void {
   }
   frameStore.setState(next);
 }
-

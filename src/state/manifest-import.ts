@@ -69,7 +69,16 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
 // Container fields that say which program runs; every container becomes Netmortem's HTTP server, so they change nothing.
 const CONTAINER_IDENTITY = ['name', 'image', 'imagePullPolicy', 'command', 'args', 'workingDir', 'terminationMessagePath', 'terminationMessagePolicy', 'stdin', 'stdinOnce', 'tty'];
 // Pod fields with no bearing on the network path.
-const POD_HARMLESS = ['restartPolicy', 'serviceAccountName', 'serviceAccount', 'automountServiceAccountToken', 'imagePullSecrets', 'schedulerName', 'enableServiceLinks', 'priorityClassName'];
+const POD_HARMLESS = [
+  'restartPolicy',
+  'serviceAccountName',
+  'serviceAccount',
+  'automountServiceAccountToken',
+  'imagePullSecrets',
+  'schedulerName',
+  'enableServiceLinks',
+  'priorityClassName',
+];
 const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'exec', 'grpc'];
 // Service fields at their Kubernetes defaults, which are what the model does anyway.
 const SERVICE_DEFAULTS: Record<string, unknown> = { sessionAffinity: 'None', internalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true };
@@ -284,7 +293,10 @@ function claimName(src: Source, taken: Set<string>, service: boolean, note: (src
 }
 
 function sanitise(name: string, service: boolean): string {
-  let s = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  let s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (s === '') s = 'unnamed';
   if (service && !/^[a-z]/.test(s)) s = `svc-${s}`;
   return s.slice(0, 63).replace(/-+$/, '');
@@ -550,7 +562,8 @@ function readService(src: Source, workloads: Workload[], ips: IpClaims, note: (s
     ips.claim(clusterIp);
   } else {
     service.clusterIp = ips.allocate();
-    if (typeof clusterIp === 'string' && clusterIp !== '') note(src, `clusterIP ${clusterIp} cannot be used here (not IPv4, taken, or inside the node or pod network); ${service.clusterIp} allocated`);
+    if (typeof clusterIp === 'string' && clusterIp !== '')
+      note(src, `clusterIP ${clusterIp} cannot be used here (not IPv4, taken, or inside the node or pod network); ${service.clusterIp} allocated`);
   }
 
   const policy = spec['externalTrafficPolicy'];
@@ -613,7 +626,10 @@ function readServicePorts(src: Source, spec: Obj, service: ServiceIn, backend: W
     return;
   }
   if (backend.portSetBy !== undefined) {
-    note(src, `spec.ports[0].targetPort ${target} differs from port ${backend.dep.port}, which Service ${backend.portSetBy} already sends ${backend.name} traffic to; the model listens on one port, so ${backend.dep.port} is used`);
+    note(
+      src,
+      `spec.ports[0].targetPort ${target} differs from port ${backend.dep.port}, which Service ${backend.portSetBy} already sends ${backend.name} traffic to; the model listens on one port, so ${backend.dep.port} is used`,
+    );
     return;
   }
   if (backend.ports.length > 0 && !backend.ports.some((p) => p.port === target)) {
@@ -667,7 +683,7 @@ function applyHpa(src: Source, workloads: Workload[], note: (src: Source, messag
   if (minReplicas !== min || maxReplicas !== max) note(src, `replica bounds ${min}..${max} clamped to ${minReplicas}..${maxReplicas}`);
   w.dep.autoscale = { minReplicas, maxReplicas, targetRequestsPerSecond: hpaTarget(src, spec, note) };
   for (const key of Object.keys(spec)) {
-    if (key === 'behavior') note(src, 'spec.behavior ignored: params.hpa holds the controller\'s settings');
+    if (key === 'behavior') note(src, "spec.behavior ignored: params.hpa holds the controller's settings");
     else if (!['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'targetCPUUtilizationPercentage'].includes(key)) note(src, `spec.${key} ignored`);
   }
   return true;
@@ -728,7 +744,10 @@ function countNodes(requested: number, workloads: Workload[], clients: number, n
   const pods = clients + workloads.reduce((sum, w) => sum + Math.max(w.dep.replicas ?? 0, w.dep.autoscale?.maxReplicas ?? 0), 0);
   const needed = Math.ceil(pods / perNode);
   if (needed > MAX_NODES) {
-    notes.push({ order: Number.MAX_SAFE_INTEGER, text: `${pods} pods need ${needed} nodes at kubelet's default 110 pods per node; the import stops at ${MAX_NODES}, so some pods will wait unscheduled` });
+    notes.push({
+      order: Number.MAX_SAFE_INTEGER,
+      text: `${pods} pods need ${needed} nodes at kubelet's default 110 pods per node; the import stops at ${MAX_NODES}, so some pods will wait unscheduled`,
+    });
   }
   return Math.min(MAX_NODES, Math.max(requested, needed));
 }
@@ -757,7 +776,8 @@ function countWord(n: number): string {
 function finishWorkload(w: Workload, nodes: NodeIn[], note: (src: Source, message: string) => void): void {
   if (w.hostname !== undefined) {
     if (nodes.some((n) => n.name === w.hostname)) w.dep.nodes = [w.hostname];
-    else note(w.src, `spec.template.spec.nodeSelector kubernetes.io/hostname=${w.hostname} names no imported node (${nodes[0]!.name} … ${nodes[nodes.length - 1]!.name}); it runs on any node`);
+    else
+      note(w.src, `spec.template.spec.nodeSelector kubernetes.io/hostname=${w.hostname} names no imported node (${nodes[0]!.name} … ${nodes[nodes.length - 1]!.name}); it runs on any node`);
   }
   w.ports.forEach((p, i) => {
     if (p.port !== w.dep.port) note(w.src, `spec.template.spec.containers[0].ports[${i}] (${p.name ?? p.port}) ignored: the model listens on one port, ${w.dep.port}`);
@@ -767,7 +787,7 @@ function finishWorkload(w: Workload, nodes: NodeIn[], note: (src: Source, messag
 function describe(imported: string[], added: string[], notUnderstood: string[]): string {
   const lines = [
     `Imported from Kubernetes manifests: ${imported.length > 0 ? imported.join(', ') : 'no Deployment, DaemonSet or Service could be imported'}.`,
-    'Every container runs Netmortem\'s HTTP server model in place of its image.',
+    "Every container runs Netmortem's HTTP server model in place of its image.",
     'Added so it plays:',
     ...added.map((line) => `- ${line}`),
   ];
@@ -776,7 +796,21 @@ function describe(imported: string[], added: string[], notUnderstood: string[]):
 }
 
 // Field order in the written file, so it reads like the shipped scenarios.
-const DEPLOYMENT_KEYS = ['app', 'kind', 'replicas', 'nodes', 'port', 'target', 'maxSurge', 'maxUnavailable', 'terminationGracePeriodSeconds', 'preStopSeconds', 'readySeconds', 'cpuLimit', 'autoscale'];
+const DEPLOYMENT_KEYS = [
+  'app',
+  'kind',
+  'replicas',
+  'nodes',
+  'port',
+  'target',
+  'maxSurge',
+  'maxUnavailable',
+  'terminationGracePeriodSeconds',
+  'preStopSeconds',
+  'readySeconds',
+  'cpuLimit',
+  'autoscale',
+];
 const SERVICE_KEYS = ['selector', 'clusterIp', 'type', 'port', 'nodePort', 'loadBalancerIp', 'externalTrafficPolicy'];
 
 function ordered<T extends object>(value: T, keys: readonly string[]): T {

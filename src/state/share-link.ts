@@ -64,7 +64,10 @@ export function iframeSnippet(src: string, size: { width: number; height: number
 
 /** A problem with an iframe size typed into the Embed dialog, naming the field, or null when both fit. */
 export function embedSizeProblem(width: string, height: string): string | null {
-  for (const [field, text, min] of [['width', width, EMBED_MIN.width], ['height', height, EMBED_MIN.height]] as const) {
+  for (const [field, text, min] of [
+    ['width', width, EMBED_MIN.width],
+    ['height', height, EMBED_MIN.height],
+  ] as const) {
     const n = Number(text);
     if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) return `${field}: expected a whole number of pixels, got "${text}"`;
     if (n < min) return `${field}: at least ${min} pixels, so the controls fit (got ${n})`;

@@ -1,4 +1,21 @@
-import type { SimTime, FaultDescriptor, FaultRequest, Inspection, LiveView, LogEvent, RunReport, SeriesSlice, TopologyView, Chapter, ChartSpec, WhyChain, Edit, Field, OutlineItem, YamlPath } from '../sim';
+import type {
+  SimTime,
+  FaultDescriptor,
+  FaultRequest,
+  Inspection,
+  LiveView,
+  LogEvent,
+  RunReport,
+  SeriesSlice,
+  TopologyView,
+  Chapter,
+  ChartSpec,
+  WhyChain,
+  Edit,
+  Field,
+  OutlineItem,
+  YamlPath,
+} from '../sim';
 import type { TimedFault } from './fault-record';
 
 export type { Chapter, ChartSpec, TimedFault };

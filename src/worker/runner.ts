@@ -171,8 +171,7 @@ export function createRunner(options: RunnerOptions): Runner {
     lastWall = startedAt;
     const stop = stops.find((t) => t > s.now()) ?? Infinity;
     try {
-      const target =
-        speed === 'max' ? s.durationUs : Math.min(s.durationUs, s.now() + Math.round(elapsed * 1000 * speed));
+      const target = speed === 'max' ? s.durationUs : Math.min(s.durationUs, s.now() + Math.round(elapsed * 1000 * speed));
       advance(s, Math.min(target, stop), startedAt);
     } catch (error) {
       isRunning = false;
@@ -210,10 +209,7 @@ export function createRunner(options: RunnerOptions): Runner {
     const last = fresh[fresh.length - 1];
     if (last) nextSeq = last.seq + 1;
     // Fault events are kept even in a long frame: the timeline marks every one.
-    const events =
-      fresh.length > maxEvents
-        ? fresh.filter((e, i) => i >= fresh.length - maxEvents || e.kind.startsWith('fault.'))
-        : fresh;
+    const events = fresh.length > maxEvents ? fresh.filter((e, i) => i >= fresh.length - maxEvents || e.kind.startsWith('fault.')) : fresh;
 
     const frame: Frame = {
       type: 'frame',

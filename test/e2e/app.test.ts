@@ -87,9 +87,9 @@ describe('Netmortem in a browser', () => {
     await withApp('loads', '', async (app) => {
       const { page } = app;
       await waitUntilReady(page);
-      const options = await byTestId(page, 'scenario-picker').locator('option').evaluateAll((els) =>
-        els.map((el) => (el as HTMLOptionElement).value),
-      );
+      const options = await byTestId(page, 'scenario-picker')
+        .locator('option')
+        .evaluateAll((els) => els.map((el) => (el as HTMLOptionElement).value));
       expect(options).toContain(DEMO);
       expect(await text(page, 'seed-display')).toMatch(/^\d+$/);
       expect(await text(page, 'speed-display')).toBe('1×');
@@ -185,7 +185,10 @@ describe('Netmortem in a browser', () => {
           visited.push(at);
           await page.keyboard.press('Tab');
         }
-        expect(visited.map((v) => v.name), `${width} px`).toContain('play-button');
+        expect(
+          visited.map((v) => v.name),
+          `${width} px`,
+        ).toContain('play-button');
         // Reading order: each stop is on the same line and to the right of the last, or on a line below it.
         for (let i = 1; i < visited.length; i++) {
           const [a, b] = [visited[i - 1]!, visited[i]!];
@@ -328,9 +331,7 @@ describe('Netmortem in a browser', () => {
       const { page } = app;
       const banner = byTestId(page, 'error-banner');
       await banner.waitFor({ state: 'visible' });
-      expect(await banner.textContent()).toContain(
-        'fix: unknown fix "nope" for scenario demo (available: wait-for-propagation, short-connect-timeout, faster-propagation)',
-      );
+      expect(await banner.textContent()).toContain('fix: unknown fix "nope" for scenario demo (available: wait-for-propagation, short-connect-timeout, faster-propagation)');
       await waitUntilReady(page);
       await expect.poll(() => fixToggle(page, 'faster-propagation').isChecked()).toBe(true);
       expect(await fixToggle(page, 'wait-for-propagation').isChecked()).toBe(false);
@@ -375,13 +376,9 @@ describe('Netmortem in a browser', () => {
       await grace.fill('0');
       await faultButton(page, 'delete-pod').click();
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => eventsAbout(page, 'pod/web-1'), { timeout: 5_000 }).toEqual(
-        expect.arrayContaining([
-          expect.stringContaining('Delete pod (user)'),
-          expect.stringContaining('deleted; with no grace period'),
-          expect.stringContaining('SIGKILL'),
-        ]),
-      );
+      await expect
+        .poll(() => eventsAbout(page, 'pod/web-1'), { timeout: 5_000 })
+        .toEqual(expect.arrayContaining([expect.stringContaining('Delete pod (user)'), expect.stringContaining('deleted; with no grace period'), expect.stringContaining('SIGKILL')]));
       // No grace period: the pod goes straight from ready to gone, still drawn for a while.
       expect(await web1.getAttribute('data-ready')).toBe('false');
       expect(await web1.getAttribute('data-phase')).toBe('gone');
@@ -542,15 +539,19 @@ describe('Netmortem in a browser', () => {
       expectClean(app);
     });
     // Cut in the middle of the fault list: the banner and the gallery say so, and nothing is replayed.
-    await withApp('share-link-damaged', query.replace(/faults=([\w+$-]+)/, (_, f: string) => `faults=${f.slice(0, f.length / 2)}`), async (app) => {
-      const { page } = app;
-      await untilStatus(page, 'paused');
-      await expect.poll(() => text(page, 'error-banner')).toContain('faults: the list of applied faults in the link is damaged');
-      expect(await text(page, 'gallery-reason')).toBe('faults: the list of applied faults in the link is damaged (the link may have been cut off)');
-      expect(await clockUs(page)).toBe(0);
-      await page.keyboard.press('Escape');
-      await expect.poll(() => byTestId(page, 'gallery').count()).toBe(0);
-      expect(app.problems.pageErrors).toEqual([]);
-    });
+    await withApp(
+      'share-link-damaged',
+      query.replace(/faults=([\w+$-]+)/, (_, f: string) => `faults=${f.slice(0, f.length / 2)}`),
+      async (app) => {
+        const { page } = app;
+        await untilStatus(page, 'paused');
+        await expect.poll(() => text(page, 'error-banner')).toContain('faults: the list of applied faults in the link is damaged');
+        expect(await text(page, 'gallery-reason')).toBe('faults: the list of applied faults in the link is damaged (the link may have been cut off)');
+        expect(await clockUs(page)).toBe(0);
+        await page.keyboard.press('Escape');
+        await expect.poll(() => byTestId(page, 'gallery').count()).toBe(0);
+        expect(app.problems.pageErrors).toEqual([]);
+      },
+    );
   }, 180_000);
 });

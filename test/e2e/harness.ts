@@ -7,7 +7,10 @@ import { serveDist, type ServeOptions, type StaticServer } from './server';
  * One Chromium and one static server of dist/ for a test file (its beforeAll/afterAll are registered here), and
  * `withApp`, which opens the app at a query string, runs a body and keeps a screenshot in test-results/ if it fails.
  */
-export function appHarness(options: PageOptions = {}, serve: ServeOptions = {}): {
+export function appHarness(
+  options: PageOptions = {},
+  serve: ServeOptions = {},
+): {
   server: () => StaticServer;
   withApp: (name: string, query: string, body: (app: AppPage) => Promise<void>) => Promise<void>;
 } {

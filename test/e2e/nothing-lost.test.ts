@@ -47,9 +47,9 @@ describe('nothing lost', () => {
           throw new Error('killed by the test');
         });
       });
-      await expect.poll(() => text(page, 'notice-message'), { timeout: 20_000 }).toMatch(
-        /killed by the test.* A new worker took over and replayed the run to 60\.0 s with the 1 fault you applied\.$/,
-      );
+      await expect
+        .poll(() => text(page, 'notice-message'), { timeout: 20_000 })
+        .toMatch(/killed by the test.* A new worker took over and replayed the run to 60\.0 s with the 1 fault you applied\.$/);
       expect(await byTestId(page, 'error-banner').count()).toBe(0);
       await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toBe(digest);
       expect(await shareLink(page)).toBe(before);
@@ -79,9 +79,9 @@ describe('nothing lost', () => {
       // A second tab: told the first is open, it starts afresh and keeps its own run.
       const second = await context.newPage();
       await second.goto(app.page.url());
-      await expect.poll(() => text(second, 'notice-message'), { timeout: 20_000 }).toBe(
-        'Netmortem is open in another tab with its own run. This tab keeps a separate one, so neither overwrites the other.',
-      );
+      await expect
+        .poll(() => text(second, 'notice-message'), { timeout: 20_000 })
+        .toBe('Netmortem is open in another tab with its own run. This tab keeps a separate one, so neither overwrites the other.');
       await loaded(second, DEMO);
       await byTestId(second, 'scenario-picker').selectOption(F5);
       await loaded(second, F5);

@@ -10,8 +10,7 @@ const { withApp } = harness;
 
 const card = (page: Page, fault: string) => page.locator(`[data-testid="fault-card"][data-fault="${fault}"]`);
 const pod = (page: Page, name: string) => page.locator(`[data-testid="pod"][data-pod="${name}"]`);
-const eventsAbout = async (page: Page, entity: string): Promise<string[]> =>
-  (await byTestId(page, 'event-log-entry').allTextContents()).filter((t) => t.includes(entity));
+const eventsAbout = async (page: Page, entity: string): Promise<string[]> => (await byTestId(page, 'event-log-entry').allTextContents()).filter((t) => t.includes(entity));
 
 async function ready(page: Page, file: string): Promise<void> {
   await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(file);
@@ -20,7 +19,10 @@ async function ready(page: Page, file: string): Promise<void> {
 
 /** Plays until the clock passes `seconds`, then pauses and waits for the pause to land. */
 async function playTo(page: Page, seconds: number, timeout = 60_000): Promise<void> {
-  await page.getByTestId('pause-at-chapters').uncheck().catch(() => {});
+  await page
+    .getByTestId('pause-at-chapters')
+    .uncheck()
+    .catch(() => {});
   await byTestId(page, 'play-button').click();
   await expect.poll(() => clockUs(page), { timeout }).toBeGreaterThanOrEqual(seconds * 1e6);
   await byTestId(page, 'play-button').click();
@@ -54,9 +56,9 @@ describe('the sandbox', () => {
 
       // SIGTERM: GracefulStop sends GOAWAY on the pod's connections and it leaves the ready endpoints at once.
       await byTestId(page, 'play-button').click();
-      await expect.poll(() => eventsAbout(page, `pod/${name}`), { timeout: 20_000 }).toEqual(
-        expect.arrayContaining([expect.stringContaining('Delete pod (user)'), expect.stringContaining('GOAWAY')]),
-      );
+      await expect
+        .poll(() => eventsAbout(page, `pod/${name}`), { timeout: 20_000 })
+        .toEqual(expect.arrayContaining([expect.stringContaining('Delete pod (user)'), expect.stringContaining('GOAWAY')]));
       // SIGKILL after 5 s: gone, but the cloud keeps delivering its address to the instance for a while.
       await expect.poll(() => pod(page, name).getAttribute('data-phase'), { timeout: 30_000 }).toBe('gone');
       await byTestId(page, 'play-button').click();
@@ -67,7 +69,7 @@ describe('the sandbox', () => {
     });
   }, 150_000);
 
-  it('explains a DNS refusal in the first incident down to the clients\' reconnect policy, and links each step to the picture', async () => {
+  it("explains a DNS refusal in the first incident down to the clients' reconnect policy, and links each step to the picture", async () => {
     await withApp('why-dns-refused', '?scenario=its-not-dns.yaml&speed=max', async (app) => {
       const { page } = app;
       await ready(page, 'its-not-dns.yaml');
@@ -88,7 +90,7 @@ describe('the sandbox', () => {
     });
   }, 300_000);
 
-  it('explains ZooKeeper\'s dropped packets by the reads a deploy costs, and partitions the ensemble dropped onto its box', async () => {
+  it("explains ZooKeeper's dropped packets by the reads a deploy costs, and partitions the ensemble dropped onto its box", async () => {
     await withApp('zookeeper-why-and-partition', '?scenario=service-discovery.yaml&speed=max', async (app) => {
       const { page } = app;
       await ready(page, 'service-discovery.yaml');
@@ -112,9 +114,7 @@ describe('the sandbox', () => {
       await popover.getByTestId('fault-button').click();
       await popover.waitFor({ state: 'hidden' });
       await byTestId(page, 'event-filter-entity').fill('zookeeper/ensemble');
-      await expect.poll(() => eventsAbout(page, 'zookeeper/ensemble'), { timeout: 30_000 }).toEqual(
-        expect.arrayContaining([expect.stringContaining('unreachable for 30 s')]),
-      );
+      await expect.poll(() => eventsAbout(page, 'zookeeper/ensemble'), { timeout: 30_000 }).toEqual(expect.arrayContaining([expect.stringContaining('unreachable for 30 s')]));
       // Sessions not heard from for their 10 s timeout expire: the inspector counts them.
       const expired = async () => Number(/([\d,]+) expired or closed/.exec((await byTestId(page, 'inspector').textContent()) ?? '')?.[1]?.replaceAll(',', '') ?? NaN);
       const before = await expired();
@@ -149,9 +149,7 @@ describe('the sandbox', () => {
       expect(await sessions.count()).toBe(3);
       expect(await page.locator('path.topo-bgp').last().locator('title').textContent()).toMatch(/^BGP session node\/node-\w+ ↔ router\/tor: established, 1 route at the router$/);
       await expect.poll(() => dropCount(page, 'no_socket_reset'), { timeout: 20_000 }).toBeGreaterThan(resetsBefore);
-      await expect.poll(() => page.getByTestId('drop-legend').allTextContents(), { timeout: 10_000 }).toEqual(
-        expect.arrayContaining([expect.stringContaining('no_socket_reset')]),
-      );
+      await expect.poll(() => page.getByTestId('drop-legend').allTextContents(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringContaining('no_socket_reset')]));
       expectClean(app);
     });
   }, 90_000);
@@ -320,9 +318,9 @@ describe('the sandbox', () => {
       await byTestId(page, 'topology-search').press('Enter');
       const inspector = byTestId(page, 'inspector');
       await expect.poll(() => inspector.getAttribute('aria-label')).toBe('Inspector: node/node-a');
-      await expect.poll(() => inspector.getByTestId('inspector-section').allTextContents()).toEqual(
-        expect.arrayContaining([expect.stringMatching(/Interfaces.*eth1.*no IPv4 address/), expect.stringMatching(/ip rule.*lookup main/)]),
-      );
+      await expect
+        .poll(() => inspector.getByTestId('inspector-section').allTextContents())
+        .toEqual(expect.arrayContaining([expect.stringMatching(/Interfaces.*eth1.*no IPv4 address/), expect.stringMatching(/ip rule.*lookup main/)]));
       expectClean(app);
     });
   });

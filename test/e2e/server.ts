@@ -58,9 +58,7 @@ export async function serveDist(options: ServeOptions = {}): Promise<StaticServe
     throw new Error(`subPath must start and end with "/", got ${JSON.stringify(subPath)}`);
   }
   if (!existsSync(join(distDir, 'index.html'))) {
-    throw new Error(
-      `No built app at ${distDir} (index.html missing). Run \`npm run build\` first; \`npm test\` builds before running vitest.`,
-    );
+    throw new Error(`No built app at ${distDir} (index.html missing). Run \`npm run build\` first; \`npm test\` builds before running vitest.`);
   }
 
   const tempRoot = await mkdtemp(join(tmpdir(), 'netmortem-e2e-'));

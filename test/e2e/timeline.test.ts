@@ -36,7 +36,9 @@ function seconds(label: string): number {
 /** The pixel position of simulated second `t` in a timeline chart (plot margins as drawn: left 56, right 26). */
 async function chartPoint(page: Page, index: number, t: number, durationS: number): Promise<{ x: number; y: number }> {
   // The charts scroll inside the timeline; bring this one (title and legend too) into view first.
-  await byTestId(page, 'timeline-chart').nth(index).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
+  await byTestId(page, 'timeline-chart')
+    .nth(index)
+    .evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
   const box = await byTestId(page, 'chart').nth(index).boundingBox();
   if (!box) throw new Error(`chart ${index} is not on screen`);
   const w = box.width - 56 - 26;
@@ -66,7 +68,15 @@ async function legendValues(page: Page, chart: number): Promise<Record<string, s
 async function twoChartDemo(): Promise<Buffer> {
   const doc = parseDocument(await readFile(demoPath, 'utf8'));
   doc.set('charts', [
-    { title: 'Requests', kind: 'rate', unit: 'requests / s', series: [{ metric: 'requests.ok', label: 'ok' }, { metric: 'requests.failed', label: 'failed' }] },
+    {
+      title: 'Requests',
+      kind: 'rate',
+      unit: 'requests / s',
+      series: [
+        { metric: 'requests.ok', label: 'ok' },
+        { metric: 'requests.failed', label: 'failed' },
+      ],
+    },
     { title: 'SYNs', kind: 'rate', series: [{ metric: 'tcp.syn.sent', label: 'SYNs' }] },
     { title: 'Latency', kind: 'histogram', unit: 'ms', series: [{ metric: 'requests.latency_ms', label: 'requests' }] },
   ]);
@@ -136,7 +146,9 @@ describe('The timeline', () => {
       await expect.poll(async () => (await ticks()).map(seconds).every((s) => s >= 14 && s <= 31)).toBe(true);
       expect(await text(page, 'run-status')).toBe('done');
 
-      await byTestId(page, 'chart').first().dblclick({ position: { x: 200, y: 30 } });
+      await byTestId(page, 'chart')
+        .first()
+        .dblclick({ position: { x: 200, y: 30 } });
       await expect.poll(() => byTestId(page, 'zoom-range').count()).toBe(0);
       await expect.poll(ticks).toContain('1:00');
 
@@ -326,7 +338,9 @@ describe('A/B on the talk-scale replay', () => {
       expect(syns.b).toBeLessThan(syns.a / 3);
       expect(martians.b).toBeLessThan(martians.a / 3);
       // Charts scrolled out of the timeline wait to be seen before they draw; bring the SYNs chart into view.
-      await byTestId(page, 'timeline-chart').nth(1).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
+      await byTestId(page, 'timeline-chart')
+        .nth(1)
+        .evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
       await expect.poll(() => byTestId(page, 'chart').nth(1).locator('path.timeline-line-b').count()).toBeGreaterThan(0);
 
       await byTestId(page, 'compare-toggle').click();

@@ -57,7 +57,10 @@ async function pause(page: Page): Promise<void> {
 
 /** Plays to `seconds` of simulated time (or the end) without stopping at chapters, then pauses. */
 async function playUntil(page: Page, seconds: number, timeoutMs = 240_000): Promise<void> {
-  await page.getByTestId('pause-at-chapters').uncheck().catch(() => {});
+  await page
+    .getByTestId('pause-at-chapters')
+    .uncheck()
+    .catch(() => {});
   await page.getByTestId('play-button').click();
   await waitFor(`simulated ${seconds} s`, timeoutMs, async () => (await clockUs(page)) >= seconds * 1e6 || (await status(page)) === 'done');
   await pause(page);
@@ -93,15 +96,7 @@ function readme(scheme: Scheme): View {
 }
 
 /** `scenario` loaded paused, played at `speed` to `until` s, then `then` done, at one size. */
-function paused(view: {
-  name: string;
-  scenario: string;
-  size: keyof typeof SIZES;
-  dark?: boolean;
-  until: number;
-  speed: string;
-  then?: (page: Page) => Promise<void>;
-}): View {
+function paused(view: { name: string; scenario: string; size: keyof typeof SIZES; dark?: boolean; until: number; speed: string; then?: (page: Page) => Promise<void> }): View {
   const size = SIZES[view.size];
   return {
     name: view.name,
@@ -117,9 +112,7 @@ function paused(view: {
 
 /** One page pictured at every size, light and dark, with the crosshair on chart `chart` at `t` of a `durationS` run. */
 function everySize(name: string, query: string, play: (page: Page) => Promise<void>, chart: number, t: number, durationS: number): View {
-  const shots = (['light', 'dark'] as const).flatMap((scheme) =>
-    Object.values(SIZES).map((size) => ({ path: `${OUT}${name}-${size.width}x${size.height}-${scheme}.png`, size, scheme })),
-  );
+  const shots = (['light', 'dark'] as const).flatMap((scheme) => Object.values(SIZES).map((size) => ({ path: `${OUT}${name}-${size.width}x${size.height}-${scheme}.png`, size, scheme })));
   return {
     name,
     query,
@@ -129,7 +122,10 @@ function everySize(name: string, query: string, play: (page: Page) => Promise<vo
       // Each size has its own layout, mounted afresh, so the palette and A/B figures open as at a page load at that size.
       await page.waitForTimeout(400);
       // The whole row, title and legend included, not just its plot.
-      await page.getByTestId('timeline-chart').nth(chart).evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
+      await page
+        .getByTestId('timeline-chart')
+        .nth(chart)
+        .evaluate((row) => row.scrollIntoView({ block: 'nearest' }));
       const box = await page.getByTestId('chart').nth(chart).boundingBox();
       if (box) await page.mouse.move(box.x + 56 + ((box.width - 82) * t) / durationS, box.y + box.height / 2);
     },
@@ -139,14 +135,7 @@ function everySize(name: string, query: string, play: (page: Page) => Promise<vo
 const VIEWS: View[] = [
   readme('light'),
   readme('dark'),
-  everySize(
-    'timeline',
-    'scenario=demo.yaml&speed=max&autoplay=1',
-    (page) => waitFor('the demo to finish', 60_000, async () => (await status(page)) === 'done'),
-    0,
-    22,
-    60,
-  ),
+  everySize('timeline', 'scenario=demo.yaml&speed=max&autoplay=1', (page) => waitFor('the demo to finish', 60_000, async () => (await status(page)) === 'done'), 0, 22, 60),
   everySize(
     'compare',
     'scenario=its-not-dns.yaml&speed=max',
@@ -274,7 +263,10 @@ const VIEWS: View[] = [
     until: 120,
     speed: '10',
     then: async (page) => {
-      await page.getByText(/^Requests per node/i).first().scrollIntoViewIfNeeded();
+      await page
+        .getByText(/^Requests per node/i)
+        .first()
+        .scrollIntoViewIfNeeded();
     },
   }),
   paused({
@@ -305,7 +297,11 @@ const VIEWS: View[] = [
     speed: 'max',
     then: async (page) => {
       await page.getByTestId('why-summary').click();
-      await page.locator('[data-entity^="pod/api-"]').first().waitFor({ state: 'attached' }).catch(() => {});
+      await page
+        .locator('[data-entity^="pod/api-"]')
+        .first()
+        .waitFor({ state: 'attached' })
+        .catch(() => {});
     },
   }),
   paused({
@@ -359,7 +355,13 @@ const VIEWS: View[] = [
     play: async (page) => {
       await waitFor('presenter mode', 30_000, async () => (await page.locator('[data-layout="presenter"]').count()) === 1);
       // Chapter 3 told and played to chapter 4's start, with the laser on the picture.
-      for (const [key, at] of [['PageDown', 30], ['PageDown', 30], ['PageDown', 40], ['PageDown', 40], ['PageDown', 50]] as const) {
+      for (const [key, at] of [
+        ['PageDown', 30],
+        ['PageDown', 30],
+        ['PageDown', 40],
+        ['PageDown', 40],
+        ['PageDown', 50],
+      ] as const) {
         await page.keyboard.press(key);
         await waitFor(`the story at ${at} s`, 240_000, async () => (await clockUs(page)) === at * 1e6 && (await status(page)) === 'paused');
       }
@@ -396,14 +398,16 @@ const VIEWS: View[] = [
       await loaded(page, 'demo.yaml');
       await page.keyboard.press('e');
       await page.getByTestId('editor-import').click();
-      await page.getByTestId('import-source').fill(
-        [
-          'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: shop, labels: { app: shop } }\nspec:\n  replicas: 3\n  selector: { matchLabels: { app: shop } }\n  template:\n    metadata: { labels: { app: shop } }\n    spec:\n      containers:\n        - { name: shop, image: "shop:1.2", ports: [{ containerPort: 8080 }], livenessProbe: { httpGet: { path: /healthz, port: 8080 } } }',
-          'apiVersion: v1\nkind: Service\nmetadata: { name: shop }\nspec: { type: LoadBalancer, externalTrafficPolicy: Local, selector: { app: shop }, ports: [{ port: 80, targetPort: 8080 }] }',
-          'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: { name: shop }\nspec: { scaleTargetRef: { kind: Deployment, name: shop }, minReplicas: 3, maxReplicas: 10, metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 70 } } }] }',
-          'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: { name: shop }\nspec: {}',
-        ].join('\n---\n'),
-      );
+      await page
+        .getByTestId('import-source')
+        .fill(
+          [
+            'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: shop, labels: { app: shop } }\nspec:\n  replicas: 3\n  selector: { matchLabels: { app: shop } }\n  template:\n    metadata: { labels: { app: shop } }\n    spec:\n      containers:\n        - { name: shop, image: "shop:1.2", ports: [{ containerPort: 8080 }], livenessProbe: { httpGet: { path: /healthz, port: 8080 } } }',
+            'apiVersion: v1\nkind: Service\nmetadata: { name: shop }\nspec: { type: LoadBalancer, externalTrafficPolicy: Local, selector: { app: shop }, ports: [{ port: 80, targetPort: 8080 }] }',
+            'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: { name: shop }\nspec: { scaleTargetRef: { kind: Deployment, name: shop }, minReplicas: 3, maxReplicas: 10, metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 70 } } }] }',
+            'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: { name: shop }\nspec: {}',
+          ].join('\n---\n'),
+        );
     },
   },
   paused({ name: 'iframe-demo', scenario: 'demo.yaml', size: 'iframe', until: 22, speed: '5' }),

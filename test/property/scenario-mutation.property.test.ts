@@ -7,7 +7,9 @@ import { formatPath, type PathSegment } from '../../src/sim/scenario/path';
 
 const SCENARIOS = new URL('../../public/scenarios/', import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, SCENARIOS), 'utf8');
-const shipped = readdirSync(SCENARIOS).filter((f) => f.endsWith('.yaml')).sort();
+const shipped = readdirSync(SCENARIOS)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const demo: unknown = parse(read('demo.yaml'));
 
 const ERROR = /^(\(root\)|[A-Za-z0-9_.[\]{}"=-]+): ./;
@@ -100,13 +102,10 @@ const mutations: Mutation[] = [
 /** One random mutation at a random place of `doc`. */
 const mutate = (doc: unknown): fc.Arbitrary<unknown> => {
   const all = places(doc);
-  return fc
-    .tuple(fc.nat({ max: all.length - 1 }), fc.nat({ max: mutations.length - 1 }))
-    .chain(([p, m]) => (mutations[m] as Mutation)(doc, all[p] as PathSegment[]));
+  return fc.tuple(fc.nat({ max: all.length - 1 }), fc.nat({ max: mutations.length - 1 })).chain(([p, m]) => (mutations[m] as Mutation)(doc, all[p] as PathSegment[]));
 };
 
-const mutated = (rounds: number): fc.Arbitrary<unknown> =>
-  rounds === 0 ? fc.constant(demo) : mutated(rounds - 1).chain((doc) => fc.oneof(fc.constant(doc), mutate(doc)));
+const mutated = (rounds: number): fc.Arbitrary<unknown> => (rounds === 0 ? fc.constant(demo) : mutated(rounds - 1).chain((doc) => fc.oneof(fc.constant(doc), mutate(doc))));
 
 const options: fc.Arbitrary<LoadOptions> = fc.record(
   {

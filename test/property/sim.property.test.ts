@@ -58,52 +58,68 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
   /** The share of the duration one randomized run may cover within the budget. */
   const reach = (): number => Math.min(1, EVENT_BUDGET / baseRun().events);
 
-  it('meets every expectation it ships with, at its own seed', () => {
-    expect(baseRun().report.expect.filter((e) => !e.held)).toEqual([]);
-  }, SLOW);
+  it(
+    'meets every expectation it ships with, at its own seed',
+    () => {
+      expect(baseRun().report.expect.filter((e) => !e.held)).toEqual([]);
+    },
+    SLOW,
+  );
 
-  it('gives the golden digest at its own seed', () => {
-    expect(baseRun().report.digest, `update test/fixtures/golden-digests.json if the change is meant (npm run sim -- ${id} prints it)`).toBe(GOLDEN[id]);
-  }, SLOW);
+  it(
+    'gives the golden digest at its own seed',
+    () => {
+      expect(baseRun().report.digest, `update test/fixtures/golden-digests.json if the change is meant (npm run sim -- ${id} prints it)`).toBe(GOLDEN[id]);
+    },
+    SLOW,
+  );
 
   // The golden digest above already pins the full run across processes; a second pass over the first quarter checks
   // determinism within one process without doubling a talk-scale replay's cost.
-  it('gives the same digest for the same seed, and a different one for another seed', () => {
-    const a = baseRun();
-    expect(a.report.digest).toMatch(/^[0-9a-f]{16}$/);
-    const again = load(file);
-    again.runUntil(a.earlyUs);
-    expect(again.report(0).digest).toBe(a.early.digest);
-    const other = load(file, (a.report.seed + 1) >>> 0);
-    other.runUntil(a.earlyUs);
-    expect(other.report(0).digest).not.toBe(a.early.digest);
-  }, SLOW);
+  it(
+    'gives the same digest for the same seed, and a different one for another seed',
+    () => {
+      const a = baseRun();
+      expect(a.report.digest).toMatch(/^[0-9a-f]{16}$/);
+      const again = load(file);
+      again.runUntil(a.earlyUs);
+      expect(again.report(0).digest).toBe(a.early.digest);
+      const other = load(file, (a.report.seed + 1) >>> 0);
+      other.runUntil(a.earlyUs);
+      expect(other.report(0).digest).not.toBe(a.early.digest);
+    },
+    SLOW,
+  );
 
-  it('accounts for every packet: delivered, dropped with a reason, or in flight', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.double({ min: 0.05 * reach(), max: reach(), noNaN: true }), (seed, fraction) => {
-        const sim = load(file, seed);
-        sim.runUntil(Math.round(sim.durationUs * fraction) as SimTime);
-        const report = sim.report(0);
-        const { sent, delivered, dropped, inFlight } = report.packets;
-        expect(sent).toBeGreaterThan(0);
-        expect(delivered + dropped + inFlight).toBe(sent);
-        // The report lists request drops (a REFUSED answer) beside packet drops; only the packet reasons add up to it.
-        const byKind = dropsByKind(report);
-        expect(byKind.packet).toBe(dropped);
-        const requestDrops = Object.entries(report.totals).filter(([name]) => name.startsWith('requests.dropped{'));
-        expect(byKind.request).toBe(requestDrops.reduce((n, [, v]) => n + v, 0));
-      }),
-      // A seed's neighbours are unrelated runs, so shrinking one only re-runs the replay for minutes: report it at once.
-      { numRuns: runsWithin(5), endOnFailure: true },
-    );
-  }, SLOW);
+  it(
+    'accounts for every packet: delivered, dropped with a reason, or in flight',
+    () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.double({ min: 0.05 * reach(), max: reach(), noNaN: true }), (seed, fraction) => {
+          const sim = load(file, seed);
+          sim.runUntil(Math.round(sim.durationUs * fraction) as SimTime);
+          const report = sim.report(0);
+          const { sent, delivered, dropped, inFlight } = report.packets;
+          expect(sent).toBeGreaterThan(0);
+          expect(delivered + dropped + inFlight).toBe(sent);
+          // The report lists request drops (a REFUSED answer) beside packet drops; only the packet reasons add up to it.
+          const byKind = dropsByKind(report);
+          expect(byKind.packet).toBe(dropped);
+          const requestDrops = Object.entries(report.totals).filter(([name]) => name.startsWith('requests.dropped{'));
+          expect(byKind.request).toBe(requestDrops.reduce((n, [, v]) => n + v, 0));
+        }),
+        // A seed's neighbours are unrelated runs, so shrinking one only re-runs the replay for minutes: report it at once.
+        { numRuns: runsWithin(5), endOnFailure: true },
+      );
+    },
+    SLOW,
+  );
 
-  it('never moves simulated time backwards, whatever mix of steps and runUntil', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.oneof(fc.constant(-1), fc.double({ min: 0, max: 3 * reach(), noNaN: true })), { minLength: 1, maxLength: 60 }),
-        (ops) => {
+  it(
+    'never moves simulated time backwards, whatever mix of steps and runUntil',
+    () => {
+      fc.assert(
+        fc.property(fc.array(fc.oneof(fc.constant(-1), fc.double({ min: 0, max: 3 * reach(), noNaN: true })), { minLength: 1, maxLength: 60 }), (ops) => {
           const sim = load(file);
           let last = sim.now() as number;
           for (const op of ops) {
@@ -113,9 +129,10 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
             expect(sim.now()).toBeLessThanOrEqual(sim.durationUs);
             last = sim.now();
           }
-        },
-      ),
-      { numRuns: runsWithin(10), endOnFailure: true },
-    );
-  }, SLOW);
+        }),
+        { numRuns: runsWithin(10), endOnFailure: true },
+      );
+    },
+    SLOW,
+  );
 });

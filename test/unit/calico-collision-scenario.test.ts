@@ -10,8 +10,7 @@ import { runShipped, shippedSim } from '../fixtures/scenario-run';
 
 const FILE = 'calico-collision.yaml';
 const run = (fixes: string[] = [], sets: string[] = []): RunReport => runShipped(FILE, fixes, sets);
-const failedAfter = (r: RunReport, from: number): number =>
-  r.series['client.connections.failed']!.values.slice(from).reduce((a, b) => a + b, 0);
+const failedAfter = (r: RunReport, from: number): number => r.series['client.connections.failed']!.values.slice(from).reduce((a, b) => a + b, 0);
 const ipamRows = (sim: ReturnType<typeof shippedSim>, node: string) => sim.inspect(node)!.sections.find((s) => s.title === 'IPAM blocks (Calico)')!.rows;
 
 describe(FILE, () => {
@@ -64,8 +63,12 @@ describe(FILE, () => {
   it('explains the unreachable pod down to the deleted node', () => {
     const chain = base.why.find((c) => c.symptom.endsWith('unreachable'))!;
     expect(chain.steps.map((s) => s.entity)).toEqual([expect.stringMatching(/^pod\/web-/), 'node/node-b', 'node/node-b']);
-    expect(chain.steps[0]!.text).toMatch(/^its address 10\.244\.2\.0 is also tunl0's on node\/node-b: the host's local route wins, so packets to the pod are delivered to the node itself, which refused \d+ of them$/);
-    expect(chain.steps[1]!.text).toBe("Calico's IPAM gave 10.244.2.0 to the pod at 40.0 s: its garbage collector had released the address at 30.0 s as leaked, 20 s after the allocation's node was deleted");
-    expect(chain.steps[2]!.text).toBe('was deleted from the cluster at 10.0 s and registered again at 15.0 s; tunl0 kept the address the deleted node\'s allocation was for');
+    expect(chain.steps[0]!.text).toMatch(
+      /^its address 10\.244\.2\.0 is also tunl0's on node\/node-b: the host's local route wins, so packets to the pod are delivered to the node itself, which refused \d+ of them$/,
+    );
+    expect(chain.steps[1]!.text).toBe(
+      "Calico's IPAM gave 10.244.2.0 to the pod at 40.0 s: its garbage collector had released the address at 30.0 s as leaked, 20 s after the allocation's node was deleted",
+    );
+    expect(chain.steps[2]!.text).toBe("was deleted from the cluster at 10.0 s and registered again at 15.0 s; tunl0 kept the address the deleted node's allocation was for");
   });
 });

@@ -21,7 +21,11 @@ describe(FILE, () => {
 
   it('holds every expectation it ships, for the run and each fix', () => {
     expect(base.expect.filter((e) => !e.held)).toEqual([]);
-    for (const fix of ['kernel-fixed', 'no-cpu-limit', 'larger-limit']) expect(run([fix]).expect.filter((e) => !e.held), fix).toEqual([]);
+    for (const fix of ['kernel-fixed', 'no-cpu-limit', 'larger-limit'])
+      expect(
+        run([fix]).expect.filter((e) => !e.held),
+        fix,
+      ).toEqual([]);
   });
 
   it('is throttled in almost every period while it uses a quarter of its quota', () => {
@@ -57,13 +61,18 @@ describe(FILE, () => {
     expect(chain.steps.map((s) => s.text)).toEqual([
       expect.stringMatching(/^\d+ requests waited 5 ms or more for CPU beyond their own work; the longest \d+\.\d ms$/),
       expect.stringMatching(/^its cgroup was throttled in \d+ of 600 periods; in the latest it used \d+\.\d ms of its 40\.0 ms quota$/),
-      expect.stringMatching(/^its threads ran on \d+ CPUs; a CPU takes runtime from the quota 5\.0 ms at a time and keeps 1 ms when it goes idle, and on this kernel \(4\.18 to 5\.3\) the \d+\.\d ms the CPUs still held expired at the period's end$/),
+      expect.stringMatching(
+        /^its threads ran on \d+ CPUs; a CPU takes runtime from the quota 5\.0 ms at a time and keeps 1 ms when it goes idle, and on this kernel \(4\.18 to 5\.3\) the \d+\.\d ms the CPUs still held expired at the period's end$/,
+      ),
       'its CPU limit of 0.4 cores sets the quota to 40.0 ms per 100.0 ms period',
     ]);
     // The fixed kernel throttles only in the first period, and says that nothing expired.
     const fixedChain = fixed.why.find((c) => c.symptom.includes('CPU'));
     expect(fixedChain?.steps.map((s) => s.text)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^its cgroup was throttled in 1 of 600 periods/), expect.stringMatching(/so the pool ran dry while CPUs held what the others needed; on this kernel unused runtime carries over, so nothing expired$/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^its cgroup was throttled in 1 of 600 periods/),
+        expect.stringMatching(/so the pool ran dry while CPUs held what the others needed; on this kernel unused runtime carries over, so nothing expired$/),
+      ]),
     );
   });
 });

@@ -86,7 +86,11 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
       expect(e.cause).toBe(`martian source 10.244.1.5 from ${from}, on dev eth1: eth1 has no IPv4 address, rp_filter 2`);
     }
     for (const e of dropsLogged(sim, 'no_route')) expect(e.entity).toBe('network/fabric');
-    expect(series(report, 'requests.ok').slice(6).every((v) => v === 0)).toBe(true);
+    expect(
+      series(report, 'requests.ok')
+        .slice(6)
+        .every((v) => v === 0),
+    ).toBe(true);
     expectConserved(report);
   });
 
@@ -146,11 +150,7 @@ describe('ENI pod networking: SYNs to a deleted pod address', () => {
   });
 
   it('routed pod networking on bare metal: the old node blackholes them instead', () => {
-    const { report } = runText(ENI, [
-      'params.node.podNetwork=routed',
-      'topology.nodes[0].platform=bare-metal',
-      'topology.nodes[1].platform=bare-metal',
-    ]);
+    const { report } = runText(ENI, ['params.node.podNetwork=routed', 'topology.nodes[0].platform=bare-metal', 'topology.nodes[1].platform=bare-metal']);
     expect(Object.keys(report.drops)).toEqual(['no_local_pod']);
   });
 });
@@ -194,7 +194,11 @@ describe('hypervisor tracked-connection allowance on the packet path', () => {
     expect(series(r, 'hypervisor.conntrack_allowance_available{instance=node-a}').slice(1)).toEqual(new Array(29).fill(0));
     // Every request rides one of the tracked connections and is answered.
     expect(r.totals['requests.failed'] ?? 0).toBe(0);
-    expect(series(r, 'requests.ok').slice(1).every((v) => v > 0)).toBe(true);
+    expect(
+      series(r, 'requests.ok')
+        .slice(1)
+        .every((v) => v > 0),
+    ).toBe(true);
     expectConserved(r);
   });
 
@@ -306,7 +310,7 @@ function dialNodePort(policy: 'Cluster' | 'Local', targets: string[]) {
 }
 
 describe('kube-proxy NodePort Services on the packet path', () => {
-  it("externalTrafficPolicy Cluster: the backend sees the address of the node that was dialled (masquerade)", () => {
+  it('externalTrafficPolicy Cluster: the backend sees the address of the node that was dialled (masquerade)', () => {
     const { sockets, seen, drops } = dialNodePort('Cluster', ['10.0.0.11:30080', '10.0.0.13:30080']);
     const [viaA, viaC] = sockets;
     expect(viaA!.state).toBe(TcpState.established);

@@ -14,8 +14,7 @@ function cache(settings: CacheSettings) {
     misses: metrics.counter('misses'),
     entries: metrics.gauge('entries'),
   });
-  const put = (name: string, rcode: Rcode, ttl: number, at = 0) =>
-    c.store(newAnswer(ids, newQuery(ids, name), rcode, rcode === 'NOERROR' ? [IP] : [], ttl), atSeconds(at));
+  const put = (name: string, rcode: Rcode, ttl: number, at = 0) => c.store(newAnswer(ids, newQuery(ids, name), rcode, rcode === 'NOERROR' ? [IP] : [], ttl), atSeconds(at));
   const get = (name: string, at: number) => c.lookup(ids, newQuery(ids, name), atSeconds(at));
   /** Seconds the entry is served for, probing at 0.1 s steps. */
   const lifetime = (name: string) => {

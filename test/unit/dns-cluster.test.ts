@@ -14,11 +14,7 @@ function setup(overrides: Partial<ClusterDnsOptions> = {}) {
   const ctx = createContext(defaultParams(), 3);
   const transport = new FakeDnsTransport(ctx);
   const services = new Map<string, number[]>([[serviceDnsName('web', 'default'), [WEB_IP]]]);
-  const dns = new ClusterDns(
-    ctx,
-    transport,
-    clusterDnsOptions({ records: (name) => services.get(name) ?? null, upstreamServers: [VPC_RESOLVER], ...overrides }),
-  );
+  const dns = new ClusterDns(ctx, transport, clusterDnsOptions({ records: (name) => services.get(name) ?? null, upstreamServers: [VPC_RESOLVER], ...overrides }));
   const replica = dns.addReplica(5, REPLICA_IP, 5, 'coredns-0');
   const client = new RawDnsClient(ctx, transport, 1);
   return { ctx, transport, services, dns, replica, client };
@@ -38,7 +34,11 @@ describe('cluster DNS (CoreDNS with the kubeadm Corefile, docs/sources/dns.md#ku
 
   it('forwards other names to its upstream and caches them up to 30 s', () => {
     const { ctx, client, transport } = setup();
-    transport.listen(9, VPC_RESOLVER, scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ipv4('52.1.2.3')], ttl: 300 })));
+    transport.listen(
+      9,
+      VPC_RESOLVER,
+      scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ipv4('52.1.2.3')], ttl: 300 })),
+    );
     client.ask(REPLICA_IP, 'api.example.com');
     ctx.sched.runUntil(atSeconds(10.5));
     const cached = client.ask(REPLICA_IP, 'api.example.com');
@@ -51,7 +51,11 @@ describe('cluster DNS (CoreDNS with the kubeadm Corefile, docs/sources/dns.md#ku
 
   it('forwards with max_concurrent 1000: the 1001st concurrent query to a silent upstream is REFUSED', () => {
     const { ctx, client, transport, dns, replica } = setup();
-    transport.listen(9, VPC_RESOLVER, scriptedServer(transport, () => null));
+    transport.listen(
+      9,
+      VPC_RESOLVER,
+      scriptedServer(transport, () => null),
+    );
     for (let i = 0; i < 1001; i++) client.ask(REPLICA_IP, `h${i}.example.com`);
     ctx.sched.runUntil(atSeconds(0.01));
     expect(dns.inflight(replica)).toBe(1000);

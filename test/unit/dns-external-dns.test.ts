@@ -111,10 +111,26 @@ describe('external-dns (docs/sources/dns.md#external-dns, #test-vectors)', () =>
   it('removeOnTerminating: a terminating pod’s address goes at the next run, otherwise only once the pod is deleted', () => {
     for (const removeOnTerminating of [true, false]) {
       const { ctx, controller, setDesired, served } = setup({ removeOnTerminating });
-      setDesired([{ name: 'api.example.com', targets: [{ ip: OLD_IP, terminating: false }, { ip: NEW_IP, terminating: false }] }]);
+      setDesired([
+        {
+          name: 'api.example.com',
+          targets: [
+            { ip: OLD_IP, terminating: false },
+            { ip: NEW_IP, terminating: false },
+          ],
+        },
+      ]);
       controller.start();
       ctx.sched.runUntil(atSeconds(1));
-      setDesired([{ name: 'api.example.com', targets: [{ ip: OLD_IP, terminating: true }, { ip: NEW_IP, terminating: false }] }]);
+      setDesired([
+        {
+          name: 'api.example.com',
+          targets: [
+            { ip: OLD_IP, terminating: true },
+            { ip: NEW_IP, terminating: false },
+          ],
+        },
+      ]);
       ctx.sched.runUntil(atSeconds(61));
       expect(served()).toEqual(removeOnTerminating ? [NEW_IP] : [OLD_IP, NEW_IP]);
       setDesired([{ name: 'api.example.com', targets: [{ ip: NEW_IP, terminating: false }] }]);

@@ -97,7 +97,12 @@ function forwarder(upstreams: number[], overrides: Partial<ForwardSettings> = {}
     plugin.serve(instance, newQuery(transport.ids, name), proto, receiver, token);
     return token;
   };
-  const answering = (ip: number) => transport.listen(9, ip, scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ip], ttl: 30 })));
+  const answering = (ip: number) =>
+    transport.listen(
+      9,
+      ip,
+      scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ip], ttl: 30 })),
+    );
   const counter = (name: string) => ctx.metrics.counter(`dns.test.${name}`).total;
   return { ctx, transport, plugin, instance, outcomes, ask, answering, counter };
 }
@@ -255,7 +260,11 @@ describe('forward connections (docs/sources/dns.md#connection-reuse)', () => {
 
   it('passes an upstream’s own answer through, whatever its rcode', () => {
     const f = forwarder([UP1]);
-    f.transport.listen(9, UP1, scriptedServer(f.transport, () => ({ rcode: 'NXDOMAIN', ttl: 60 })));
+    f.transport.listen(
+      9,
+      UP1,
+      scriptedServer(f.transport, () => ({ rcode: 'NXDOMAIN', ttl: 60 })),
+    );
     f.ask('nope.example.com');
     f.ctx.sched.runUntil(atSeconds(1));
     expect(f.outcomes[0]).toMatchObject({ answer: { rcode: 'NXDOMAIN', ttl: 60, name: 'nope.example.com' }, fromUpstream: true });

@@ -34,7 +34,11 @@ function saturate(clusterForward: Partial<ForwardSettings>, qps: number, hold: n
   const from = 3 * hold;
   const to = 11 * hold;
   const { ctx, transport, nodeLocal, node, client } = setup(clusterForward);
-  transport.listen(9, CLUSTER_DNS, scriptedServer(transport, () => null));
+  transport.listen(
+    9,
+    CLUSTER_DNS,
+    scriptedServer(transport, () => null),
+  );
   const rng = ctx.rng.stream('test/arrivals');
   let peakInflight = 0;
   const arrive = ctx.sched.register('test.arrive', () => {
@@ -99,7 +103,11 @@ describe('node-local DNS max_concurrent, end to end (docs/sources/dns.md#concurr
 
   it('the `.` zone has no max_concurrent unless configured', () => {
     const { ctx, transport, client } = setup();
-    transport.listen(9, VPC_RESOLVER, scriptedServer(transport, () => null));
+    transport.listen(
+      9,
+      VPC_RESOLVER,
+      scriptedServer(transport, () => null),
+    );
     for (let i = 0; i < 3000; i++) client.ask(NODE_LOCAL_DNS_IP, `host-${i}.example.com`);
     ctx.sched.runUntil(atSeconds(10));
     expect(client.asked.every((a) => a.answer?.rcode === 'SERVFAIL')).toBe(true);
@@ -113,9 +121,7 @@ describe('node-local DNS zones and cache (docs/sources/dns.md#nodelocal-dnscache
     s.transport.listen(
       9,
       CLUSTER_DNS,
-      scriptedServer(s.transport, (q) =>
-        q.name === 'web.default.svc.cluster.local' ? { rcode: 'NOERROR', addresses: [SERVICE_IP], ttl: 30 } : { rcode: 'NXDOMAIN', ttl: 30 },
-      ),
+      scriptedServer(s.transport, (q) => (q.name === 'web.default.svc.cluster.local' ? { rcode: 'NOERROR', addresses: [SERVICE_IP], ttl: 30 } : { rcode: 'NXDOMAIN', ttl: 30 })),
     );
     const upstreamAsked = (name: string) => s.transport.deliveredTo(CLUSTER_DNS).filter((q) => q.name === name).length;
     const askAt = (t: number, name: string) => {
@@ -150,7 +156,11 @@ describe('node-local DNS zones and cache (docs/sources/dns.md#nodelocal-dnscache
 
   it('sends cluster names to cluster DNS over TCP (force_tcp) and other names to the node’s resolver over UDP', () => {
     const { ctx, transport, client } = withClusterDns();
-    transport.listen(9, VPC_RESOLVER, scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ipv4('93.184.216.34')], ttl: 60 })));
+    transport.listen(
+      9,
+      VPC_RESOLVER,
+      scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ipv4('93.184.216.34')], ttl: 60 })),
+    );
     client.ask(NODE_LOCAL_DNS_IP, 'web.default.svc.cluster.local');
     client.ask(KUBE_DNS, 'example.com');
     ctx.sched.runUntil(atSeconds(1));
@@ -163,11 +173,19 @@ describe('node-local DNS zones and cache (docs/sources/dns.md#nodelocal-dnscache
   it('does not cache the SERVFAIL it makes up when the upstream is silent', () => {
     const { ctx, transport, client } = setup({ maxConnectAttempts: 1 });
     transport.setPath(CLUSTER_DNS, { blackhole: true });
-    transport.listen(9, CLUSTER_DNS, scriptedServer(transport, () => null));
+    transport.listen(
+      9,
+      CLUSTER_DNS,
+      scriptedServer(transport, () => null),
+    );
     client.ask(NODE_LOCAL_DNS_IP, 'web.default.svc.cluster.local');
     ctx.sched.runUntil(atSeconds(40));
     transport.setPath(CLUSTER_DNS, { blackhole: false });
-    transport.listen(9, CLUSTER_DNS, scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [SERVICE_IP], ttl: 30 })));
+    transport.listen(
+      9,
+      CLUSTER_DNS,
+      scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [SERVICE_IP], ttl: 30 })),
+    );
     const after = client.ask(NODE_LOCAL_DNS_IP, 'web.default.svc.cluster.local');
     ctx.sched.runUntil(atSeconds(41));
     expect(client.asked[0]!.answer?.rcode).toBe('SERVFAIL');
@@ -194,7 +212,11 @@ describe('provider TTLs through node-local DNS', () => {
     [300, 30],
   ])('a record with TTL %i s is re-fetched after %i s', (ttl, refetchAfter) => {
     const { ctx, transport, client } = setup();
-    transport.listen(9, VPC_RESOLVER, scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ipv4('52.1.2.3')], ttl })));
+    transport.listen(
+      9,
+      VPC_RESOLVER,
+      scriptedServer(transport, () => ({ rcode: 'NOERROR', addresses: [ipv4('52.1.2.3')], ttl })),
+    );
     const tick = ctx.sched.register('test.poll', () => {
       client.ask(NODE_LOCAL_DNS_IP, 'api.example.com');
       ctx.sched.after(seconds(0.5), tick);

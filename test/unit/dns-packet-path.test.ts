@@ -87,7 +87,9 @@ describe('a full hypervisor table breaks DNS on that instance', () => {
     const r = runText(full(allowance)).report;
     return {
       lookups: r.totals['dns.client.lookups'] ?? 0,
-      failed: Object.entries(r.totals).filter(([k]) => k.startsWith('dns.client.failures{')).reduce((n, [, v]) => n + v, 0),
+      failed: Object.entries(r.totals)
+        .filter(([k]) => k.startsWith('dns.client.failures{'))
+        .reduce((n, [, v]) => n + v, 0),
       exceeded: r.totals['hypervisor.conntrack_allowance_exceeded{instance=node-a}'] ?? 0,
     };
   };

@@ -29,7 +29,11 @@ function setup(nameservers = [NS1]) {
   };
   const resolve = (name: string) => stub.lookup(7, conf, name, receiver, results.push({ at: -1 }) - 1);
   const serve = (ip: number, reply: (name: string) => { rcode: Rcode; addresses?: number[] } | null) =>
-    transport.listen(1, ip, scriptedServer(transport, (q) => reply(q.name)));
+    transport.listen(
+      1,
+      ip,
+      scriptedServer(transport, (q) => reply(q.name)),
+    );
   const asked = (ip: number) => transport.deliveredTo(ip).map((q) => q.name);
   const queries = () => ctx.metrics.counter('dns.client.queries').total;
   return { ctx, transport, conf, results, resolve, serve, asked, queries };
@@ -65,12 +69,7 @@ describe('stub resolver lookups', () => {
     s.serve(NS1, (name) => (name === 'api.example.com' ? { rcode: 'NOERROR', addresses: [EXTERNAL_IP] } : { rcode: 'NXDOMAIN' }));
     s.resolve('api.example.com');
     s.ctx.sched.runUntil(atSeconds(1));
-    expect(s.asked(NS1)).toEqual([
-      'api.example.com.default.svc.cluster.local',
-      'api.example.com.svc.cluster.local',
-      'api.example.com.cluster.local',
-      'api.example.com',
-    ]);
+    expect(s.asked(NS1)).toEqual(['api.example.com.default.svc.cluster.local', 'api.example.com.svc.cluster.local', 'api.example.com.cluster.local', 'api.example.com']);
     expect(s.results[0]!.addresses).toEqual([EXTERNAL_IP]);
     expect(s.queries()).toBe(4);
   });

@@ -42,9 +42,7 @@ const CITATION = /docs\/([\w./-]+\.md)(?:#([\w-]+))?/g;
 
 describe('citations of docs/', () => {
   const sources = [...files(join(ROOT, 'src'), /\.tsx?$/), ...files(join(ROOT, 'test'), /\.ts$/), ...files(join(ROOT, 'bench'), /\.ts$/)];
-  const citations = sources.flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(CITATION)].map((m) => ({ at: relative(ROOT, file), page: m[1]!, anchor: m[2] })),
-  );
+  const citations = sources.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(CITATION)].map((m) => ({ at: relative(ROOT, file), page: m[1]!, anchor: m[2] })));
 
   it('are there to check', () => {
     expect(citations.length).toBeGreaterThan(100);

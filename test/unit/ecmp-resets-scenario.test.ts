@@ -11,8 +11,7 @@ import { runShipped, shippedSim } from '../fixtures/scenario-run';
 const FILE = 'ecmp-resets.yaml';
 // 8 clients × 32 long-lived connections.
 const CONNECTIONS = 256;
-const sum = (r: RunReport, metric: string, from: number, to: number): number =>
-  r.series[metric]!.values.slice(from, to).reduce((a, b) => a + b, 0);
+const sum = (r: RunReport, metric: string, from: number, to: number): number => r.series[metric]!.values.slice(from, to).reduce((a, b) => a + b, 0);
 
 /** Every change of the router's group after the start: when, and the share of the hash space it reported moving. */
 function changes(fixes: string[]): { t: number; moved: number }[] {

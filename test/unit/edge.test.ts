@@ -210,7 +210,11 @@ describe('ECMP behind MetalLB (ETP Local): a node losing its last pod withdraws 
     runTo(ctx, 10);
     w.workloads.deletePod(w.workloads.findPod('traefik-1')!, 30, 'test');
     runTo(ctx, 13);
-    expect(events(ctx, 'router.ecmp.changed').filter((e) => e.t > 0).map((e) => e.t)).toEqual([12_100_000]);
+    expect(
+      events(ctx, 'router.ecmp.changed')
+        .filter((e) => e.t > 0)
+        .map((e) => e.t),
+    ).toEqual([12_100_000]);
   });
 
   it('hash-threshold: removing hop 2 of 4 moves 1/3 of flows; the 1/12 beyond the dead hop are reset by nodes that never saw them', () => {
@@ -690,7 +694,12 @@ describe('F5 pool of node members in front of a NodePort Service with ETP Local'
     const report = sim.report(0);
     expectReportConserved(report);
     expect(Object.keys(report.drops)).toEqual(['no_local_endpoint']);
-    expect(sim.eventsSince(0).filter((e) => e.kind === 'lb.member.down' && e.t > 0).map((e) => e.t)).toEqual([36_002_807]);
+    expect(
+      sim
+        .eventsSince(0)
+        .filter((e) => e.kind === 'lb.member.down' && e.t > 0)
+        .map((e) => e.t),
+    ).toEqual([36_002_807]);
   });
 });
 
@@ -739,7 +748,7 @@ describe('healthCheckNodePort on the wire', () => {
     expectConserved(r.ctx, r.w);
   });
 
-  it("after the only pod on node-b goes, node-b answers 503 once its kube-proxy has synced; its member is down within one monitor timeout", () => {
+  it('after the only pod on node-b goes, node-b answers 503 once its kube-proxy has synced; its member is down within one monitor timeout', () => {
     const r = f5(HCNP);
     runTo(r.ctx, 21);
     const syncs = r.ctx.metrics.counter('kube_proxy.syncs', { node: 'node-b' });

@@ -36,7 +36,12 @@ describe('EndpointSlice versions', () => {
     expect(slice.readyCount).toBe(3);
     const snapshot = slice.endpoints;
 
-    expect(slice.update(pods.map((p) => ({ ...p })), 8080)).toBe(false);
+    expect(
+      slice.update(
+        pods.map((p) => ({ ...p })),
+        8080,
+      ),
+    ).toBe(false);
     expect(slice.version).toBe(1);
 
     pods[1]!.ready = false;

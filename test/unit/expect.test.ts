@@ -26,12 +26,7 @@ describe('expectations on a run report', () => {
   });
 
   it('accounts for samples a ring buffer has already dropped', () => {
-    const [r] = evaluateExpectations(
-      [{ metric: 'requests.failed', agg: 'total', window: [12, 14], op: '==', value: 12 }],
-      totals,
-      series,
-      16,
-    );
+    const [r] = evaluateExpectations([{ metric: 'requests.failed', agg: 'total', window: [12, 14], op: '==', value: 12 }], totals, series, 16);
     expect(r!.actual).toBe(12);
   });
 
@@ -43,12 +38,7 @@ describe('expectations on a run report', () => {
   });
 
   it('says so when the run stopped before a window ends', () => {
-    const [r] = evaluateExpectations(
-      [{ metric: 'requests.failed', agg: 'total', window: [4, 10], op: '==', value: 0 }],
-      totals,
-      series,
-      6,
-    );
+    const [r] = evaluateExpectations([{ metric: 'requests.failed', agg: 'total', window: [4, 10], op: '==', value: 0 }], totals, series, 6);
     expect(r!.held).toBe(false);
     expect(r!.missing).toBe('the run stopped at 6 s, before the window ends at 10 s');
   });

@@ -59,7 +59,10 @@ describe('external-dns on its loop (docs/sources/dns.md#external-dns, #test-vect
   });
 
   it("writes the record with Route 53's 300 s TTL unless the TTL annotation (params.externalDns.recordTtlS) says otherwise", () => {
-    for (const [sets, ttl] of [[[], 300], [['params.externalDns.recordTtlS=5'], 5]] as const) {
+    for (const [sets, ttl] of [
+      [[], 300],
+      [['params.externalDns.recordTtlS=5'], 5],
+    ] as const) {
       const { ctx, w } = world([...sets]);
       ctx.sched.runUntil(atSeconds(1));
       expect(w.dns!.provider.servedRecord('metric.example.com')?.ttl).toBe(ttl);

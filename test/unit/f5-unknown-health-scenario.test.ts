@@ -60,7 +60,11 @@ describe(FILE, () => {
 
   it('moves each fix the way it says', () => {
     const by = Object.fromEntries(['activate-after-healthy', 'faster-monitor', 'ingress-node-subset', 'pod-members', 'etp-cluster'].map((f) => [f, run([f])]));
-    for (const [fix, report] of Object.entries(by)) expect(report.expect.filter((e) => !e.held), fix).toEqual([]);
+    for (const [fix, report] of Object.entries(by))
+      expect(
+        report.expect.filter((e) => !e.held),
+        fix,
+      ).toEqual([]);
     expect(failed(by['activate-after-healthy']!)).toBe(0);
     expect(failed(by['ingress-node-subset']!)).toBe(0);
     expect(failed(by['pod-members']!)).toBe(0);

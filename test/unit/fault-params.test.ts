@@ -77,4 +77,3 @@ describe('fault catalog', () => {
     expect(() => parseTarget(findFault('break-upstream')!, 'node/node-a')).toThrow('target: fault "break-upstream" applies to dns, not node');
   });
 });
-

@@ -36,14 +36,31 @@ describe('fault record', () => {
       { at: 20, fault: f('b') },
     ];
     expect(sharedPrefix(a, [...a, { at: 30, fault: f('c') }], 2)).toBe(2);
-    expect(sharedPrefix(a, [{ at: 10, fault: f('a') }, { at: 20, fault: f('x') }], 2)).toBe(1);
+    expect(
+      sharedPrefix(
+        a,
+        [
+          { at: 10, fault: f('a') },
+          { at: 20, fault: f('x') },
+        ],
+        2,
+      ),
+    ).toBe(1);
     expect(sharedPrefix(a, [], 2)).toBe(0);
   });
 
   it('names the bad field of a record from outside', () => {
     expect(() => parseFaultRecord('x', 100)).toThrow('seek.faults: expected a list');
     expect(() => parseFaultRecord([{ at: -1, fault: f('a') }], 100)).toThrow('seek.faults[0].at');
-    expect(() => parseFaultRecord([{ at: 50, fault: f('a') }, { at: 40, fault: f('b') }], 100)).toThrow('seek.faults[1].at: the record must be in time order');
+    expect(() =>
+      parseFaultRecord(
+        [
+          { at: 50, fault: f('a') },
+          { at: 40, fault: f('b') },
+        ],
+        100,
+      ),
+    ).toThrow('seek.faults[1].at: the record must be in time order');
     expect(() => parseFaultRecord([{ at: 5, fault: { target: 'x' } }], 100)).toThrow('seek.faults[0].fault');
     expect(parseFaultRecord([{ at: 5, fault: f('a') }], 100)).toEqual([{ at: 5, fault: f('a') }]);
   });

@@ -81,19 +81,17 @@ describe('slow-upstream', () => {
   it('rejects targets that are not DNS servers, and scenarios without DNS', () => {
     const sim = createSim(loadText(SCENARIO));
     expect(() => sim.applyFault({ fault: 'slow-upstream', target: 'dns/route53' })).toThrow('target: no dns named "route53"');
-    expect(() => sim.applyFault({ fault: 'slow-upstream', target: 'dns/cluster', params: { addedLatencyMs: -1 } })).toThrow(
-      'params.addedLatencyMs: must be at least 0',
+    expect(() => sim.applyFault({ fault: 'slow-upstream', target: 'dns/cluster', params: { addedLatencyMs: -1 } })).toThrow('params.addedLatencyMs: must be at least 0');
+    expect(() => sim.applyFault({ fault: 'break-upstream', target: 'dns/cluster', params: { dropProbability: 2 } })).toThrow('params.dropProbability: must be at most 1');
+    const plain = createSim(
+      loadText(
+        scenarioText(DNS, (s) => {
+          delete s.topology.deployments.external;
+          delete s.topology.deployments.internal;
+          delete s.topology.dns;
+        }),
+      ),
     );
-    expect(() => sim.applyFault({ fault: 'break-upstream', target: 'dns/cluster', params: { dropProbability: 2 } })).toThrow(
-      'params.dropProbability: must be at most 1',
-    );
-    const plain = createSim(loadText(
-      scenarioText(DNS, (s) => {
-        delete s.topology.deployments.external;
-        delete s.topology.deployments.internal;
-        delete s.topology.dns;
-      }),
-    ));
     expect(() => plain.applyFault({ fault: 'break-upstream', target: 'dns/cluster' })).toThrow('target: the scenario has no DNS (topology.dns)');
   });
 });

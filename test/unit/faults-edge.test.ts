@@ -69,7 +69,10 @@ function flows(w: World): { key: string; srcIp: number; srcPort: number; hop: nu
 }
 
 const movedKeys = (w: World, before: ReturnType<typeof flows>) =>
-  before.filter((f) => routerOf(w).route(Proto.tcp, f.srcIp, f.srcPort, LB_IP, 80) !== f.hop).map((f) => f.key).sort();
+  before
+    .filter((f) => routerOf(w).route(Proto.tcp, f.srcIp, f.srcPort, LB_IP, 80) !== f.hop)
+    .map((f) => f.key)
+    .sort();
 
 const resetKeys = (drops: ReturnType<typeof recordDrops>, from: number) =>
   [...new Set(drops.filter((d) => d.reason === 'no_socket_reset' && d.site.startsWith('node/') && d.t >= from).map((d) => d.src))].sort();
@@ -105,9 +108,7 @@ describe('change-ecmp-hash', () => {
   it('rejects an unknown router, an unknown mode and a fractional key', () => {
     const { w } = worldOf(ECMP);
     expect(() => apply(w, 'change-ecmp-hash', 'router/tr')).toThrow('target: no router named "tr" (did you mean "tor"?)');
-    expect(() => apply(w, 'change-ecmp-hash', 'router/tor', { mode: 'random' })).toThrow(
-      'params.mode: expected one of "keep", "modulo", "hash-threshold", "resilient"',
-    );
+    expect(() => apply(w, 'change-ecmp-hash', 'router/tor', { mode: 'random' })).toThrow('params.mode: expected one of "keep", "modulo", "hash-threshold", "resilient"');
     expect(() => apply(w, 'change-ecmp-hash', 'router/tor', { seed: 0.5 })).toThrow('params.seed: expected a whole number');
     expect(() => apply(w, 'change-ecmp-hash', 'node/node-a')).toThrow('applies to router, not node');
   });
@@ -144,7 +145,11 @@ describe('remove-bgp-speaker / add-bgp-speaker', () => {
     expect(hops(w)).toEqual(['10.0.0.11', '10.0.0.13', '10.0.0.14']);
     runTo(ctx, 20.500001);
     expect(hops(w)).toEqual(['10.0.0.11', '10.0.0.13', '10.0.0.14', '10.0.0.12']);
-    expect(events(ctx, 'bgp.session.up').filter((e) => e.t > 0).map((e) => e.entity)).toEqual(['node/node-b']);
+    expect(
+      events(ctx, 'bgp.session.up')
+        .filter((e) => e.t > 0)
+        .map((e) => e.entity),
+    ).toEqual(['node/node-b']);
   });
 
   it('a node that never ran a speaker gets a new one, which peers and adds its next hop', () => {
@@ -327,7 +332,11 @@ describe('remove-node and join-node behind an F5 pool of node members', () => {
     expect(unknown.filter((ok) => !ok).length).toBeLessThan(unknown.length / 3 + 3);
     expect((r.ctx.drops.totals().no_local_endpoint ?? 0) - dropsBefore).toBeGreaterThan(0);
     expect(r.member('10.0.0.13')?.health).toBe('down');
-    expect(events(r.ctx, 'lb.member.down').filter((e) => e.t > 0).map((e) => e.t / 1e6)).toEqual([76]);
+    expect(
+      events(r.ctx, 'lb.member.down')
+        .filter((e) => e.t > 0)
+        .map((e) => e.t / 1e6),
+    ).toEqual([76]);
     expect(r.dial(78, 85).every((ok) => ok)).toBe(true);
   });
 
@@ -401,7 +410,11 @@ describe('recreate-pool', () => {
     expect(dialled.filter((ok) => !ok).length).toBeGreaterThan(dialled.length / 3 - 3);
     // The first probes (5 s later) bring the served nodes up; node-c goes down at 5 + 16 s.
     expect(['10.0.0.11', '10.0.0.12', '10.0.0.13'].map((ip) => r.member(ip)?.health)).toEqual(['up', 'up', 'down']);
-    expect(events(r.ctx, 'lb.member.down').filter((e) => e.t > 0).map((e) => e.t / 1e6)).toEqual([21]);
+    expect(
+      events(r.ctx, 'lb.member.down')
+        .filter((e) => e.t > 0)
+        .map((e) => e.t / 1e6),
+    ).toEqual([21]);
     expect(r.dial(23, 30).every((ok) => ok)).toBe(true);
   });
 

@@ -66,8 +66,7 @@ describe('set-lb-policy', () => {
 describe('set-reconnect-policy', () => {
   it('a fixed 300 ms interval makes clients redial crashed servers several times as often as gRPC’s backoff', () => {
     // The servers crash at 20 s and stay down until 30 s; the clients were rolled to the new policy by then.
-    const timeline = (...policy: TimelineInput[]) =>
-      scenarioText({ ...GRPC, timeline: [...policy, fault(20, 'crash-loop', 'deployment/metric', { runSeconds: 5, durationSeconds: 100 })] });
+    const timeline = (...policy: TimelineInput[]) => scenarioText({ ...GRPC, timeline: [...policy, fault(20, 'crash-loop', 'deployment/metric', { runSeconds: 5, durationSeconds: 100 })] });
     const base = runText(timeline());
     const fixed = runText(timeline(fault(1, 'set-reconnect-policy', 'deployment/alerting', { reconnect: 'fixed', reconnectIntervalMs: 300 })));
     expect(fixed.sim.eventsSince(0).filter((e) => e.kind === 'fault.failed')).toEqual([]);

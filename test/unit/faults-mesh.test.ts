@@ -52,13 +52,7 @@ describe('set-envoy-rollout', () => {
 
   it('sends the pods whose names hash below the share to Envoy once the deployment restarts, and the kill switch sends them back', () => {
     const r = runText(
-      scenario(
-        [
-          fault(5, 'set-envoy-rollout', 'deployment/api', { percent: 50 }),
-          fault(60, 'set-envoy-rollout', 'deployment/api', { percent: 50, killSwitch: true }),
-        ],
-        120,
-      ),
+      scenario([fault(5, 'set-envoy-rollout', 'deployment/api', { percent: 50 }), fault(60, 'set-envoy-rollout', 'deployment/api', { percent: 50, killSwitch: true })], 120),
     ).report;
     const envoys = series(r, 'mesh.pods.envoy');
     expect(envoys[3]).toBe(0);

@@ -30,7 +30,11 @@ const ENI_SPEC: ScenarioSpec = {
 };
 const ENI = scenarioText(ENI_SPEC);
 
-const withFault = (entry: TimelineInput, sets: string[] = []) => runText(scenarioText(ENI_SPEC, (s) => s.timeline.push(entry)), sets);
+const withFault = (entry: TimelineInput, sets: string[] = []) =>
+  runText(
+    scenarioText(ENI_SPEC, (s) => s.timeline.push(entry)),
+    sets,
+  );
 const dropKinds = (r: RunReport) => Object.keys(r.drops).sort();
 const failedFaults = (sim: Sim) => sim.eventsSince(0).filter((e) => e.kind === 'fault.failed');
 
@@ -118,8 +122,6 @@ describe('set-instance-allowance', () => {
   it('refuses bare-metal nodes and allowances below 1', () => {
     const sim = createSim(loadText(ENI, ['topology.nodes[0].platform=bare-metal', 'params.node.podNetwork=routed']));
     expect(() => sim.applyFault({ fault: 'set-instance-allowance', target: 'node/node-a' })).toThrow('target: node "node-a" is bare-metal');
-    expect(() => sim.applyFault({ fault: 'set-instance-allowance', target: 'node/node-b', params: { conntrackAllowance: 0 } })).toThrow(
-      'params.conntrackAllowance: must be at least 1',
-    );
+    expect(() => sim.applyFault({ fault: 'set-instance-allowance', target: 'node/node-b', params: { conntrackAllowance: 0 } })).toThrow('params.conntrackAllowance: must be at least 1');
   });
 });

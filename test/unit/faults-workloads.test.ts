@@ -21,8 +21,7 @@ function sim(yaml = scenarioText(BASE), sets: string[] = []): Sim {
 }
 
 const at = (s: Sim, t: number) => s.runUntil(atSeconds(t));
-const events = (s: Sim, kind: string, entity?: string): LogEvent[] =>
-  s.eventsSince(0).filter((e) => e.kind === kind && (entity === undefined || e.entity === entity));
+const events = (s: Sim, kind: string, entity?: string): LogEvent[] => s.eventsSince(0).filter((e) => e.kind === kind && (entity === undefined || e.entity === entity));
 const seconds = (list: LogEvent[]) => list.map((e) => e.t / 1e6);
 const webPods = (s: Sim) => s.topology().pods.filter((p) => p.deployment === 'web');
 const endpoints = (s: Sim) => s.topology().services.find((x) => x.name === 'web')!.endpoints;
@@ -33,7 +32,11 @@ describe('scale-deployment', () => {
     const s = sim();
     at(s, 10);
     s.applyFault({ fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 4 } });
-    expect(webPods(s).map((p) => p.phase).sort()).toEqual(['pending', 'pending', 'running', 'running']);
+    expect(
+      webPods(s)
+        .map((p) => p.phase)
+        .sort(),
+    ).toEqual(['pending', 'pending', 'running', 'running']);
     expect(events(s, 'deployment.scaled')[0]).toMatchObject({ entity: 'deployment/web', cause: 'user', message: 'scaled from 2 to 4 replicas' });
     // kube.podStartSeconds (2 s) later they run, and the endpoints follow.
     at(s, 13);
@@ -54,7 +57,11 @@ describe('scale-deployment', () => {
     expect(terminating.map((e) => e.entity).sort()).toEqual(['pod/web-0', 'pod/web-2']);
     expect(terminating.every((e) => e.cause === 'scale-down of deployment/web')).toBe(true);
     at(s, 40);
-    expect(webPods(s).filter((p) => p.phase !== 'gone').map((p) => p.name)).toEqual(['web-1']);
+    expect(
+      webPods(s)
+        .filter((p) => p.phase !== 'gone')
+        .map((p) => p.name),
+    ).toEqual(['web-1']);
     expect(endpoints(s)).toEqual(['web-1']);
     expect(events(s, 'pod.created').filter((e) => e.t > 0)).toEqual([]);
     // A graceful exit: the servers closed their connections with FIN, so no pod was SIGKILLed.
@@ -75,7 +82,10 @@ describe('drain-node', () => {
   it('cordons the node and evicts its pods gracefully; replacements land on the other node only', () => {
     const s = sim();
     at(s, 10);
-    const onA = s.topology().pods.filter((p) => p.node === 'node-a').map((p) => p.name);
+    const onA = s
+      .topology()
+      .pods.filter((p) => p.node === 'node-a')
+      .map((p) => p.name);
     expect(onA.length).toBeGreaterThan(0);
     s.applyFault({ fault: 'drain-node', target: 'node/node-a' });
     expect(events(s, 'node.cordoned')[0]).toMatchObject({ entity: 'node/node-a', cause: 'user' });
@@ -112,9 +122,7 @@ describe('drain-node', () => {
   it('rejects an unknown node and a grace period below −1', () => {
     const s = sim();
     expect(() => s.applyFault({ fault: 'drain-node', target: 'node/node-z' })).toThrow('target: no node named "node-z"');
-    expect(() => s.applyFault({ fault: 'drain-node', target: 'node/node-a', params: { gracePeriodSeconds: -2 } })).toThrow(
-      'params.gracePeriodSeconds: must be at least -1',
-    );
+    expect(() => s.applyFault({ fault: 'drain-node', target: 'node/node-a', params: { gracePeriodSeconds: -2 } })).toThrow('params.gracePeriodSeconds: must be at least -1');
   });
 });
 
@@ -242,7 +250,9 @@ describe('set-cpu-limit', () => {
 
   it('names a deployment without CPU work, and an out-of-range limit', () => {
     const s = createSim(loadText(CFS));
-    expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/other', params: { cores: 1 } })).toThrow('target: deployment "other" takes no CPU time per request (cpuPerRequestMs), so there is nothing to limit');
+    expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/other', params: { cores: 1 } })).toThrow(
+      'target: deployment "other" takes no CPU time per request (cpuPerRequestMs), so there is nothing to limit',
+    );
     expect(() => s.applyFault({ fault: 'set-cpu-limit', target: 'deployment/api', params: { cores: -1 } })).toThrow('params.cores');
   });
 });
@@ -261,7 +271,11 @@ const spread = (deployments: ScenarioSpec['topology']['deployments'], edit?: (s:
     edit,
   );
 const nodesOf = (s: Sim, deployment: string) =>
-  s.topology().pods.filter((p) => p.deployment === deployment && p.phase !== 'gone' && p.phase !== 'terminating').map((p) => p.node).sort();
+  s
+    .topology()
+    .pods.filter((p) => p.deployment === deployment && p.phase !== 'gone' && p.phase !== 'terminating')
+    .map((p) => p.node)
+    .sort();
 
 describe('placement: DaemonSets and node selectors', () => {
   it('a DaemonSet runs one pod on each node its selector allows, follows joins and deletions, and survives a drain', () => {
@@ -298,7 +312,7 @@ describe('placement: DaemonSets and node selectors', () => {
     expect(s.topology().pods.filter((p) => p.deployment === 'proxy' && p.phase === 'running').length).toBe(3);
   });
 
-  it('a node selector keeps a Deployment\'s pods on its nodes, however the others are loaded', () => {
+  it("a node selector keeps a Deployment's pods on its nodes, however the others are loaded", () => {
     const s = sim(spread({ web: httpServer(4, { nodes: ['node-b'] }) }));
     at(s, 1);
     expect(nodesOf(s, 'web')).toEqual(['node-b', 'node-b', 'node-b', 'node-b']);

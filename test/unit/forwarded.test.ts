@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  appendForwardedFor,
-  clientAddress,
-  createForwardedFor,
-  formatForwardedFor,
-  forwardedValue,
-  forwardThrough,
-  parseForwardedFor,
-  XFF_UNKNOWN,
-} from '../../src/sim/net/forwarded';
+import { appendForwardedFor, clientAddress, createForwardedFor, formatForwardedFor, forwardedValue, forwardThrough, parseForwardedFor, XFF_UNKNOWN } from '../../src/sim/net/forwarded';
 import { ipv4 } from '../../src/sim/net/ipv4';
 
 const CLIENT = ipv4('203.0.113.7');
@@ -66,9 +57,7 @@ describe('X-Forwarded-For through a proxy chain (docs/sources/load-balancers.md#
     const xff = createForwardedFor();
     forwardThrough(xff, 'append', ipv4('192.0.2.43'));
     forwardThrough(xff, 'append', ipv4('198.51.100.17'));
-    expect(forwardedValue(xff, { by: ipv4('203.0.113.60'), proto: 'http', host: 'example.com' })).toBe(
-      'for=192.0.2.43, for=198.51.100.17;by=203.0.113.60;proto=http;host=example.com',
-    );
+    expect(forwardedValue(xff, { by: ipv4('203.0.113.60'), proto: 'http', host: 'example.com' })).toBe('for=192.0.2.43, for=198.51.100.17;by=203.0.113.60;proto=http;host=example.com');
     expect(forwardedValue(parseForwardedFor('192.0.2.43'), { forPort: 47011, by: LB, byPort: 443, host: 'example.com:8443' })).toBe(
       'for="192.0.2.43:47011";by="192.0.2.10:443";host="example.com:8443"',
     );

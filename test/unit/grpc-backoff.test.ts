@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backoffDelay,
-  ConnectionBackoff,
-  connectTimeout,
-  fixedBackoff,
-  GRPC_BACKOFF,
-  INCIDENT_RECONNECT_INTERVAL,
-  nominalBackoff,
-} from '../../src/sim/apps/grpc/backoff';
+import { backoffDelay, ConnectionBackoff, connectTimeout, fixedBackoff, GRPC_BACKOFF, INCIDENT_RECONNECT_INTERVAL, nominalBackoff } from '../../src/sim/apps/grpc/backoff';
 import { Rng, type RngStream } from '../../src/sim/core/rng';
 import { millis, seconds, toSeconds, type Duration } from '../../src/sim/core/time';
 

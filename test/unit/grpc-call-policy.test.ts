@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CallAttempts,
-  CallPolicy,
-  GIVE_UP,
-  GRPC_CALL_DEFAULTS,
-  INCIDENT_RETRY_POLICY,
-  NO_DEADLINE,
-  retryBackoffBound,
-  type CallSettings,
-} from '../../src/sim/apps/grpc/call-policy';
+import { CallAttempts, CallPolicy, GIVE_UP, GRPC_CALL_DEFAULTS, INCIDENT_RETRY_POLICY, NO_DEADLINE, retryBackoffBound, type CallSettings } from '../../src/sim/apps/grpc/call-policy';
 import { Rng } from '../../src/sim/core/rng';
 import { atSeconds, millis, seconds, type Duration } from '../../src/sim/core/time';
 
-const policy = (settings: Partial<CallSettings>, seed = 1) =>
-  new CallPolicy({ ...GRPC_CALL_DEFAULTS, ...settings }, new Rng(seed).stream('calls'));
+const policy = (settings: Partial<CallSettings>, seed = 1) => new CallPolicy({ ...GRPC_CALL_DEFAULTS, ...settings }, new Rng(seed).stream('calls'));
 
 describe('gRPC call deadline and retries (gRFC A6; docs/sources/grpc.md#deadlines-and-retries; docs/sources/incidents.md#it-wasnt-dns)', () => {
   it('a deadline covers every attempt: nothing is retried once it has passed', () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClientTransport } from '../../src/sim/apps/grpc/client-transport';
-import {
-  DrainPhase,
-  GOAWAY_PING_TIMEOUT,
-  GracefulStop,
-  HEADS_UP_LAST_STREAM_ID,
-  ServerConnection,
-  type GracefulStopHost,
-} from '../../src/sim/apps/grpc/graceful-stop';
+import { DrainPhase, GOAWAY_PING_TIMEOUT, GracefulStop, HEADS_UP_LAST_STREAM_ID, ServerConnection, type GracefulStopHost } from '../../src/sim/apps/grpc/graceful-stop';
 import { createContext } from '../../src/sim/context';
 import { atSeconds, seconds, toSeconds, type Duration } from '../../src/sim/core/time';
 import { defaultParams } from '../../src/sim/scenario/params';

@@ -3,13 +3,7 @@ import { ConnectionBackoff, fixedBackoff, GRPC_BACKOFF, INCIDENT_RECONNECT_INTER
 import { aggregateState, type LbHost, type LbPolicy } from '../../src/sim/apps/grpc/lb-policy';
 import { PICK_FIRST_DEFAULTS, PickFirstPolicy } from '../../src/sim/apps/grpc/pick-first';
 import { RoundRobinPolicy } from '../../src/sim/apps/grpc/round-robin';
-import {
-  Connectivity,
-  CONNECTIVITY_NAMES,
-  Subchannel,
-  type ConnectivityState,
-  type SubchannelHost,
-} from '../../src/sim/apps/grpc/subchannel';
+import { Connectivity, CONNECTIVITY_NAMES, Subchannel, type ConnectivityState, type SubchannelHost } from '../../src/sim/apps/grpc/subchannel';
 import { createContext } from '../../src/sim/context';
 import { Rng } from '../../src/sim/core/rng';
 import { atSeconds, millis, toSeconds, type Duration } from '../../src/sim/core/time';
@@ -122,19 +116,11 @@ class FakeNetwork implements LbHost {
   }
 }
 
-function setup(
-  kind: 'pick_first' | 'round_robin',
-  backends: [number, Backend][],
-  backoff: BackoffConfig = GRPC_BACKOFF,
-  rtt: Duration = millis(1),
-) {
+function setup(kind: 'pick_first' | 'round_robin', backends: [number, Backend][], backoff: BackoffConfig = GRPC_BACKOFF, rtt: Duration = millis(1)) {
   const net = new FakeNetwork(undefined, rtt);
   for (const [address, backend] of backends) net.backends.set(address, backend);
   const rng = net.ctx.rng.stream('grpc/test');
-  net.policy =
-    kind === 'pick_first'
-      ? new PickFirstPolicy(net, { ...PICK_FIRST_DEFAULTS, backoff }, rng)
-      : new RoundRobinPolicy(net, { backoff }, rng);
+  net.policy = kind === 'pick_first' ? new PickFirstPolicy(net, { ...PICK_FIRST_DEFAULTS, backoff }, rng) : new RoundRobinPolicy(net, { backoff }, rng);
   net.policy.updateAddresses(backends.map(([address]) => address));
   return { net, policy: net.policy };
 }
@@ -232,7 +218,13 @@ describe('round_robin vs pick_first when one of three backends resets (docs/sour
     expect(net.attempts).toEqual([A, B, C].map((address) => ({ t: 0, address })));
     net.run(1);
     expect(policy.state).toBe(Connectivity.ready);
-    expect(spread(policy, 300)).toEqual(new Map([[A, 100], [B, 100], [C, 100]]));
+    expect(spread(policy, 300)).toEqual(
+      new Map([
+        [A, 100],
+        [B, 100],
+        [C, 100],
+      ]),
+    );
 
     net.reset(B);
     expect(net.resolveNows).toBe(1);
@@ -244,7 +236,13 @@ describe('round_robin vs pick_first when one of three backends resets (docs/sour
     expect(during.get(C)).toBe(100);
 
     net.run(1.01);
-    expect(spread(policy, 300)).toEqual(new Map([[A, 100], [B, 100], [C, 100]]));
+    expect(spread(policy, 300)).toEqual(
+      new Map([
+        [A, 100],
+        [B, 100],
+        [C, 100],
+      ]),
+    );
   });
 
   it('pick_first: one connection; after the reset the channel sits IDLE until an RPC picks, then redials the first address', () => {
@@ -325,7 +323,10 @@ describe('sticky TRANSIENT_FAILURE and reconnect pacing (docs/sources/grpc.md#co
 
     const standard = setup('round_robin', [[A, 'reset']], GRPC_BACKOFF, 0 as Duration);
     standard.net.run(60);
-    const waits = standard.net.dialled(A).map((t, i, all) => t - (all[i - 1] ?? t)).slice(1);
+    const waits = standard.net
+      .dialled(A)
+      .map((t, i, all) => t - (all[i - 1] ?? t))
+      .slice(1);
     expect(waits[0]).toBe(1);
     waits.slice(1).forEach((wait, i) => expect(wait).toBeGreaterThan(waits[i]! * 1.6 * 0.6));
     expect(waits.length).toBeLessThan(10);
@@ -355,7 +356,13 @@ describe('address updates from the resolver (docs/sources/grpc.md#load-balancing
     expect(net.dialled(D)).toEqual([0, 1]);
     expect(net.dialled(B)).toEqual([0]);
     net.run(2);
-    expect(spread(policy, 30)).toEqual(new Map([[B, 10], [C, 10], [D, 10]]));
+    expect(spread(policy, 30)).toEqual(
+      new Map([
+        [B, 10],
+        [C, 10],
+        [D, 10],
+      ]),
+    );
   });
 
   it('pick_first keeps its READY connection if the address stays, and reconnects if it vanished', () => {

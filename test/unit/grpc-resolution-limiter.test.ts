@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GRPC_GO_RESOLUTION,
-  GRPC_JAVA_RESOLUTION,
-  NEVER,
-  ResolutionLimiter,
-  type ResolutionSettings,
-} from '../../src/sim/apps/grpc/resolution-limiter';
+import { GRPC_GO_RESOLUTION, GRPC_JAVA_RESOLUTION, NEVER, ResolutionLimiter, type ResolutionSettings } from '../../src/sim/apps/grpc/resolution-limiter';
 import { createContext } from '../../src/sim/context';
 import { Rng } from '../../src/sim/core/rng';
 import { atSeconds, seconds, toSeconds, type SimTime } from '../../src/sim/core/time';

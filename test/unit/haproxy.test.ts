@@ -25,8 +25,7 @@ function scenario({ services = 1, backends, clients = 4, backend = {}, params = 
 }
 
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
-const clientsOf = (w: World): MeshClient[] =>
-  w.workloads.pods.filter((p) => p.deployment === 'api' && p.phase === 'running' && p.app).map((p) => p.app as MeshClient);
+const clientsOf = (w: World): MeshClient[] => w.workloads.pods.filter((p) => p.deployment === 'api' && p.phase === 'running' && p.app).map((p) => p.app as MeshClient);
 const haproxyOf = (c: MeshClient): Haproxy => {
   expect(c.proxy.kind).toBe('haproxy');
   return c.proxy as Haproxy;

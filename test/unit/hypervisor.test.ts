@@ -44,8 +44,7 @@ function handshake(t: ReturnType<typeof hypervisor>, port: number, now: SimTime)
   ];
 }
 
-const exceeded = (metrics: Metrics, labels?: Record<string, string>) =>
-  metrics.counter('hypervisor.conntrack_allowance_exceeded', labels).total;
+const exceeded = (metrics: Metrics, labels?: Record<string, string>) => metrics.counter('hypervisor.conntrack_allowance_exceeded', labels).total;
 
 describe('hypervisor connection tracking (docs/sources/cloud-hypervisor.md#security-group-connection-tracking, #test-vectors)', () => {
   it('vector 1: with the allowance used up, every packet of a new tracked flow is dropped and counted; tracked flows pass both ways', () => {

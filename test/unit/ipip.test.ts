@@ -31,7 +31,10 @@ const SCENARIO = scenarioText({
 
 function run(sets: string[]): { report: RunReport; causes: string[] } {
   const { sim, report } = runText(SCENARIO, sets);
-  const causes = sim.eventsSince(0).filter((e) => e.reason === 'rp_filter_martian').map((e) => e.cause ?? '');
+  const causes = sim
+    .eventsSince(0)
+    .filter((e) => e.reason === 'rp_filter_martian')
+    .map((e) => e.cause ?? '');
   return { report, causes };
 }
 

@@ -45,9 +45,7 @@ const MAX_CONCURRENT = SCENARIO.params.dns.maxConcurrent;
 const RESOLUTION_S = knobsOf(SCENARIO.params, 'alerting').resolutionIntervalS!;
 const CLIENTS = SCENARIO.topology.deployments['alerting']!.replicas!;
 /** The metric pods the scenario starts with, their nodes and addresses; the rollout replaces them from the last. */
-const OLD_PODS = SCENARIO.topology.nodes.flatMap((node) =>
-  node.pods.filter((p) => p.deployment === 'metric').map((p) => ({ name: p.name, node: node.name, ip: p.ip! })),
-);
+const OLD_PODS = SCENARIO.topology.nodes.flatMap((node) => node.pods.filter((p) => p.deployment === 'metric').map((p) => ({ name: p.name, node: node.name, ip: p.ip! })));
 const OLD_IPS = OLD_PODS.map((p) => p.ip);
 const BATCH = OLD_PODS.length / 4;
 /** The old pods in the order they go: five at a time, metric-19 first. */
@@ -85,7 +83,7 @@ function run(fixes: string[], untilS: number, keep = false): Run {
   let lost = 0;
   const started = performance.now();
   if (!keep) sim.runUntil(end as SimTime);
-  for (let t = sim.now() as number; t < end; ) {
+  for (let t = sim.now() as number; t < end;) {
     t = Math.min(end, t + POLL);
     sim.runUntil(t as SimTime);
     const events = sim.eventsSince(next);
@@ -174,7 +172,10 @@ describe('its-not-dns.yaml', () => {
     ];
     for (const [path, value] of knobs) {
       const scenario = load([], [`${path}=${String(value)}`]);
-      const at = path.split('.').slice(1).reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], scenario.params);
+      const at = path
+        .split('.')
+        .slice(1)
+        .reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], scenario.params);
       expect(at, path).toEqual(value);
     }
   });
@@ -223,7 +224,11 @@ describe('its-not-dns.yaml', () => {
       for (const chart of SCENARIO.charts) {
         for (const { metric } of chart.series) {
           const where = `${chart.title}: ${metric}`;
-          if (chart.kind === 'histogram') expect(names.some((n) => n.startsWith(`${metric}.le_`)), where).toBe(true);
+          if (chart.kind === 'histogram')
+            expect(
+              names.some((n) => n.startsWith(`${metric}.le_`)),
+              where,
+            ).toBe(true);
           else if (metric.endsWith('=*}')) expect(names.filter((n) => n.startsWith(metric.slice(0, -2))).length, where).toBeGreaterThan(5);
           else expect(names, where).toContain(metric);
         }
@@ -298,13 +303,22 @@ describe('its-not-dns.yaml', () => {
       expect(chain, JSON.stringify(r.why)).toBeDefined();
       const texts = chain!.steps.map((s) => `${s.entity}: ${s.text}`);
       expect(chain!.symptom).toMatch(/^server errors at pod\/metric-/);
-      expect(texts.some((t) => /^node\/node-\d+: node-local DNS answered \d+ queries REFUSED/.test(t)), texts.join('\n')).toBe(true);
-      expect(texts.some((t) => /^node\/node-\d+: its queries to the upstream DNS failed/.test(t)), texts.join('\n')).toBe(true);
+      expect(
+        texts.some((t) => /^node\/node-\d+: node-local DNS answered \d+ queries REFUSED/.test(t)),
+        texts.join('\n'),
+      ).toBe(true);
+      expect(
+        texts.some((t) => /^node\/node-\d+: its queries to the upstream DNS failed/.test(t)),
+        texts.join('\n'),
+      ).toBe(true);
       expect(texts).toContain(`deployment/alerting: its round_robin channels redial each address every 300 ms (a fixed interval), giving each attempt 300 ms`);
       // Node-local DNS loses cluster DNS only on instances that held an old address.
       const down = new Set(base.kept.filter((e) => e.kind === 'dns.upstream.down').map((e) => e.entity));
       expect(down.size).toBeGreaterThanOrEqual(10);
-      expect([...down].every((entity) => OLD_PODS.some((p) => entity === `node/${p.node}`)), [...down].join(' ')).toBe(true);
+      expect(
+        [...down].every((entity) => OLD_PODS.some((p) => entity === `node/${p.node}`)),
+        [...down].join(' '),
+      ).toBe(true);
     });
 
     it('pins node-local DNS at max_concurrent: health checks fail, queries are REFUSED, memory grows with concurrency', () => {
@@ -370,7 +384,16 @@ describe('its-not-dns.yaml', () => {
       // external-dns run), but still holds the second: the flows to one stop, to the other go on until the second.
       const after = (ips: string[]) => sum(flowsTo(r, ips, FIRST_STEP + 2, SECOND_STEP));
       expect(after(batch(0).map((p) => p.ip))).toBeLessThan(0.05 * after(batch(1).map((p) => p.ip)));
-      expect(sum(flowsTo(r, batch(1).map((p) => p.ip), SECOND_STEP - 1, SECOND_STEP))).toBeGreaterThan(CLIENTS * BATCH);
+      expect(
+        sum(
+          flowsTo(
+            r,
+            batch(1).map((p) => p.ip),
+            SECOND_STEP - 1,
+            SECOND_STEP,
+          ),
+        ),
+      ).toBeGreaterThan(CLIENTS * BATCH);
     });
   });
 
@@ -420,7 +443,11 @@ describe('its-not-dns.yaml', () => {
 
     it('without a fix: rp_filter drops the SYNs as martians; the hypervisor tracks them, the node’s conntrack never does', () => {
       const r = withoutFix();
-      expect(r.gone.map((p) => formatIpv4(p.ip)).sort()).toEqual(batch(0).map((p) => p.ip).sort());
+      expect(r.gone.map((p) => formatIpv4(p.ip)).sort()).toEqual(
+        batch(0)
+          .map((p) => p.ip)
+          .sort(),
+      );
       // Nearly every client (those on the dead pods' own instances aside) dials every dead address.
       expect(r.dialling).toBeGreaterThan(0.95 * CLIENTS * BATCH);
       expect(r.drops['rp_filter_martian']).toBeGreaterThan(r.dialling);
@@ -429,16 +456,20 @@ describe('its-not-dns.yaml', () => {
       expect(r.inHypervisor).toBe(r.dialling);
     }, 60_000);
 
-    it.each(['ip-on-pod-interface', 'rp-filter-off'])('with %s: the same SYNs pass rp_filter and enter the node’s conntrack; the hypervisor tracks them as before', (fix) => {
-      const withFix = afterDeletion(fixSets(fix));
-      expect(withFix.drops['rp_filter_martian'] ?? 0).toBe(0);
-      expect(withFix.dialling).toBe(withoutFix().dialling);
-      expect(withFix.inNodeConntrack).toBe(withFix.dialling);
-      // Past the filter the kernel sends them on, and the cloud refuses a packet from an address that is not the
-      // instance's: the verdict moves, the flood and the hypervisor's table do not.
-      expect(withFix.drops['source_dest_check']).toBeGreaterThan(withFix.dialling);
-      expect(withFix.inHypervisor).toBe(withoutFix().inHypervisor);
-    }, 60_000);
+    it.each(['ip-on-pod-interface', 'rp-filter-off'])(
+      'with %s: the same SYNs pass rp_filter and enter the node’s conntrack; the hypervisor tracks them as before',
+      (fix) => {
+        const withFix = afterDeletion(fixSets(fix));
+        expect(withFix.drops['rp_filter_martian'] ?? 0).toBe(0);
+        expect(withFix.dialling).toBe(withoutFix().dialling);
+        expect(withFix.inNodeConntrack).toBe(withFix.dialling);
+        // Past the filter the kernel sends them on, and the cloud refuses a packet from an address that is not the
+        // instance's: the verdict moves, the flood and the hypervisor's table do not.
+        expect(withFix.drops['source_dest_check']).toBeGreaterThan(withFix.dialling);
+        expect(withFix.inHypervisor).toBe(withoutFix().inHypervisor);
+      },
+      60_000,
+    );
   });
 
   describe('the fixes', () => {

@@ -25,7 +25,11 @@ describe(FILE, () => {
 
   it('holds every expectation it ships, for the run and each fix', () => {
     expect(base.expect.filter((e) => !e.held)).toEqual([]);
-    for (const [fix, report] of Object.entries(by)) expect(report.expect.filter((e) => !e.held), fix).toEqual([]);
+    for (const [fix, report] of Object.entries(by))
+      expect(
+        report.expect.filter((e) => !e.held),
+        fix,
+      ).toEqual([]);
   });
 
   it('makes each full restore cost what its rules cost: 2,000 Services and 150,000 endpoints outside, about 4.5 s', () => {

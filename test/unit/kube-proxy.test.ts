@@ -165,7 +165,7 @@ describe('sync cost and programming latency', () => {
     expect(partial.latency).toBeLessThan(full.latency / 2);
   });
 
-  it('the rest of the cluster\'s rules: a full restore rewrites all of them, a partial one only their jump rules', () => {
+  it("the rest of the cluster's rules: a full restore rewrites all of them, a partial one only their jump rules", () => {
     const syncMs = (restore: 'full' | 'partial') => {
       // One small Service of our own, and 1,000 Services with 30,000 endpoints elsewhere in the cluster.
       const c = cluster({ nodes: 1, services: 1, perService: 2, settings: { restore, otherServices: 1000, otherEndpoints: 30_000 } });

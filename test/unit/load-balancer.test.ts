@@ -130,7 +130,10 @@ describe('F5-style load balancer pool (docs/sources/load-balancers.md#big-ip-hea
 
   it('vector 2: ten node members behind ETP=Local with endpoints on three ⇒ 70 % of new connections blackhole until 16 s', () => {
     const { ctx, lb, vs, share } = setup({}, (m) => m < 3);
-    lb.syncMembers(vs, Array.from({ length: 10 }, (_, i) => nodeMember(i)));
+    lb.syncMembers(
+      vs,
+      Array.from({ length: 10 }, (_, i) => nodeMember(i)),
+    );
     expect(share(0, 5, (m) => m >= 3)).toBeCloseTo(0.7, 2);
     expect(share(16, 30, (m) => m >= 3)).toBe(0);
     expect(ctx.metrics.gauge('lb.members', { vs: 'web', state: 'down' }).value).toBe(7);

@@ -285,9 +285,7 @@ items:
     const text = [deployment('web', '{ app: web, track: stable }'), deployment('web-canary', '{ app: web, track: canary }'), service('web', '{ app: web }')].join('---\n');
     const result = importManifests(text);
     expect(parsed(result.scenarioText).topology.services['web']!['selector']).toBe('web');
-    expect(result.notUnderstood).toContain(
-      "Service web: selector app=web matches Deployment web and Deployment web-canary; the scenario's Service selects only the first, web",
-    );
+    expect(result.notUnderstood).toContain("Service web: selector app=web matches Deployment web and Deployment web-canary; the scenario's Service selects only the first, web");
     load(result.scenarioText);
   });
 
@@ -329,9 +327,7 @@ items:
     expect(services['c']!['clusterIp']).toBe('10.96.0.11');
     expect(services['a']!['clusterIp']).toBe('10.96.0.10');
     expect(services['b']!['clusterIp']).toBe('10.96.0.12');
-    expect(result.notUnderstood).toContain(
-      'Service b: clusterIP 10.96.0.10 cannot be used here (not IPv4, taken, or inside the node or pod network); 10.96.0.12 allocated',
-    );
+    expect(result.notUnderstood).toContain('Service b: clusterIP 10.96.0.10 cannot be used here (not IPv4, taken, or inside the node or pod network); 10.96.0.12 allocated');
     load(result.scenarioText);
   });
 
@@ -425,9 +421,7 @@ spec:
     const result = importManifests([deployment('web', '{ app: web }'), staging].join('---\n'));
     const { deployments } = parsed(result.scenarioText).topology;
     expect(Object.keys(deployments).filter((n) => !n.endsWith('-client'))).toEqual(['web', 'web-staging']);
-    expect(result.notUnderstood).toContain(
-      'Deployment web: also in namespace default; namespaces are not modelled, so the one in staging is imported as web-staging',
-    );
+    expect(result.notUnderstood).toContain('Deployment web: also in namespace default; namespaces are not modelled, so the one in staging is imported as web-staging');
     load(result.scenarioText);
   });
 

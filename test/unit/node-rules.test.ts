@@ -18,7 +18,10 @@ const LB_IP = ipv4('203.0.113.7');
 /** Three nodes; one Service whose pods sit on the given nodes; every node programmed. */
 function cluster(podNodes: number[], exposure: ServiceExposure = {}) {
   const ctx = createContext(defaultParams(), 1);
-  const proxy = new KubeProxy(ctx, NODE_IPS.map((ip, i) => ({ name: `node-${i}`, ip })));
+  const proxy = new KubeProxy(
+    ctx,
+    NODE_IPS.map((ip, i) => ({ name: `node-${i}`, ip })),
+  );
   const directory = new ServiceDirectory();
   const service = new Service('web', ipv4('10.96.0.10'), 80, 'web', 8080, exposure);
   directory.add(service);

@@ -26,8 +26,7 @@ function run(grace: number, sets: string[] = []): RunReport {
   return sim.report(0);
 }
 
-const windowSum = (r: RunReport, metric: string, from: number, to: number) =>
-  r.series[metric]!.values.slice(from, to).reduce((a, b) => a + b, 0);
+const windowSum = (r: RunReport, metric: string, from: number, to: number) => r.series[metric]!.values.slice(from, to).reduce((a, b) => a + b, 0);
 
 describe('deleting a pod behind a Service', () => {
   it('serves every request while nothing is wrong', () => {
@@ -110,9 +109,7 @@ describe('deleting a pod behind a Service', () => {
     const sets = ['params.kube.endpointPropagationMs=3000', 'params.client.reconnectMs=100', 'params.client.connectionsPerPod=1', 'topology.deployments.client.replicas=6'];
     // Which redial lands on the dead address is a draw, so compare totals over several seeds.
     const failures = (timeoutMs: number) =>
-      [1, 2, 3, 4, 5, 6]
-        .map((seed) => run(0, [...sets, `seed=${seed}`, `params.client.connectTimeoutMs=${timeoutMs}`]))
-        .reduce((sum, r) => sum + (r.totals['requests.failed'] ?? 0), 0);
+      [1, 2, 3, 4, 5, 6].map((seed) => run(0, [...sets, `seed=${seed}`, `params.client.connectTimeoutMs=${timeoutMs}`])).reduce((sum, r) => sum + (r.totals['requests.failed'] ?? 0), 0);
     const slow = failures(5000);
     const fast = failures(1000);
     expect(fast).toBeLessThan(slow);

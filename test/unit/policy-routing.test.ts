@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cidr, formatCidr, ipv4 } from '../../src/sim/net/ipv4';
-import {
-  DESTINATION_RULE_PRIORITY,
-  PolicyRouting,
-  SOURCE_RULE_PRIORITY,
-  TABLE_DEFAULT,
-  TABLE_LOCAL,
-  TABLE_MAIN,
-} from '../../src/sim/net/policy-routing';
+import { DESTINATION_RULE_PRIORITY, PolicyRouting, SOURCE_RULE_PRIORITY, TABLE_DEFAULT, TABLE_LOCAL, TABLE_MAIN } from '../../src/sim/net/policy-routing';
 import { RouteTable } from '../../src/sim/net/route-table';
 
 const ENI_TABLE = 11;
@@ -117,9 +110,12 @@ describe('ip rules', () => {
     expect(r.removeSourceRule(POD)).toBe(false);
     expect(r.lookup(INTERNET, POD)?.dev).toBe('eth0');
     expect(r.lookup(INTERNET, OTHER_POD)?.dev).toBe('eth1');
-    expect(r.listRules().filter((rule) => rule.priority === SOURCE_RULE_PRIORITY).map((rule) => formatCidr(rule.from!))).toEqual([
-      '10.244.1.6/32',
-    ]);
+    expect(
+      r
+        .listRules()
+        .filter((rule) => rule.priority === SOURCE_RULE_PRIORITY)
+        .map((rule) => formatCidr(rule.from!)),
+    ).toEqual(['10.244.1.6/32']);
   });
 
   it("removing a pod's destination rule and its /32 sends traffic for it by the default route", () => {

@@ -19,8 +19,7 @@ const NAMES = Array.from({ length: 4000 }, (_, i) => {
   return `pod${i}`;
 });
 
-const clientKinds = (w: World): Map<string, ProxyKind> =>
-  new Map(w.workloads.pods.filter((p) => p.deployment === 'api' && p.app).map((p) => [p.name, (p.app as MeshClient).proxy.kind]));
+const clientKinds = (w: World): Map<string, ProxyKind> => new Map(w.workloads.pods.filter((p) => p.deployment === 'api' && p.app).map((p) => [p.name, (p.app as MeshClient).proxy.kind]));
 
 describe('per-pod proxy choice', () => {
   it('is a function of the pod name alone: the same name always gets the same bucket and the same proxy', () => {

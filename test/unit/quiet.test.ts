@@ -36,8 +36,14 @@ function bound(data: string[]): { elements: FakeElement[]; sel: ReturnType<typeo
 describe('quiet attribute and text writes', () => {
   it('writes a value once and skips identical writes after that', () => {
     const { elements, sel } = bound(['a', 'b']);
-    quiet(sel).attr('data-x', (d) => d).attr('y', 3).text((d) => `name ${d}`);
-    quiet(sel).attr('data-x', (d) => d).attr('y', 3).text((d) => `name ${d}`);
+    quiet(sel)
+      .attr('data-x', (d) => d)
+      .attr('y', 3)
+      .text((d) => `name ${d}`);
+    quiet(sel)
+      .attr('data-x', (d) => d)
+      .attr('y', 3)
+      .text((d) => `name ${d}`);
     expect(elements[0]!.writes).toEqual(['set data-x=a', 'set y=3', 'text name a']);
     expect(elements[1]!.writes).toEqual(['set data-x=b', 'set y=3', 'text name b']);
   });

@@ -81,7 +81,19 @@ class FakeSim implements Sim {
   }
   live(): LiveView {
     const none = new Float64Array(0);
-    return { conntrackUsed: none, instanceTracked: none, dnsInFlight: none, members: [], routes: [], bgpSessions: [], kubeProxyPending: none, kubeProxySyncing: new Uint8Array(0), traffic: none, drops: none, reasons: [] };
+    return {
+      conntrackUsed: none,
+      instanceTracked: none,
+      dnsInFlight: none,
+      members: [],
+      routes: [],
+      bgpSessions: [],
+      kubeProxyPending: none,
+      kubeProxySyncing: new Uint8Array(0),
+      traffic: none,
+      drops: none,
+      reasons: [],
+    };
   }
   topologyVersion(): number {
     return this.version;
@@ -111,9 +123,21 @@ class FakeSim implements Sim {
 
   report(wallMs: number): RunReport {
     return {
-      scenario: 'fake', seed: 7, fixes: [], simulatedSeconds: this.t / 1e6, events: this.executed, wallMs,
-      drops: {}, totals: {}, series: {}, expect: [], digest: '0000000000000000',
-      packets: { sent: 0, delivered: 0, dropped: 0, inFlight: 0 }, traces: [], requests: [], why: [],
+      scenario: 'fake',
+      seed: 7,
+      fixes: [],
+      simulatedSeconds: this.t / 1e6,
+      events: this.executed,
+      wallMs,
+      drops: {},
+      totals: {},
+      series: {},
+      expect: [],
+      digest: '0000000000000000',
+      packets: { sent: 0, delivered: 0, dropped: 0, inFlight: 0 },
+      traces: [],
+      requests: [],
+      why: [],
     };
   }
 }
@@ -343,8 +367,12 @@ describe('runner frames', () => {
     const timer = new FakeTimer();
     const frames: Frame[] = [];
     const runner = createRunner({
-      clock, timer, maxEventsPerFrame: 3,
-      post: (m) => { if (m.type === 'frame') frames.push(m); },
+      clock,
+      timer,
+      maxEventsPerFrame: 3,
+      post: (m) => {
+        if (m.type === 'frame') frames.push(m);
+      },
       onError: () => {},
     });
     const sim = new FakeSim(5_000_000, 100_000, clock);

@@ -74,7 +74,10 @@ function expectUnique(s: Scenario): void {
 }
 
 const topologyItems = (text: string) => outline(text).items.filter((i) => i.kind !== 'scenario' && i.kind !== 'params');
-const names = (text: string, kind?: string) => outline(text).items.filter((i) => kind === undefined || i.kind === kind).map((i) => i.name);
+const names = (text: string, kind?: string) =>
+  outline(text)
+    .items.filter((i) => kind === undefined || i.kind === kind)
+    .map((i) => i.name);
 const pathOf = (text: string, name: string, kind?: string) => outline(text).items.find((i) => i.name === name && (kind === undefined || i.kind === kind))!.path;
 
 describe('ADDABLE', () => {
@@ -230,9 +233,7 @@ describe('removeItem', () => {
   });
 
   it('refuses a pod the timeline targets', () => {
-    expect(errorOf(() => removeItem(DEMO, pathOf(DEMO, 'web-0')))).toBe(
-      'pod web-0 is still referred to by timeline[0] (delete-pod on pod/web-0); remove or change those first',
-    );
+    expect(errorOf(() => removeItem(DEMO, pathOf(DEMO, 'web-0')))).toBe('pod web-0 is still referred to by timeline[0] (delete-pod on pod/web-0); remove or change those first');
   });
 
   it('removes a pod as one replica fewer, keeping comments', () => {
@@ -274,9 +275,7 @@ describe('removeItem', () => {
     const withFix = DEMO.replace('fixes:\n', 'fixes:\n  move-c:\n    description: node-c on bare metal\n    set:\n      topology.nodes[2].platform: bare-metal\n');
     let text = withFix;
     for (const pod of ['web-1', 'client-1']) text = removeItem(text, pathOf(text, pod));
-    expect(errorOf(() => removeItem(text, ['topology', 'nodes', 1]))).toBe(
-      'node node-b is still referred to by fix move-c (sets topology.nodes[2].platform); remove or change those first',
-    );
+    expect(errorOf(() => removeItem(text, ['topology', 'nodes', 1]))).toBe('node node-b is still referred to by fix move-c (sets topology.nodes[2].platform); remove or change those first');
   });
 
   it('refuses a node that a fix, an expectation or a chart names, and BGP speakers', () => {
@@ -322,7 +321,7 @@ describe('setValue', () => {
 
   it('refuses to drop a placement the timeline targets', () => {
     expect(errorOf(() => setValue(DEMO, ['topology', 'deployments', 'web', 'replicas'], 0))).toBe(
-      "web has 3 pods placed on nodes, more than replicas 0 allows, and pod web-0 is still referred to by timeline[0] (delete-pod on pod/web-0); remove or change those first",
+      'web has 3 pods placed on nodes, more than replicas 0 allows, and pod web-0 is still referred to by timeline[0] (delete-pod on pod/web-0); remove or change those first',
     );
   });
 
@@ -447,7 +446,16 @@ describe('outline', () => {
 });
 
 describe('every shipped scenario', () => {
-  const files = ['calico-collision.yaml', 'cfs-throttling.yaml', 'ecmp-resets.yaml', 'f5-unknown-health.yaml', 'its-not-dns.yaml', 'kube-proxy-overload.yaml', 'service-discovery.yaml', 'source-ip.yaml'];
+  const files = [
+    'calico-collision.yaml',
+    'cfs-throttling.yaml',
+    'ecmp-resets.yaml',
+    'f5-unknown-health.yaml',
+    'its-not-dns.yaml',
+    'kube-proxy-overload.yaml',
+    'service-discovery.yaml',
+    'source-ip.yaml',
+  ];
 
   it.each(files)('%s: each addition either loads or says why not', (file) => {
     const text = read(file);

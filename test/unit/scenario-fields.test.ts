@@ -17,7 +17,15 @@ describe('fieldsAt', () => {
     const { fields, inText } = fieldsAt(DEMO, ['topology', 'nodes', 0]);
     expect(fields.map((f) => f.key)).toEqual(['name', 'ip', 'podCidr', 'platform', 'size', 'joined']);
     expect(field(fields, 'name')).toEqual({ key: 'name', path: ['topology', 'nodes', 0, 'name'], input: 'text', required: true, value: 'node-a' });
-    expect(field(fields, 'platform')).toEqual({ key: 'platform', path: ['topology', 'nodes', 0, 'platform'], input: 'choice', options: ['bare-metal', 'cloud'], default: 'bare-metal', required: false, value: 'cloud' });
+    expect(field(fields, 'platform')).toEqual({
+      key: 'platform',
+      path: ['topology', 'nodes', 0, 'platform'],
+      input: 'choice',
+      options: ['bare-metal', 'cloud'],
+      default: 'bare-metal',
+      required: false,
+      value: 'cloud',
+    });
     expect(field(fields, 'size')).toEqual({ key: 'size', path: ['topology', 'nodes', 0, 'size'], input: 'number', integer: false, above: 0, max: 64, default: 1, required: false });
     expect(field(fields, 'joined')).toMatchObject({ input: 'boolean', default: true });
     expect(inText).toEqual(['pods']);

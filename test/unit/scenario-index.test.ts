@@ -37,7 +37,9 @@ describe('public/scenarios/index.json', () => {
   const index = JSON.parse(readFileSync(new URL('index.json', SCENARIOS), 'utf8')) as { scenarios: IndexEntry[] };
 
   it('lists exactly the .yaml files in public/scenarios', () => {
-    const files = readdirSync(SCENARIOS).filter((f) => f.endsWith('.yaml')).sort();
+    const files = readdirSync(SCENARIOS)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     expect(index.scenarios.map((s) => s.file).sort()).toEqual(files);
     expect(Object.keys(index)).toEqual(['scenarios']);
     for (const entry of index.scenarios) expect(Object.keys(entry).sort()).toEqual(['file', 'id', 'title']);

@@ -147,15 +147,11 @@ describe('loading with fixes, sets and a seed', () => {
       'fixes: unknown fix "faster-reconect" (did you mean "faster-reconnect"?); available: faster-reconnect, more-web',
     ]);
     const minimal = readFileSync(new URL('../fixtures/scenario-minimal.yaml', import.meta.url), 'utf8');
-    expect(errorsOf(loadScenario(minimal, 'minimal.yaml', { fixes: ['anything'] }))).toEqual([
-      'fixes: unknown fix "anything"; this scenario has no fixes',
-    ]);
+    expect(errorsOf(loadScenario(minimal, 'minimal.yaml', { fixes: ['anything'] }))).toEqual(['fixes: unknown fix "anything"; this scenario has no fixes']);
   });
 
   it('names the --set flag for an unknown key', () => {
-    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['params.client.reconectMs=5'] }))).toEqual([
-      '--set params.client.reconectMs=5: unknown key (did you mean "reconnectMs"?)',
-    ]);
+    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['params.client.reconectMs=5'] }))).toEqual(['--set params.client.reconectMs=5: unknown key (did you mean "reconnectMs"?)']);
   });
 
   it('names the --set flag and the offending key for a misspelt section', () => {
@@ -190,9 +186,7 @@ describe('loading with fixes, sets and a seed', () => {
   });
 
   it('keeps the path of problems a set causes elsewhere', () => {
-    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['topology.services.api.clusterIp=10.96.0.20'] }))).toEqual([
-      'topology.services.api.selector: required (expected string)',
-    ]);
+    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['topology.services.api.clusterIp=10.96.0.20'] }))).toEqual(['topology.services.api.selector: required (expected string)']);
     expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['duration=10'] }))).toEqual([
       'timeline[0].at: 20 s is after the end of the run (duration 10 s)',
       'expect[0].window: window ends at 20 s, after the end of the run (duration 10 s)',
@@ -222,20 +216,14 @@ describe('loading with fixes, sets and a seed', () => {
 
   it('reports malformed sets and path errors by flag', () => {
     expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['seed'] }))).toEqual(['--set seed: expected path=value']);
-    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['seed.x=1'] }))).toEqual([
-      '--set seed.x=1: cannot set seed.x: seed is a number, not an object',
-    ]);
-    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['timeline[5].at=1'] }))).toEqual([
-      '--set timeline[5].at=1: timeline[5] is past the end of timeline (length 1)',
-    ]);
+    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['seed.x=1'] }))).toEqual(['--set seed.x=1: cannot set seed.x: seed is a number, not an object']);
+    expect(errorsOf(loadScenario(text, 'placed.yaml', { sets: ['timeline[5].at=1'] }))).toEqual(['--set timeline[5].at=1: timeline[5] is past the end of timeline (length 1)']);
   });
 
   it('validates the seed override', () => {
     expect(loadScenario(text, 'placed.yaml', { seed: 0 }).ok).toBe(true);
     expect(loadScenario(text, 'placed.yaml', { seed: 4294967295 }).ok).toBe(true);
-    expect(errorsOf(loadScenario(text, 'placed.yaml', { seed: -1 }))).toEqual([
-      'seed: override -1 must be an integer from 0 to 4294967295',
-    ]);
+    expect(errorsOf(loadScenario(text, 'placed.yaml', { seed: -1 }))).toEqual(['seed: override -1 must be an integer from 0 to 4294967295']);
     expect(errorsOf(loadScenario(text, 'placed.yaml', { seed: 1.5 }))).toHaveLength(1);
   });
 

@@ -152,10 +152,7 @@ describe('error format', () => {
     const node = doc['topology'].nodes[0];
     node.podcidr = node.podCidr;
     delete node.podCidr;
-    expect(errorsFor(doc)).toEqual([
-      'topology.nodes[0].podCidr: required (expected string)',
-      'topology.nodes[0].podcidr: unknown key (did you mean "podCidr"?)',
-    ]);
+    expect(errorsFor(doc)).toEqual(['topology.nodes[0].podCidr: required (expected string)', 'topology.nodes[0].podcidr: unknown key (did you mean "podCidr"?)']);
   });
 
   it('reports an unknown top-level key with a suggestion', () => {
@@ -189,10 +186,7 @@ describe('error format', () => {
     const doc = placed();
     doc['timeline'][0].fault = 'delet-pod';
     doc['seed'] = -1;
-    expect(errorsFor(doc)).toEqual([
-      'seed: must be >= 0, got -1',
-      'timeline[0].fault: unknown fault "delet-pod" (did you mean "delete-pod"?)',
-    ]);
+    expect(errorsFor(doc)).toEqual(['seed: must be >= 0, got -1', 'timeline[0].fault: unknown fault "delet-pod" (did you mean "delete-pod"?)']);
   });
 
   it('maps type errors to plain English', () => {
@@ -333,10 +327,7 @@ describe('chapters', () => {
       { at: 10, title: 'Earlier', text: 'y' },
       { at: 9999, title: 'Never', text: 'z' },
     ];
-    expect(errorsFor(doc)).toEqual([
-      'chapters[1].at: chapters must be in time order: 10 s comes after 30 s',
-      'chapters[2].at: 9999 s is after the end of the run (duration 60 s)',
-    ]);
+    expect(errorsFor(doc)).toEqual(['chapters[1].at: chapters must be in time order: 10 s comes after 30 s', 'chapters[2].at: 9999 s is after the end of the run (duration 60 s)']);
   });
 });
 
@@ -356,7 +347,10 @@ describe('charts', () => {
 
   it('name the field of a bad chart', () => {
     const doc = placed();
-    doc['charts'] = [{ title: 'Bad', kind: 'pie', series: [{ metric: 'Flows*', label: 'x' }] }, { title: 'Empty', series: [] }];
+    doc['charts'] = [
+      { title: 'Bad', kind: 'pie', series: [{ metric: 'Flows*', label: 'x' }] },
+      { title: 'Empty', series: [] },
+    ];
     expect(errorsFor(doc)).toEqual([
       'charts[0].kind: expected one of "rate", "level", "histogram", got "pie"',
       'charts[0].series[0].metric: must be a metric name like name{key=value}, or name{key=*} for the busiest series of a label',
@@ -400,7 +394,7 @@ describe('cross-field checks', () => {
     expect(errorsFor(doc)).toEqual(['topology.nodes[1].name: duplicate node name "node-a" (also at topology.nodes[0].name)']);
   });
 
-  it('rejects a pod address outside its node\'s podCidr', () => {
+  it("rejects a pod address outside its node's podCidr", () => {
     const doc = placed();
     doc['topology'].nodes[1].pods[0].ip = '10.244.1.9';
     expect(errorsFor(doc)).toEqual(["topology.nodes[1].pods[0].ip: 10.244.1.9 is outside node node-b's podCidr 10.244.2.0/24"]);
@@ -416,10 +410,7 @@ describe('cross-field checks', () => {
     const doc = placed();
     doc['topology'].nodes[1].ip = '10.0.0.11';
     doc['topology'].services.web.clusterIp = '10.244.2.5';
-    expect(errorsFor(doc)).toEqual([
-      'topology.nodes[1].ip: 10.0.0.11 is already used by node node-a',
-      'topology.services.web.clusterIp: 10.244.2.5 is already used by pod web-1',
-    ]);
+    expect(errorsFor(doc)).toEqual(['topology.nodes[1].ip: 10.0.0.11 is already used by node node-a', 'topology.services.web.clusterIp: 10.244.2.5 is already used by pod web-1']);
   });
 
   it('rejects a pod naming a deployment that does not exist', () => {
@@ -475,7 +466,7 @@ describe('cross-field checks', () => {
     expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client, ingress-proxy and grpc-client deployments have a target']);
   });
 
-  it('rejects Calico blocks larger than a node\'s podCidr', () => {
+  it("rejects Calico blocks larger than a node's podCidr", () => {
     const doc = placed();
     doc['params'].calico = { ipam: 'blocks', blockSize: 22 };
     expect(errorsFor(doc)).toEqual([
@@ -528,10 +519,7 @@ describe('cross-field checks', () => {
       { at: 2, fault: 'delete-pod', target: 'deployment/wb' },
       { at: 3, fault: 'delete-pod', target: 'pod/web-7' },
     );
-    expect(errorsFor(doc)).toEqual([
-      'timeline[1].target: unknown node "node-zz" (did you mean "node-a"?)',
-      'timeline[2].target: unknown deployment "wb" (did you mean "web"?)',
-    ]);
+    expect(errorsFor(doc)).toEqual(['timeline[1].target: unknown node "node-zz" (did you mean "node-a"?)', 'timeline[2].target: unknown deployment "wb" (did you mean "web"?)']);
     const bad = placed();
     bad['timeline'][0].target = 'web-0';
     expect(errorsFor(bad)).toEqual(['timeline[0].target: must be kind/name with kind node, pod, deployment, service, router, lb, dns, external or zookeeper (like pod/web-0)']);
@@ -574,10 +562,7 @@ describe('cross-field checks', () => {
     const doc = placed();
     doc['expect'][0].window = [20, 20];
     doc['expect'].push({ metric: 'requests.failed', agg: 'peak', window: [10, 90], op: '<', value: 5 });
-    expect(errorsFor(doc)).toEqual([
-      'expect[0].window: window start 20 must be before its end 20',
-      'expect[1].window: window ends at 90 s, after the end of the run (duration 60 s)',
-    ]);
+    expect(errorsFor(doc)).toEqual(['expect[0].window: window start 20 must be before its end 20', 'expect[1].window: window ends at 90 s, after the end of the run (duration 60 s)']);
   });
 
   it('accepts labelled metric names and rejects malformed ones', () => {
@@ -604,10 +589,7 @@ describe('cross-field checks', () => {
     doc['fixes']['too-few'] = { description: 'breaks a cross-field rule', set: { 'topology.deployments.web.replicas': 1 } };
     doc['fixes']['bad-path'] = { description: 'malformed path', set: { 'params..client': 1 } };
     doc['fixes']['empty'] = { description: 'nothing', set: {} };
-    expect(errorsFor(doc)).toEqual([
-      'fixes.bad-path.set["params..client"]: bad path: empty key at character 8 of "params..client"',
-      'fixes.empty.set: must set at least one value',
-    ]);
+    expect(errorsFor(doc)).toEqual(['fixes.bad-path.set["params..client"]: bad path: empty key at character 8 of "params..client"', 'fixes.empty.set: must set at least one value']);
     delete doc['fixes']['bad-path'];
     delete doc['fixes']['empty'];
     expect(errorsFor(doc)).toEqual([
@@ -666,13 +648,10 @@ describe('suggestions', () => {
 });
 
 describe('bounds on integers', () => {
-  it('reports the field\'s own bound for huge integers, once', () => {
+  it("reports the field's own bound for huge integers, once", () => {
     const doc = placed();
     doc['topology'].deployments.web.replicas = 1e300;
     doc['params'].tcp = { synRetries: -1e300 };
-    expect(errorsFor(doc)).toEqual([
-      'topology.deployments.web.replicas: must be <= 20000, got 1e+300',
-      'params.tcp.synRetries: must be >= 1, got -1e+300',
-    ]);
+    expect(errorsFor(doc)).toEqual(['topology.deployments.web.replicas: must be <= 20000, got 1e+300', 'params.tcp.synRetries: must be >= 1, got -1e+300']);
   });
 });

@@ -374,12 +374,7 @@ interface Engine {
  * A deterministic program: every event, when run, schedules children and cancels earlier events as
  * dictated by a hash of (seed, id). Run against any engine, it yields the trace of (id, time).
  */
-function runProgram(
-  seed: number,
-  makeEngine: (onRun: (id: number) => void) => Engine,
-  initial = 200,
-  maxEvents = 3000,
-): string[] {
+function runProgram(seed: number, makeEngine: (onRun: (id: number) => void) => Engine, initial = 200, maxEvents = 3000): string[] {
   const trace: string[] = [];
   const handles: number[] = [];
   let nextId = 0;

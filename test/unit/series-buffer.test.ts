@@ -13,7 +13,16 @@ const read = (b: SeriesBuffer, name: string): number[] => Array.from({ length: b
 describe('the series buffer', () => {
   it('reads chunks without names by the rows of the latest names sent', () => {
     const b = new SeriesBuffer();
-    b.append(chunk(0, [[1, 2], [10, 20]], ['a', 'b']));
+    b.append(
+      chunk(
+        0,
+        [
+          [1, 2],
+          [10, 20],
+        ],
+        ['a', 'b'],
+      ),
+    );
     b.append(chunk(2, [[3], [30]]));
     expect(read(b, 'a')).toEqual([1, 2, 3]);
     expect(read(b, 'b')).toEqual([10, 20, 30]);

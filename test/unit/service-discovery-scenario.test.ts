@@ -17,7 +17,11 @@ describe(FILE, () => {
   const both = runShipped(FILE, ['single-roundtrip-read', 'compact-encoding']);
 
   it('holds every expectation it ships, without fixes, with each, and with both ZooKeeper fixes', () => {
-    for (const r of [base, both, ...Object.values(fixed)]) expect(r.expect.filter((e) => !e.held), r.fixes.join(',')).toEqual([]);
+    for (const r of [base, both, ...Object.values(fixed)])
+      expect(
+        r.expect.filter((e) => !e.held),
+        r.fixes.join(','),
+      ).toEqual([]);
   });
 
   it('reads per change: a watcher reads 1 + N nodes per change, and changes during a read share the next one', () => {

@@ -38,7 +38,11 @@ describe('share links', () => {
   });
 
   it.each([
-    ['a cut fault list', `?scenario=demo.yaml&faults=${compressToEncodedURIComponent(JSON.stringify(faults)).slice(0, 20)}`, 'faults: the list of applied faults in the link is damaged (the link may have been cut off)'],
+    [
+      'a cut fault list',
+      `?scenario=demo.yaml&faults=${compressToEncodedURIComponent(JSON.stringify(faults)).slice(0, 20)}`,
+      'faults: the list of applied faults in the link is damaged (the link may have been cut off)',
+    ],
     ['a fault list that is not a list', `?faults=${compressToEncodedURIComponent('{"at":1}')}`, 'faults: the list of applied faults in the link is damaged (the link may have been cut off)'],
     ['a damaged scenario', '?src=%%%', 'src: the scenario in the link is damaged (the link may have been cut off)'],
     ['two scenarios', `?scenario=demo.yaml&src=${compressToEncodedURIComponent('x')}`, 'src: a link carries either a shipped scenario or its own, not both'],
@@ -65,7 +69,9 @@ describe('share links', () => {
 
   it('write an iframe whose attributes survive quotes and ampersands', () => {
     const html = iframeSnippet('https://wiki/x/?a=1&b="2"', { width: 800, height: 500 }, 'Netmortem: "quoted" <b>');
-    expect(html).toBe('<iframe src="https://wiki/x/?a=1&amp;b=&quot;2&quot;" width="800" height="500" title="Netmortem: &quot;quoted&quot; &lt;b>" loading="lazy" allow="fullscreen" style="border:0"></iframe>');
+    expect(html).toBe(
+      '<iframe src="https://wiki/x/?a=1&amp;b=&quot;2&quot;" width="800" height="500" title="Netmortem: &quot;quoted&quot; &lt;b>" loading="lazy" allow="fullscreen" style="border:0"></iframe>',
+    );
   });
 
   it.each([

@@ -57,7 +57,11 @@ describe(FILE, () => {
     const reset = run(['xff-reset']);
     const local = run(['etp-local']);
     const both = run(['etp-local', 'xff-reset']);
-    for (const [fix, report] of Object.entries({ atF5, reset, local, both })) expect(report.expect.filter((e) => !e.held), fix).toEqual([]);
+    for (const [fix, report] of Object.entries({ atF5, reset, local, both }))
+      expect(
+        report.expect.filter((e) => !e.held),
+        fix,
+      ).toEqual([]);
     // Appending gives alice and bob their addresses; mallory keeps lying either way.
     expect(logged(atF5, 'forged')).toBe(logged(base, 'forged'));
     expect(logged(atF5, 'client')).toBe(logged(base, 'internal'));

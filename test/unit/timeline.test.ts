@@ -4,17 +4,7 @@ import { SeriesBuffer } from '../../src/state/series-buffer';
 import { DEFAULT_FILTER, kindsOf, matchesFilter } from '../../src/ui/events/event-filter';
 import { changeText, diffSummary, ratio } from '../../src/ui/timeline/diff-summary';
 import { checkNewChart } from '../../src/ui/timeline/new-chart';
-import {
-  clockLabel,
-  fullDomain,
-  nudgeCursor,
-  sampleIndexAt,
-  timeAtPixel,
-  toSeekUs,
-  viewDomain,
-  WINDOW_S,
-  zoomFromPixels,
-} from '../../src/ui/timeline/time-scale';
+import { clockLabel, fullDomain, nudgeCursor, sampleIndexAt, timeAtPixel, toSeekUs, viewDomain, WINDOW_S, zoomFromPixels } from '../../src/ui/timeline/time-scale';
 import type { LogEvent } from '../../src/sim/api';
 import type { SimTime } from '../../src/sim/core/time';
 
@@ -103,7 +93,10 @@ describe('the A/B summary', () => {
   });
 
   it('toggles the chosen fix for run B', () => {
-    const fixes = [{ name: 'x', description: '' }, { name: 'y', description: '' }];
+    const fixes = [
+      { name: 'x', description: '' },
+      { name: 'y', description: '' },
+    ];
     expect(fixesForB(fixes, [], 'y')).toEqual({ fixes: ['y'], on: true });
     expect(fixesForB(fixes, ['x', 'y'], 'x')).toEqual({ fixes: ['y'], on: false });
   });

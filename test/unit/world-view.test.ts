@@ -8,8 +8,7 @@ import { createSim } from '../../src/sim/sim';
 
 const demo = readFileSync(new URL('../../public/scenarios/demo.yaml', import.meta.url), 'utf8');
 
-const dropsAt = (t: TopologyView, l: LiveView, site: string, reason: string): number =>
-  l.drops[t.sites.indexOf(site) * l.reasons.length + l.reasons.indexOf(reason)]!;
+const dropsAt = (t: TopologyView, l: LiveView, site: string, reason: string): number => l.drops[t.sites.indexOf(site) * l.reasons.length + l.reasons.indexOf(reason)]!;
 
 describe('the picture of a running world', () => {
   it('shows cloud nodes with their interfaces, instances and node-side limits', () => {

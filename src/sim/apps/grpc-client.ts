@@ -38,9 +38,7 @@ export interface GrpcClientSettings {
 
 /** How a deployment's channels redial, in words: "every 300 ms (a fixed interval)" or "by gRPC's backoff (1 s, …)". */
 export function describeReconnect(s: GrpcClientSettings): string {
-  return s.reconnect === 'fixed'
-    ? `${describeBackoff(fixedBackoff(millis(s.reconnectIntervalMs)))} (a fixed interval)`
-    : `by gRPC's backoff (${describeBackoff(GRPC_BACKOFF)})`;
+  return s.reconnect === 'fixed' ? `${describeBackoff(fixedBackoff(millis(s.reconnectIntervalMs)))} (a fixed interval)` : `by gRPC's backoff (${describeBackoff(GRPC_BACKOFF)})`;
 }
 
 export const GRPC_CLIENT_DEFAULTS: GrpcClientSettings = {
@@ -131,9 +129,7 @@ export class GrpcClients {
       rpcs: m.counter('grpc.client.rpcs'),
       ok: m.counter('grpc.client.ok'),
       failed: m.counter('grpc.client.failed'),
-      failedBy: Object.fromEntries(
-        ['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'INTERNAL'].map((code) => [code, m.counter('grpc.client.failed', { code })]),
-      ),
+      failedBy: Object.fromEntries(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'INTERNAL'].map((code) => [code, m.counter('grpc.client.failed', { code })])),
       retries: m.counter('grpc.client.retries'),
       latency: m.histogram('grpc.client.latency_ms', LATENCY_BUCKETS),
       connects: m.counter('grpc.client.connect_attempts'),
@@ -187,20 +183,10 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost, 
     private readonly rng: RngStream,
   ) {
     const minConnect = millis(settings.minConnectTimeoutMs);
-    const backoff: BackoffConfig =
-      settings.reconnect === 'fixed' ? fixedBackoff(millis(settings.reconnectIntervalMs), minConnect) : { ...GRPC_BACKOFF, minConnectTimeout: minConnect };
-    this.policy =
-      settings.lbPolicy === 'round_robin'
-        ? new RoundRobinPolicy(this, { backoff }, rng)
-        : new PickFirstPolicy(this, { ...PICK_FIRST_DEFAULTS, backoff }, rng);
-    this.limiter = new ResolutionLimiter(
-      { ...GRPC_GO_RESOLUTION, minInterval: seconds(settings.resolutionIntervalS), withinWindow: settings.resolverRefresh },
-      rng,
-    );
-    this.calls = new CallPolicy(
-      { deadline: millis(settings.deadlineMs), retry: settings.maxAttempts > 1 ? { ...INCIDENT_RETRY_POLICY, maxAttempts: settings.maxAttempts } : null },
-      rng,
-    );
+    const backoff: BackoffConfig = settings.reconnect === 'fixed' ? fixedBackoff(millis(settings.reconnectIntervalMs), minConnect) : { ...GRPC_BACKOFF, minConnectTimeout: minConnect };
+    this.policy = settings.lbPolicy === 'round_robin' ? new RoundRobinPolicy(this, { backoff }, rng) : new PickFirstPolicy(this, { ...PICK_FIRST_DEFAULTS, backoff }, rng);
+    this.limiter = new ResolutionLimiter({ ...GRPC_GO_RESOLUTION, minInterval: seconds(settings.resolutionIntervalS), withinWindow: settings.resolverRefresh }, rng);
+    this.calls = new CallPolicy({ deadline: millis(settings.deadlineMs), retry: settings.maxAttempts > 1 ? { ...INCIDENT_RETRY_POLICY, maxAttempts: settings.maxAttempts } : null }, rng);
   }
 
   private get ctx(): SimContext {

@@ -82,9 +82,7 @@ export class HttpClients {
     this.sent = m.counter(`${prefix}requests.sent`);
     this.ok = m.counter(`${prefix}requests.ok`);
     this.failed = m.counter(`${prefix}requests.failed`);
-    this.failedBy = Object.fromEntries(
-      FAILURE_REASONS.map((reason) => [reason, m.counter(`${prefix}requests.failed`, { reason })]),
-    ) as Record<FailureReason, Counter>;
+    this.failedBy = Object.fromEntries(FAILURE_REASONS.map((reason) => [reason, m.counter(`${prefix}requests.failed`, { reason })])) as Record<FailureReason, Counter>;
     this.reconnects = m.counter(`${prefix}client.reconnects`);
     this.connected = m.counter(`${prefix}client.connections.ok`);
     this.connectFailed = m.counter(`${prefix}client.connections.failed`);
@@ -296,12 +294,7 @@ export class HttpClient implements PodApp, SocketOwner {
       this.giveUp(message, done, 'no_connection');
       return;
     }
-    const timer = this.shared.ctx.sched.after(
-      millis(this.params.requestTimeoutMs),
-      this.shared.requestTimeout,
-      this.index,
-      message,
-    );
+    const timer = this.shared.ctx.sched.after(millis(this.params.requestTimeoutMs), this.shared.requestTimeout, this.index, message);
     const now = this.shared.ctx.sched.now;
     this.pending.set(message, { sentAt: now, socket, timer, done });
     const requests = this.shared.ctx.requests;

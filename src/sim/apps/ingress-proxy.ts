@@ -86,7 +86,14 @@ export class IngressProxy extends HttpListener {
     }
     if (requests.sampled(message)) {
       const how = trusted ? 'a trusted peer: X-Forwarded-For kept, peer appended' : 'not a trusted peer: X-Forwarded-For replaced by the peer';
-      requests.hop(message, shared.ctx.sched.now, this.pod.entity, `received from ${formatIpv4(peer)}, ${how}`, `${formatIpv4(peer)}:${socket.remotePort}`, `${formatIpv4(this.pod.ip)}:${this.port}`);
+      requests.hop(
+        message,
+        shared.ctx.sched.now,
+        this.pod.entity,
+        `received from ${formatIpv4(peer)}, ${how}`,
+        `${formatIpv4(peer)}:${socket.remotePort}`,
+        `${formatIpv4(this.pod.ip)}:${this.port}`,
+      );
     }
     this.began(socket);
     this.upstream.forward(message, (status) => {

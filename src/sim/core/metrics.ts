@@ -1,15 +1,7 @@
 import type { SeriesReport, SeriesSlice } from '../api';
 import { RingBuffer } from './ring-buffer';
 import { seconds, US_PER_S, type Duration } from './time';
-import {
-  CounterImpl,
-  GaugeImpl,
-  HistogramImpl,
-  type Counter,
-  type Gauge,
-  type Histogram,
-  type Instrument,
-} from './instruments';
+import { CounterImpl, GaugeImpl, HistogramImpl, type Counter, type Gauge, type Histogram, type Instrument } from './instruments';
 
 export type { Counter, Gauge, Histogram } from './instruments';
 export { bucketQuantile } from './instruments';

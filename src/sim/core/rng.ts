@@ -138,7 +138,7 @@ class Sfc32Stream implements RngStream {
   }
 }
 
-const LN2_HI = 6.93147180369123816490e-1;
+const LN2_HI = 6.9314718036912381649e-1;
 const LN2_LO = 1.90821492927058770002e-10;
 const SQRT1_2 = Math.SQRT1_2;
 /** 1/21, 1/19, …, 1/1: coefficients of the atanh series in s², highest first. */

@@ -212,13 +212,7 @@ export class Scheduler {
   /** at() with the time in the stage, since a call that is not inlined boxes a time beyond 2^31. */
   private add(h: number, a: number, b: number): EventHandle {
     const time = this.stage[0]!;
-    if (
-      !(time >= this.t && time <= Number.MAX_SAFE_INTEGER) ||
-      Math.floor(time) !== time ||
-      h >>> 0 !== h ||
-      h >= this.handlers.length ||
-      this.live === MAX_LIVE
-    ) {
+    if (!(time >= this.t && time <= Number.MAX_SAFE_INTEGER) || Math.floor(time) !== time || h >>> 0 !== h || h >= this.handlers.length || this.live === MAX_LIVE) {
       throw this.refusal(time, h);
     }
     const seq = this.seq;

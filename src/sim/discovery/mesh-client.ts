@@ -260,7 +260,10 @@ export class MeshClient implements PodApp {
       ['proxy', this.proxy.kind === 'envoy' ? 'Envoy (membership over xDS)' : 'HAProxy (configured by synapse)'],
       ['proxy memory', `${Math.round(this.proxy.memoryMb())} MB`],
       ...this.proxy.describe(),
-      ...this.watchers.map((w): [string, string] => [`list of ${w.service}`, `${w.list.length} backends, read ${((now - w.readAt) / 1e6).toFixed(1)} s ago${w.busy ? ', reading again' : ''}`]),
+      ...this.watchers.map((w): [string, string] => [
+        `list of ${w.service}`,
+        `${w.list.length} backends, read ${((now - w.readAt) / 1e6).toFixed(1)} s ago${w.busy ? ', reading again' : ''}`,
+      ]),
     ];
     return [{ title: 'Service discovery', rows }];
   }
@@ -307,4 +310,3 @@ export class MeshClient implements PodApp {
     this.proxy.stop();
   }
 }
-

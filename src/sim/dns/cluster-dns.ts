@@ -32,9 +32,7 @@ export interface ClusterDnsOptions {
   cacheClusterZone: boolean;
 }
 
-export function clusterDnsOptions(
-  required: Pick<ClusterDnsOptions, 'records' | 'upstreamServers'> & Partial<ClusterDnsOptions>,
-): ClusterDnsOptions {
+export function clusterDnsOptions(required: Pick<ClusterDnsOptions, 'records' | 'upstreamServers'> & Partial<ClusterDnsOptions>): ClusterDnsOptions {
   return {
     clusterDomain: CLUSTER_DOMAIN,
     // kubeadm: `kubernetes cluster.local in-addr.arpa ip6.arpa { … ttl 30 }` (docs/sources/dns.md#kubeadm-corefile).

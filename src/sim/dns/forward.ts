@@ -439,9 +439,7 @@ export class ForwardPlugin implements DnsSocketReceiver {
     const f = this.instances[r.instance]!;
     const query = r.query!;
     const answer =
-      upstreamAnswer === null
-        ? newAnswer(this.transport.ids, query, 'SERVFAIL')
-        : newAnswer(this.transport.ids, query, upstreamAnswer.rcode, upstreamAnswer.addresses, upstreamAnswer.ttl);
+      upstreamAnswer === null ? newAnswer(this.transport.ids, query, 'SERVFAIL') : newAnswer(this.transport.ids, query, upstreamAnswer.rcode, upstreamAnswer.addresses, upstreamAnswer.ttl);
     if (upstreamAnswer === null) f.m.servfail.inc();
     f.limit.release();
     // Half the limit as the all-clear keeps the log to one line per episode rather than one per slot.

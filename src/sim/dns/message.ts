@@ -46,13 +46,7 @@ export function newNormalizedQuery(ids: MessageIds, name: string, type: RecordTy
   return { id: ids.next(), name, type };
 }
 
-export function newAnswer(
-  ids: MessageIds,
-  query: DnsQuery,
-  rcode: Rcode,
-  addresses: readonly number[] = NO_ADDRESSES,
-  ttl = 0,
-): DnsAnswer {
+export function newAnswer(ids: MessageIds, query: DnsQuery, rcode: Rcode, addresses: readonly number[] = NO_ADDRESSES, ttl = 0): DnsAnswer {
   return { id: ids.next(), queryId: query.id, name: query.name, type: query.type, rcode, addresses, ttl };
 }
 

@@ -33,9 +33,7 @@ export interface NodeLocalDnsOptions {
   otherCache: CacheSettings;
 }
 
-export function nodeLocalDnsOptions(
-  required: Pick<NodeLocalDnsOptions, 'kubeDnsIp' | 'clusterDnsIps' | 'upstreamServers'> & Partial<NodeLocalDnsOptions>,
-): NodeLocalDnsOptions {
+export function nodeLocalDnsOptions(required: Pick<NodeLocalDnsOptions, 'kubeDnsIp' | 'clusterDnsIps' | 'upstreamServers'> & Partial<NodeLocalDnsOptions>): NodeLocalDnsOptions {
   return {
     localIp: NODE_LOCAL_DNS_IP,
     clusterDomain: CLUSTER_DOMAIN,

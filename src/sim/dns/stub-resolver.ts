@@ -30,12 +30,7 @@ export const KUBERNETES_NDOTS = 5;
 export const MAX_NAMESERVERS = 3;
 
 /** The resolv.conf kubelet writes for a ClusterFirst pod: its namespace's search list, ndots:5, glibc timeouts. */
-export function podResolvConf(
-  namespace: string,
-  nameservers: readonly number[],
-  clusterDomain = CLUSTER_DOMAIN,
-  hostSearch: readonly string[] = [],
-): ResolvConf {
+export function podResolvConf(namespace: string, nameservers: readonly number[], clusterDomain = CLUSTER_DOMAIN, hostSearch: readonly string[] = []): ResolvConf {
   return {
     nameservers: nameservers.slice(0, MAX_NAMESERVERS),
     search: [`${namespace}.svc.${clusterDomain}`, `svc.${clusterDomain}`, clusterDomain, ...hostSearch],

@@ -5,8 +5,7 @@ export const addInterfaceAddress = defineFault({
   id: 'add-interface-address',
   label: 'Add address to pod ENI',
   icon: '⊞',
-  description:
-    'Gives the node’s pod-facing secondary interface (eth1) an IPv4 address of its own, so reverse-path checks on it no longer fall through to the last resort.',
+  description: 'Gives the node’s pod-facing secondary interface (eth1) an IPv4 address of its own, so reverse-path checks on it no longer fall through to the last resort.',
   targets: ['node'],
   params: [],
   apply(world, _kind, name, _params, cause) {

@@ -4,8 +4,7 @@ export const deletePod = defineFault({
   id: 'delete-pod',
   label: 'Delete pod',
   icon: '✕',
-  description:
-    'Deletes a pod as `kubectl delete pod` does: SIGTERM, removal from Service endpoints, SIGKILL after the grace period; its ReplicaSet creates a replacement.',
+  description: 'Deletes a pod as `kubectl delete pod` does: SIGTERM, removal from Service endpoints, SIGKILL after the grace period; its ReplicaSet creates a replacement.',
   targets: ['pod'],
   params: [
     // terminationGracePeriodSeconds defaults to 30 (Kubernetes pod lifecycle docs); 0 kills at once, like --force.

@@ -5,8 +5,7 @@ export const removeBgpSpeaker = defineFault({
   id: 'remove-bgp-speaker',
   label: 'Stop BGP speaker',
   icon: '↧',
-  description:
-    'Stops the MetalLB speaker on a node: it withdraws its routes and closes its session, the router drops the next hop, and flows that rehash elsewhere are reset.',
+  description: 'Stops the MetalLB speaker on a node: it withdraws its routes and closes its session, the router drops the next hop, and flows that rehash elsewhere are reset.',
   targets: ['node'],
   params: [],
   apply(world, _kind, name, _params, cause) {

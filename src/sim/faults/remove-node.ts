@@ -6,8 +6,7 @@ export const removeNode = defineFault({
   id: 'remove-node',
   label: 'Remove node',
   icon: '⊖',
-  description:
-    'Drains a node and deletes it from the cluster: its MetalLB speaker withdraws its routes, and F5 pools of node members drop it at the controller’s next node poll.',
+  description: 'Drains a node and deletes it from the cluster: its MetalLB speaker withdraws its routes, and F5 pools of node members drop it at the controller’s next node poll.',
   targets: ['node'],
   params: [DRAIN_GRACE],
   apply(world, _kind, name, params, cause) {

@@ -5,8 +5,7 @@ export const setCpuLimit = defineFault({
   id: 'set-cpu-limit',
   label: 'Set CPU limit',
   icon: '◔',
-  description:
-    'Sets a deployment’s limits.cpu and resizes its running pods in place: the quota becomes the limit × the CFS period, and threads that use it up wait. 0 lifts the limit.',
+  description: 'Sets a deployment’s limits.cpu and resizes its running pods in place: the quota becomes the limit × the CFS period, and threads that use it up wait. 0 lifts the limit.',
   targets: ['deployment'],
   params: [{ name: 'cores', label: 'Cores', kind: 'number', default: 0.5, min: 0, max: 64, unit: 'cores' }],
   apply(world, _kind, name, params, cause) {

@@ -17,7 +17,12 @@ function missing(kind: string, name: string, names: readonly string[]): Error {
 
 export function nodeNamed(world: World, name: string): Host {
   const host = world.hosts.find((h) => h.name === name);
-  if (!host) throw missing('node', name, world.hosts.map((h) => h.name));
+  if (!host)
+    throw missing(
+      'node',
+      name,
+      world.hosts.map((h) => h.name),
+    );
   return host;
 }
 
@@ -74,7 +79,9 @@ export function rollOutClientSettings(world: World, name: string, change: Partia
   deploymentNamed(world, name);
   if (!world.grpcClientSettings(name)) throw new Error(`target: deployment "${name}" runs no gRPC client`);
   world.setGrpcClientSettings(name, change);
-  const what = Object.entries(change).map(([k, v]) => `${k}=${v}`).join(', ');
+  const what = Object.entries(change)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
   world.ctx.note('info', `deployment/${name}`, 'grpc.client.settings.changed', `pod template now sets ${what}`, { cause });
   world.workloads.rollout(name, cause);
 }

@@ -44,15 +44,7 @@ export function endpointOf(pod: PodLike, port: number): SliceEndpoint | null {
 }
 
 function sameEndpoint(a: SliceEndpoint, b: SliceEndpoint): boolean {
-  return (
-    a.ip === b.ip &&
-    a.port === b.port &&
-    a.pod === b.pod &&
-    a.node === b.node &&
-    a.ready === b.ready &&
-    a.serving === b.serving &&
-    a.terminating === b.terminating
-  );
+  return a.ip === b.ip && a.port === b.port && a.pod === b.pod && a.node === b.node && a.ready === b.ready && a.serving === b.serving && a.terminating === b.terminating;
 }
 
 /**

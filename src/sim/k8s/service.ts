@@ -100,8 +100,7 @@ export class ServiceDirectory {
 
   private allocatePorts(service: Service): void {
     const needsNodePort = service.type !== 'ClusterIP' && service.nodePort === undefined;
-    const needsHealthPort =
-      service.type === 'LoadBalancer' && service.externalTrafficPolicy === 'Local' && service.healthCheckNodePort === undefined;
+    const needsHealthPort = service.type === 'LoadBalancer' && service.externalTrafficPolicy === 'Local' && service.healthCheckNodePort === undefined;
     if (service.nodePort !== undefined) this.usedNodePorts.add(service.nodePort);
     if (service.healthCheckNodePort !== undefined) this.usedNodePorts.add(service.healthCheckNodePort);
     if (!needsNodePort && !needsHealthPort) return;

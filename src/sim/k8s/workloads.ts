@@ -124,9 +124,7 @@ export class Workloads {
     this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
     this.killPod = s.register('pod.kill', (pod) => this.onKill(this.pods[pod]!));
     this.sigterm = s.register('pod.sigterm', (pod) => this.onSigterm(this.pods[pod]!));
-    this.createReplacement = s.register('replicaset.create', (dep, replaced) =>
-      this.reconcile(this.deployments[dep]!, replaced),
-    );
+    this.createReplacement = s.register('replicaset.create', (dep, replaced) => this.reconcile(this.deployments[dep]!, replaced));
     this.notifyProxies = s.register('endpoints.watch', (svc) => {
       this.kubeProxy.changed(this.proxyIndex[svc]!);
       for (const watcher of this.sliceWatchers) watcher(this.services[svc]!);

@@ -54,7 +54,7 @@ export function formatCidr(c: Cidr): string {
 }
 
 export function cidrContains(c: Cidr, ip: number): boolean {
-  return ((ip & maskOf(c.prefix)) >>> 0) === c.base;
+  return (ip & maskOf(c.prefix)) >>> 0 === c.base;
 }
 
 export function cidrSize(c: Cidr): number {

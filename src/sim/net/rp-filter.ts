@@ -41,14 +41,7 @@ export function validateSource(check: SourceCheck): SourceVerdict {
 }
 
 /** The same decision with plain arguments, for the packet path, which must not build an object per packet. */
-export function checkSource(
-  mode: RpFilterMode,
-  dev: string,
-  devHasAddress: boolean,
-  reverse: Route | undefined,
-  srcIsLocal: boolean,
-  acceptLocal: boolean,
-): SourceVerdict {
+export function checkSource(mode: RpFilterMode, dev: string, devHasAddress: boolean, reverse: Route | undefined, srcIsLocal: boolean, acceptLocal: boolean): SourceVerdict {
   if (mode === 0) return srcIsLocal && !acceptLocal ? 'invalid' : 'accept';
   if (!reverse) return lastResort(mode);
   if (reverse.type === 'local' ? !acceptLocal : reverse.type !== 'unicast') return 'invalid';

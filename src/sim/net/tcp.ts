@@ -28,17 +28,7 @@ export interface Listener {
  * Sends a packet out of a pod; the network layer decides where it goes. `anon` names the anonymous flow the packet
  * belongs to (net/anonymous-flows.ts) and `generation` its attempt; -1 for an ordinary packet.
  */
-export type TcpWire = (
-  stack: TcpStack,
-  srcPort: number,
-  dstIp: number,
-  dstPort: number,
-  flags: number,
-  payload: PayloadId,
-  message: number,
-  anon?: number,
-  generation?: number,
-) => void;
+export type TcpWire = (stack: TcpStack, srcPort: number, dstIp: number, dstPort: number, flags: number, payload: PayloadId, message: number, anon?: number, generation?: number) => void;
 
 /** A connection attempt that holds a local port without a socket (an anonymous flow's); made real on demand. */
 export interface AnonymousAttempt {

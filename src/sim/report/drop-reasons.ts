@@ -21,7 +21,7 @@ export const DROP_REASONS = {
   },
   rp_filter_martian: {
     kind: 'packet',
-    text: "Reverse-path filtering refused the source: the route back to it does not leave by the interface the packet came in on (and an interface without an IPv4 address fails even loose mode), so the kernel drops it as a martian.",
+    text: 'Reverse-path filtering refused the source: the route back to it does not leave by the interface the packet came in on (and an interface without an IPv4 address fails even loose mode), so the kernel drops it as a martian.',
   },
   host_conntrack_full: {
     kind: 'packet',
@@ -33,7 +33,7 @@ export const DROP_REASONS = {
   },
   hypervisor_pps_exceeded: {
     kind: 'packet',
-    text: "The cloud instance is over its packets-per-second allowance, so the hypervisor drops the excess.",
+    text: 'The cloud instance is over its packets-per-second allowance, so the hypervisor drops the excess.',
   },
   linklocal_exceeded: {
     kind: 'packet',

@@ -51,12 +51,7 @@ export function expectationsFor(assertions: readonly Assertion[], fixes: readonl
  * Checks a scenario's assertions. `total` without a window reads the run totals (counters' totals, gauges' peaks), which
  * stay exact however long the run; every other form reads the fixed-step series.
  */
-export function evaluateExpectations(
-  assertions: readonly Assertion[],
-  totals: Record<string, number>,
-  series: Record<string, SeriesReport>,
-  sampleCount: number,
-): ExpectResult[] {
+export function evaluateExpectations(assertions: readonly Assertion[], totals: Record<string, number>, series: Record<string, SeriesReport>, sampleCount: number): ExpectResult[] {
   return assertions.map((a) => {
     const s = series[a.metric];
     let actual: number | null = null;

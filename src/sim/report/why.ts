@@ -31,9 +31,7 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   const serverErrors = causes.of('grpc_dependency_error')[0];
   if (serverErrors) {
     const node = world.nodeOf(serverErrors.entity);
-    const steps: WhyStep[] = [
-      { entity: serverErrors.entity, text: `${serverErrors.count} queries failed because the pod's dependencies did not resolve` },
-    ];
+    const steps: WhyStep[] = [{ entity: serverErrors.entity, text: `${serverErrors.count} queries failed because the pod's dependencies did not resolve` }];
     if (node) steps.push(...dnsSteps(causes, world, node));
     chains.push({ symptom: `server errors at ${serverErrors.entity}`, steps });
   }
@@ -118,7 +116,10 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const d = latest.detail;
   const local = d['policy'] === 'Local' ? ': under externalTrafficPolicy Local only nodes with a ready endpoint announce' : '';
   const why = latest.kind === 'bgp_announced' ? `it had ${d['ready']} ready pod(s) of ${d['deployment']} again` : `its last ready pod of ${d['deployment']} had gone`;
-  steps.push({ entity: node, text: `its MetalLB speaker ${latest.kind === 'bgp_announced' ? 'announced' : 'withdrew'} the address of Service ${d['service']} at ${seconds(latest.lastAt)}, as ${why}${local}` });
+  steps.push({
+    entity: node,
+    text: `its MetalLB speaker ${latest.kind === 'bgp_announced' ? 'announced' : 'withdrew'} the address of Service ${d['service']} at ${seconds(latest.lastAt)}, as ${why}${local}`,
+  });
   const hpa = causes.find('hpa_scaled', `deployment/${d['deployment']}`);
   if (hpa) {
     const h = hpa.detail;
@@ -130,7 +131,10 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const spike = causes.of('load_spike')[0];
   if (spike) {
     const p = spike.detail;
-    steps.push({ entity: spike.entity, text: `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all` });
+    steps.push({
+      entity: spike.entity,
+      text: `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all`,
+    });
   }
   return steps;
 }
@@ -150,15 +154,25 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
     },
   ];
   if (typeof d['connectTimeoutMs'] === 'number') {
-    steps.push({ entity: gone.entity, text: `${proxy} waits ${d['connectTimeoutMs']} ms for a connection to an address nobody answers, ${d['connectTimeoutMs'] >= Number(d['deadlineMs']) ? `longer than the caller's ${d['deadlineMs']} ms deadline` : 'then tries another backend'}` });
+    steps.push({
+      entity: gone.entity,
+      text: `${proxy} waits ${d['connectTimeoutMs']} ms for a connection to an address nobody answers, ${d['connectTimeoutMs'] >= Number(d['deadlineMs']) ? `longer than the caller's ${d['deadlineMs']} ms deadline` : 'then tries another backend'}`,
+    });
   }
   const left = causes.find('zk_deregistered', String(d['backend']));
-  if (left) steps.push({ entity: left.entity, text: `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it` });
+  if (left)
+    steps.push({
+      entity: left.entity,
+      text: `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it`,
+    });
   const read = causes.find('zk_read', gone.entity);
   if (read) {
     const r = read.detail;
     const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${Number(r['requests']).toLocaleString('en-US')} requests, one after another`;
-    steps.push({ entity: gone.entity, text: `its watchers read their services ${read.count} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}` });
+    steps.push({
+      entity: gone.entity,
+      text: `its watchers read their services ${read.count} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`,
+    });
   }
   steps.push(...zookeeperSteps(causes, world, service));
   return steps;
@@ -184,7 +198,11 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
     });
   }
   const deployment = causes.find('rollout', `deployment/${service}`) ?? causes.of('rollout')[0];
-  if (deployment) steps.push({ entity: deployment.entity, text: `rolled out a new version at ${seconds(deployment.lastAt)}: every pod it replaced deregistered and every new one registered, each a change` });
+  if (deployment)
+    steps.push({
+      entity: deployment.entity,
+      text: `rolled out a new version at ${seconds(deployment.lastAt)}: every pod it replaced deregistered and every new one registered, each a change`,
+    });
   return steps;
 }
 
@@ -192,7 +210,10 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
 function staleSteps(causes: CauseLog, stale: CauseFact): WhyStep[] {
   const node = stale.entity;
   const steps: WhyStep[] = [
-    { entity: node, text: `sent ${stale.count} new connections to pods that had already left their Service's ready endpoints (the latest to ${stale.detail['pod']}, ${stale.detail['phase']}): its rules were behind the API` },
+    {
+      entity: node,
+      text: `sent ${stale.count} new connections to pods that had already left their Service's ready endpoints (the latest to ${stale.detail['pod']}, ${stale.detail['phase']}): its rules were behind the API`,
+    },
   ];
   const sync = causes.find('kube_proxy_sync', node);
   if (sync) {
@@ -251,7 +272,10 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
   const server = hops.at(-1)!;
   const from = server.xff === '' ? "its connection's peer, as no X-Forwarded-For came with it" : `the leftmost entry of X-Forwarded-For: ${server.xff}`;
   const steps: WhyStep[] = [
-    { entity: fact.entity, text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${fact.count} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}` },
+    {
+      entity: fact.entity,
+      text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${fact.count} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}`,
+    },
   ];
   const sourceOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
   for (let i = hops.length - 2; i >= 1; i--) {
@@ -306,7 +330,10 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return {
         symptom,
         steps: [
-          { entity: fact.entity, text: `the ZooKeeper hosts' hypervisors dropped ${Number(fact.detail['dropped']).toLocaleString('en-US')} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance` },
+          {
+            entity: fact.entity,
+            text: `the ZooKeeper hosts' hypervisors dropped ${Number(fact.detail['dropped']).toLocaleString('en-US')} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
+          },
           ...zookeeperSteps(causes, world, String(fact.detail['service'])),
         ],
       };
@@ -352,9 +379,7 @@ function dnsSteps(causes: CauseLog, world: WhyWorld, node: string): WhyStep[] {
 /** A full tracked-connection table: how full, what fills it, and from there who sends to that address. */
 function allowanceSteps(causes: CauseLog, world: WhyWorld, exceeded: CauseFact): WhyStep[] {
   const d = exceeded.detail;
-  const steps: WhyStep[] = [
-    { entity: exceeded.entity, text: `the hypervisor dropped ${exceeded.count} packets of new flows: ${d['used']} of ${d['allowance']} tracked connections in use` },
-  ];
+  const steps: WhyStep[] = [{ entity: exceeded.entity, text: `the hypervisor dropped ${exceeded.count} packets of new flows: ${d['used']} of ${d['allowance']} tracked connections in use` }];
   const busiest = d['busiestDst'];
   if (typeof busiest === 'number') {
     const share = Math.round(100 * Number(d['busiestShare'] ?? 0));

@@ -33,11 +33,7 @@ export interface OutlineItem {
 }
 
 /** `unset` takes a single value out of the text, so its default (or nothing) applies again. */
-export type Edit =
-  | { op: 'add'; kind: EditKind }
-  | { op: 'remove'; path: YamlPath }
-  | { op: 'set'; path: YamlPath; value: ScalarValue }
-  | { op: 'unset'; path: YamlPath };
+export type Edit = { op: 'add'; kind: EditKind } | { op: 'remove'; path: YamlPath } | { op: 'set'; path: YamlPath; value: ScalarValue } | { op: 'unset'; path: YamlPath };
 
 /** One single value of an outline item, typed from the scenario's schema, for the editor's properties form. */
 export interface Field {

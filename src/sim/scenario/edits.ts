@@ -393,7 +393,10 @@ class Addresses {
   }
 
   nextNodeIp(): string {
-    const ips = this.within(this.nodeNet, this.m.nodes.map((n) => n.ip));
+    const ips = this.within(
+      this.nodeNet,
+      this.m.nodes.map((n) => n.ip),
+    );
     return this.pick(this.nodeNet, Math.max(this.nodeNet.base, ...ips), false, 'a node');
   }
 
@@ -417,10 +420,7 @@ class Addresses {
   }
 
   nextVip(): string {
-    const existing = [
-      ...this.m.loadBalancers.flatMap((lb) => arr(lb['virtualServers']).map((v) => rec(v)['vip'])),
-      ...this.m.services.map(([, s]) => s['loadBalancerIp']),
-    ];
+    const existing = [...this.m.loadBalancers.flatMap((lb) => arr(lb['virtualServers']).map((v) => rec(v)['vip'])), ...this.m.services.map(([, s]) => s['loadBalancerIp'])];
     const first = existing.map((v) => (typeof v === 'string' ? parseIpv4(v) : null)).find((ip) => ip !== null);
     // TEST-NET-1 (RFC 5737), where the shipped scenarios put their public addresses.
     const net = block(first ?? parseIpv4('192.0.2.0')!, 24);
@@ -472,7 +472,10 @@ function removeFrom(doc: Document, m: Model, path: YamlPath): void {
   const [, section, key, sub, index] = path;
   if (section === 'deployments') {
     const name = String(key);
-    removePods(doc, m.nodes.flatMap((n) => n.pods.filter((p) => p.deployment === name)));
+    removePods(
+      doc,
+      m.nodes.flatMap((n) => n.pods.filter((p) => p.deployment === name)),
+    );
     // A deployment's knobs under params describe only it, like its pods; a section of the same name is everyone's.
     if (hasKnobs(m, name)) doc.deleteIn(['params', name]);
     doc.deleteIn(path);
@@ -539,7 +542,11 @@ function removalProblem(m: Model, path: YamlPath): string | null {
     const pods = m.nodes.flatMap((n) => n.pods.filter((p) => p.deployment === key));
     // Pods beyond the placements are named <deployment>-<n> by the simulation.
     const generated = (name: string) => name.startsWith(`${key}-`) && /^\d+$/.test(name.slice(key.length + 1));
-    refs.timeline('deployment', [key]).timeline('pod', pods.map((p) => p.name), generated);
+    refs.timeline('deployment', [key]).timeline(
+      'pod',
+      pods.map((p) => p.name),
+      generated,
+    );
     refs.metrics(['deployment'], key).prefixed(['topology', 'deployments', key]).fixValues(['selector', 'deployment'], key);
     if (hasKnobs(m, key)) refs.prefixed(['params', key]);
     for (const node of new Set(pods.map((p) => p.node))) {

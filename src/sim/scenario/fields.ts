@@ -37,7 +37,11 @@ function childOf(schema: Schema, segment: string | number): Schema | undefined {
 function inputOf(schema: Schema): Omit<Field, 'key' | 'path' | 'required' | 'value'> | null {
   const fallback = isScalarValue(schema['default']) ? { default: schema['default'] } : {};
   const range: Pick<Field, 'min' | 'max' | 'above'> = {};
-  for (const [key, into] of [['minimum', 'min'], ['maximum', 'max'], ['exclusiveMinimum', 'above']] as const) {
+  for (const [key, into] of [
+    ['minimum', 'min'],
+    ['maximum', 'max'],
+    ['exclusiveMinimum', 'above'],
+  ] as const) {
     const limit = bound(schema[key]);
     if (limit !== undefined) range[into] = limit;
   }

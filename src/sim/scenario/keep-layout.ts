@@ -27,7 +27,7 @@ export function matchLines(a: readonly string[], b: readonly string[]): Int32Arr
       lengths[i * (m + 1) + j] = a[head + i] === b[head + j] ? lengths[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!);
     }
   }
-  for (let i = 0, j = 0; i < n && j < m; ) {
+  for (let i = 0, j = 0; i < n && j < m;) {
     if (a[head + i] === b[head + j]) match[head + j++] = head + i++;
     else if (lengths[(i + 1) * (m + 1) + j]! >= lengths[i * (m + 1) + j + 1]!) i++;
     else j++;

@@ -178,9 +178,7 @@ function checkFixes(scenario: Scenario, options: Pick<LoadOptions, 'faultIds' | 
  */
 function attribute(issues: readonly ScenarioIssue[], assignments: readonly Assignment[], context?: string): string[] {
   return issues.map((issue) => {
-    const source = [...assignments]
-      .reverse()
-      .find((a) => issue.path.length > 0 && (isPrefix(a.path, issue.path) || isPrefix(issue.path, a.path)));
+    const source = [...assignments].reverse().find((a) => issue.path.length > 0 && (isPrefix(a.path, issue.path) || isPrefix(issue.path, a.path)));
     if (source === undefined) return context ? `${context}: ${formatIssue(issue)}` : formatIssue(issue);
     if (samePath(source.path, issue.path)) return `${source.label}: ${issue.message}`;
     return `${source.label}: ${formatIssue(issue)}`;

@@ -42,10 +42,7 @@ export const APPS = ['http-server', 'http-client', 'ingress-proxy', 'dns-client'
 /** Apps that answer HTTP on their port, so a Service may select them. */
 export const HTTP_SERVING_APPS: readonly string[] = ['http-server', 'ingress-proxy'];
 
-const intOrPercent = z.union([
-  z.number().int().min(0),
-  z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>,
-]);
+const intOrPercent = z.union([z.number().int().min(0), z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>]);
 
 export const MAX_REPLICAS = 20_000;
 
@@ -183,7 +180,11 @@ const externalClient = z.strictObject({
   targetIp: ipv4,
   targetPort: port,
   // An X-Forwarded-For value the client writes into its own requests, like "1.2.3.4": a spoofing client.
-  forwardedFor: z.string().max(200).regex(/^[\w .:,-]*$/, { error: 'must be a header value like "1.2.3.4, 5.6.7.8"' }).optional(),
+  forwardedFor: z
+    .string()
+    .max(200)
+    .regex(/^[\w .:,-]*$/, { error: 'must be a header value like "1.2.3.4, 5.6.7.8"' })
+    .optional(),
 });
 
 /** The ZooKeeper ensemble of service discovery; params.zookeeper holds its capacities. */

@@ -32,7 +32,10 @@ export function ShortcutsDialog() {
                 <div key={a.what} className="contents">
                   <dt className="flex flex-wrap items-start gap-1">
                     {a.keys.map((k) => (
-                      <kbd key={k} className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200">
+                      <kbd
+                        key={k}
+                        className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200"
+                      >
                         {k}
                       </kbd>
                     ))}

@@ -60,13 +60,7 @@ export function createChartFrame(svg: SVGSVGElement, legend: HTMLElement, yLabel
  * The legend's entries, one per datum, each a swatch in its series colour, a label and a value; `value` gives the text
  * shown for a datum's latest figure.
  */
-export function drawLegend<T extends { key: string; label: string }>(
-  legend: HTMLElement,
-  data: T[],
-  id: (d: T) => string,
-  swatchClass: string,
-  value: (d: T) => string,
-): void {
+export function drawLegend<T extends { key: string; label: string }>(legend: HTMLElement, data: T[], id: (d: T) => string, swatchClass: string, value: (d: T) => string): void {
   const items = select(legend)
     .selectAll<HTMLSpanElement, T>('span.legend-item')
     .data(data, id)

@@ -37,7 +37,11 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
     if (last) draw(last);
   });
   const { grid, xAxis, yAxis, note } = frame;
-  const xLabel = frame.plot.append('text').attr('class', 'chart-label').attr('text-anchor', 'end').text(spec.unit ?? '');
+  const xLabel = frame.plot
+    .append('text')
+    .attr('class', 'chart-label')
+    .attr('text-anchor', 'end')
+    .text(spec.unit ?? '');
   const bars = frame.plot.append('g');
 
   function draw(buffer: SeriesBuffer): void {
@@ -53,16 +57,30 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
     const bounds = [...new Set(histograms.flatMap((d) => d.bounds))].sort((a, b) => a - b);
     const total = histograms.reduce((sum, d) => sum + d.counts.reduce((a, b) => a + b, 0), 0);
     const x = scaleBand<number>().domain(bounds).range([0, w]).paddingInner(0.2).paddingOuter(0.1);
-    const inner = scaleBand<string>().domain(histograms.map((d) => d.key)).range([0, x.bandwidth()]).padding(0.05);
+    const inner = scaleBand<string>()
+      .domain(histograms.map((d) => d.key))
+      .range([0, x.bandwidth()])
+      .padding(0.05);
     const peak = Math.max(1, ...histograms.flatMap((d) => d.counts));
-    const y = scaleLinear().domain([0, peak * 1.1]).range([h, 0]).nice(4);
+    const y = scaleLinear()
+      .domain([0, peak * 1.1])
+      .range([h, 0])
+      .nice(4);
 
-    grid.call(axisLeft(y).ticks(4).tickSize(-w).tickFormat(() => ''));
+    grid.call(
+      axisLeft(y)
+        .ticks(4)
+        .tickSize(-w)
+        .tickFormat(() => ''),
+    );
     yAxis.call(axisLeft(y).ticks(4, '~s').tickSizeOuter(0));
     const everyNth = Math.max(1, Math.ceil(bounds.length / Math.max(1, Math.floor(w / 36))));
-    xAxis
-      .attr('transform', `translate(0,${h})`)
-      .call(axisBottom(x).tickValues(bounds.filter((_, i) => i % everyNth === 0)).tickFormat((b) => `≤${b}`).tickSizeOuter(0));
+    xAxis.attr('transform', `translate(0,${h})`).call(
+      axisBottom(x)
+        .tickValues(bounds.filter((_, i) => i % everyNth === 0))
+        .tickFormat((b) => `≤${b}`)
+        .tickSizeOuter(0),
+    );
     xLabel.attr('x', w).attr('y', h + 26);
 
     const cells = histograms.flatMap((d) => d.bounds.map((b, i) => ({ key: d.key, label: d.label, bound: b, count: d.counts[i]! })));
@@ -87,7 +105,13 @@ export function createHistogramChart(svg: SVGSVGElement, legend: HTMLElement, sp
       .attr('y', h / 2)
       .text(total > 0 ? '' : buffer.end() === 0 ? 'Waiting for the first one-second sample…' : 'No observations yet');
 
-    drawLegend(legend, histograms, (d) => d.key, 'size-2.5 rounded-sm', (d) => String(d.counts.reduce((a, b) => a + b, 0)));
+    drawLegend(
+      legend,
+      histograms,
+      (d) => d.key,
+      'size-2.5 rounded-sm',
+      (d) => String(d.counts.reduce((a, b) => a + b, 0)),
+    );
   }
 
   return { draw, destroy: frame.destroy };

@@ -3,16 +3,7 @@ import type { ReactNode } from 'react';
 /** Small stroke icons drawn inline (no icon font, nothing fetched). */
 function Icon({ children, className = 'size-5' }: { children: ReactNode; className?: string }) {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      className={className}
-      aria-hidden="true"
-    >
+    <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" className={className} aria-hidden="true">
       {children}
     </svg>
   );

@@ -5,7 +5,21 @@ import { PanelClose } from './panel-close';
  * A dialog over a dimmed page, titled, with a close button: a click outside, the button or Escape closes it.
  * `width` is a Tailwind max-width class; `ref` reaches the dialog element, to move focus into it.
  */
-export function Modal({ title, testId, width, onClose, ref, children }: { title: ReactNode; testId: string; width: string; onClose: () => void; ref?: Ref<HTMLDivElement>; children: ReactNode }) {
+export function Modal({
+  title,
+  testId,
+  width,
+  onClose,
+  ref,
+  children,
+}: {
+  title: ReactNode;
+  testId: string;
+  width: string;
+  onClose: () => void;
+  ref?: Ref<HTMLDivElement>;
+  children: ReactNode;
+}) {
   const titleId = useId();
   return (
     <div className="fixed inset-0 z-30 grid place-items-center bg-slate-900/40 p-4" onClick={onClose}>

@@ -22,9 +22,7 @@ export function ReportPopover({ summary, title, tone, children }: { summary: Rea
         <ChevronUpIcon className="size-4 transition-transform group-open:rotate-180" />
       </summary>
       <div className="absolute bottom-full left-0 z-20 mb-2 w-[38rem] max-w-[calc(100vw-2rem)] overflow-hidden rounded-lg border border-slate-200 bg-white shadow-lg dark:border-slate-700 dark:bg-slate-900">
-        <div className="border-b border-slate-200 px-3 py-1.5 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:border-slate-800 dark:text-slate-400">
-          {title}
-        </div>
+        <div className="border-b border-slate-200 px-3 py-1.5 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:border-slate-800 dark:text-slate-400">{title}</div>
         {children}
       </div>
     </details>

@@ -8,8 +8,7 @@ export const primaryButton =
   'inline-flex h-10 w-12 items-center justify-center rounded-md bg-indigo-600 text-white shadow-sm transition-colors hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 aria-pressed:bg-indigo-700 dark:bg-indigo-500 dark:hover:bg-indigo-400 dark:aria-pressed:bg-indigo-600';
 
 /** A panel that holds fixed popovers: no stacking context of its own, so their z-index reaches over every other panel. */
-export const openPanel =
-  'flex min-h-0 flex-col overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900';
+export const openPanel = 'flex min-h-0 flex-col overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900';
 
 /**
  * Every other panel is its own stacking context, so Chromium repaints only the panel a change is in: without it the

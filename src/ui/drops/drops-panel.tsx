@@ -27,9 +27,7 @@ export function DropsPanel() {
     <section className={panel} aria-label="Dropped packets">
       <div className={panelTitle}>
         <h2>Dropped packets</h2>
-        <span className="font-mono text-sm font-semibold normal-case tracking-normal text-slate-700 tabular-nums dark:text-slate-200">
-          {formatCount(total)}
-        </span>
+        <span className="font-mono text-sm font-semibold normal-case tracking-normal text-slate-700 tabular-nums dark:text-slate-200">{formatCount(total)}</span>
       </div>
       <ul data-testid="drops" className="min-h-0 flex-1 overflow-y-auto">
         {rows.map(([reason, count]) => (

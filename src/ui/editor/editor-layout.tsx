@@ -68,7 +68,15 @@ function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
       <h2 className={panelTitle}>Topology</h2>
       <div className="flex flex-wrap gap-1 border-b border-slate-200 p-2 dark:border-slate-800">
         {ADDABLE.map((option) => (
-          <button key={option.kind} type="button" className={smallButton} data-testid="editor-add" data-kind={option.kind} title={option.description} onClick={() => void structural({ op: 'add', kind: option.kind })}>
+          <button
+            key={option.kind}
+            type="button"
+            className={smallButton}
+            data-testid="editor-add"
+            data-kind={option.kind}
+            title={option.description}
+            onClick={() => void structural({ op: 'add', kind: option.kind })}
+          >
             + {option.label}
           </button>
         ))}
@@ -100,7 +108,14 @@ function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
                 <span className="text-xs text-slate-500 dark:text-slate-400">{item.detail}</span>
               </button>
               {item.removable ? (
-                <button type="button" aria-label={`Remove ${item.kind} ${item.name}`} title={`Remove ${item.kind} ${item.name}`} data-testid="editor-remove" className="rounded p-0.5 text-slate-500 hover:bg-red-100 hover:text-red-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:hover:bg-red-950" onClick={() => void structural({ op: 'remove', path: item.path })}>
+                <button
+                  type="button"
+                  aria-label={`Remove ${item.kind} ${item.name}`}
+                  title={`Remove ${item.kind} ${item.name}`}
+                  data-testid="editor-remove"
+                  className="rounded p-0.5 text-slate-500 hover:bg-red-100 hover:text-red-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:hover:bg-red-950"
+                  onClick={() => void structural({ op: 'remove', path: item.path })}
+                >
                   <CloseIcon />
                 </button>
               ) : (
@@ -125,7 +140,12 @@ function Problems({ onJump }: { onJump: (problem: string) => void }) {
       <ul className="min-h-0 flex-1 space-y-1 overflow-y-auto p-2" aria-live="polite">
         {problems.map((p, i) => (
           <li key={i}>
-            <button type="button" data-testid="editor-problem" onClick={() => onJump(p)} className="w-full rounded px-1.5 py-1 text-left font-mono text-xs break-words text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-red-300 dark:hover:bg-red-950/50">
+            <button
+              type="button"
+              data-testid="editor-problem"
+              onClick={() => onJump(p)}
+              className="w-full rounded px-1.5 py-1 text-left font-mono text-xs break-words text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-red-300 dark:hover:bg-red-950/50"
+            >
               {p}
             </button>
           </li>
@@ -166,7 +186,10 @@ export default function EditorLayout() {
   const jumpToProblem = (problem: string): void => {
     const place = problemLine(problem);
     if (!place) return jumpToPath(problemPath(problem));
-    const lineStart = text.split('\n').slice(0, place.line - 1).reduce((n, line) => n + line.length + 1, 0);
+    const lineStart = text
+      .split('\n')
+      .slice(0, place.line - 1)
+      .reduce((n, line) => n + line.length + 1, 0);
     select(lineStart);
   };
 
@@ -219,7 +242,14 @@ export default function EditorLayout() {
           Save YAML
         </button>
         <div className="ml-auto flex gap-2">
-          <button type="button" className={accentButton} disabled={problems > 0 || nameProblem !== null} onClick={() => void runIt()} data-testid="editor-run" title={problems > 0 ? 'Fix the problems first' : 'Load it into the simulation'}>
+          <button
+            type="button"
+            className={accentButton}
+            disabled={problems > 0 || nameProblem !== null}
+            onClick={() => void runIt()}
+            data-testid="editor-run"
+            title={problems > 0 ? 'Fix the problems first' : 'Load it into the simulation'}
+          >
             Run it
           </button>
           <button type="button" className={button} onClick={closeEditor} data-testid="editor-close" title="Back to the run; the draft stays here">

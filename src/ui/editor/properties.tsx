@@ -73,7 +73,15 @@ function FieldRow({ field }: { field: Field }) {
   let input;
   if (field.input === 'boolean') {
     const checked = draft === '' ? field.default === true : draft === 'true';
-    input = <input type="checkbox" {...common} checked={checked} onChange={(e) => choose(String(e.target.checked))} className="size-4 accent-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500" />;
+    input = (
+      <input
+        type="checkbox"
+        {...common}
+        checked={checked}
+        onChange={(e) => choose(String(e.target.checked))}
+        className="size-4 accent-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500"
+      />
+    );
   } else if (field.input === 'choice') {
     input = (
       <select {...common} value={draft} onChange={(e) => choose(e.target.value)} className={`${textField} w-full`}>
@@ -108,7 +116,13 @@ function FieldRow({ field }: { field: Field }) {
           {field.key}
         </label>
         {field.value !== undefined && !field.required && (
-          <button type="button" className="text-xs text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300" onClick={() => choose('')} data-testid="editor-field-reset" title={`Take ${field.key} out of the text`}>
+          <button
+            type="button"
+            className="text-xs text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300"
+            onClick={() => choose('')}
+            data-testid="editor-field-reset"
+            title={`Take ${field.key} out of the text`}
+          >
             {field.default !== undefined ? `use default (${String(field.default)})` : 'take out'}
           </button>
         )}

@@ -29,7 +29,13 @@ function pick(event: LogEvent): void {
 /** A row renders once: events never change, and a new frame only adds rows above it. */
 const Entry = memo(function Entry({ event, first }: { event: LogEvent; first: boolean }) {
   return (
-    <li data-testid="event-log-entry" data-severity={event.severity} data-kind={event.kind} data-event-entity={event.entity} className="border-b border-slate-100 last:border-0 dark:border-slate-800/70">
+    <li
+      data-testid="event-log-entry"
+      data-severity={event.severity}
+      data-kind={event.kind}
+      data-event-entity={event.entity}
+      className="border-b border-slate-100 last:border-0 dark:border-slate-800/70"
+    >
       <button
         type="button"
         tabIndex={first ? 0 : -1}
@@ -123,9 +129,7 @@ export function EventLog() {
         {shown.map((e, i) => (
           <Entry key={e.seq} event={e} first={i === 0} />
         ))}
-        {shown.length === 0 && (
-          <li className="px-3 py-4 text-sm text-slate-500 dark:text-slate-400">{events.length === 0 ? 'No events yet.' : 'No events match the filters.'}</li>
-        )}
+        {shown.length === 0 && <li className="px-3 py-4 text-sm text-slate-500 dark:text-slate-400">{events.length === 0 ? 'No events yet.' : 'No events match the filters.'}</li>}
       </ol>
     </section>
   );

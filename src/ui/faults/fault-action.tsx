@@ -28,20 +28,9 @@ function Description({ text }: { text: string }) {
 const numberInput =
   'h-8 w-20 rounded-md border border-slate-300 bg-white px-2 text-right font-mono text-sm tabular-nums text-slate-900 shadow-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-500 invalid:border-red-400 invalid:text-red-700 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100 dark:invalid:border-red-500 dark:invalid:text-red-300';
 
-function ParamInput({
-  param,
-  value,
-  onChange,
-}: {
-  param: FaultParamDescriptor;
-  value: string | boolean;
-  onChange: (value: string | boolean) => void;
-}) {
+function ParamInput({ param, value, onChange }: { param: FaultParamDescriptor; value: string | boolean; onChange: (value: string | boolean) => void }) {
   const id = useId();
-  const range =
-    param.min !== undefined || param.max !== undefined
-      ? `${param.min ?? '…'} to ${param.max ?? '…'}${param.unit ? ` ${param.unit}` : ''}`
-      : undefined;
+  const range = param.min !== undefined || param.max !== undefined ? `${param.min ?? '…'} to ${param.max ?? '…'}${param.unit ? ` ${param.unit}` : ''}` : undefined;
   if (param.kind === 'boolean') {
     return (
       <label htmlFor={id} className="flex h-8 items-center gap-2 text-sm text-slate-700 dark:text-slate-200">
@@ -136,12 +125,7 @@ export function FaultAction({
     <div className="space-y-2">
       <div className="flex flex-wrap items-end gap-x-3 gap-y-2">
         {fault.params.map((p) => (
-          <ParamInput
-            key={p.name}
-            param={p}
-            value={draft[p.name] ?? ''}
-            onChange={(value) => setDraft((d) => ({ ...d, [p.name]: value }))}
-          />
+          <ParamInput key={p.name} param={p} value={draft[p.name] ?? ''} onChange={(value) => setDraft((d) => ({ ...d, [p.name]: value }))} />
         ))}
         <button
           type="button"

@@ -30,11 +30,25 @@ export function EmbedSection({ run }: { run: SharedRun }) {
       <div className="flex flex-wrap items-end gap-3 text-xs text-slate-600 dark:text-slate-300">
         <label className="flex flex-col gap-0.5">
           width
-          <input className={`${field} w-20`} inputMode="numeric" value={width} aria-invalid={problem?.startsWith('width') ?? false} onChange={(e) => setWidth(e.target.value)} data-testid="embed-width" />
+          <input
+            className={`${field} w-20`}
+            inputMode="numeric"
+            value={width}
+            aria-invalid={problem?.startsWith('width') ?? false}
+            onChange={(e) => setWidth(e.target.value)}
+            data-testid="embed-width"
+          />
         </label>
         <label className="flex flex-col gap-0.5">
           height
-          <input className={`${field} w-20`} inputMode="numeric" value={height} aria-invalid={problem?.startsWith('height') ?? false} onChange={(e) => setHeight(e.target.value)} data-testid="embed-height" />
+          <input
+            className={`${field} w-20`}
+            inputMode="numeric"
+            value={height}
+            aria-invalid={problem?.startsWith('height') ?? false}
+            onChange={(e) => setHeight(e.target.value)}
+            data-testid="embed-height"
+          />
         </label>
         <label className="flex min-w-0 flex-1 flex-col gap-0.5">
           starts

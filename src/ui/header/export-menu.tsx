@@ -68,7 +68,11 @@ export function ExportMenu() {
         <DownloadIcon />
       </button>
       {open && (
-        <div role="menu" aria-label="Export the run so far" className="absolute right-0 z-30 mt-1 w-80 rounded-md border border-slate-200 bg-white p-1 shadow-lg dark:border-slate-700 dark:bg-slate-900">
+        <div
+          role="menu"
+          aria-label="Export the run so far"
+          className="absolute right-0 z-30 mt-1 w-80 rounded-md border border-slate-200 bg-white p-1 shadow-lg dark:border-slate-700 dark:bg-slate-900"
+        >
           {ITEMS.map((item) => (
             <button
               key={item.id}

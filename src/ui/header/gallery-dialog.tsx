@@ -19,7 +19,9 @@ export function GalleryDialog() {
       {gallery.reason && (
         <div role="alert" className="mb-3 text-sm text-slate-700 dark:text-slate-200">
           <p className="mb-1">Nothing of it was run. What is wrong:</p>
-          <pre data-testid="gallery-reason" className="rounded-md bg-red-50 p-2 font-mono text-xs whitespace-pre-wrap text-red-800 dark:bg-red-950/50 dark:text-red-200">{gallery.reason}</pre>
+          <pre data-testid="gallery-reason" className="rounded-md bg-red-50 p-2 font-mono text-xs whitespace-pre-wrap text-red-800 dark:bg-red-950/50 dark:text-red-200">
+            {gallery.reason}
+          </pre>
           <p className="mt-2">Ask for the link again, or pick a scenario:</p>
         </div>
       )}

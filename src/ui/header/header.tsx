@@ -46,7 +46,14 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
       <ScenarioPicker />
       {oneLine && controls}
       <div className="flex items-center gap-1.5 max-xl:ml-auto">
-        <button type="button" className={iconButton} onClick={openEditor} aria-label="Edit the scenario (e)" title="Edit the scenario, or build one, or import Kubernetes manifests (e)" data-testid="edit-button">
+        <button
+          type="button"
+          className={iconButton}
+          onClick={openEditor}
+          aria-label="Edit the scenario (e)"
+          title="Edit the scenario, or build one, or import Kubernetes manifests (e)"
+          data-testid="edit-button"
+        >
           <EditIcon />
         </button>
         <button type="button" className={iconButton} onClick={enterPresenter} aria-label="Presenter mode (p)" title="Presenter mode for a workshop (p)" data-testid="present-button">
@@ -64,13 +71,7 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
         >
           ?
         </button>
-        <button
-          type="button"
-          className={iconButton}
-          onClick={toggleTheme}
-          aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
-          title="Toggle light/dark theme"
-        >
+        <button type="button" className={iconButton} onClick={toggleTheme} aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'} title="Toggle light/dark theme">
           {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
         </button>
       </div>

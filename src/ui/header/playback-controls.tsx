@@ -39,28 +39,12 @@ export function PlaybackControls() {
           <ResetIcon />
         </button>
         <PlayButton />
-        <button
-          type="button"
-          data-testid="step-button"
-          className={iconButton}
-          aria-label="Step 0.1 s"
-          title="Step 0.1 s (→)"
-          disabled={!loaded || status === 'done'}
-          onClick={step}
-        >
+        <button type="button" data-testid="step-button" className={iconButton} aria-label="Step 0.1 s" title="Step 0.1 s (→)" disabled={!loaded || status === 'done'} onClick={step}>
           <StepIcon />
         </button>
       </div>
       <div className="flex items-center gap-1" role="group" aria-label="Speed">
-        <button
-          type="button"
-          data-testid="speed-down"
-          className={iconButton}
-          aria-label="Slower"
-          title="Slower (−)"
-          disabled={slowest}
-          onClick={() => changeSpeed(-1)}
-        >
+        <button type="button" data-testid="speed-down" className={iconButton} aria-label="Slower" title="Slower (−)" disabled={slowest} onClick={() => changeSpeed(-1)}>
           <MinusIcon />
         </button>
         <output
@@ -71,15 +55,7 @@ export function PlaybackControls() {
         >
           {formatSpeed(speed)}
         </output>
-        <button
-          type="button"
-          data-testid="speed-up"
-          className={iconButton}
-          aria-label="Faster"
-          title="Faster (+)"
-          disabled={fastest}
-          onClick={() => changeSpeed(1)}
-        >
+        <button type="button" data-testid="speed-up" className={iconButton} aria-label="Faster" title="Faster (+)" disabled={fastest} onClick={() => changeSpeed(1)}>
           <PlusIcon />
         </button>
       </div>

@@ -50,20 +50,10 @@ export function ScenarioPicker() {
           </option>
         ))}
       </select>
-      <label
-        className={`${button} cursor-pointer has-focus-visible:outline-2 has-focus-visible:outline-indigo-500`}
-        title="Open scenario file… (.yaml, .yml or .json)"
-      >
+      <label className={`${button} cursor-pointer has-focus-visible:outline-2 has-focus-visible:outline-indigo-500`} title="Open scenario file… (.yaml, .yml or .json)">
         <FolderIcon />
         <span className="hidden 2xl:inline">Open file…</span>
-        <input
-          type="file"
-          accept=".yaml,.yml,.json"
-          data-testid="open-file"
-          aria-label="Open scenario file…"
-          className="sr-only"
-          onChange={(e) => void onOpen(e)}
-        />
+        <input type="file" accept=".yaml,.yml,.json" data-testid="open-file" aria-label="Open scenario file…" className="sr-only" onChange={(e) => void onOpen(e)} />
       </label>
     </div>
   );

@@ -63,14 +63,14 @@ export function ShareDialog() {
           <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
             Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
             {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
-            {run.faults.length > 0 ? `, and the ${counted(run.faults.length, 'fault')} you applied at their times` : ''}, and
-            replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same run, to the same digest.
+            {run.faults.length > 0 ? `, and the ${counted(run.faults.length, 'fault')} you applied at their times` : ''}, and replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same
+            run, to the same digest.
           </p>
           {tooLong ? (
             <div role="alert" className="space-y-2 text-sm text-amber-800 dark:text-amber-300" data-testid="share-too-long">
               <p>
-                This link would be {link.length.toLocaleString('en-US')} characters, more than browsers and wikis keep reliably ({MAX_LINK_CHARS.toLocaleString('en-US')}). Download
-                the run as a scenario file instead: the seed and your faults are written into it; open it with “Open file…”
+                This link would be {link.length.toLocaleString('en-US')} characters, more than browsers and wikis keep reliably ({MAX_LINK_CHARS.toLocaleString('en-US')}). Download the run
+                as a scenario file instead: the seed and your faults are written into it; open it with “Open file…”
                 {run.fixes.length > 0 ? ` and tick ${run.fixes.join(', ')}` : ''}.
               </p>
               <button

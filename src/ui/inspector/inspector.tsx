@@ -214,7 +214,11 @@ export function Inspector({ entity }: { entity: string }) {
           </div>
           {pod && <PodFields pod={pod} />}
         </div>
-        {inspection?.sections.filter((s) => !(pod && s.title === 'Pod')).map((s) => <Section key={s.title} section={s} />)}
+        {inspection?.sections
+          .filter((s) => !(pod && s.title === 'Pod'))
+          .map((s) => (
+            <Section key={s.title} section={s} />
+          ))}
         {inspection && inspection.requests.length > 0 && <Requests requests={inspection.requests} />}
         {inspection && <Traces traces={inspection.traces} />}
         {!inspection && <p className="border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">Waiting for the next frame…</p>}

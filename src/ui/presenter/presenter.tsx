@@ -67,7 +67,9 @@ export function exitPresenter(): void {
 
 export function toggleFullscreen(): void {
   const request = document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen();
-  request.catch((error: unknown) => appStore.setState({ error: { title: 'Full screen', message: `The browser refused full screen: ${(error as Error).message}`, restartable: false, kind: 'input' } }));
+  request.catch((error: unknown) =>
+    appStore.setState({ error: { title: 'Full screen', message: `The browser refused full screen: ${(error as Error).message}`, restartable: false, kind: 'input' } }),
+  );
 }
 
 export const toggleLaser = (): void => presenterStore.setState((s) => ({ laser: !s.laser }));
@@ -133,7 +135,12 @@ function Laser() {
           className="pointer-events-none fixed top-0 left-0 z-50 size-4 rounded-full bg-red-500 opacity-0 transition-opacity duration-200"
         />
       ))}
-      <div ref={dot} data-testid="laser" aria-hidden="true" className="pointer-events-none fixed top-0 left-0 z-50 size-6 rounded-full bg-red-500 opacity-0 shadow-[0_0_16px_6px_rgba(239,68,68,0.7)] ring-2 ring-red-200" />
+      <div
+        ref={dot}
+        data-testid="laser"
+        aria-hidden="true"
+        className="pointer-events-none fixed top-0 left-0 z-50 size-6 rounded-full bg-red-500 opacity-0 shadow-[0_0_16px_6px_rgba(239,68,68,0.7)] ring-2 ring-red-200"
+      />
     </>
   );
 }

@@ -15,9 +15,7 @@ function Verdict({ held }: { held: boolean }) {
   return (
     <span
       className={`inline-flex shrink-0 items-center gap-1 rounded-full px-1.5 py-0.5 text-xs font-semibold ${
-        held
-          ? 'bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200'
-          : 'bg-red-100 text-red-800 dark:bg-red-900/60 dark:text-red-200'
+        held ? 'bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200' : 'bg-red-100 text-red-800 dark:bg-red-900/60 dark:text-red-200'
       }`}
     >
       {held ? <CheckIcon /> : <CrossIcon />}

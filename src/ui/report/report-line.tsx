@@ -17,9 +17,7 @@ export function ReportLine() {
     return (
       <footer className="flex items-center gap-4 border-t border-slate-200 bg-white px-4 py-2 text-sm text-slate-500 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-400">
         <span>{formatCount(executed)} simulation events executed</span>
-        <span className="ml-auto">
-          {status === 'done' ? 'Fetching the run report…' : 'The run report appears here when the run is done.'}
-        </span>
+        <span className="ml-auto">{status === 'done' ? 'Fetching the run report…' : 'The run report appears here when the run is done.'}</span>
       </footer>
     );
   }

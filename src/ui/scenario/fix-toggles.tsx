@@ -13,9 +13,7 @@ export function FixToggles({ available }: { available: ScenarioSummary['fixes'] 
         <span
           data-testid="active-fixes"
           className={`rounded-full px-2 py-0.5 normal-case tracking-normal ${
-            active.length > 0
-              ? 'bg-indigo-100 text-indigo-800 dark:bg-indigo-900/70 dark:text-indigo-200'
-              : 'bg-slate-100 font-medium text-slate-600 dark:bg-slate-800 dark:text-slate-300'
+            active.length > 0 ? 'bg-indigo-100 text-indigo-800 dark:bg-indigo-900/70 dark:text-indigo-200' : 'bg-slate-100 font-medium text-slate-600 dark:bg-slate-800 dark:text-slate-300'
           }`}
         >
           {active.length === 0 ? 'none applied' : `${active.length} of ${available.length} applied`}

@@ -38,15 +38,7 @@ export function AddChart() {
 
   return (
     <div className="relative">
-      <button
-        type="button"
-        data-testid="add-chart"
-        className={smallButton}
-        aria-expanded={open}
-        aria-controls={panelId}
-        disabled={!scenarioId}
-        onClick={toggle}
-      >
+      <button type="button" data-testid="add-chart" className={smallButton} aria-expanded={open} aria-controls={panelId} disabled={!scenarioId} onClick={toggle}>
         + chart
       </button>
       {open && (
@@ -81,7 +73,14 @@ export function AddChart() {
             <legend className="sr-only">kind</legend>
             {(['rate', 'level'] as const).map((k) => (
               <label key={k} className="flex items-center gap-1">
-                <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} className="accent-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500" />
+                <input
+                  type="radio"
+                  name="kind"
+                  value={k}
+                  checked={kind === k}
+                  onChange={() => setKind(k)}
+                  className="accent-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                />
                 {k === 'rate' ? 'rate (per second)' : 'level (as sampled)'}
               </label>
             ))}

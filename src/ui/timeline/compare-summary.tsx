@@ -50,7 +50,12 @@ export function CompareSummary() {
   const span = summary && summary.to > summary.from ? `${clockLabel(summary.from * summary.stepSeconds)}–${clockLabel(summary.to * summary.stepSeconds)}` : '';
 
   return (
-    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="compare-summary" className="group max-h-[min(8rem,35%)] shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1 text-xs dark:border-slate-800">
+    <details
+      open={open}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+      data-testid="compare-summary"
+      className="group max-h-[min(8rem,35%)] shrink-0 overflow-y-auto border-b border-slate-200 px-3 py-1 text-xs dark:border-slate-800"
+    >
       <summary className="flex cursor-pointer flex-wrap items-center gap-x-4 gap-y-1 rounded text-slate-700 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-200">
         <span className="flex items-center gap-1.5" data-testid="compare-legend-a">
           <svg width="20" height="6" aria-hidden="true">

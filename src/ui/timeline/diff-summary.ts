@@ -23,16 +23,18 @@ export interface DiffSummary {
 function aggregate(buffer: SeriesBuffer, names: readonly string[], agg: DiffRow['agg'], from: number, to: number): number {
   let out = 0;
   if (agg === 'total') {
-    for (const name of names) for (let k = from; k < to; k++) {
-      const v = buffer.value(name, k);
-      if (Number.isFinite(v)) out += v;
-    }
+    for (const name of names)
+      for (let k = from; k < to; k++) {
+        const v = buffer.value(name, k);
+        if (Number.isFinite(v)) out += v;
+      }
     return out;
   }
-  for (let k = from; k < to; k++) for (const name of names) {
-    const v = buffer.value(name, k);
-    if (Number.isFinite(v) && v > out) out = v;
-  }
+  for (let k = from; k < to; k++)
+    for (const name of names) {
+      const v = buffer.value(name, k);
+      if (Number.isFinite(v) && v > out) out = v;
+    }
   return out;
 }
 

@@ -48,9 +48,13 @@ export function createTimeLane(svg: SVGSVGElement): TimeLane {
     const nextAxisKey = `${view.domain.join()}|${w}|${axisY}`;
     if (nextAxisKey !== axisKey) {
       axisKey = nextAxisKey;
-      axis
-        .attr('transform', `translate(0,${axisY})`)
-        .call(axisTop(x).ticks(Math.max(2, Math.floor(w / 80))).tickFormat((d) => clockLabel(Number(d))).tickSizeOuter(0).tickSize(4));
+      axis.attr('transform', `translate(0,${axisY})`).call(
+        axisTop(x)
+          .ticks(Math.max(2, Math.floor(w / 80)))
+          .tickFormat((d) => clockLabel(Number(d)))
+          .tickSizeOuter(0)
+          .tickSize(4),
+      );
     }
     if (marked?.markers !== view.markers || marked.axisKey !== nextAxisKey) {
       marked = { markers: view.markers, axisKey: nextAxisKey };

@@ -182,13 +182,13 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
       const cx = x(cursor);
       cursorLine.attr('x1', cx).attr('x2', cx).attr('y1', 0).attr('y2', size.h);
       const at = (k + 1) * a.stepSeconds;
-      const marks = lines.flatMap((l) => [
-        { key: l.key, run: 'a', v: shown(a, l.name, k, perSecond) },
-        ...(b ? [{ key: l.key, run: 'b', v: shown(b, l.name, k, perSecond) }] : []),
-      ]);
+      const marks = lines.flatMap((l) => [{ key: l.key, run: 'a', v: shown(a, l.name, k, perSecond) }, ...(b ? [{ key: l.key, run: 'b', v: shown(b, l.name, k, perSecond) }] : [])]);
       dots
         .selectAll<SVGCircleElement, (typeof marks)[number]>('circle')
-        .data(marks.filter((m) => Number.isFinite(m.v)), (m) => `${m.key}:${m.run}`)
+        .data(
+          marks.filter((m) => Number.isFinite(m.v)),
+          (m) => `${m.key}:${m.run}`,
+        )
         .join('circle')
         .attr('r', 3)
         .attr('class', (m) => (m.run === 'b' ? 'timeline-dot timeline-dot-b' : 'timeline-dot'))
@@ -215,8 +215,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     quiet(items).attr('data-series', (d) => d.name);
     quiet(items.select('.swatch')).style('background', (d) => `var(--c-${d.key})`);
     quiet(items.select('.label')).text((d) => d.label);
-    const value = (buffer: SeriesBuffer, d: Line): string =>
-      k < 0 || !buffer.has(d.name) ? '—' : valueText(shown(buffer, d.name, k, perSecond), perSecond);
+    const value = (buffer: SeriesBuffer, d: Line): string => (k < 0 || !buffer.has(d.name) ? '—' : valueText(shown(buffer, d.name, k, perSecond), perSecond));
     quiet(items.select('.value')).text((d) => (b ? `A ${value(a, d)}` : value(a, d)));
     quiet(items.select('.value-b')).text((d) => (b ? `B ${value(b, d)}` : ''));
   }
@@ -243,18 +242,34 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
     const finite = (p: Point): number => (Number.isFinite(p.v) ? p.v : 0);
     const peak = Math.max(max(dataA, (d) => max(d.points, finite)) ?? 0, max(dataB, (d) => max(d.points, finite)) ?? 0);
     x = scaleLinear().domain(domain).range([0, w]);
-    y = scaleLinear().domain([0, Math.max(1, peak * 1.1)]).range([h, 0]).nice(3);
+    y = scaleLinear()
+      .domain([0, Math.max(1, peak * 1.1)])
+      .range([h, 0])
+      .nice(3);
 
     // Axes rewrite every tick when called, so only when the scale or the size changed.
     const nextAxisKey = `${y.domain().join()}|${w}|${h}`;
     if (nextAxisKey !== axisKey) {
       axisKey = nextAxisKey;
-      grid.call(axisLeft(y).ticks(3).tickSize(-w).tickFormat(() => ''));
-      yAxis.call(axisLeft(y).ticks(3).tickFormat((d) => siFormat(Number(d))).tickSizeOuter(0));
+      grid.call(
+        axisLeft(y)
+          .ticks(3)
+          .tickSize(-w)
+          .tickFormat(() => ''),
+      );
+      yAxis.call(
+        axisLeft(y)
+          .ticks(3)
+          .tickFormat((d) => siFormat(Number(d)))
+          .tickSizeOuter(0),
+      );
     }
 
     const defined = (p: Point): boolean => Number.isFinite(p.v) && p.t >= domain[0] - step && p.t <= domain[1] + step;
-    const lineGen = line<Point>().defined(defined).x((p) => x(p.t)).y((p) => y(p.v));
+    const lineGen = line<Point>()
+      .defined(defined)
+      .x((p) => x(p.t))
+      .y((p) => y(p.v));
     const paths = (layer: typeof linesA, data: typeof dataA, cls: string): void => {
       layer
         .selectAll<SVGPathElement, (typeof data)[number]>('path')
@@ -295,8 +310,7 @@ export function createTimelineChart(svg: SVGSVGElement, legend: HTMLElement, spe
         return;
       }
       // Only the crosshair moved: skip the lines and axes.
-      const same =
-        last !== undefined && view.dataVersion === last.dataVersion && view.domain === last.domain && view.markers === last.markers;
+      const same = last !== undefined && view.dataVersion === last.dataVersion && view.domain === last.domain && view.markers === last.markers;
       if (same && !dirty) {
         last = view;
         drawCursor(view);

@@ -35,9 +35,7 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-0.5 px-3 text-xs">
         <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
           {spec.title}
-          <span className="ml-1.5 font-normal normal-case tracking-normal text-slate-500 dark:text-slate-400">
-            {spec.unit ?? (spec.kind === 'rate' ? 'per second' : '')}
-          </span>
+          <span className="ml-1.5 font-normal normal-case tracking-normal text-slate-500 dark:text-slate-400">{spec.unit ?? (spec.kind === 'rate' ? 'per second' : '')}</span>
         </h3>
         <div ref={legendRef} className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-3 gap-y-0.5" aria-live="off" />
         {onRemove && (

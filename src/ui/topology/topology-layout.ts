@@ -110,11 +110,7 @@ const DEFAULT_VIEWPORT = { width: 1600, height: 800 };
 const phaseOrder = { running: 0, pending: 1, terminating: 2, gone: 3 } as const;
 
 function podOrder(a: PodView, b: PodView): number {
-  return (
-    a.deployment.localeCompare(b.deployment) ||
-    phaseOrder[a.phase] - phaseOrder[b.phase] ||
-    a.name.localeCompare(b.name)
-  );
+  return a.deployment.localeCompare(b.deployment) || phaseOrder[a.phase] - phaseOrder[b.phase] || a.name.localeCompare(b.name);
 }
 
 const nodeAddresses = (node: NodeView): string => `${node.ip} · pods ${node.podCidr}`;
@@ -155,11 +151,7 @@ function bestColumns(heights: number[], cellW: number, fixedW: number, fixedH: n
   return best;
 }
 
-export function layoutTopology(
-  topology: TopologyView,
-  expanded: ReadonlySet<string> = new Set(),
-  viewport: { width: number; height: number } = DEFAULT_VIEWPORT,
-): TopologyLayout {
+export function layoutTopology(topology: TopologyView, expanded: ReadonlySet<string> = new Set(), viewport: { width: number; height: number } = DEFAULT_VIEWPORT): TopologyLayout {
   const counts = new Map<string, number>();
   const perNode = new Map<string, number>();
   for (const pod of topology.pods) {
@@ -252,9 +244,7 @@ export function layoutTopology(
     sized.slice(start, start + cols).forEach((s, i) => {
       const x = gridLeft + i * (cellW + CELL_GAP);
       const cloud = s.node.instance !== null;
-      const innerRect = cloud
-        ? { x: x + INSTANCE_PAD, y: y + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD }
-        : { x, y, w: nodeW, h: rowH };
+      const innerRect = cloud ? { x: x + INSTANCE_PAD, y: y + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD } : { x, y, w: nodeW, h: rowH };
       const box: NodeBox = { node: s.node, inner: innerRect, compact: s.compact, x, y, w: cellW, h: rowH };
       nodes.push(box);
       nodesByName.set(s.node.name, box);

@@ -78,13 +78,21 @@ function markDropTargets(root: SVGGElement | null): void {
 }
 
 /** The deployment chip an event happened in, if any. */
-const groupAt = (target: EventTarget): string | null =>
-  target instanceof Element ? (target.closest<SVGElement>('[data-group]')?.getAttribute('data-group') ?? null) : null;
+const groupAt = (target: EventTarget): string | null => (target instanceof Element ? (target.closest<SVGElement>('[data-group]')?.getAttribute('data-group') ?? null) : null);
 
 function Swatch({ kind, label }: { kind: string; label: string }) {
   return (
     <span className="inline-flex items-center gap-1.5">
-      <svg width="16" height="12" aria-hidden="true" className="topo-pod" data-phase={kind === 'gone-ip' ? 'gone' : kind === 'not-ready' ? 'running' : kind} data-ready={kind === 'not-ready' ? 'false' : 'true'} data-ip-attached={kind === 'gone-ip' ? 'true' : 'false'} style={{ ['--pod' as string]: 'var(--c-d0)' }}>
+      <svg
+        width="16"
+        height="12"
+        aria-hidden="true"
+        className="topo-pod"
+        data-phase={kind === 'gone-ip' ? 'gone' : kind === 'not-ready' ? 'running' : kind}
+        data-ready={kind === 'not-ready' ? 'false' : 'true'}
+        data-ip-attached={kind === 'gone-ip' ? 'true' : 'false'}
+        style={{ ['--pod' as string]: 'var(--c-d0)' }}
+      >
         <rect className="topo-pod-body" x="1" y="1" width="14" height="10" rx="2" />
         <rect className="topo-pod-hatch" x="1" y="1" width="14" height="10" rx="2" />
       </svg>
@@ -92,7 +100,6 @@ function Swatch({ kind, label }: { kind: string; label: string }) {
     </span>
   );
 }
-
 
 /** The cluster picture: d3 draws structure in SVG, a canvas draws traffic and drops, React provides the frame around them. */
 export function TopologyPanel() {
@@ -407,13 +414,11 @@ export function TopologyPanel() {
         >
           <g ref={contentRef} />
         </svg>
- <canvas ref={gaugeCanvasRef} data-testid="gauges" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
+        <canvas ref={gaugeCanvasRef} data-testid="gauges" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
         <canvas ref={canvasRef} data-testid="traffic" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
         <FaultPopover />
         {menu && <FaultMenu menu={menu} onClose={() => setMenu(null)} />}
-        {empty && (
-          <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">Loading scenario…</div>
-        )}
+        {empty && <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">Loading scenario…</div>}
         {big.length > 0 && (
           <div className="absolute top-2 right-3 flex flex-col items-end gap-1" aria-label="Big deployments">
             {big.map((d) => (

@@ -80,8 +80,7 @@ function ringPath(w: number, h: number, radius: number, o: number): string {
   return `M${-o + r},${-o}h${W - 2 * r}a${r},${r} 0 0 1 ${r},${r}v${H - 2 * r}a${r},${r} 0 0 1 ${-r},${r}h${-(W - 2 * r)}a${r},${r} 0 0 1 ${-r},${-r}v${-(H - 2 * r)}a${r},${r} 0 0 1 ${r},${-r}z`;
 }
 
-const stateName = (state: number): string =>
-  state === ConnState.connecting ? 'connecting' : state === ConnState.established ? 'established' : 'closing';
+const stateName = (state: number): string => (state === ConnState.connecting ? 'connecting' : state === ConnState.established ? 'established' : 'closing');
 
 type Gauge = 'ct' | 'dns' | 'tracked';
 
@@ -89,7 +88,13 @@ type Gauge = 'ct' | 'dns' | 'tracked';
 function appendGauge(parent: Selection<SVGGElement, NodeBox, SVGGElement, unknown>, kind: Gauge, x: number, y: number, label: string): void {
   const g = parent.append('g').attr('class', `topo-gauge detail`).attr('data-gauge', kind).attr('transform', `translate(${x},${y})`);
   g.append('text').attr('class', 'topo-gauge-label').attr('y', GAUGE.textY).text(label);
-  g.append('rect').attr('class', 'topo-gauge-track').attr('x', 0).attr('y', GAUGE.barY).attr('width', GAUGE.w).attr('height', GAUGE.barH).attr('rx', GAUGE.barH / 2);
+  g.append('rect')
+    .attr('class', 'topo-gauge-track')
+    .attr('x', 0)
+    .attr('y', GAUGE.barY)
+    .attr('width', GAUGE.w)
+    .attr('height', GAUGE.barH)
+    .attr('rx', GAUGE.barH / 2);
 }
 
 export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
@@ -163,7 +168,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('aria-label', (b) => `instance ${b.node.name}`)
           .attr('transform', (b) => `translate(${b.x},${b.y})`);
         quiet(inst.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, 14, 4));
-        quiet(inst.select('rect')).attr('width', (b) => b.w).attr('height', (b) => b.h);
+        quiet(inst.select('rect'))
+          .attr('width', (b) => b.w)
+          .attr('height', (b) => b.h);
         quiet(inst.select('.topo-instance-title')).text((b) => `instance/${b.node.name}`);
         quiet(inst.select('title')).text(
           (b) => `instance/${b.node.name}: the hypervisor in front of node ${b.node.name}; it tracks connections up to its allowance of ${b.node.instance?.allowance ?? 0}`,
@@ -183,7 +190,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('aria-label', (b) => `node ${b.node.name}${b.node.inCluster ? '' : ', not in the cluster'}`)
           .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`);
         quiet(n.select('.topo-ring')).attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
-        quiet(n.select('.topo-node-box')).attr('width', (b) => b.inner.w).attr('height', (b) => b.inner.h);
+        quiet(n.select('.topo-node-box'))
+          .attr('width', (b) => b.inner.w)
+          .attr('height', (b) => b.inner.h);
         quiet(n.select('.topo-node-title')).text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`);
         quiet(n.select('.topo-far-title')).text((b) => (b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
         quiet(n.select('.topo-node-sub')).text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
@@ -265,7 +274,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('data-deployment', (b) => b.deployment)
           .attr('data-node', (b) => b.node)
           .attr('aria-label', (b) => `${b.pods.length} pods of ${b.deployment} on ${b.node}; press to show them one by one`);
-        quiet(c.select('.topo-group-body')).attr('width', (b) => b.w).attr('height', (b) => b.h);
+        quiet(c.select('.topo-group-body'))
+          .attr('width', (b) => b.w)
+          .attr('height', (b) => b.h);
         quiet(c.select('.topo-group-label')).text((b) => `${clip(b.deployment, 16)} × ${b.pods.length}`);
         // One count per group for its title and its strip: a group holds up to hundreds of pods.
         const counts = new Map(boxes.map((b) => [b, stateCounts(b.pods)]));
@@ -348,7 +359,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('aria-label', (b) => b.title)
           .attr('transform', (b) => `translate(${b.rect.x},${b.rect.y})`);
         quiet(s.select('.topo-ring')).attr('d', (b) => ringPath(b.rect.w, b.rect.h, 10, 4));
-        quiet(s.select('.topo-band-box')).attr('width', (b) => b.rect.w).attr('height', (b) => b.rect.h);
+        quiet(s.select('.topo-band-box'))
+          .attr('width', (b) => b.rect.w)
+          .attr('height', (b) => b.rect.h);
         quiet(s.select('.name')).text((b) => b.title);
         quiet(s.select('.sub')).text((b) => b.sub);
         quiet(s.select('title')).text((b) => b.tip);
@@ -387,7 +400,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('aria-label', (b) => b.external.entity)
           .attr('transform', (b) => `translate(${b.x},${b.y})`);
         quiet(e.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, 10, 4));
-        quiet(e.select('rect')).attr('width', (b) => b.w).attr('height', (b) => b.h);
+        quiet(e.select('rect'))
+          .attr('width', (b) => b.w)
+          .attr('height', (b) => b.h);
         quiet(e.select('.name')).text((b) => clip(b.external.entity, 26));
         const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet', zookeeper: 'service discovery' };
         quiet(e.select('.sub')).text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
@@ -407,7 +422,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         .selectAll<SVGRectElement, LbMemberView>('rect')
         .data(list, (m) => `${m.virtualServer}/${m.ip}:${m.port}`)
         .join((enter) => {
-          const r = enter.append('rect').attr('class', 'topo-member').attr('rx', 3).attr('width', chipW - 3).attr('height', 12);
+          const r = enter
+            .append('rect')
+            .attr('class', 'topo-member')
+            .attr('rx', 3)
+            .attr('width', chipW - 3)
+            .attr('height', 12);
           r.append('title');
           return r;
         })
@@ -476,9 +496,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     quiet(paths)
       .attr('data-up', (d) => String(d.s.up))
       .attr('d', (d) => curve(d.router.x + d.router.w / 2 - 12, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2 - 12, d.node.y));
-    quiet(paths.select('title')).text(
-      (d) => `BGP session ${d.s.node} ↔ ${d.s.router}: ${d.s.up ? 'established' : 'down'}, ${d.s.routes} route${d.s.routes === 1 ? '' : 's'} at the router`,
-    );
+    quiet(paths.select('title')).text((d) => `BGP session ${d.s.node} ↔ ${d.s.router}: ${d.s.up ? 'established' : 'down'}, ${d.s.routes} route${d.s.routes === 1 ? '' : 's'} at the router`);
   }
 
   function drawConnections(triples: Int32Array): ConnectionCounts {

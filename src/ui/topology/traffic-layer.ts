@@ -148,7 +148,9 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
   function themeColours(now: number): string[] {
     if (now - coloursAt > 1000) {
       const style = getComputedStyle(canvas);
-      colours = ['--c-d0', '--c-d1', '--c-d2', '--c-d3', '--c-d4', '--c-d5', '--c-d6', '--c-d7', '--c-conn-established', '--c-gauge-full', '--c-node-title'].map((v) => style.getPropertyValue(v).trim() || '#888');
+      colours = ['--c-d0', '--c-d1', '--c-d2', '--c-d3', '--c-d4', '--c-d5', '--c-d6', '--c-d7', '--c-conn-established', '--c-gauge-full', '--c-node-title'].map(
+        (v) => style.getPropertyValue(v).trim() || '#888',
+      );
       coloursAt = now;
     }
     return colours;

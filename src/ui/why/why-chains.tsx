@@ -4,11 +4,7 @@ import { ReportPopover } from '../components/report-popover';
 /** The run's causal chains, from each main symptom down to what set it off, as the simulation recorded them. */
 export function WhyChains({ chains }: { chains: WhyChain[] }) {
   return (
-    <ReportPopover
-      title="Why"
-      tone="text-amber-800 dark:text-amber-300"
-      summary={<span data-testid="why-summary">Why: {chains[0]!.symptom}</span>}
-    >
+    <ReportPopover title="Why" tone="text-amber-800 dark:text-amber-300" summary={<span data-testid="why-summary">Why: {chains[0]!.symptom}</span>}>
       <div className="max-h-80 divide-y divide-slate-100 overflow-y-auto dark:divide-slate-800">
         {chains.map((chain, c) => (
           <section key={c} data-testid="why-chain" className="px-3 py-2">

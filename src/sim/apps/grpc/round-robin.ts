@@ -31,8 +31,7 @@ export class RoundRobinPolicy implements LbPolicy, LbHost {
   /** Rotates the children so that a rebuilt picker starts at a random one. */
   private offset = 0;
   private updating = false;
-  private readonly isReady = (m: number): boolean =>
-    this.children[(m + this.offset) % this.children.length]!.state === Connectivity.ready;
+  private readonly isReady = (m: number): boolean => this.children[(m + this.offset) % this.children.length]!.state === Connectivity.ready;
 
   constructor(
     private readonly host: LbHost,
