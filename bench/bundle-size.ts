@@ -1,6 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { dirname, join, posix, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url))
+  .replace(/\/$/, '')
+  .split(sep)
+  .join('/');
 
 /** The bar for JavaScript the entry HTML loads before the app can run. */
 export const INITIAL_JS_LIMIT_KB = 300;
@@ -25,10 +31,17 @@ export interface BundleFigures {
 /** Modules the main thread must not carry: the scenario schema, the library it is written with, the engine (issue 20). */
 const WORKER_ONLY = ['node_modules/zod', 'node_modules/yaml', 'src/sim/scenario/schema.ts', 'src/sim/sim.ts'];
 
-/** `../../node_modules/d3-array/src/x.js` → `node_modules/d3-array`; `../../src/ui/app.tsx` → `src/ui/app.tsx`. */
-function normalSource(source: string): string {
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
-  return pkg ? `node_modules/${pkg[1]}` : (/(?:^|\/)(src\/.*)$/.exec(source)?.[1] ?? source);
+/**
+ * A source map's entry as `node_modules/<package>` or `src/…`: resolved against the map's folder first, since the
+ * bench's build sits inside node_modules and its relative paths to packages need not name that folder.
+ */
+function normalSource(mapFile: string, sourceRoot: string | undefined, source: string): string {
+  const path = resolve(dirname(mapFile), sourceRoot ?? '', source)
+    .split(sep)
+    .join('/');
+  const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/.][^/]*)\/(?!.*\/node_modules\/)/.exec(path);
+  if (pkg && !path.startsWith(`${REPO}/src/`)) return `node_modules/${pkg[1]}`;
+  return path.startsWith(`${REPO}/`) ? path.slice(REPO.length + 1) : path;
 }
 
 function initialSources(distDir: string, files: string[]): string[] | undefined {
@@ -36,7 +49,8 @@ function initialSources(distDir: string, files: string[]): string[] | undefined 
   for (const file of files) {
     const map = join(distDir, `${file}.map`);
     if (!existsSync(map)) return undefined;
-    for (const source of (JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] }).sources) sources.add(normalSource(source));
+    const { sources: entries, sourceRoot } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[]; sourceRoot?: string };
+    for (const source of entries) sources.add(normalSource(map, sourceRoot, source));
   }
   return [...sources];
 }
