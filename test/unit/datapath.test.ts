@@ -6,7 +6,7 @@ import { formatIpv4, ipv4 } from '../../src/sim/net/ipv4';
 import { Proto } from '../../src/sim/net/packet';
 import { TcpState, type Socket, type SocketOwner } from '../../src/sim/net/tcp';
 import { createSim } from '../../src/sim/sim';
-import { fault, httpServer, node, pod, scenarioText, service, webAndClients } from '../fixtures/scenario-builder';
+import { eniPodDeletion, fault, httpServer, node, pod, scenarioText, service, webAndClients } from '../fixtures/scenario-builder';
 import { loadText, runText, worldOf } from '../fixtures/scenario-run';
 
 const series = (r: RunReport, key: string): number[] => {
@@ -36,24 +36,7 @@ function established(sim: Sim): number {
  * (Cilium ENI style). web-0 is deleted at 5 s with no grace period; kube-proxy never learns of it within the run, so
  * the client keeps redialling the dead address. The address is released from node-a's interface 10 s later.
  */
-const ENI = scenarioText({
-  id: 'datapath-eni',
-  title: 'ENI pod deletion',
-  description: "a client keeps dialling a deleted pod's address",
-  duration: 40,
-  topology: {
-    nodes: [node('a', { platform: 'cloud', pods: [pod('web-0', { ip: '10.244.1.5' })] }), node('b', { platform: 'cloud', pods: [pod('client-0')] })],
-    ...webAndClients(1, 1),
-  },
-  params: {
-    client: { requestsPerSecond: 20, reconnectMs: 300 },
-    node: { podNetwork: 'eni' },
-    kube: { endpointPropagationMs: 100000 },
-    kubeProxy: { syncPeriodS: 3600 },
-    instance: { ipReleaseDelayS: 10 },
-  },
-  timeline: [fault(5, 'delete-pod', 'pod/web-0', { gracePeriodSeconds: 0 })],
-});
+const ENI = scenarioText(eniPodDeletion('datapath-eni', 40));
 
 /** When node-a released the deleted pod's address, in seconds. */
 function releasedAt(sim: Sim): number {

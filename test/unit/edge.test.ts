@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fault, httpServer, internetClients, node, nodes, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
+import { fault, metallbEcmp, httpServer, node, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText, worldOf } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 import type { SimContext } from '../../src/sim/context';
@@ -61,6 +61,7 @@ const events = (ctx: SimContext, kind: string) => ctx.log.since(0).filter((e) =>
 const LB_IP = ipv4('192.0.2.50');
 const PREFIX = { base: LB_IP, prefix: 32 };
 const NODE = { a: ipv4('10.0.0.11'), b: ipv4('10.0.0.12'), c: ipv4('10.0.0.13'), d: ipv4('10.0.0.14') };
+// As metallbEcmp sets them up: ten internet clients with 40 keep-alive connections each.
 const CLIENTS = 10;
 const CONNECTIONS = 40;
 const FLOWS = CLIENTS * CONNECTIONS;
@@ -70,22 +71,7 @@ const FLOWS = CLIENTS * CONNECTIONS;
  * every node, a ToR. Each connection sends ~10 requests/s, so a flow that moved is found out within a fraction of a
  * second. The replacement of a deleted pod is Ready 5 s after its creation, well apart from the withdrawal.
  */
-const ECMP: ScenarioSpec = {
-  id: 'edge-ecmp',
-  title: 'ECMP behind MetalLB',
-  description: 'MetalLB speakers announce a LoadBalancer IP to a ToR that spreads flows with ECMP',
-  duration: 30,
-  topology: {
-    nodes: nodes(4, (i) => ({ pods: [pod(`traefik-${i}`)] })),
-    deployments: { traefik: httpServer(4) },
-    services: { traefik: service('traefik', '10.96.0.20', { type: 'LoadBalancer', loadBalancerIp: '192.0.2.50', externalTrafficPolicy: 'Local' }) },
-    routers: [{ name: 'tor', ip: '10.0.0.1' }],
-    bgp: { router: 'tor' },
-    // Ten internet clients with 40 keep-alive connections each: 400 flows (connectionsPerPod is at most 64).
-    externalClients: internetClients(CLIENTS, '192.0.2.50:80'),
-  },
-  params: { client: { connectionsPerPod: CONNECTIONS, reconnectMs: 200, requestsPerSecond: 400 }, kube: { podStartSeconds: 5 } },
-};
+const ECMP = metallbEcmp('edge-ecmp', 30, 'MetalLB speakers announce a LoadBalancer IP to a ToR that spreads flows with ECMP', { kube: { podStartSeconds: 5 } });
 
 interface Flow {
   key: string;

@@ -11,7 +11,7 @@ import { Proto } from '../../src/sim/net/packet';
 import { TcpState } from '../../src/sim/net/tcp';
 import { createSim } from '../../src/sim/sim';
 import type { World } from '../../src/sim/world';
-import { fault, httpServer, internetClients, node, nodes, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
+import { fault, metallbEcmp, httpServer, node, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText, worldOf } from '../fixtures/scenario-run';
 
 /** Applies a fault as Sim.applyFault does: target and params checked first, cause `test`. */
@@ -40,21 +40,7 @@ function recordDrops(w: World): { t: number; reason: string; site: string; src: 
 
 const LB_IP = ipv4('192.0.2.50');
 const PREFIX = { base: LB_IP, prefix: 32 };
-const ECMP_SPEC: ScenarioSpec = {
-  id: 'faults-ecmp',
-  title: 'ECMP behind MetalLB',
-  description: 'MetalLB speakers announce a LoadBalancer IP to a ToR',
-  duration: 60,
-  topology: {
-    nodes: nodes(4, (i) => ({ pods: [pod(`traefik-${i}`)] })),
-    deployments: { traefik: httpServer(4) },
-    services: { traefik: service('traefik', '10.96.0.20', { type: 'LoadBalancer', loadBalancerIp: '192.0.2.50', externalTrafficPolicy: 'Local' }) },
-    routers: [{ name: 'tor', ip: '10.0.0.1' }],
-    bgp: { router: 'tor' },
-    externalClients: internetClients(10, '192.0.2.50:80'),
-  },
-  params: { client: { connectionsPerPod: 40, reconnectMs: 200, requestsPerSecond: 400 } },
-};
+const ECMP_SPEC = metallbEcmp('faults-ecmp', 60, 'MetalLB speakers announce a LoadBalancer IP to a ToR');
 const ECMP = scenarioText(ECMP_SPEC);
 
 const routerOf = (w: World): Router => w.edge.routers.get('tor')!.router;

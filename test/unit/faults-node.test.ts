@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport, Sim } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
-import { fault, node, pod, scenarioText, webAndClients, type ScenarioSpec, type TimelineInput } from '../fixtures/scenario-builder';
+import { eniPodDeletion, fault, scenarioText, type TimelineInput } from '../fixtures/scenario-builder';
 import { loadText, runText } from '../fixtures/scenario-run';
 
 /**
@@ -10,24 +10,7 @@ import { loadText, runText } from '../fixtures/scenario-run';
  * keeps redialling the dead address, still attached to node-a's eth1 until 15.2 s (as in datapath.test.ts).
  * Each test adds a fault at 3 s, before the deletion.
  */
-const ENI_SPEC: ScenarioSpec = {
-  id: 'faults-node',
-  title: 'ENI pod deletion',
-  description: "a client keeps dialling a deleted pod's address",
-  duration: 14,
-  topology: {
-    nodes: [node('a', { platform: 'cloud', pods: [pod('web-0', { ip: '10.244.1.5' })] }), node('b', { platform: 'cloud', pods: [pod('client-0')] })],
-    ...webAndClients(1, 1),
-  },
-  params: {
-    client: { requestsPerSecond: 20, reconnectMs: 300 },
-    node: { podNetwork: 'eni' },
-    kube: { endpointPropagationMs: 100000 },
-    kubeProxy: { syncPeriodS: 3600 },
-    instance: { ipReleaseDelayS: 10 },
-  },
-  timeline: [fault(5, 'delete-pod', 'pod/web-0', { gracePeriodSeconds: 0 })],
-};
+const ENI_SPEC = eniPodDeletion('faults-node', 14);
 const ENI = scenarioText(ENI_SPEC);
 
 const withFault = (entry: TimelineInput, sets: string[] = []) =>
