@@ -106,12 +106,12 @@ export class World implements PicturedWorld {
       otherServices: kp.otherServices,
       otherEndpoints: kp.otherEndpoints,
     });
-    this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp);
+    this.network = new Network(ctx, this.hosts, pods, this.kubeProxy.rules, this.tcp, this.udp, params.network.hopLatencyUs);
     const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric, cniSettings(params)));
     for (const host of this.hosts) cni.setUpHost(host);
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy, params.kube);
-    const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external'));
-    const clients = new HttpClients(ctx, this.tcp);
+    const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external', { serviceTimeMs: params.server.serviceTimeMs, cpu: params.cpu }));
+    const clients = new HttpClients(ctx, this.tcp, params.client);
     // Made for the first ingress proxy only, so other scenarios' reports carry no empty ingress instruments.
     let proxies: IngressProxies | null = null;
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
@@ -131,9 +131,9 @@ export class World implements PicturedWorld {
       });
       this.addService(service);
     }
-    const dnsClients = this.dns ? new DnsClients(ctx, this.dns) : null;
+    const dnsClients = this.dns ? new DnsClients(ctx, this.dns, params.dnsClient.lookupsPerSecond) : null;
     const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers) : null);
-    const grpcServers = new GrpcServers(ctx, this.tcp, this.dns);
+    const grpcServers = new GrpcServers(ctx, this.tcp, this.dns, params.server.serviceTimeMs);
     const cohort = params.engine.cohorts ? new DialCohort(ctx, this.tcp, this.network.flows) : null;
     const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip), cohort);
     for (const [name, dep] of Object.entries(topology.deployments)) {
@@ -162,7 +162,7 @@ export class World implements PicturedWorld {
           upstream: { name: service.name, ip: service.clusterIp, port: service.port },
           trusted: dep.trustedIps.map((text) => parseCidr(text) as Cidr),
         };
-        proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, 'ingress.upstream.'), (ip) => this.addressKind(ip));
+        proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, params.client, 'ingress.upstream.'), (ip) => this.addressKind(ip));
         const shared = proxies;
         this.workloads.addDeployment(spec, (pod) => shared.create(pod, proxy));
       } else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));

@@ -17,6 +17,8 @@ export class DnsClients implements LookupReceiver {
   constructor(
     private readonly ctx: SimContext,
     private readonly dns: DnsSystem,
+    /** Each pod's lookups per second (`params.dnsClient`). */
+    private readonly lookupsPerSecond: number,
   ) {
     this.tick = ctx.sched.register('dns-client.tick', (pod) => this.onTick(pod));
   }
@@ -46,7 +48,7 @@ export class DnsClients implements LookupReceiver {
 
   private schedule(pod: number): void {
     const client = this.clients[pod]!;
-    const meanMs = 1000 / this.ctx.params.dnsClient.lookupsPerSecond;
+    const meanMs = 1000 / this.lookupsPerSecond;
     this.ctx.sched.after(millis(client.rng.exponential(meanMs)), this.tick, pod);
   }
 

@@ -43,6 +43,8 @@ export class GrpcServers implements LookupReceiver {
     readonly ctx: SimContext,
     readonly tcp: Tcp,
     readonly dns: DnsSystem | null,
+    /** Mean time to serve a query once its dependencies are resolved (`params.server`). */
+    private readonly serviceTimeMs: number,
   ) {
     const m = ctx.metrics;
     this.requests = m.counter('grpc.server.requests');
@@ -95,7 +97,7 @@ export class GrpcServers implements LookupReceiver {
 
   private work(index: number): void {
     const q = this.queries[index]!;
-    const mean = this.ctx.params.server.serviceTimeMs;
+    const mean = this.serviceTimeMs;
     this.ctx.sched.after(millis(mean > 0 ? q.server.rng.exponential(mean) : 0) as Duration, this.respond, index);
   }
 

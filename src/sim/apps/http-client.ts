@@ -3,6 +3,7 @@ import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, toMillis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
+import type { ScenarioParams } from '../scenario/params';
 import type { PodApp } from '../infra/pod';
 import { formatIpv4 } from '../net/ipv4';
 import type { ForwardedFor } from '../net/forwarded';
@@ -76,6 +77,8 @@ export class HttpClients {
   constructor(
     readonly ctx: SimContext,
     readonly tcp: Tcp,
+    /** Every client's connections, rate, timeouts and reconnect delay (`params.client`). */
+    readonly settings: ScenarioParams['client'],
     prefix = '',
   ) {
     const m = ctx.metrics;
@@ -138,13 +141,13 @@ export class HttpClient implements PodApp, SocketOwner {
     private readonly rng: RngStream,
     private readonly options: HttpClientOptions,
   ) {
-    this.slots = new Array<Socket | null>(shared.ctx.params.client.connectionsPerPod).fill(null);
+    this.slots = new Array<Socket | null>(shared.settings.connectionsPerPod).fill(null);
     this.served = new Array<number>(this.slots.length).fill(0);
     this.handshaken = new Array<boolean>(this.slots.length).fill(false);
   }
 
   private get params() {
-    return this.shared.ctx.params.client;
+    return this.shared.settings;
   }
 
   start(): void {

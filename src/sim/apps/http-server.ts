@@ -4,6 +4,7 @@ import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis } from '../core/time';
 import type { SimContext } from '../context';
+import type { ScenarioParams } from '../scenario/params';
 import { CpuControllers, quotaFor, type CpuBandwidth } from '../infra/cpu-bandwidth';
 import type { Pod } from '../infra/pod';
 import { clientAddress } from '../net/forwarded';
@@ -29,6 +30,8 @@ export class HttpServers {
     readonly tcp: Tcp,
     /** Whether an address belongs to the simulated data centre (a node, pod, load balancer or router). */
     private readonly internal: (ip: number) => boolean,
+    /** Mean service time (`params.server`) and the CFS settings of CPU-limited servers (`params.cpu`). */
+    readonly settings: { serviceTimeMs: number; cpu: ScenarioParams['cpu'] },
   ) {
     this.respond = ctx.sched.register('http-server.respond', (socketId, message) => this.onRespond(socketId, message));
     this.cpuDone = ctx.sched.register('http-server.cpu-done', (socketId, message) => this.onCpuDone(socketId, message));
@@ -58,7 +61,7 @@ export class HttpServers {
     let cpu: CpuBandwidth | null = null;
     if (work) {
       this.cpus ??= new CpuControllers(this.ctx);
-      const p = this.ctx.params.cpu;
+      const p = this.settings.cpu;
       const periodUs = millis(p.periodMs);
       const settings = { periodUs, quotaUs: quotaFor(work.limitCores, periodUs), sliceUs: millis(p.sliceMs), kernel: p.kernel };
       cpu = this.cpus.create(pod.entity, pod.deployment, pod.host.cpus, settings);
@@ -128,7 +131,7 @@ export class HttpServer extends HttpListener {
 
   /** The request's CPU work is done: it waits its service time, then is answered. */
   serve(socketId: number, message: number): void {
-    const mean = this.shared.ctx.params.server.serviceTimeMs;
+    const mean = this.shared.settings.serviceTimeMs;
     this.shared.ctx.sched.after(millis(mean > 0 ? this.rng.exponential(mean) : 0), this.shared.respond, socketId, message);
   }
 

@@ -90,10 +90,12 @@ export class Network {
     proxy: ServiceProxy,
     tcp: Tcp,
     udp: Udp,
+    /** Latency of every hop (`params.network`). */
+    hopLatencyUs: number,
   ) {
     this.sent = ctx.metrics.counter('packets.sent');
     this.delivered = ctx.metrics.counter('packets.delivered');
-    this.hop = micros(ctx.params.network.hopLatencyUs);
+    this.hop = micros(hopLatencyUs);
     this.datapath = new NodeDatapath(ctx, this, proxy, hosts);
     this.fabricSite = { entity: 'network/fabric', lastDropLog: new Float64Array(DROP_REASON_IDS.length).fill(-Infinity) };
     this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
