@@ -8,12 +8,9 @@ import { PacketTracer } from './report/packet-trace';
 import { HttpRequests } from './apps/http-request';
 import { CauseLog } from './report/causes';
 import type { PacketCapture } from './report/packet-capture';
-import type { Scenario } from './scenario/schema';
 import type { LogEvent } from './api';
 
-export type Params = Scenario['params'];
-
-/** What every component of one run shares: the clock, randomness, instruments and parameters. */
+/** What every component of one run shares: the clock, randomness and instruments; parameters come to each one as it is built. */
 export interface SimContext {
   sched: Scheduler;
   rng: Rng;
@@ -27,7 +24,6 @@ export interface SimContext {
   causes: CauseLog;
   /** Headers of sent packets for a pcap file, when asked for. */
   capture: PacketCapture | null;
-  params: Params;
   /** Logs a notable event at the current simulated time. */
   note(severity: LogEvent['severity'], entity: string, kind: string, message: string, extra?: { reason?: string; cause?: string }): void;
   /** Marks the topology view as changed so the UI redraws it. */
@@ -39,7 +35,7 @@ const TRACE_SAMPLE_RATE = 0.001;
 const TRACE_CAPACITY = 50;
 
 /** The shared services of one run, with series sampled every simulated second. */
-export function createContext(params: Params, seed: number, onTopologyChange: () => void = () => {}): SimContext {
+export function createContext(seed: number, onTopologyChange: () => void = () => {}): SimContext {
   const sched = new Scheduler();
   const rng = new Rng(seed);
   const metrics = new Metrics({ stepUs: seconds(1) });
@@ -54,7 +50,6 @@ export function createContext(params: Params, seed: number, onTopologyChange: ()
     requests: new HttpRequests(),
     causes: new CauseLog(),
     capture: null,
-    params,
     note: (severity, entity, kind, message, extra) => log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
     touchTopology: onTopologyChange,
   };

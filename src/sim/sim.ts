@@ -23,7 +23,7 @@ export interface SimOptions {
 /** The composition root: builds the core services and the world for a validated scenario. */
 export function createSim(scenario: Scenario, options: SimOptions = {}): Sim {
   let world: World | undefined;
-  const ctx = createContext(scenario.params, scenario.seed, () => world?.touch());
+  const ctx = createContext(scenario.seed, () => world?.touch());
   const { sched, metrics, log } = ctx;
   if (options.capture) ctx.capture = new PacketCapture(options.capture.every, options.capture.capacity);
   const w = (world = new World(ctx, scenario));

@@ -8,6 +8,7 @@ import { ExternalHost } from './infra/external-host';
 import { Service } from './k8s/service';
 import { ipv4 } from './net/ipv4';
 import { Proto } from './net/packet';
+import type { ScenarioParams } from './scenario/params';
 import type { Scenario } from './scenario/schema';
 import type { WorldCore } from './world-core';
 
@@ -32,7 +33,7 @@ export const DNS_TARGET_ENTITIES: Readonly<Record<string, string>> = {
 export const isResolver = (entity: string): boolean => entity === RESOLVER_ENTITY;
 
 /** CoreDNS replicas behind kube-dns (UDP) and kube-dns-upstream (TCP), the cloud resolver, node-local DNS if asked. */
-export function setUpDns(world: WorldCore, config: DnsConfig): { system: DnsSystem; start: () => void } {
+export function setUpDns(world: WorldCore, config: DnsConfig, params: Pick<ScenarioParams, 'dns' | 'externalDns'>): { system: DnsSystem; start: () => void } {
   const resolver = new ExternalHost(world.network, RESOLVER_ENTITY, ipv4(config.resolverIp), world.tcp, world.udp);
   world.addExternal(resolver);
   const clusterIp = ipv4(config.clusterIp);
@@ -40,7 +41,7 @@ export function setUpDns(world: WorldCore, config: DnsConfig): { system: DnsSyst
     for (const service of world.services.values()) if (name === serviceDnsName(service.name, NAMESPACE)) return [service.clusterIp];
     return inZone(name, CLUSTER_DOMAIN) ? null : [];
   };
-  const p = world.ctx.params;
+  const p = params;
   const dns = new DnsSystem(world.ctx, (ns) => world.stacksOf(ns), world.hosts, records, {
     forward: { maxConcurrent: p.dns.maxConcurrent, requestTimeout: seconds(p.dns.upstreamTimeoutS) },
     clusterIp,
@@ -54,13 +55,12 @@ export function setUpDns(world: WorldCore, config: DnsConfig): { system: DnsSyst
   world.workloads.addDeployment({ name: COREDNS, replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
   world.addService(new Service(KUBE_DNS, clusterIp, DNS_PORT, COREDNS, DNS_PORT, { proto: Proto.udp }));
   world.addService(new Service(KUBE_DNS_UPSTREAM, ipv4(config.upstreamClusterIp), DNS_PORT, COREDNS, DNS_PORT));
-  const externalDns = config.externalDns ? setUpExternalDns(world, dns, config.externalDns) : null;
+  const externalDns = config.externalDns ? setUpExternalDns(world, dns, config.externalDns, params.externalDns) : null;
   return { system: dns, start: () => externalDns?.start() };
 }
 
 /** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
-function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>): ExternalDns {
-  const p = world.ctx.params.externalDns;
+function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>, p: ScenarioParams['externalDns']): ExternalDns {
   const source = (): DesiredRecord[] => {
     const targets = world.workloads.pods
       .filter((p) => p.deployment === config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))

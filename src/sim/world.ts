@@ -29,7 +29,7 @@ import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
 import { DROP_REASON_IDS, DROP_REASONS, explainDrop, type DropReason } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
-import { knobsOf, type DeploymentParams } from './scenario/params';
+import { knobsOf, type DeploymentParams, type ScenarioParams } from './scenario/params';
 import { GrpcServers } from './apps/grpc-server';
 import { describeReconnect, GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
 import { DialCohort } from './apps/grpc/dial-cohort';
@@ -62,12 +62,15 @@ export class World implements PicturedWorld {
   /** Service discovery through ZooKeeper, when the topology has an ensemble. */
   readonly mesh: Mesh | null;
   private topologyVersion = 0;
+  /** The scenario's parameters, which the world hands each mechanism its part of as it builds it. */
+  readonly params: ScenarioParams;
 
   constructor(
     readonly ctx: SimContext,
     scenario: Scenario,
   ) {
     const { topology, params } = scenario;
+    this.params = params;
     const conntrackMax = params.node.conntrackMax ?? kubeProxyConntrackMax(params.node.cores);
     this.hosts = topology.nodes.map((n, index) => {
       const host = new Host({
@@ -119,7 +122,7 @@ export class World implements PicturedWorld {
     const sizes = topology.nodes.reduce((sum, n) => sum + (n.platform === 'cloud' ? n.size : 0), 0);
     ctx.metrics.gauge('cluster.cost_per_hour').set(sizes * params.instance.hourlyCost);
 
-    const dns = topology.dns ? setUpDns(this, topology.dns) : null;
+    const dns = topology.dns ? setUpDns(this, topology.dns, params) : null;
     this.dns = dns?.system ?? null;
     for (const [name, svc] of Object.entries(topology.services)) {
       const backend = topology.deployments[svc.selector]!;
@@ -132,7 +135,7 @@ export class World implements PicturedWorld {
       this.addService(service);
     }
     const dnsClients = this.dns ? new DnsClients(ctx, this.dns, params.dnsClient.lookupsPerSecond) : null;
-    const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers) : null);
+    const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers, params) : null);
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns, params.server.serviceTimeMs);
     const cohort = params.engine.cohorts ? new DialCohort(ctx, this.tcp, this.network.flows) : null;
     const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip), cohort);
@@ -302,7 +305,7 @@ export class World implements PicturedWorld {
       },
       reconnectPolicy: (deployment) => {
         if (this.httpClients.has(deployment)) {
-          const c = this.ctx.params.client;
+          const c = this.params.client;
           return `its clients redial ${c.reconnectMs} ms after a connection fails and give each attempt ${c.connectTimeoutMs} ms`;
         }
         const s = this.clientSettings.get(deployment);

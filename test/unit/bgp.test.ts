@@ -4,14 +4,13 @@ import { atSeconds, millis, seconds } from '../../src/sim/core/time';
 import { Bgp, BGP_DEFAULTS } from '../../src/sim/infra/bgp';
 import { Router } from '../../src/sim/infra/router';
 import { cidr, ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const VIP = cidr('203.0.113.10/32');
 const vip = ipv4('203.0.113.10');
 const NODES = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'].map(ipv4);
 
 function setup(nodes = 2) {
-  const ctx = createContext(defaultParams(), 1);
+  const ctx = createContext(1);
   const router = new Router(ctx, 'tor');
   const bgp = new Bgp(ctx, { convergenceDelay: millis(500) });
   const speakers = NODES.slice(0, nodes).map((ip, i) => bgp.addSpeaker(ip, `node/node-${'abcd'[i]}`));

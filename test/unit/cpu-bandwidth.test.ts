@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createContext, type SimContext } from '../../src/sim/context';
 import { atSeconds, millis, toMillis, type Duration, type SimTime } from '../../src/sim/core/time';
 import { CpuControllers, quotaFor, type CfsKernel, type CpuBandwidth } from '../../src/sim/infra/cpu-bandwidth';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const PERIOD = millis(100);
 const SLICE = millis(5);
@@ -17,7 +16,7 @@ interface Bench {
 }
 
 function bench(kernel: CfsKernel, cpus: number, limitCores: number | undefined): Bench {
-  const ctx = createContext(defaultParams(), 1);
+  const ctx = createContext(1);
   const controllers = new CpuControllers(ctx);
   const cfs = controllers.create('pod/api-0', 'api', cpus, { periodUs: PERIOD, quotaUs: quotaFor(limitCores, PERIOD), sliceUs: SLICE, kernel });
   const took: number[] = [];

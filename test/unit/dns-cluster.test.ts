@@ -3,7 +3,6 @@ import { createContext } from '../../src/sim/context';
 import { atSeconds } from '../../src/sim/core/time';
 import { ClusterDns, clusterDnsOptions, serviceDnsName, type ClusterDnsOptions } from '../../src/sim/dns/cluster-dns';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 import { FakeDnsTransport, RawDnsClient, scriptedServer } from '../fixtures/fake-dns-transport';
 
 const REPLICA_IP = ipv4('10.244.1.5');
@@ -11,7 +10,7 @@ const VPC_RESOLVER = ipv4('10.0.0.2');
 const WEB_IP = ipv4('10.96.3.3');
 
 function setup(overrides: Partial<ClusterDnsOptions> = {}) {
-  const ctx = createContext(defaultParams(), 3);
+  const ctx = createContext(3);
   const transport = new FakeDnsTransport(ctx);
   const services = new Map<string, number[]>([[serviceDnsName('web', 'default'), [WEB_IP]]]);
   const dns = new ClusterDns(ctx, transport, clusterDnsOptions({ records: (name) => services.get(name) ?? null, upstreamServers: [VPC_RESOLVER], ...overrides }));

@@ -7,7 +7,6 @@ import { DnsProvider, ROUTE53_DEFAULTS, type DnsProviderOptions } from '../../sr
 import { EXTERNAL_DNS_DEFAULTS, ExternalDns, type DesiredRecord, type ExternalDnsOptions } from '../../src/sim/dns/external-dns';
 import { podResolvConf, StubResolver } from '../../src/sim/dns/stub-resolver';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 import { FakeDnsTransport } from '../fixtures/fake-dns-transport';
 
 const PROVIDER_IP = ipv4('10.0.0.2');
@@ -16,7 +15,7 @@ const OLD_IP = ipv4('52.0.0.1');
 const NEW_IP = ipv4('52.0.0.2');
 
 function setup(options: Partial<ExternalDnsOptions> = {}, providerOptions: Partial<DnsProviderOptions> = {}) {
-  const ctx = createContext(defaultParams(), 13);
+  const ctx = createContext(13);
   const transport = new FakeDnsTransport(ctx);
   const provider = new DnsProvider(ctx, transport, { ...ROUTE53_DEFAULTS, ...providerOptions });
   transport.listen(9, PROVIDER_IP, provider);

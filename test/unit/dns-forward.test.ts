@@ -7,7 +7,6 @@ import { ForwardPlugin, forwardSettings, KUBEADM_MAX_CONCURRENT, MaxConcurrent, 
 import { newQuery, type DnsAnswer } from '../../src/sim/dns/message';
 import { AdaptiveDialTimeout } from '../../src/sim/dns/upstream';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 import { FakeDnsTransport, scriptedServer } from '../fixtures/fake-dns-transport';
 
 /** Offers Poisson queries at `qps` to a silent upstream that holds each admitted query `holdSeconds`. */
@@ -81,7 +80,7 @@ interface Outcome {
 
 /** One forward instance on the fake transport, with a receiver that records outcomes by token. */
 function forwarder(upstreams: number[], overrides: Partial<ForwardSettings> = {}) {
-  const ctx = createContext(defaultParams(), 11);
+  const ctx = createContext(11);
   const transport = new FakeDnsTransport(ctx);
   const plugin = new ForwardPlugin(ctx, transport);
   const instance = plugin.addInstance({ from: 0, entity: 'node/a', metrics: 'dns.test', settings: forwardSettings(upstreams, overrides) });

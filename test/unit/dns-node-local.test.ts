@@ -4,7 +4,6 @@ import { atSeconds, micros, seconds } from '../../src/sim/core/time';
 import { recentMaxConnectAttempts, type ForwardSettings } from '../../src/sim/dns/forward';
 import { NODE_LOCAL_DNS_IP, NodeLocalDns, nodeLocalDnsOptions } from '../../src/sim/dns/node-local-dns';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 import { FakeDnsTransport, RawDnsClient, scriptedServer } from '../fixtures/fake-dns-transport';
 
 const KUBE_DNS = ipv4('10.96.0.10');
@@ -13,7 +12,7 @@ const VPC_RESOLVER = ipv4('10.0.0.2');
 const SERVICE_IP = ipv4('10.96.5.5');
 
 function setup(clusterForward: Partial<ForwardSettings> = {}, externalForward: Partial<ForwardSettings> = {}) {
-  const ctx = createContext(defaultParams(), 7);
+  const ctx = createContext(7);
   const transport = new FakeDnsTransport(ctx);
   const nodeLocal = new NodeLocalDns(
     ctx,

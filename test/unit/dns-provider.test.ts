@@ -3,7 +3,6 @@ import { createContext } from '../../src/sim/context';
 import { atSeconds, seconds } from '../../src/sim/core/time';
 import { DnsProvider, ROUTE53_DEFAULTS, type DnsProviderOptions, type RecordSet } from '../../src/sim/dns/dns-provider';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 import { FakeDnsTransport, RawDnsClient } from '../fixtures/fake-dns-transport';
 
 const PROVIDER_IP = ipv4('10.0.0.2');
@@ -11,7 +10,7 @@ const A = ipv4('52.0.0.1');
 const B = ipv4('52.0.0.2');
 
 function setup(overrides: Partial<DnsProviderOptions> = {}) {
-  const ctx = createContext(defaultParams(), 9);
+  const ctx = createContext(9);
   const transport = new FakeDnsTransport(ctx);
   const provider = new DnsProvider(ctx, transport, { ...ROUTE53_DEFAULTS, ...overrides });
   transport.listen(9, PROVIDER_IP, provider);

@@ -4,7 +4,6 @@ import { atSeconds, seconds, toSeconds } from '../../src/sim/core/time';
 import type { Rcode } from '../../src/sim/dns/message';
 import { podResolvConf, searchCandidates, StubResolver, type LookupError } from '../../src/sim/dns/stub-resolver';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 import { FakeDnsTransport, scriptedServer } from '../fixtures/fake-dns-transport';
 
 const NS1 = ipv4('169.254.20.10');
@@ -18,7 +17,7 @@ interface Result {
 }
 
 function setup(nameservers = [NS1]) {
-  const ctx = createContext(defaultParams(), 5);
+  const ctx = createContext(5);
   const transport = new FakeDnsTransport(ctx);
   const stub = new StubResolver(ctx, transport);
   const conf = podResolvConf('default', nameservers);

@@ -3,11 +3,10 @@ import { ClientTransport } from '../../src/sim/apps/grpc/client-transport';
 import { DrainPhase, GOAWAY_PING_TIMEOUT, GracefulStop, HEADS_UP_LAST_STREAM_ID, ServerConnection, type GracefulStopHost } from '../../src/sim/apps/grpc/graceful-stop';
 import { createContext } from '../../src/sim/context';
 import { atSeconds, seconds, toSeconds, type Duration } from '../../src/sim/core/time';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 /** A server app on the scheduler that records what GracefulStop makes it do, with times in seconds. */
 function server(connectionCount: number) {
-  const ctx = createContext(defaultParams(), 3);
+  const ctx = createContext(3);
   const log: string[] = [];
   const conns = Array.from({ length: connectionCount }, (_, i) => new ServerConnection(100 + i));
   const t = () => toSeconds(ctx.sched.now);

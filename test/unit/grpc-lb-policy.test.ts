@@ -8,7 +8,6 @@ import { createContext } from '../../src/sim/context';
 import { Rng } from '../../src/sim/core/rng';
 import { atSeconds, millis, toSeconds, type Duration } from '../../src/sim/core/time';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const A = ipv4('10.0.0.1');
 const B = ipv4('10.0.0.2');
@@ -39,7 +38,7 @@ class FakeNetwork implements LbHost {
   private readonly delayH;
 
   constructor(
-    readonly ctx = createContext(defaultParams(), 11),
+    readonly ctx = createContext(11),
     private readonly rtt: Duration = millis(1),
   ) {
     const s = ctx.sched;
@@ -408,7 +407,7 @@ describe('address updates from the resolver (docs/sources/grpc.md#load-balancing
   it('round_robin starts each rebuilt picker at a random READY child', () => {
     const firsts = new Set<number>();
     for (let seed = 0; seed < 12; seed++) {
-      const net = new FakeNetwork(createContext(defaultParams(), seed));
+      const net = new FakeNetwork(createContext(seed));
       for (const address of [A, B, C]) net.backends.set(address, 'accept');
       net.policy = new RoundRobinPolicy(net, { backoff: GRPC_BACKOFF }, net.ctx.rng.stream('grpc/test'));
       net.policy.updateAddresses([A, B, C]);

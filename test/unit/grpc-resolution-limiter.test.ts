@@ -3,7 +3,6 @@ import { GRPC_GO_RESOLUTION, GRPC_JAVA_RESOLUTION, NEVER, ResolutionLimiter, typ
 import { createContext } from '../../src/sim/context';
 import { Rng } from '../../src/sim/core/rng';
 import { atSeconds, seconds, toSeconds, type SimTime } from '../../src/sim/core/time';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const at = atSeconds;
 const limiter = (settings: ResolutionSettings, seed = 1) => new ResolutionLimiter(settings, new Rng(seed).stream('resolver'));
@@ -19,7 +18,7 @@ function lookupAt(r: ResolutionLimiter, t: number, ok = true): number {
  * `lookupMs`. Returns the times lookups started.
  */
 function drive(settings: ResolutionSettings, requests: number[], until: number, lookupMs = 0): number[] {
-  const ctx = createContext(defaultParams(), 9);
+  const ctx = createContext(9);
   const r = new ResolutionLimiter(settings, ctx.rng.stream('resolver'));
   const lookups: number[] = [];
   const arm = (t: number) => {

@@ -7,13 +7,12 @@ import { KubeProxy, KUBE_PROXY_DEFAULTS, type KubeProxySettings } from '../../sr
 import { Service, ServiceDirectory, type ServiceExposure } from '../../src/sim/k8s/service';
 import { ipv4, type Ipv4 } from '../../src/sim/net/ipv4';
 import { Proto } from '../../src/sim/net/packet';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const LB_IP = ipv4('203.0.113.7');
 
 /** `nodes` nodes and `services` Services of `perService` pods spread round-robin over the nodes, all programmed at t=0. */
 function cluster(o: { nodes: number; services: number; perService: number; settings?: Partial<KubeProxySettings>; exposure?: ServiceExposure }) {
-  const ctx = createContext(defaultParams(), 1);
+  const ctx = createContext(1);
   const nodes = Array.from({ length: o.nodes }, (_, i) => ({ name: `node-${i}`, ip: ipv4('192.168.0.0') + 10 + i }));
   const proxy = new KubeProxy(ctx, nodes, o.settings);
   const directory = new ServiceDirectory();

@@ -4,7 +4,6 @@ import { atSeconds, millis, seconds, toSeconds } from '../../src/sim/core/time';
 import { CIS_NODE_POLL_INTERVAL, DEFAULT_SNAT, LoadBalancer } from '../../src/sim/infra/load-balancer';
 import { POOL_DEFAULTS, type MemberSpec, type PoolSettings } from '../../src/sim/infra/lb-pool';
 import { ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const VIP = ipv4('198.51.100.80');
 const SELF = ipv4('192.0.2.10');
@@ -12,7 +11,7 @@ const nodeMember = (i: number): MemberSpec => ({ kind: 'node', ip: ipv4(`10.0.0.
 
 /** A BIG-IP whose probes are answered `rttMs` later by members for which `serves(member, seconds)` holds, else never. */
 function setup(pool: Partial<PoolSettings> = {}, serves: (member: number, t: number) => boolean = () => true, rttMs = 2) {
-  const ctx = createContext(defaultParams(), 1);
+  const ctx = createContext(1);
   const answers: ((ok: boolean) => void)[] = [];
   const answer = ctx.sched.register('test/answer', (m) => answers[m]!(true));
   const lb = new LoadBalancer(ctx, 'bigip', SELF, (m, done) => {

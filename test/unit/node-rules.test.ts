@@ -10,14 +10,13 @@ import { Frontend, frontendOfId, serviceOfId } from '../../src/sim/k8s/node-rule
 import { Service, ServiceDirectory, type ServiceExposure } from '../../src/sim/k8s/service';
 import { ipv4 } from '../../src/sim/net/ipv4';
 import { Proto } from '../../src/sim/net/packet';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const NODE_IPS = ['192.168.0.10', '192.168.0.11', '192.168.0.12'].map(ipv4);
 const LB_IP = ipv4('203.0.113.7');
 
 /** Three nodes; one Service whose pods sit on the given nodes; every node programmed. */
 function cluster(podNodes: number[], exposure: ServiceExposure = {}) {
-  const ctx = createContext(defaultParams(), 1);
+  const ctx = createContext(1);
   const proxy = new KubeProxy(
     ctx,
     NODE_IPS.map((ip, i) => ({ name: `node-${i}`, ip })),

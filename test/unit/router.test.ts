@@ -6,7 +6,6 @@ import { Bgp } from '../../src/sim/infra/bgp';
 import { Router, type RouterOptions } from '../../src/sim/infra/router';
 import type { EcmpMode } from '../../src/sim/net/ecmp';
 import { cidr, ipv4 } from '../../src/sim/net/ipv4';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 const TCP = 6;
 const VIP = cidr('203.0.113.10/32');
@@ -14,7 +13,7 @@ const vip = ipv4('203.0.113.10');
 const NODES = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'].map(ipv4);
 
 function newRouter(options: Partial<RouterOptions> = {}) {
-  const ctx = createContext(defaultParams(), 1);
+  const ctx = createContext(1);
   return { ctx, router: new Router(ctx, 'tor', options) };
 }
 
@@ -95,7 +94,7 @@ describe('MetalLB ETP=Local through BGP and the router (docs/sources/load-balanc
     ['modulo', 3 / 4],
     ['resilient', 1 / 4],
   ])('node C loses its last pod and withdraws: N 4→3 under %s moves %f of flows', (mode, expected) => {
-    const ctx = createContext(defaultParams(), 1);
+    const ctx = createContext(1);
     const router = new Router(ctx, 'tor', { ecmpMode: mode });
     const bgp = new Bgp(ctx, { convergenceDelay: millis(300) });
     const speakers = NODES.map((ip, i) => bgp.addSpeaker(ip, `node/node-${'abcd'[i]}`));

@@ -6,9 +6,9 @@ import { Tcp, TcpStack, TcpState, type CloseCause, type SocketOwner } from '../.
 import { paramsSchema } from '../../src/sim/scenario/params';
 
 function harness(tcpParams: { initialRtoMs?: number; synRetries?: number } = {}) {
-  const ctx = createContext(paramsSchema.parse({ tcp: tcpParams }), 1);
+  const ctx = createContext(1);
   const { sched, metrics } = ctx;
-  const tcp = new Tcp(ctx, ctx.params.tcp);
+  const tcp = new Tcp(ctx, paramsSchema.parse({ tcp: tcpParams }).tcp);
   const wire: { t: number; from: number; flags: number; srcPort: number; dstIp: number; dstPort: number }[] = [];
   tcp.wire = (stack, srcPort, dstIp, dstPort, flags) => wire.push({ t: toSeconds(sched.now), from: stack.ip, flags, srcPort, dstIp, dstPort });
   const closed: CloseCause[] = [];

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/sim/context';
 import { EphemeralPorts } from '../../src/sim/net/ephemeral-ports';
 import { Udp, UdpStack, type DatagramOwner } from '../../src/sim/net/udp';
-import { defaultParams } from '../../src/sim/scenario/params';
 
 describe('UDP stack ports', () => {
   it('binds, unbinds, hands out ephemeral ports and delivers exactly as a Map of bound ports', () => {
@@ -21,7 +20,7 @@ describe('UDP stack ports', () => {
     );
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 200 }), (ops) => {
-        const stack = new UdpStack(new Udp(createContext(defaultParams(), 1)), 1, 0);
+        const stack = new UdpStack(new Udp(createContext(1)), 1, 0);
         const bound = new Map<number, number>();
         const ephemeral = new EphemeralPorts();
         const heard: number[] = [];
@@ -56,7 +55,7 @@ describe('UDP stack ports', () => {
   });
 
   it('delivers to the owner bound to the port', () => {
-    const stack = new UdpStack(new Udp(createContext(defaultParams(), 1)), 1, 0);
+    const stack = new UdpStack(new Udp(createContext(1)), 1, 0);
     const got: number[] = [];
     const ports = Array.from({ length: 100 }, (_, i) => stack.bindEphemeral({ onDatagram: () => got.push(i) }));
     for (let i = 0; i < 100; i += 2) stack.unbind(ports[i]!);

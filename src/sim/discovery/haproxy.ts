@@ -46,6 +46,8 @@ export class Haproxies {
     readonly ctx: SimContext,
     readonly servers: MeshServers,
     readonly settings: HaproxyParams,
+    /** synapse restarts HAProxy at most this often (`params.synapse.restartIntervalS`). */
+    readonly restartIntervalS: number,
   ) {
     const s = ctx.sched;
     this.reload = s.register('haproxy.reload', (i) => this.instances[i]!.onReload());
@@ -222,7 +224,7 @@ export class Haproxy implements MeshProxy {
   private requestReload(): void {
     if (this.reloadTimer) return;
     const h = this.all.ctx;
-    const earliest = this.lastReloadAt + seconds(h.params.synapse.restartIntervalS);
+    const earliest = this.lastReloadAt + seconds(this.all.restartIntervalS);
     const at = Math.max(h.sched.now, earliest) as SimTime;
     this.reloadTimer = h.sched.at(at, this.all.reload, this.index);
   }

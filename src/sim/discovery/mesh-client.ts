@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { ScenarioParams } from '../scenario/params';
 import type { Counter, Gauge, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
@@ -35,6 +36,9 @@ const FAILURES: MeshFailure[] = ['timeout', 'no_server', 'connect_failed'];
 const LATENCY_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
 
 /** Every client pod of the mesh: their proxies, watchers, request timers and instruments. */
+/** The parameter sections service discovery reads: its own parts' and the clients' request settings. */
+export type MeshParams = Pick<ScenarioParams, 'zookeeper' | 'nerve' | 'synapse' | 'haproxy' | 'envoy' | 'mesh' | 'client' | 'network' | 'server'>;
+
 export class MeshClients {
   readonly arrive: HandlerId;
   readonly begin: HandlerId;
@@ -65,11 +69,12 @@ export class MeshClients {
     readonly ctx: SimContext,
     readonly zk: ZooKeeper,
     readonly servers: MeshServers,
+    private readonly params: MeshParams,
   ) {
     const m = ctx.metrics;
-    this.watchers = new ServiceWatchers(ctx, zk);
-    this.haproxies = new Haproxies(ctx, servers, ctx.params.haproxy);
-    this.envoys = new Envoys(ctx, servers, ctx.params.envoy);
+    this.watchers = new ServiceWatchers(ctx, zk, params.synapse);
+    this.haproxies = new Haproxies(ctx, servers, params.haproxy, params.synapse.restartIntervalS);
+    this.envoys = new Envoys(ctx, servers, params.envoy);
     this.rng = ctx.rng.stream('mesh-client');
     this.sent = m.counter('requests.sent');
     this.ok = m.counter('requests.ok');
@@ -92,9 +97,14 @@ export class MeshClients {
     this.finish = s.register('mesh-client.done', (slot) => this.onDone(slot));
   }
 
+  /** Requests per second each client pod sends to each service it uses (`params.mesh`). */
+  requestsPerSecond(): number {
+    return this.params.mesh.requestsPerSecond;
+  }
+
   /** The Envoy rollout a deployment's new pods follow: its own, once set, or params.mesh. */
   rolloutOf(deployment: string): Rollout {
-    return this.rollouts.get(deployment) ?? this.ctx.params.mesh;
+    return this.rollouts.get(deployment) ?? this.params.mesh;
   }
 
   setRollout(deployment: string, rollout: Rollout): void {
@@ -118,14 +128,14 @@ export class MeshClients {
     this.sent.inc();
     const outcome: Outcome = client.proxy.forward(service);
     this.goneAttempts.inc(outcome.goneAttempts);
-    const deadline = this.ctx.params.client.requestTimeoutMs;
-    const hops = (4 * this.ctx.params.network.hopLatencyUs) / 1000;
+    const deadline = this.params.client.requestTimeoutMs;
+    const hops = (4 * this.params.network.hopLatencyUs) / 1000;
     let latencyMs = outcome.connectMs + hops;
     let failure = outcome.failure;
     const backend = outcome.backend;
     if (backend) {
       backend.inFlight++;
-      latencyMs += this.rng.exponential(this.ctx.params.server.serviceTimeMs);
+      latencyMs += this.rng.exponential(this.params.server.serviceTimeMs);
     }
     if (latencyMs >= deadline) {
       latencyMs = deadline;
@@ -176,7 +186,7 @@ export class MeshClients {
       listAgeMs: watcher ? Math.round((now - watcher.readAt) / 1000) : 0,
       proxy: client.proxy.kind,
       connectTimeoutMs: client.proxy.kind === 'envoy' ? this.envoys.settings.connectTimeoutMs : this.haproxies.settings.connectTimeoutMs,
-      deadlineMs: this.ctx.params.client.requestTimeoutMs,
+      deadlineMs: this.params.client.requestTimeoutMs,
     });
   }
 
@@ -297,7 +307,7 @@ export class MeshClient implements PodApp {
   }
 
   private scheduleArrival(): void {
-    const rate = this.all.ctx.params.mesh.requestsPerSecond * this.services.length;
+    const rate = this.all.requestsPerSecond() * this.services.length;
     const gap = this.all.rng.exponential(1000 / rate);
     this.all.ctx.sched.after(millis(gap), this.all.arrive, this.index);
   }

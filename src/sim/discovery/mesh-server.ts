@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { ScenarioParams } from '../scenario/params';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type SimTime } from '../core/time';
 import type { Pod, PodApp } from '../infra/pod';
@@ -80,7 +81,7 @@ export class MeshServer implements PodApp {
   /** One round of the announcer: a health check (nerve) or a look at the pod's status (mini announcer). */
   check(): void {
     if (!this.announcing) return;
-    const s = this.servers.ctx.params.nerve;
+    const s = this.servers.nerve;
     if (this.announcer === 'nerve') {
       if (this.serving) {
         this.failures = 0;
@@ -143,6 +144,8 @@ export class MeshServers {
   constructor(
     readonly ctx: SimContext,
     readonly zk: ZooKeeper,
+    /** How nerve checks and announces (`params.nerve`). */
+    readonly nerve: ScenarioParams['nerve'],
   ) {
     this.checkHandler = ctx.sched.register('announcer.check', (pod) => this.byPod.get(pod)?.check());
   }

@@ -1,5 +1,5 @@
 import type { SimContext } from '../context';
-import { MeshClients } from './mesh-client';
+import { MeshClients, type MeshParams } from './mesh-client';
 import { MeshServers } from './mesh-server';
 import { ZooKeeper } from './zookeeper';
 
@@ -12,10 +12,10 @@ export class Mesh {
   /** Deployments whose pods are mesh clients. */
   private readonly clientDeployments = new Set<string>();
 
-  constructor(ctx: SimContext, zookeeperServers: number) {
-    this.zk = new ZooKeeper(ctx, zookeeperServers);
-    this.servers = new MeshServers(ctx, this.zk);
-    this.clients = new MeshClients(ctx, this.zk, this.servers);
+  constructor(ctx: SimContext, zookeeperServers: number, params: MeshParams) {
+    this.zk = new ZooKeeper(ctx, zookeeperServers, params.zookeeper);
+    this.servers = new MeshServers(ctx, this.zk, params.nerve);
+    this.clients = new MeshClients(ctx, this.zk, this.servers, params);
   }
 
   markClients(deployment: string): void {

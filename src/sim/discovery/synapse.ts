@@ -1,4 +1,5 @@
 import type { SimContext } from '../context';
+import type { ScenarioParams } from '../scenario/params';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, type SimTime } from '../core/time';
@@ -76,7 +77,7 @@ export class ServiceWatcher implements ZkReader, ZkWatcher {
   /** The read starts after the jitter, and no sooner than the minimum interval after the last one. */
   private schedule(): void {
     const ctx = this.watchers.ctx;
-    const s = ctx.params.synapse;
+    const s = this.watchers.settings;
     const jitter = s.readJitterMs > 0 ? this.watchers.rng.range(0, s.readJitterMs) : 0;
     const at = Math.max(ctx.sched.now + millis(jitter), this.lastStart + millis(s.minReadIntervalMs));
     this.scheduled = true;
@@ -102,6 +103,8 @@ export class ServiceWatchers {
   constructor(
     readonly ctx: SimContext,
     readonly zk: ZooKeeper,
+    /** How often synapse may read a watched list (`params.synapse`). */
+    readonly settings: ScenarioParams['synapse'],
   ) {
     this.start = ctx.sched.register('synapse.read', (i, session) => this.all[i]!.startRead(session));
     this.rng = ctx.rng.stream('synapse');

@@ -175,8 +175,9 @@ export class ZooKeeper {
   constructor(
     private readonly ctx: SimContext,
     servers: number,
+    settings: ScenarioParams['zookeeper'],
   ) {
-    this.settings = ctx.params.zookeeper;
+    this.settings = settings;
     this.serverNames = Array.from({ length: servers }, (_, i) => `zk-${i + 1}`);
     this.jobs = this.serverNames.map(() => []);
     this.extraPackets = this.serverNames.map(() => 0);

@@ -15,7 +15,7 @@ export const partitionZookeeper = defineFault({
     const duration = params.durationSeconds;
     const now = world.ctx.sched.now;
     zk.partition(later(now, seconds(duration)));
-    const timeout = world.ctx.params.zookeeper.sessionTimeoutS;
+    const timeout = world.params.zookeeper.sessionTimeoutS;
     world.ctx.note('warn', zk.entity, 'zk.partitioned', `unreachable for ${duration} s (sessions time out after ${timeout} s)`, { cause });
     world.ctx.causes.record('zk_partitioned', zk.entity, now, { durationS: duration, sessionTimeoutS: timeout });
   },

@@ -57,7 +57,7 @@ export function metallbOf(world: World): MetalLb {
 export function podInterfaceNode(world: World, name: string): Host {
   const host = nodeNamed(world, name);
   if (!world.cni.podInterface(host)) {
-    const mode = world.ctx.params.node.podNetwork;
+    const mode = world.params.node.podNetwork;
     throw new Error(`target: node "${name}" has no pod-facing secondary interface (params.node.podNetwork is ${mode}, not eni)`);
   }
   return host;
