@@ -1,3 +1,4 @@
+import type { ExternalDnsParams } from './dns/external-dns-params';
 import { seconds } from './core/time';
 import { CLUSTER_DOMAIN, serviceDnsName } from './dns/cluster-dns';
 import { DnsSystem } from './dns/dns-system';
@@ -8,7 +9,7 @@ import { ExternalHost } from './infra/external-host';
 import { Service } from './k8s/service';
 import { ipv4 } from './net/ipv4';
 import { Proto } from './net/packet';
-import type { ScenarioParams } from './scenario/params';
+import type { DnsParams } from './dns/dns-params';
 import type { Scenario } from './scenario/schema';
 import type { WorldCore } from './world-core';
 
@@ -33,7 +34,7 @@ export const DNS_TARGET_ENTITIES: Readonly<Record<string, string>> = {
 export const isResolver = (entity: string): boolean => entity === RESOLVER_ENTITY;
 
 /** CoreDNS replicas behind kube-dns (UDP) and kube-dns-upstream (TCP), the cloud resolver, node-local DNS if asked. */
-export function setUpDns(world: WorldCore, config: DnsConfig, params: Pick<ScenarioParams, 'dns' | 'externalDns'>): { system: DnsSystem; start: () => void } {
+export function setUpDns(world: WorldCore, config: DnsConfig, params: { dns: DnsParams; externalDns: ExternalDnsParams }): { system: DnsSystem; start: () => void } {
   const resolver = new ExternalHost(world.network, RESOLVER_ENTITY, ipv4(config.resolverIp), world.tcp, world.udp);
   world.addExternal(resolver);
   const clusterIp = ipv4(config.clusterIp);
@@ -60,7 +61,7 @@ export function setUpDns(world: WorldCore, config: DnsConfig, params: Pick<Scena
 }
 
 /** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
-function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>, p: ScenarioParams['externalDns']): ExternalDns {
+function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>, p: ExternalDnsParams): ExternalDns {
   const source = (): DesiredRecord[] => {
     const targets = world.workloads.pods
       .filter((p) => p.deployment === config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))

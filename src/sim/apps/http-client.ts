@@ -1,9 +1,9 @@
+import type { ClientParams } from './http-client-params';
 import type { Counter, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, toMillis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
-import type { ScenarioParams } from '../scenario/params';
 import type { PodApp } from '../infra/pod';
 import { formatIpv4 } from '../net/ipv4';
 import type { ForwardedFor } from '../net/forwarded';
@@ -78,7 +78,7 @@ export class HttpClients {
     readonly ctx: SimContext,
     readonly tcp: Tcp,
     /** Every client's connections, rate, timeouts and reconnect delay (`params.client`). */
-    readonly settings: ScenarioParams['client'],
+    readonly settings: ClientParams,
     prefix = '',
   ) {
     const m = ctx.metrics;

@@ -1,10 +1,10 @@
+import type { CpuParams } from '../infra/cpu-params';
 import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection } from '../api';
 import type { Counter } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis } from '../core/time';
 import type { SimContext } from '../context';
-import type { ScenarioParams } from '../scenario/params';
 import { CpuControllers, quotaFor, type CpuBandwidth } from '../infra/cpu-bandwidth';
 import type { Pod } from '../infra/pod';
 import { clientAddress } from '../net/forwarded';
@@ -31,7 +31,7 @@ export class HttpServers {
     /** Whether an address belongs to the simulated data centre (a node, pod, load balancer or router). */
     private readonly internal: (ip: number) => boolean,
     /** Mean service time (`params.server`) and the CFS settings of CPU-limited servers (`params.cpu`). */
-    readonly settings: { serviceTimeMs: number; cpu: ScenarioParams['cpu'] },
+    readonly settings: { serviceTimeMs: number; cpu: CpuParams },
   ) {
     this.respond = ctx.sched.register('http-server.respond', (socketId, message) => this.onRespond(socketId, message));
     this.cpuDone = ctx.sched.register('http-server.cpu-done', (socketId, message) => this.onCpuDone(socketId, message));

@@ -1,5 +1,13 @@
 import type { SimContext } from '../context';
-import type { ScenarioParams } from '../scenario/params';
+import type { ClientParams } from '../apps/http-client-params';
+import type { ServerParams } from '../apps/server-params';
+import type { NetworkParams } from '../infra/network-params';
+import type { EnvoyParams } from './envoy-params';
+import type { HaproxyParams } from './haproxy-params';
+import type { MeshSectionParams } from './mesh-params';
+import type { NerveParams } from './nerve-params';
+import type { SynapseParams } from './synapse-params';
+import type { ZookeeperParams } from './zookeeper-params';
 import type { Counter, Gauge, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
@@ -37,7 +45,17 @@ const LATENCY_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 50
 
 /** Every client pod of the mesh: their proxies, watchers, request timers and instruments. */
 /** The parameter sections service discovery reads: its own parts' and the clients' request settings. */
-export type MeshParams = Pick<ScenarioParams, 'zookeeper' | 'nerve' | 'synapse' | 'haproxy' | 'envoy' | 'mesh' | 'client' | 'network' | 'server'>;
+export interface MeshParams {
+  zookeeper: ZookeeperParams;
+  nerve: NerveParams;
+  synapse: SynapseParams;
+  haproxy: HaproxyParams;
+  envoy: EnvoyParams;
+  mesh: MeshSectionParams;
+  client: ClientParams;
+  network: NetworkParams;
+  server: ServerParams;
+}
 
 export class MeshClients {
   readonly arrive: HandlerId;

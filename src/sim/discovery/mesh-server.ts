@@ -1,5 +1,5 @@
+import type { NerveParams } from './nerve-params';
 import type { SimContext } from '../context';
-import type { ScenarioParams } from '../scenario/params';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type SimTime } from '../core/time';
 import type { Pod, PodApp } from '../infra/pod';
@@ -145,7 +145,7 @@ export class MeshServers {
     readonly ctx: SimContext,
     readonly zk: ZooKeeper,
     /** How nerve checks and announces (`params.nerve`). */
-    readonly nerve: ScenarioParams['nerve'],
+    readonly nerve: NerveParams,
   ) {
     this.checkHandler = ctx.sched.register('announcer.check', (pod) => this.byPod.get(pod)?.check());
   }

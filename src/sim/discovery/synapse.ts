@@ -1,5 +1,5 @@
+import type { SynapseParams } from './synapse-params';
 import type { SimContext } from '../context';
-import type { ScenarioParams } from '../scenario/params';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, type SimTime } from '../core/time';
@@ -104,7 +104,7 @@ export class ServiceWatchers {
     readonly ctx: SimContext,
     readonly zk: ZooKeeper,
     /** How often synapse may read a watched list (`params.synapse`). */
-    readonly settings: ScenarioParams['synapse'],
+    readonly settings: SynapseParams,
   ) {
     this.start = ctx.sched.register('synapse.read', (i, session) => this.all[i]!.startRead(session));
     this.rng = ctx.rng.stream('synapse');

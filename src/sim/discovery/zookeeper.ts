@@ -1,3 +1,4 @@
+import type { ZookeeperParams } from './zookeeper-params';
 import type { InspectSection } from '../api';
 import type { SimContext } from '../context';
 import type { Counter, Gauge, Histogram } from '../core/metrics';
@@ -5,7 +6,6 @@ import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { hashString } from '../core/rng';
 import { micros, millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
-import type { ScenarioParams } from '../scenario/params';
 import { precedes } from './listing';
 
 /** One registration under a service's path: an ephemeral node its announcer's session owns. */
@@ -153,7 +153,7 @@ export class ZooKeeper {
   private readonly rng: RngStream;
   private readonly ping: HandlerId;
   private readonly heal: HandlerId;
-  private readonly settings: ScenarioParams['zookeeper'];
+  private readonly settings: ZookeeperParams;
   private readonly reads: Counter;
   private readonly readTotals = new Map<string, number>();
   private readonly packets: Counter;
@@ -175,7 +175,7 @@ export class ZooKeeper {
   constructor(
     private readonly ctx: SimContext,
     servers: number,
-    settings: ScenarioParams['zookeeper'],
+    settings: ZookeeperParams,
   ) {
     this.settings = settings;
     this.serverNames = Array.from({ length: servers }, (_, i) => `zk-${i + 1}`);

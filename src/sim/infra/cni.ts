@@ -1,8 +1,10 @@
+import type { CalicoParams } from './calico-params';
+import type { NodeParams } from './node-params';
 import type { HandlerId } from '../core/scheduler';
 import { seconds } from '../core/time';
 import type { SimContext } from '../context';
 import type { RpFilterMode } from '../net/rp-filter';
-import type { ScenarioParams } from '../scenario/params';
+import type { InstanceParams } from './instance-params';
 import { formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
 import { TABLE_MAIN } from '../net/policy-routing';
 import { BlockIpam } from './block-ipam';
@@ -21,19 +23,19 @@ const tunnelHandle = (host: Host): string => `ipip-tunnel-addr-${host.name}`;
 
 /** What the CNI plugin is configured with: the node's pod network, Calico's IPAM and the cloud's address release. */
 export interface CniSettings {
-  podNetwork: ScenarioParams['node']['podNetwork'];
+  podNetwork: NodeParams['podNetwork'];
   rpFilter: RpFilterMode;
   podInterfaceHasIp: boolean;
   tunnelHasIp: boolean;
   sourceRuleGcSeconds: number;
-  ipam: ScenarioParams['calico']['ipam'];
+  ipam: CalicoParams['ipam'];
   blockSize: number;
   leakGraceS: number;
   ipReleaseDelayS: number;
 }
 
 /** The CNI settings out of a scenario's parameters. */
-export function cniSettings(params: ScenarioParams): CniSettings {
+export function cniSettings(params: { node: NodeParams; calico: CalicoParams; instance: InstanceParams }): CniSettings {
   const { node, calico, instance } = params;
   return {
     podNetwork: node.podNetwork,
