@@ -56,6 +56,8 @@ export class Hypervisor {
   private readonly linklocalExceededHere: Counter;
   private readonly available: Gauge;
   private readonly used: Gauge;
+  /** Names the instance in every drop, trace and log line. */
+  readonly entity: string;
 
   constructor(
     readonly instance: string,
@@ -63,6 +65,7 @@ export class Hypervisor {
     metrics: Metrics,
     dropReasonCount: number,
   ) {
+    this.entity = `instance/${instance}`;
     this.lastDropLog = new Float64Array(dropReasonCount).fill(-Infinity);
     this.table = new ConntrackTable(settings.conntrackAllowance, trackingTimeouts(settings));
     this.pps = new PpsAllowance(settings.ppsAllowance);
@@ -167,12 +170,6 @@ export class Hypervisor {
     }
     return made >= 0 ? null : this.overAllowance();
   }
-
-  /** Built once: it names the entity in every drop, trace and log line. */
-  get entity(): string {
-    return (this.entityText ??= `instance/${this.instance}`);
-  }
-  private entityText: string | undefined;
 
   /** The tracked-connection allowance: how many flows the instance can track at once. */
   get allowance(): number {

@@ -11,14 +11,14 @@ export class EphemeralPorts {
 
   /** The next port `inUse` does not hold, or -1 when the whole range is taken. */
   next(inUse: { has(port: number): boolean }): number {
-    for (let tries = 0; tries <= EPHEMERAL_LAST - EPHEMERAL_FIRST; tries++) {
+    for (let tries = 0; tries < EPHEMERAL_PORTS; tries++) {
       const port = this.take();
       if (!inUse.has(port)) return port;
     }
     return -1;
   }
 
-  /** The port under the cursor, which moves on: the caller checks it is free (next() does, through a callback). */
+  /** The port under the cursor, which moves on: the caller knows it is free, or checks (next() does). */
   take(): number {
     const port = this.nextPort;
     if (port === EPHEMERAL_LAST) {

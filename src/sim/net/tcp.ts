@@ -2,7 +2,7 @@ import type { Counter, Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { millis, type Duration, type SimTime } from '../core/time';
 import type { SimContext } from '../context';
-import { EPHEMERAL_FIRST, EPHEMERAL_LAST, EPHEMERAL_PORTS, EphemeralPorts } from './ephemeral-ports';
+import { EPHEMERAL_FIRST, EPHEMERAL_LAST, EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
 import type { TcpParams } from './tcp-params';
 
@@ -166,6 +166,7 @@ export class TcpStack {
   private readonly anonPorts: number[] = [];
   private readonly anonAttempts: (AnonymousAttempt | null)[] = [];
   private anonCount = 0;
+  private readonly inUse = { has: (port: number): boolean => this.byPort.has(port) || this.anonymousHolds(port) };
   /** A listener took a port of the ephemeral range, so its connections may sit on ports the allocator hands out. */
   private rangeShared = false;
 
@@ -430,10 +431,8 @@ export class TcpStack {
   private allocatePort(): number {
     // Until the cursor has gone round, every port ahead of it is free: only the allocator hands them out.
     if (!this.ports.wrapped && !this.rangeShared) return this.ports.take();
-    for (let tries = 0; tries < EPHEMERAL_PORTS; tries++) {
-      const port = this.ports.take();
-      if (!this.byPort.has(port) && !this.anonymousHolds(port)) return port;
-    }
-    throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
+    const port = this.ports.next(this.inUse);
+    if (port < 0) throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
+    return port;
   }
 }
