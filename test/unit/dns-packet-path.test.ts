@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { clusterDns, dnsClient, httpClient, httpServer, node, nodes, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
+import { clusterDns, dnsLookups, dnsClient, httpClient, httpServer, node, pod, scenarioText, service, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { runText } from '../fixtures/scenario-run';
 import type { RunReport } from '../../src/sim/api';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/sim';
 
-const dnsPath = (nodeLocal: boolean): ScenarioSpec => ({
-  id: 'dns-path',
-  title: 'DNS over the packet path',
-  description: 'pods resolve a Service name and an external name through node-local DNS',
-  duration: 30,
-  topology: {
-    nodes: nodes(2, { platform: 'cloud' }),
-    deployments: { web: httpServer(2), external: dnsClient(4, 'metric.example.com'), internal: dnsClient(2, 'web') },
-    services: { web: service('web', '10.96.0.20') },
-    dns: clusterDns({ nodeLocal, records: { 'metric.example.com': ['10.1.2.3'] } }),
-  },
-  params: { node: { podNetwork: 'eni' }, dnsClient: { lookupsPerSecond: 5 } },
-});
+const dnsPath = (nodeLocal: boolean): ScenarioSpec =>
+  dnsLookups('dns-path', 'DNS over the packet path', 'pods resolve a Service name and an external name through node-local DNS', 30, { nodeLocal });
 
 function run(nodeLocal: boolean, sets: string[] = []): RunReport {
   return runText(scenarioText(dnsPath(nodeLocal)), sets).report;

@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/sim/api';
 import { createSim } from '../../src/sim/sim';
-import { clusterDns, dnsClient, fault, httpServer, nodes, scenarioText, service, type ScenarioSpec, type TimelineInput } from '../fixtures/scenario-builder';
+import { dnsLookups, fault, scenarioText, type TimelineInput } from '../fixtures/scenario-builder';
 import { loadText, runText } from '../fixtures/scenario-run';
 
 /**
  * Pods resolve an external name (answered by the cloud resolver's provider, TTL 1 s so caches hold it briefly) and a
  * Service name (answered by CoreDNS itself), without node-local DNS: pods ask CoreDNS through kube-dns.
  */
-const DNS: ScenarioSpec = {
-  id: 'faults-dns',
-  title: 'DNS upstream faults',
-  description: 'pods resolve a Service name and an external name through CoreDNS',
-  duration: 40,
-  topology: {
-    nodes: nodes(2, { platform: 'cloud' }),
-    deployments: { web: httpServer(2), external: dnsClient(4, 'metric.example.com'), internal: dnsClient(2, 'web') },
-    services: { web: service('web', '10.96.0.20') },
-    dns: clusterDns({ nodeLocal: false, recordTtl: 1, records: { 'metric.example.com': ['10.1.2.3'] } }),
-  },
-  params: { node: { podNetwork: 'eni' }, dnsClient: { lookupsPerSecond: 5 } },
-};
+const DNS = dnsLookups('faults-dns', 'DNS upstream faults', 'pods resolve a Service name and an external name through CoreDNS', 40, { nodeLocal: false, recordTtl: 1 });
 const SCENARIO = scenarioText(DNS);
 /** The scenario with one fault on its timeline. */
 const withFault = (entry: TimelineInput): string => scenarioText({ ...DNS, timeline: [entry] });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FaultRequest, LiveView, LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
 import { simTime, type SimTime } from '../../src/sim/core/time';
 import type { Frame, WorkerMessage } from '../../src/worker/protocol';
+import { liveView } from '../fixtures/live-view';
 import { createRunner, type RunnerOptions } from '../../src/worker/runner';
 
 /** A sim with one event per `eventUs`, a sample per second, a log event per 100 ms and a topology change at 1 s. */
@@ -80,20 +81,7 @@ class FakeSim implements Sim {
     return null;
   }
   live(): LiveView {
-    const none = new Float64Array(0);
-    return {
-      conntrackUsed: none,
-      instanceTracked: none,
-      dnsInFlight: none,
-      members: [],
-      routes: [],
-      bgpSessions: [],
-      kubeProxyPending: none,
-      kubeProxySyncing: new Uint8Array(0),
-      traffic: none,
-      drops: none,
-      reasons: [],
-    };
+    return liveView();
   }
   topologyVersion(): number {
     return this.version;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveView, NodeView, PodView, TopologyView } from '../../src/sim/api';
 import { GROUP_FROM, layoutTopology, searchTopology, sitePoints, type Rect } from '../../src/ui/topology/topology-layout';
+import { liveView } from '../fixtures/live-view';
 import { busiest, rates } from '../../src/ui/topology/traffic-layer';
 
 function node(i: number, cloud = true): NodeView {
@@ -125,20 +126,7 @@ describe('topology layout', () => {
 });
 
 function live(traffic: number[], drops: number[]): LiveView {
-  const none = new Float64Array(0);
-  return {
-    conntrackUsed: none,
-    instanceTracked: none,
-    dnsInFlight: none,
-    members: [],
-    routes: [],
-    bgpSessions: [],
-    kubeProxyPending: none,
-    kubeProxySyncing: new Uint8Array(0),
-    traffic: Float64Array.from(traffic),
-    drops: Float64Array.from(drops),
-    reasons: ['a', 'b'],
-  };
+  return liveView({ traffic: Float64Array.from(traffic), drops: Float64Array.from(drops), reasons: ['a', 'b'] });
 }
 
 describe('live traffic rates', () => {
