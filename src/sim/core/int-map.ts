@@ -2,9 +2,9 @@ const EMPTY = -1;
 
 /**
  * A map from non-negative integer keys to values that allocates nothing as keys come and go: open addressing with
- * Fibonacci hashing (keys handed out in sequence, like ports and message ids, would otherwise fill one long probe run),
- * linear probing, and deletion by backward shift, so lookups need no tombstones. It doubles when half full and halves
- * when an eighth full, down to 2^minBits slots, so the few keys usually held stay in cache after a burst.
+ * Fibonacci hashing (keys handed out in sequence, like ephemeral ports, would otherwise fill one long probe run),
+ * linear probing, and deletion by backward shift, so lookups need no tombstones. It starts with 2^minBits slots and
+ * doubles when half full; it never shrinks, as a table that did would allocate again each time a few keys come and go.
  */
 export class IntMap<V> {
   private bits: number;
@@ -12,7 +12,7 @@ export class IntMap<V> {
   private values: (V | undefined)[];
   private count = 0;
 
-  constructor(private readonly minBits = 3) {
+  constructor(minBits = 3) {
     this.bits = minBits;
     this.keys = new Float64Array(2 ** minBits).fill(EMPTY);
     this.values = new Array<V | undefined>(2 ** minBits).fill(undefined);
@@ -49,7 +49,6 @@ export class IntMap<V> {
     const slot = this.find(key);
     if (slot < 0) return false;
     this.remove(slot);
-    if (this.bits > this.minBits && 8 * this.count < this.keys.length) this.resize(this.bits - 1);
     return true;
   }
 
