@@ -3,7 +3,7 @@ import { liveView, topologyView, type PicturedWorld } from './world-view';
 import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
-import { HttpServers, type CpuWork } from './apps/http-server';
+import { HttpServers } from './apps/http-server';
 import { IngressProxies, type AddressKind } from './apps/ingress-proxy';
 import type { SimContext } from './context';
 import { Host } from './infra/host';
@@ -13,7 +13,7 @@ import { Hypervisor } from './infra/hypervisor';
 import type { Pod } from './infra/pod';
 import type { Gauge } from './core/metrics';
 import { kubeProxyConntrackMax } from './net/conntrack';
-import { cidr, ipv4, parseCidr, type Cidr } from './net/ipv4';
+import { cidr, ipv4 } from './net/ipv4';
 import { Tcp, TcpStack, TcpState } from './net/tcp';
 import { Udp, UdpStack } from './net/udp';
 import { KubeProxy } from './k8s/kube-proxy';
@@ -29,9 +29,10 @@ import { setUpDns } from './world-dns';
 import { serveHealthChecks } from './k8s/health-check-server';
 import { DROP_REASON_IDS, DROP_REASONS, explainDrop, type DropReason } from './report/drop-reasons';
 import type { Scenario } from './scenario/schema';
-import { knobsOf, type DeploymentParams, type ScenarioParams } from './scenario/params';
+import { knobsOf, type ScenarioParams } from './scenario/params';
 import { GrpcServers } from './apps/grpc-server';
-import { describeReconnect, GrpcClients, GRPC_CLIENT_DEFAULTS, type GrpcClientSettings } from './apps/grpc-client';
+import { describeReconnect, GrpcClients, type GrpcClientSettings } from './apps/grpc-client';
+import { deployApp, PodTemplates, type Fleets } from './apps/catalog';
 import { DialCohort } from './apps/grpc/dial-cohort';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
@@ -48,11 +49,7 @@ export class World implements PicturedWorld {
   private readonly conntrackUsed: Gauge[];
   private readonly externals = new Map<number, ExternalHost>();
   readonly dns: DnsSystem | null;
-  /** Each gRPC client deployment's settings, for the "why" chains. */
-  private readonly clientSettings = new Map<string, GrpcClientSettings>();
-  private readonly httpClients = new Set<string>();
-  /** Each deployment whose requests take CPU time: how much, and its pod template's CPU limit. */
-  private readonly cpuLimits = new Map<string, CpuWork>();
+  private readonly templates = new PodTemplates();
   readonly workloads: Workloads;
   private readonly servers: HttpServers;
   readonly kubeProxy: KubeProxy;
@@ -115,8 +112,6 @@ export class World implements PicturedWorld {
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy, params.kube);
     const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external', { serviceTimeMs: params.server.serviceTimeMs, cpu: params.cpu }));
     const clients = new HttpClients(ctx, this.tcp, params.client);
-    // Made for the first ingress proxy only, so other scenarios' reports carry no empty ingress instruments.
-    let proxies: IngressProxies | null = null;
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
     // What the instances cost, so a fix that doubles their size shows its price next to its effect.
     const sizes = topology.nodes.reduce((sum, n) => sum + (n.platform === 'cloud' ? n.size : 0), 0);
@@ -138,7 +133,17 @@ export class World implements PicturedWorld {
     const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers, params) : null);
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns, params.server.serviceTimeMs);
     const cohort = params.engine.cohorts ? new DialCohort(ctx, this.tcp, this.network.flows) : null;
-    const grpcClients = new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip), cohort);
+    let proxies: IngressProxies | null = null;
+    const fleets: Fleets = {
+      httpServers: servers,
+      httpClients: clients,
+      ingressProxies: () => (proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, params.client, 'ingress.upstream.'), (ip) => this.addressKind(ip))),
+      dnsClients: () => present(dnsClients, 'topology.dns'),
+      mesh: () => present(mesh, 'topology.zookeeper'),
+      grpcServers,
+      grpcClients: new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip), cohort),
+      service: (name) => present(this.services.get(name), `a service named "${name}"`),
+    };
     for (const [name, dep] of Object.entries(topology.deployments)) {
       const knobs = knobsOf(params, name);
       const spec = {
@@ -154,44 +159,10 @@ export class World implements PicturedWorld {
         nodes: dep.nodes,
         perNode: dep.kind === 'DaemonSet',
       };
-      if (dep.app === 'http-server') {
-        const work = dep.cpuPerRequestMs > 0 ? { perRequestUs: millis(dep.cpuPerRequestMs), limitCores: dep.cpuLimit } : null;
-        if (work) this.cpuLimits.set(name, work);
-        this.workloads.addDeployment(spec, (pod) => servers.create(pod, dep.port, this.cpuLimits.get(name) ?? null));
-      } else if (dep.app === 'ingress-proxy') {
-        const service = this.services.get(dep.target!)!;
-        const proxy = {
-          port: dep.port,
-          upstream: { name: service.name, ip: service.clusterIp, port: service.port },
-          trusted: dep.trustedIps.map((text) => parseCidr(text) as Cidr),
-        };
-        proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, params.client, 'ingress.upstream.'), (ip) => this.addressKind(ip));
-        const shared = proxies;
-        this.workloads.addDeployment(spec, (pod) => shared.create(pod, proxy));
-      } else if (dep.app === 'dns-client') this.workloads.addDeployment(spec, (pod) => dnsClients!.create(pod, dep.lookup!));
-      else if (dep.app === 'mesh-server') this.workloads.addDeployment(spec, (pod) => mesh!.servers.create(pod, dep.announce!, dep.announcer));
-      else if (dep.app === 'mesh-client') {
-        mesh!.markClients(name);
-        this.workloads.addDeployment(spec, (pod) => mesh!.clients.create(pod, dep.uses!));
-      } else if (dep.app === 'grpc-server') {
-        const server = { port: dep.port, dependencies: dep.dependencies };
-        this.workloads.addDeployment(spec, (pod) => grpcServers.create(pod, server));
-      } else if (dep.app === 'grpc-client') {
-        const [hostname, port] = dep.target!.split(':') as [string, string];
-        const settings = { ...GRPC_CLIENT_DEFAULTS, ...definedKnobs(knobs) };
-        this.clientSettings.set(name, settings);
-        const target = { hostname, port: Number(port) };
-        // Read at each pod's creation: a changed pod template reaches the pods its rollout creates.
-        this.workloads.addDeployment(spec, (pod) => grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, this.clientSettings.get(name)!));
-      } else {
-        const service = this.services.get(dep.target!)!;
-        const target = { name: service.name, ip: service.clusterIp, port: service.port };
-        this.httpClients.add(name);
-        this.workloads.addDeployment(spec, (pod) => clients.create(pod, target));
-      }
+      this.workloads.addDeployment(spec, deployApp(fleets, this.templates, name, dep, knobs));
     }
     const autoscalers = Object.entries(topology.deployments).flatMap(([name, dep]) =>
-      dep.autoscale ? [new Autoscaler(ctx, this.workloads, name, dep.autoscale, hpaSettings(params.hpa), () => ctx.requests.served(name))] : [],
+      'autoscale' in dep && dep.autoscale ? [new Autoscaler(ctx, this.workloads, name, dep.autoscale, hpaSettings(params.hpa), () => ctx.requests.served(name))] : [],
     );
     const edge = setUpEdge(this, scenario, clients);
     this.edge = edge.edge;
@@ -212,7 +183,7 @@ export class World implements PicturedWorld {
    * cgroups of its running pods.
    */
   setCpuLimit(deployment: string, cores: number): void {
-    const work = this.cpuLimits.get(deployment);
+    const work = this.templates.cpuWork.get(deployment);
     if (!work) throw new Error(`target: deployment "${deployment}" takes no CPU time per request (cpuPerRequestMs), so there is nothing to limit`);
     work.limitCores = cores > 0 ? cores : undefined;
     for (const pod of this.workloads.pods) if (pod.deployment === deployment && pod.app) this.servers.setCpuLimit(pod, work.limitCores);
@@ -220,14 +191,14 @@ export class World implements PicturedWorld {
 
   /** A gRPC client deployment's pod-template settings, or undefined when it runs no gRPC client. */
   grpcClientSettings(deployment: string): Readonly<GrpcClientSettings> | undefined {
-    return this.clientSettings.get(deployment);
+    return this.templates.grpcClients.get(deployment);
   }
 
   /** Changes a gRPC client deployment's pod template; pods created from now on run with it. */
   setGrpcClientSettings(deployment: string, change: Partial<GrpcClientSettings>): void {
-    const current = this.clientSettings.get(deployment);
+    const current = this.templates.grpcClients.get(deployment);
     if (!current) throw new Error(`no gRPC client deployment named "${deployment}"`);
-    this.clientSettings.set(deployment, { ...current, ...change });
+    this.templates.grpcClients.set(deployment, { ...current, ...change });
   }
 
   /** What holds an address: a node, a pod, a Service, a load balancer or router, or something outside (a client). */
@@ -304,11 +275,11 @@ export class World implements PicturedWorld {
         return { changes: zk.changes(service), watchers: mesh.clients.watchers.of(service).length, backends: zk.children(service).length, reads: zk.readsFor(service) };
       },
       reconnectPolicy: (deployment) => {
-        if (this.httpClients.has(deployment)) {
+        if (this.templates.httpClients.has(deployment)) {
           const c = this.params.client;
           return `its clients redial ${c.reconnectMs} ms after a connection fails and give each attempt ${c.connectTimeoutMs} ms`;
         }
-        const s = this.clientSettings.get(deployment);
+        const s = this.templates.grpcClients.get(deployment);
         if (!s) return undefined;
         return `its ${s.lbPolicy} channels redial each address ${describeReconnect(s)}, giving each attempt ${s.minConnectTimeoutMs} ms`;
       },
@@ -357,12 +328,8 @@ export class World implements PicturedWorld {
   }
 }
 
-/** The gRPC client knobs a scenario set for a deployment, without the ones it left out. */
-function definedKnobs(knobs: DeploymentParams): Partial<GrpcClientSettings> {
-  const out: Partial<GrpcClientSettings> = {};
-  for (const key of Object.keys(GRPC_CLIENT_DEFAULTS) as (keyof GrpcClientSettings)[]) {
-    const value = knobs[key];
-    if (value !== undefined) (out as Record<string, unknown>)[key] = value;
-  }
-  return out;
+/** A part the scenario's checks require before a deployment may use it; its absence is a bug in those checks. */
+function present<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`the world was built without ${what}`);
+  return value;
 }

@@ -12,6 +12,8 @@ export interface ManifestImport {
 
 type Obj = Record<string, unknown>;
 type DeploymentIn = ScenarioInput['topology']['deployments'][string];
+/** Every imported workload runs the HTTP server model. */
+type ServerIn = Extract<DeploymentIn, { app: 'http-server' }>;
 type ServiceIn = NonNullable<ScenarioInput['topology']['services']>[string];
 type NodeIn = ScenarioInput['topology']['nodes'][number];
 type ChartIn = NonNullable<ScenarioInput['charts']>[number];
@@ -42,7 +44,7 @@ interface Workload {
   // Which Service decided the listening port, once one has.
   portSetBy?: string;
   hostname?: string;
-  dep: DeploymentIn;
+  dep: ServerIn;
 }
 
 interface Note {
@@ -135,9 +137,10 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
   for (const w of workloads) deployments[w.name] = w.dep;
   if (workloads.length === 0) {
     const name = uniqueName('web', taken);
-    deployments[name] = { app: 'http-server', replicas: 2, port: DEFAULT_PORT };
+    const dep: ServerIn = { app: 'http-server', replicas: 2, port: DEFAULT_PORT };
+    deployments[name] = dep;
     added.push(`${name}: an http-server Deployment (2 replicas), as the manifests hold no Deployment or DaemonSet`);
-    workloads.push({ src: placeholderSource(name), name, labels: {}, ports: [], dep: deployments[name]! });
+    workloads.push({ src: placeholderSource(name), name, labels: {}, ports: [], dep });
   }
   if (services.size === 0) {
     for (const w of workloads) {
@@ -318,7 +321,7 @@ function readWorkload(src: Source, name: string, note: (src: Source, message: st
   const spec = record(src.body['spec']);
   const template = record(spec['template']);
   const pod = record(template['spec']);
-  const dep: DeploymentIn = { app: 'http-server' };
+  const dep: ServerIn = { app: 'http-server' };
   if (daemonSet) dep.kind = 'DaemonSet';
   else {
     // A Deployment's spec.replicas defaults to 1.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LogEvent, Sim } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
 import { createSim } from '../../src/sim/sim';
-import { nodes, scenarioText, webAndClients, type ScenarioSpec } from '../fixtures/scenario-builder';
+import { asApp, nodes, scenarioText, webAndClients, type ScenarioSpec } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 
 // Four client pods at 25 requests/s each against web, whose HPA aims at 20 requests/s per ready pod.
@@ -47,11 +47,11 @@ describe('HorizontalPodAutoscaler on requests per pod', () => {
   });
 
   it('names a bad autoscaler in the scenario', () => {
-    expect(() => loadText(scenarioText(HPA_SPEC, (s) => (s.topology.deployments.web!.autoscale!.minReplicas = 9)))).toThrow(
+    expect(() => loadText(scenarioText(HPA_SPEC, (s) => (asApp(s.topology.deployments.web, 'http-server').autoscale!.minReplicas = 9)))).toThrow(
       'topology.deployments.web.autoscale.minReplicas: must be at most maxReplicas (8)',
     );
-    expect(() => loadText(scenarioText(HPA_SPEC, (s) => (s.topology.deployments.client!.autoscale = { maxReplicas: 2, targetRequestsPerSecond: 1 })))).toThrow(
-      'topology.deployments.client.autoscale: only http-server and ingress-proxy deployments count the requests an autoscaler needs',
+    expect(() => loadText(scenarioText(HPA_SPEC, (s) => Object.assign(s.topology.deployments.client!, { autoscale: { maxReplicas: 2, targetRequestsPerSecond: 1 } })))).toThrow(
+      "topology.deployments.client.autoscale: only http-server and ingress-proxy deployments have this key (this one's app is http-client)",
     );
   });
 });

@@ -41,6 +41,18 @@ describe('fieldsAt', () => {
     expect(fieldsAt(DEMO, ['params', 'client']).fields.find((f) => f.key === 'requestsPerConnection')).not.toHaveProperty('max');
   });
 
+  it('gives a deployment the fields of its own app kind, and its app as a choice among all of them', () => {
+    const its = readFileSync(new URL('../../public/scenarios/its-not-dns.yaml', import.meta.url), 'utf8');
+    const client = fieldsAt(its, ['topology', 'deployments', 'alerting']).fields;
+    expect(field(client, 'app')).toMatchObject({ input: 'choice', value: 'grpc-client', required: true });
+    expect(field(client, 'app').options).toEqual(['http-server', 'http-client', 'ingress-proxy', 'dns-client', 'grpc-server', 'grpc-client', 'mesh-server', 'mesh-client']);
+    expect(field(client, 'target')).toMatchObject({ input: 'text', required: true, value: 'metric.example.com:9090' });
+    expect(client.map((f) => f.key)).not.toContain('cpuPerRequestMs');
+    const web = fieldsAt(DEMO, ['topology', 'deployments', 'web']).fields.map((f) => f.key);
+    expect(web).toContain('cpuPerRequestMs');
+    expect(web).not.toContain('target');
+  });
+
   it('lists the scenario’s own values without the format version, and a parameter section with its defaults', () => {
     const root = fieldsAt(DEMO, []);
     expect(root.fields.map((f) => f.key)).toEqual(['id', 'title', 'description', 'seed', 'duration']);

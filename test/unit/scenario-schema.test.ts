@@ -109,9 +109,8 @@ describe('scenario defaults', () => {
     expect(s.topology.nodes[0]?.platform).toBe('bare-metal');
     expect(s.topology.nodes[0]?.size).toBe(1);
     expect(s.topology.nodes[0]?.pods).toEqual([]);
-    expect(s.topology.deployments['web']?.port).toBe(8080);
-    expect(s.topology.deployments['web']?.cpuPerRequestMs).toBe(0);
-    expect(s.topology.deployments['web']?.cpuLimit).toBeUndefined();
+    expect(s.topology.deployments['web']).toMatchObject({ app: 'http-server', port: 8080, cpuPerRequestMs: 0 });
+    expect(s.topology.deployments['web']).not.toHaveProperty('cpuLimit');
     expect(s.topology.services['web']?.port).toBe(80);
     expect(s.timeline).toEqual([]);
     expect(s.fixes).toEqual({});
@@ -216,7 +215,7 @@ describe('error format', () => {
     doc['title'] = '';
     doc['duration'] = 7200;
     doc['topology'].deployments.web.app = 'http-sever';
-    doc['topology'].deployments.web.replicas = 20001;
+    doc['topology'].deployments.client.replicas = 20001;
     doc['topology'].services.web.port = 0;
     doc['topology'].nodes[1].podCidr = '10.244.2.0/33';
     delete doc['description'];
@@ -229,9 +228,19 @@ describe('error format', () => {
       'duration: must be <= 3600, got 7200',
       'topology.nodes[1].podCidr: not an IPv4 CIDR block (like 10.244.1.0/24)',
       'topology.deployments.web.app: expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", "mesh-server", "mesh-client", got "http-sever" (did you mean "http-server"?)',
-      'topology.deployments.web.replicas: must be <= 20000, got 20001',
+      'topology.deployments.client.replicas: must be <= 20000, got 20001',
       'topology.services.web.port: must be >= 1, got 0',
       'expect[0].op: expected one of "<", "<=", ">", ">=", "==", "!=", got "=" (did you mean "<="?)',
+    ]);
+  });
+
+  it("names a deployment's app when it is missing, and a mistyped key beside it", () => {
+    const doc = placed();
+    doc['topology'].deployments.client = { apps: 'http-client', replicas: 1, target: 'web', lokup: 'x' };
+    expect(errorsFor(doc)).toEqual([
+      'topology.deployments.client.app: required (expected one of "http-server", "http-client", "ingress-proxy", "dns-client", "grpc-server", "grpc-client", "mesh-server", "mesh-client")',
+      'topology.deployments.client.apps: unknown key (did you mean "app"?)',
+      'topology.deployments.client.lokup: unknown key (did you mean "lookup"?)',
     ]);
   });
 
@@ -463,7 +472,7 @@ describe('cross-field checks', () => {
     expect(errorsFor(unknown)).toEqual(['topology.deployments.client.target: unknown service "webb" (did you mean "web"?)']);
     const server = placed();
     server['topology'].deployments.web.target = 'web';
-    expect(errorsFor(server)).toEqual(['topology.deployments.web.target: only http-client, ingress-proxy and grpc-client deployments have a target']);
+    expect(errorsFor(server)).toEqual(["topology.deployments.web.target: only http-client, ingress-proxy and grpc-client deployments have this key (this one's app is http-server)"]);
   });
 
   it("rejects Calico blocks larger than a node's podCidr", () => {
@@ -480,7 +489,7 @@ describe('cross-field checks', () => {
     doc['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, trustedIps: ['10.0.0.0/24'] };
     doc['topology'].deployments.web.trustedIps = ['10.0.0.0/8'];
     expect(errorsFor(doc)).toEqual([
-      'topology.deployments.web.trustedIps: only ingress-proxy deployments trust forwarded headers',
+      "topology.deployments.web.trustedIps: only ingress-proxy deployments have this key (this one's app is http-server)",
       'topology.deployments.proxy.target: required for an ingress-proxy deployment (name a service)',
     ]);
     const loop = placed();
@@ -489,7 +498,7 @@ describe('cross-field checks', () => {
     expect(errorsFor(loop)).toEqual(['topology.deployments.proxy.target: the service "front" selects this deployment itself: requests would loop']);
     const cpu = placed();
     cpu['topology'].deployments.client.cpuLimit = 1;
-    expect(errorsFor(cpu)).toEqual(['topology.deployments.client.cpuLimit: only http-server deployments model CPU time']);
+    expect(errorsFor(cpu)).toEqual(["topology.deployments.client.cpuLimit: only http-server deployments have this key (this one's app is http-client)"]);
     const bad = placed();
     bad['topology'].deployments.proxy = { app: 'ingress-proxy', replicas: 1, target: 'web', trustedIps: ['10.0.0.0/33'] };
     expect(errorsFor(bad)).toEqual(['topology.deployments.proxy.trustedIps[0]: not an IPv4 CIDR block (like 10.244.1.0/24)']);

@@ -3,7 +3,7 @@ import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/i
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
-import { HTTP_SERVING_APPS } from './topology';
+import { APP_NEEDS, HTTP_SERVING_APPS } from './deployments';
 import { didYouMean } from './suggest';
 
 /** Checks that span fields: names, references between objects, addresses and times. Structure is already valid. */
@@ -135,9 +135,6 @@ function checkEdge(scenario: Scenario, report: Report): void {
   );
 }
 
-// A gRPC target: a DNS name and a port.
-const GRPC_TARGET = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?:\d{1,5}$/;
-
 // Names topology.dns creates: the CoreDNS deployment and the two Services in front of it.
 export const DNS_NAMES = ['coredns', 'kube-dns', 'kube-dns-upstream'] as const;
 
@@ -174,51 +171,30 @@ function checkReferences(scenario: Scenario, report: Report): void {
     const path = ['topology', 'deployments', name];
     if (deployment.kind === 'DaemonSet') {
       if (deployment.replicas !== undefined) report([...path, 'replicas'], 'a DaemonSet runs one pod per node it may run on; leave replicas out');
-      if (deployment.autoscale) report([...path, 'autoscale'], 'an autoscaler scales replicas, and a DaemonSet has none: it runs one pod per node');
+      if ('autoscale' in deployment && deployment.autoscale) report([...path, 'autoscale'], 'an autoscaler scales replicas, and a DaemonSet has none: it runs one pod per node');
     } else if (deployment.replicas === undefined) report([...path, 'replicas'], 'required for a Deployment (or set kind: DaemonSet)');
     else if (placed > deployment.replicas) report([...path, 'replicas'], `${placed} pods are placed explicitly but replicas is ${deployment.replicas}`);
     deployment.nodes?.forEach((node, i) => {
       if (!nodeNames.includes(node)) report([...path, 'nodes', i], `unknown node "${node}"${didYouMean(node, nodeNames)}`);
     });
-    const targetPath = [...path, 'target'];
+    const needed = APP_NEEDS[deployment.app].topology;
+    if (needed !== undefined && scenario.topology[needed] === undefined) report([...path, 'app'], `${deployment.app} needs topology.${needed}`);
     if (deployment.app === 'http-client' || deployment.app === 'ingress-proxy') {
-      if (deployment.target === undefined) report(targetPath, `required for an ${deployment.app} deployment (name a service)`);
-      else if (services[deployment.target] === undefined) {
+      const targetPath = [...path, 'target'];
+      if (services[deployment.target] === undefined) {
         report(targetPath, `unknown service "${deployment.target}"${didYouMean(deployment.target, serviceNames)}`);
       } else if (services[deployment.target]!.selector === name) {
         report(targetPath, `the service "${deployment.target}" selects this deployment itself: requests would loop`);
       }
-    } else if (deployment.target !== undefined && deployment.app !== 'grpc-client') {
-      report(targetPath, `only http-client, ingress-proxy and grpc-client deployments have a target`);
     }
-    if ((deployment.cpuPerRequestMs > 0 || deployment.cpuLimit !== undefined) && deployment.app !== 'http-server') {
-      report(['topology', 'deployments', name, deployment.cpuPerRequestMs > 0 ? 'cpuPerRequestMs' : 'cpuLimit'], 'only http-server deployments model CPU time');
+    if ((deployment.app === 'http-server' || deployment.app === 'ingress-proxy') && deployment.autoscale && deployment.autoscale.minReplicas > deployment.autoscale.maxReplicas) {
+      report([...path, 'autoscale', 'minReplicas'], `must be at most maxReplicas (${deployment.autoscale.maxReplicas})`);
     }
-    const autoscale = deployment.autoscale;
-    if (autoscale) {
-      if (!HTTP_SERVING_APPS.includes(deployment.app)) report([...path, 'autoscale'], 'only http-server and ingress-proxy deployments count the requests an autoscaler needs');
-      else if (autoscale.minReplicas > autoscale.maxReplicas) report([...path, 'autoscale', 'minReplicas'], `must be at most maxReplicas (${autoscale.maxReplicas})`);
-    }
-    if (deployment.trustedIps.length > 0 && deployment.app !== 'ingress-proxy') {
-      report(['topology', 'deployments', name, 'trustedIps'], 'only ingress-proxy deployments trust forwarded headers');
-    }
-    if (deployment.app === 'grpc-client') {
-      if (deployment.target === undefined) report(targetPath, 'required for a grpc-client deployment (host:port, resolved through DNS)');
-      else if (!GRPC_TARGET.test(deployment.target)) report(targetPath, `must be host:port, like metric.example.com:9090`);
-      if (scenario.topology.dns === undefined) report(['topology', 'deployments', name, 'app'], 'grpc-client needs topology.dns');
-    }
-    if (deployment.dependencies.length > 0 && scenario.topology.dns === undefined) {
-      report(['topology', 'deployments', name, 'dependencies'], 'resolving dependencies needs topology.dns');
-    }
-    checkMesh(scenario, name, report);
-    const lookupPath = ['topology', 'deployments', name, 'lookup'];
-    if (deployment.app === 'dns-client') {
-      if (deployment.lookup === undefined) report(lookupPath, 'required for a dns-client deployment (a name to resolve)');
-      if (scenario.topology.dns === undefined) report(['topology', 'deployments', name, 'app'], 'dns-client needs topology.dns');
-    } else if (deployment.lookup !== undefined) {
-      report(lookupPath, 'only dns-client deployments have a lookup');
+    if (deployment.app === 'grpc-server' && deployment.dependencies.length > 0 && scenario.topology.dns === undefined) {
+      report([...path, 'dependencies'], 'resolving dependencies needs topology.dns');
     }
   }
+  checkMesh(scenario, report);
   checkEdge(scenario, report);
   for (const [key, value] of Object.entries(scenario.params)) {
     if (PARAM_SECTIONS.includes(key)) continue;
@@ -253,27 +229,21 @@ function checkReferences(scenario: Scenario, report: Report): void {
   }
 }
 
-/** Announced names and their users must match, and service discovery needs its ZooKeeper. */
-function checkMesh(scenario: Scenario, name: string, report: Report): void {
-  const { deployments, zookeeper } = scenario.topology;
-  const deployment = deployments[name]!;
-  const path = ['topology', 'deployments', name];
-  const announced = Object.values(deployments).flatMap((d) => (d.app === 'mesh-server' && d.announce !== undefined ? [d.announce] : []));
-  const isMesh = deployment.app === 'mesh-server' || deployment.app === 'mesh-client';
-  if (isMesh && zookeeper === undefined) report([...path, 'app'], `${deployment.app} needs topology.zookeeper`);
-  if (deployment.app === 'mesh-server') {
-    if (deployment.announce === undefined) report([...path, 'announce'], 'required for a mesh-server deployment (the name it registers under)');
-    else if (announced.indexOf(deployment.announce) !== announced.lastIndexOf(deployment.announce)) {
+/** Announced names and their users must match. */
+function checkMesh(scenario: Scenario, report: Report): void {
+  const deployments = Object.entries(scenario.topology.deployments);
+  const announced = deployments.flatMap(([, d]) => (d.app === 'mesh-server' ? [d.announce] : []));
+  for (const [name, deployment] of deployments) {
+    const path = ['topology', 'deployments', name];
+    if (deployment.app === 'mesh-server' && announced.indexOf(deployment.announce) !== announced.lastIndexOf(deployment.announce)) {
       report([...path, 'announce'], `another mesh-server deployment already announces "${deployment.announce}"`);
     }
-  } else if (deployment.announce !== undefined) report([...path, 'announce'], 'only mesh-server deployments announce themselves');
-  if (deployment.app === 'mesh-client') {
-    if (deployment.uses === undefined) report([...path, 'uses'], 'required for a mesh-client deployment (the announced services it calls)');
-    deployment.uses?.forEach((service, i) => {
+    if (deployment.app !== 'mesh-client') continue;
+    deployment.uses.forEach((service, i) => {
       if (!announced.includes(service)) report([...path, 'uses', i], `no mesh-server announces "${service}"${didYouMean(service, announced)}`);
-      else if (deployment.uses!.indexOf(service) !== i) report([...path, 'uses', i], `"${service}" is listed twice`);
+      else if (deployment.uses.indexOf(service) !== i) report([...path, 'uses', i], `"${service}" is listed twice`);
     });
-  } else if (deployment.uses !== undefined) report([...path, 'uses'], 'only mesh-client deployments use announced services');
+  }
 }
 
 function checkTimes(scenario: Scenario, report: Report): void {

@@ -7,7 +7,7 @@ import { PARAM_SECTIONS } from './params';
 import { keepLayout } from './keep-layout';
 import { withoutBom } from './parse-text';
 import { formatPath, isPrefix, parsePath } from './path';
-import { HTTP_SERVING_APPS } from './topology';
+import { HTTP_SERVING_APPS } from './deployments';
 import type { Edit, EditKind, OutlineItem, ScalarValue, YamlPath } from './edit-kinds';
 
 /** How edits write text: no line folding, so long lines and one-line flow maps stay on one line. */

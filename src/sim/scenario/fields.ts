@@ -1,4 +1,4 @@
-import { isScalar, parseDocument } from 'yaml';
+import { isNode, isScalar, parseDocument } from 'yaml';
 import type { Field, ScalarValue, YamlPath } from './edit-kinds';
 import { scenarioJsonSchema } from './json-schema';
 import { formatPath } from './path';
@@ -17,15 +17,25 @@ function rootSchema(): Schema {
   return cached;
 }
 
-/** The first alternative of a union that is an object, so a path can go on through it. */
-function objectOf(schema: Schema): Schema {
+/**
+ * The object alternative of a union that the value there is: the one whose constants (a deployment's `app`) it has,
+ * else the first object, so a path can go on through it.
+ */
+function objectOf(schema: Schema, value?: unknown): Schema {
   const alternatives = schema['anyOf'] ?? schema['oneOf'];
-  if (Array.isArray(alternatives)) return alternatives.find((s): s is Schema => isSchema(s) && s['type'] === 'object') ?? schema;
-  return schema;
+  if (!Array.isArray(alternatives)) return schema;
+  const objects = alternatives.filter((s): s is Schema => isSchema(s) && s['type'] === 'object');
+  return objects.find((o) => hasConstants(o, value)) ?? objects[0] ?? schema;
 }
 
-function childOf(schema: Schema, segment: string | number): Schema | undefined {
-  const s = objectOf(schema);
+function hasConstants(object: Schema, value: unknown): boolean {
+  if (!isSchema(value)) return false;
+  const properties = isSchema(object['properties']) ? object['properties'] : {};
+  return Object.entries(properties).every(([key, p]) => !isSchema(p) || !('const' in p) || value[key] === p['const']);
+}
+
+function childOf(schema: Schema, segment: string | number, value: unknown): Schema | undefined {
+  const s = objectOf(schema, value);
   if (typeof segment === 'number') return isSchema(s['items']) ? s['items'] : undefined;
   const properties = isSchema(s['properties']) ? s['properties'] : {};
   const named = properties[segment];
@@ -57,26 +67,40 @@ function inputOf(schema: Schema): Omit<Field, 'key' | 'path' | 'required' | 'val
   return null;
 }
 
+/** The key that tells a union's objects apart (a deployment's `app`), as a choice among every object's value of it. */
+function choiceOfConstant(union: Schema, key: string): Omit<Field, 'key' | 'path' | 'required' | 'value'> {
+  const alternatives = union['anyOf'] ?? union['oneOf'];
+  const options = (Array.isArray(alternatives) ? alternatives : [union]).flatMap((o) => {
+    const p = isSchema(o) && isSchema(o['properties']) ? o['properties'][key] : undefined;
+    return isSchema(p) && typeof p['const'] === 'string' ? [p['const']] : [];
+  });
+  return { input: 'choice', options };
+}
+
 /**
  * The single values the item at `path` holds (those of maps directly inside it too, like a deployment's autoscale),
  * typed from the scenario's JSON Schema, with what the text says of each; and the keys that only the text can edit.
  * Throws an Error naming the path when the schema has nothing there.
  */
 export function fieldsAt(text: string, path: YamlPath): { fields: Field[]; inText: string[] } {
-  let schema: Schema | undefined = rootSchema();
-  for (const segment of path) schema = schema && childOf(schema, segment);
-  if (!schema) throw new Error(`${formatPath(path)}: the scenario format has nothing there to edit`);
   const doc = parseDocument(withoutBom(text));
+  const valueAt = (at: YamlPath): unknown => {
+    const node = doc.getIn(at, true);
+    return isNode(node) ? node.toJSON() : node;
+  };
+  let schema: Schema | undefined = rootSchema();
+  path.forEach((segment, i) => (schema = schema && childOf(schema, segment, valueAt(path.slice(0, i)))));
+  if (!schema) throw new Error(`${formatPath(path)}: the scenario format has nothing there to edit`);
   const fields: Field[] = [];
   const inText: string[] = [];
   const walk = (object: Schema, at: YamlPath, prefix: string, depth: number): void => {
-    const s = objectOf(object);
+    const s = objectOf(object, valueAt(at));
     const properties = isSchema(s['properties']) ? s['properties'] : {};
     const required = Array.isArray(s['required']) ? (s['required'] as string[]) : [];
     for (const [key, child] of Object.entries(properties)) {
       if (!isSchema(child) || (at.length === 0 && key === 'version')) continue;
       const name = prefix + key;
-      const input = inputOf(child);
+      const input = 'const' in child ? choiceOfConstant(object, key) : inputOf(child);
       if (input) {
         const node = doc.getIn([...at, key], true);
         const value = isScalar(node) && isScalarValue(node.value) ? node.value : undefined;

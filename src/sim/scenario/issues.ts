@@ -23,13 +23,24 @@ export function issuesFromZod(zodIssues: readonly ZodIssue[], schema: z.core.$Zo
     const crowded = zodIssues.some((other) => other !== issue && samePath(other.path.map(toSegment), path));
     if (crowded && isSafeIntegerBound(issue)) continue;
     if (issue.code === 'unrecognized_keys') {
-      const known = keysAt(schema, path);
-      for (const key of issue.keys) out.push({ path: [...path, key], message: `unknown key${didYouMean(key, known)}` });
+      const known = keysAt(schema, path, issue.input);
+      for (const key of issue.keys) out.push({ path: [...path, key], message: otherBranchKey(schema, path, issue.input, key) ?? `unknown key${didYouMean(key, known)}` });
     } else {
       out.push({ path, message: describe(issue) });
+      if (issue.code === 'invalid_union' && issue.discriminator !== undefined) out.push(...keysNoBranchHas(schema, path.slice(0, -1), issue.input));
     }
   }
   return out;
+}
+
+/** With no branch picked (its discriminator missing or wrong), the keys of the value that no branch has: typos, most likely. */
+function keysNoBranchHas(schema: z.core.$ZodType, path: PathSegment[], input: unknown): ScenarioIssue[] {
+  const options = objectAt(schema, path, input)?.union?.options;
+  if (!options || !isRecord(input)) return [];
+  const known = [...new Set(options.flatMap((o) => Object.keys(o.shape)))];
+  return Object.keys(input)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({ path: [...path, key], message: `unknown key${didYouMean(key, known)}` }));
 }
 
 /** zod's implicit safe-integer range check; redundant beside the field's own bound. */
@@ -46,7 +57,8 @@ function toSegment(key: PropertyKey): PathSegment {
 function describe(issue: ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) return `required (expected ${typeWord(issue.expected)})`;
+      // A schema that words its own "required for …" knows better than a type name what belongs there.
+      if (issue.input === undefined) return issue.message.startsWith('required') ? issue.message : `required (expected ${typeWord(issue.expected)})`;
       return `expected ${typeWord(issue.expected)}, got ${valueWord(issue.input, issue.expected === 'int', false)}`;
     case 'too_small':
       return describeBound(issue.origin, 'min', issue.minimum, issue.inclusive ?? true, issue.input);
@@ -95,6 +107,12 @@ function describeBound(origin: string, side: 'min' | 'max', bound: number | bigi
 }
 
 function describeUnion(issue: Extract<ZodIssue, { code: 'invalid_union' }>): string {
+  // zod's discriminated union lists the discriminator's values on the issue, though its type does not say so.
+  const options = (issue as { options?: unknown }).options;
+  if (issue.discriminator !== undefined && Array.isArray(options)) {
+    const given = isRecord(issue.input) ? issue.input[issue.discriminator] : undefined;
+    return describe({ code: 'invalid_value', values: options as z.core.util.Primitive[], input: given, path: issue.path, message: issue.message });
+  }
   const expected: string[] = [];
   for (const branch of issue.errors) {
     const first = branch[0];
@@ -128,6 +146,8 @@ function valueWord(input: unknown, showNumber: boolean, showString: boolean): st
 
 interface SchemaDef {
   type: string;
+  options?: z.core.$ZodType[];
+  discriminator?: string;
   shape?: Record<string, z.core.$ZodType>;
   valueType?: z.core.$ZodType;
   element?: z.core.$ZodType;
@@ -136,22 +156,76 @@ interface SchemaDef {
   in?: z.core.$ZodType;
 }
 
-/** The keys an object schema allows at `path`, found by walking the schema; empty when no object lives there. */
-export function keysAt(schema: z.core.$ZodType, path: readonly PathSegment[]): string[] {
+/**
+ * The keys an object schema allows at `path`, found by walking the schema; empty when no object lives there. A union
+ * of objects is resolved by the value there (`input`) on its discriminator, and on the way by the next key.
+ */
+function keysAt(schema: z.core.$ZodType, path: readonly PathSegment[], input?: unknown): string[] {
+  const shape = objectAt(schema, path, input)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** For a key another branch of a discriminated union has: which branches, as "only X deployments have this key". */
+function otherBranchKey(schema: z.core.$ZodType, path: readonly PathSegment[], input: unknown, key: string): string | undefined {
+  const found = objectAt(schema, path, input);
+  if (!found?.union || !found.shape) return undefined;
+  const { options, discriminator } = found.union;
+  const owners = options.filter((o) => key in o.shape).map((o) => String(literalOf(o.shape[discriminator])));
+  if (owners.length === 0) return undefined;
+  const list = owners.length > 1 ? `${owners.slice(0, -1).join(', ')} and ${owners[owners.length - 1]}` : owners[0];
+  const parent = path[path.length - 2];
+  const noun = typeof parent === 'string' ? parent : 'items';
+  const current = isRecord(input) ? input[discriminator] : undefined;
+  return `only ${list} ${noun} have this key${typeof current === 'string' ? ` (this one's ${discriminator} is ${current})` : ''}`;
+}
+
+interface ObjectBranch {
+  shape: Record<string, z.core.$ZodType>;
+}
+
+/** The object at a path; for a discriminated union, its branches and the one the value picks, if any. */
+interface ObjectAt {
+  shape?: Record<string, z.core.$ZodType>;
+  union?: { options: ObjectBranch[]; discriminator: string };
+}
+
+function objectAt(schema: z.core.$ZodType, path: readonly PathSegment[], input: unknown): ObjectAt | undefined {
   let current: z.core.$ZodType | undefined = unwrap(schema);
   for (const segment of path) {
-    if (current === undefined) return [];
+    if (current === undefined) return undefined;
     const def = current._zod.def as unknown as SchemaDef;
     if (def.type === 'object') current = def.shape?.[String(segment)];
     else if (def.type === 'record') current = def.valueType;
     else if (def.type === 'array') current = def.element;
     else if (def.type === 'tuple') current = typeof segment === 'number' ? def.items?.[segment] : undefined;
-    else return [];
+    else if (def.type === 'union') current = branchesOf(def).find((b) => segment in b.shape)?.shape[String(segment)];
+    else return undefined;
     current = current && unwrap(current);
   }
-  if (current === undefined) return [];
+  if (current === undefined) return undefined;
   const def = current._zod.def as unknown as SchemaDef;
-  return def.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+  if (def.type === 'object' && def.shape) return { shape: def.shape };
+  if (def.type !== 'union' || def.discriminator === undefined) return undefined;
+  const options = branchesOf(def);
+  const given = isRecord(input) ? input[def.discriminator] : undefined;
+  const branch = options.find((o) => literalOf(o.shape[def.discriminator!]) === given);
+  return { ...(branch && { shape: branch.shape }), union: { options, discriminator: def.discriminator } };
+}
+
+function branchesOf(def: SchemaDef): ObjectBranch[] {
+  return (def.options ?? []).flatMap((o) => {
+    const d = unwrap(o)._zod.def as unknown as SchemaDef;
+    return d.type === 'object' && d.shape ? [{ shape: d.shape }] : [];
+  });
+}
+
+function literalOf(schema: z.core.$ZodType | undefined): unknown {
+  const def = schema?._zod.def as unknown as { type: string; values?: unknown[] } | undefined;
+  return def?.type === 'literal' ? def.values?.[0] : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {

@@ -21,7 +21,7 @@ import { haproxyParams } from '../discovery/haproxy-params';
 import { kubeParams } from '../k8s/kube-params';
 import { tcpParams } from '../net/tcp-params';
 import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
-import { MAX_REPLICAS } from './topology';
+import { MAX_REPLICAS } from './deployments';
 import { z } from './zod';
 
 /** Tunable mechanism parameters. Every key is optional; a missing key takes the default written beside it. */

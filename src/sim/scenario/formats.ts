@@ -1,0 +1,35 @@
+import { z } from './zod';
+
+// Kubernetes IsDNS1123Label: lower-case alphanumerics and '-', alphanumeric at both ends, at most 63 characters.
+const DNS1123_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+// Kubernetes IsDNS1035Label (required for Service names): like a DNS-1123 label but starting with a letter.
+const DNS1035_LABEL = /^(?=.{1,63}$)[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * The error for a value left out, worded by the schema that needs it. issuesFromZod shows messages that start with
+ * "required" as they are, and words zod's own.
+ */
+export function requiredFor(what: string): { error: (issue: { input: unknown }) => string | undefined } {
+  return { error: (issue) => (issue.input === undefined ? `required for ${what}` : undefined) };
+}
+
+/** A DNS-1123 label (a name most Kubernetes objects take); `missing` words the error when it is left out. */
+export function dnsLabelOf(missing?: string) {
+  return z.string(missing === undefined ? undefined : requiredFor(missing)).regex(DNS1123_LABEL, {
+    error: 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
+  });
+}
+
+export const dnsLabel = dnsLabelOf();
+
+export const serviceName = z.string().regex(DNS1035_LABEL, {
+  error: 'must be a DNS-1035 label: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+});
+
+export const ipv4 = z.ipv4({ error: 'not an IPv4 address' });
+export const cidrv4 = z.cidrv4({ error: 'not an IPv4 CIDR block (like 10.244.1.0/24)' });
+export const port = z.number().int().min(1).max(65535);
+
+export const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+  error: 'must be a lower-case DNS name like metric.example.com',
+});
