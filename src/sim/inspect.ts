@@ -1,3 +1,4 @@
+import { formatCount } from './core/format';
 import type { InspectSection, Inspection } from './api';
 import { ExternalHost } from './infra/external-host';
 import type { Host } from './infra/host';
@@ -20,7 +21,7 @@ function list(title: string, rows: [string, string][]): InspectSection {
   return rows.length > LIST_ROWS ? { title, rows: rows.slice(0, LIST_ROWS), more: rows.length - LIST_ROWS } : { title, rows };
 }
 
-const used = (n: number, max: number): string => `${n.toLocaleString('en-US')} of ${max.toLocaleString('en-US')} (${max > 0 ? Math.round((100 * n) / max) : 0} %)`;
+const used = (n: number, max: number): string => `${formatCount(n)} of ${formatCount(max)} (${max > 0 ? Math.round((100 * n) / max) : 0} %)`;
 
 function routeText(r: Route): string {
   const parts = [r.type === 'unicast' ? '' : r.type, r.via === undefined ? '' : `via ${formatIpv4(r.via)}`, r.dev ? `dev ${r.dev}` : ''];
@@ -32,10 +33,10 @@ function sockets(tcp: TcpStack): InspectSection {
   return {
     title: 'TCP sockets',
     rows: [
-      ['connecting (SYN sent)', String(counts[TcpState.synSent])],
-      ['SYN received', String(counts[TcpState.synReceived])],
-      ['established', String(counts[TcpState.established])],
-      ['closing', String(counts[TcpState.finWait]! + counts[TcpState.closed]!)],
+      ['connecting (SYN sent)', formatCount(counts[TcpState.synSent])],
+      ['SYN received', formatCount(counts[TcpState.synReceived])],
+      ['established', formatCount(counts[TcpState.established])],
+      ['closing', formatCount(counts[TcpState.finWait]! + counts[TcpState.closed]!)],
     ],
   };
 }
@@ -55,7 +56,7 @@ function inspectNode(world: World, host: Host): InspectSection[] {
         ['in the cluster', host.inCluster ? (host.schedulable ? 'yes, schedulable' : 'yes, cordoned') : 'no (not joined, or removed)'],
         ['rp_filter (all)', String(host.rpFilterAll)],
         ['conntrack', used(host.conntrack.size, host.conntrack.max)],
-        ['pods with an address here', String(host.pods.size)],
+        ['pods with an address here', formatCount(host.pods.size)],
         ...(inFlight >= 0 ? ([['node-local DNS slots in use', used(inFlight, nodeLocal!.maxConcurrent)]] as [string, string][]) : []),
       ],
     },
@@ -98,7 +99,7 @@ function kubeProxySection(world: World, host: Host): InspectSection {
     title: 'kube-proxy',
     rows: [
       ['sync', kp.syncing(host.index) ? 'running now' : 'idle'],
-      ['Services with changes not yet written', String(kp.pendingChanges(host.index))],
+      ['Services with changes not yet written', formatCount(kp.pendingChanges(host.index))],
       ['time spent syncing (last second)', `${Math.round(kp.busy(host.index) * 100)} %`],
       ['healthz', kp.proxyHealthy(host.index) ? 'healthy' : 'unhealthy (a sync is overdue)'],
     ],
@@ -124,7 +125,7 @@ function inspectInstance(host: Host): InspectSection[] {
       rows: [
         ['node', host.name],
         ['tracked connections', used(h.table.size, h.allowance)],
-        ['addresses attached', String(h.attached.size)],
+        ['addresses attached', formatCount(h.attached.size)],
         ['what it tracks', 'every flow through a security group, in and out, until the flow times out'],
       ],
     },
@@ -199,7 +200,7 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
     const lb = element.lb;
     const rows: [string, string][] = [
       ['self IP', formatIpv4(lb.selfIp)],
-      ['virtual servers', String(lb.virtualServerCount)],
+      ['virtual servers', formatCount(lb.virtualServerCount)],
       ['X-Forwarded-For', XFF_POLICY_TEXT[element.xff]],
     ];
     const out: InspectSection[] = [{ title: 'Load balancer', rows }];

@@ -59,8 +59,8 @@ describe(FILE, () => {
   it('explains the waiting requests down to the CPUs and the expiring runtime', () => {
     const chain = base.why.find((c) => c.symptom === 'requests waiting for CPU at pod/api-0')!;
     expect(chain.steps.map((s) => s.text)).toEqual([
-      expect.stringMatching(/^\d+ requests waited 5 ms or more for CPU beyond their own work; the longest \d+\.\d ms$/),
-      expect.stringMatching(/^its cgroup was throttled in \d+ of 600 periods; in the latest it used \d+\.\d ms of its 40\.0 ms quota$/),
+      expect.stringMatching(/^\d{1,3}(,\d{3})* requests waited 5 ms or more for CPU beyond their own work; the longest \d+\.\d ms$/),
+      expect.stringMatching(/^its cgroup was throttled in \d{1,3}(,\d{3})* of 600 periods; in the latest it used \d+\.\d ms of its 40\.0 ms quota$/),
       expect.stringMatching(
         /^its threads ran on \d+ CPUs; a CPU takes runtime from the quota 5\.0 ms at a time and keeps 1 ms when it goes idle, and on this kernel \(4\.18 to 5\.3\) the \d+\.\d ms the CPUs still held expired at the period's end$/,
       ),

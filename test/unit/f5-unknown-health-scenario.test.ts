@@ -54,7 +54,7 @@ describe(FILE, () => {
     sim.runUntil(atSeconds(70));
     const why = sim.whyOf('no_local_endpoint', 'node/node-f')!;
     expect(why.steps.map((s) => s.entity)).toEqual(['node/node-f', 'lb/bigip', 'lb/bigip', 'node/node-f']);
-    expect(why.steps[2]!.text).toMatch(/^gave \d+ new connections to 10\.0\.0\.16 from 60\.0 s while its health was still unknown/);
+    expect(why.steps[2]!.text).toMatch(/^gave \d{1,3}(,\d{3})* new connections to 10\.0\.0\.16 from 60\.0 s while its health was still unknown/);
     expect(why.steps[3]!.text).toBe('joined the cluster at 40.0 s with no pods yet; the controller added it to the pool at its next node poll');
   });
 

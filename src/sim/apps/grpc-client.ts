@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { Counter, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
@@ -223,9 +224,9 @@ export class GrpcClient implements PodApp, SocketOwner, LookupReceiver, LbHost, 
           ['state', CONNECTIVITY_NAMES[this.policy.state]],
           ['LB policy', s.lbPolicy],
           ['reconnect', describeReconnect(s)],
-          ['resolved addresses', String(this.addresses.length)],
-          ['RPCs in flight', String(this.rpcs.size)],
-          ['RPCs waiting for a pick', String(this.waiting.length)],
+          ['resolved addresses', formatCount(this.addresses.length)],
+          ['RPCs in flight', formatCount(this.rpcs.size)],
+          ['RPCs waiting for a pick', formatCount(this.waiting.length)],
         ],
       },
       {

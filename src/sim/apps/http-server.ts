@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { CpuParams } from '../infra/cpu-params';
 import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type ClientAddressVerdict, type InspectSection } from '../api';
 import type { Counter } from '../core/metrics';
@@ -161,11 +162,11 @@ function cpuSection(cpu: CpuBandwidth): InspectSection {
     rows.push(
       ['quota', `${ms(cpu.quotaUs)} per ${ms(cpu.periodUs)} period`],
       ['kernel', cpu.kernel === 'expiring' ? 'unused runtime expires each period (4.18–5.3)' : 'unused runtime carries over (5.4 on)'],
-      ['periods', String(st.periods)],
+      ['periods', formatCount(st.periods)],
       ['throttled periods', `${st.throttledPeriods}${share}`],
       ['throttled time, all CPUs', st.throttledUs >= 10_000_000 ? `${(st.throttledUs / 1e6).toFixed(1)} s` : ms(st.throttledUs)],
       ['last period', `used ${ms(last.usedUs)} of ${ms(cpu.quotaUs)} on ${last.cpus} CPUs${last.expiredUs > 0 ? `; ${ms(last.expiredUs)} expired` : ''}`],
-      ['CPUs throttled now', String(cpu.throttledCpus)],
+      ['CPUs throttled now', formatCount(cpu.throttledCpus)],
       ['runtime left', `${ms(cpu.poolUs)} in the pool, ${ms(cpu.heldUs)} held by CPUs`],
     );
   }

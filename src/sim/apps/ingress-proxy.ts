@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { Counter } from '../core/metrics';
 import type { SimContext } from '../context';
 import type { Pod } from '../infra/pod';
@@ -110,8 +111,8 @@ export class IngressProxy extends HttpListener {
         rows: [
           ['upstream', `${this.spec.upstream.name} (${formatIpv4(this.spec.upstream.ip)}:${this.spec.upstream.port})`],
           ['trusts X-Forwarded-For from', trusted],
-          ['client connections', String(this.connections)],
-          ['requests waiting upstream', String(this.requestsInFlight)],
+          ['client connections', formatCount(this.connections)],
+          ['requests waiting upstream', formatCount(this.requestsInFlight)],
         ],
       },
     ];

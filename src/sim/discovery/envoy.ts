@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { SimContext } from '../context';
 import type { EnvoyParams } from './envoy-params';
 import type { Counter } from '../core/metrics';
@@ -91,8 +92,8 @@ export class Envoy implements MeshProxy {
     let ejected = 0;
     for (const h of this.health.values()) if (h.ejectedUntil > now) ejected++;
     return [
-      ['hosts', String(this.hostCount)],
-      ['ejected by outlier detection', String(ejected)],
+      ['hosts', formatCount(this.hostCount)],
+      ['ejected by outlier detection', formatCount(ejected)],
     ];
   }
 

@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { SimContext } from '../context';
 import type { HaproxyParams } from './haproxy-params';
 import type { Counter, Histogram } from '../core/metrics';
@@ -155,8 +156,8 @@ export class Haproxy implements MeshProxy {
     const parsing = this.processes.filter((p) => p.activeAt === Infinity).length;
     return [
       ['HAProxy processes', `${this.processes.length}${parsing > 0 ? `, ${parsing} still parsing` : ''}`],
-      ['server lines in the running configuration', String(this.active?.lines ?? 0)],
-      ['restarts so far', String(this.nextPid - 2)],
+      ['server lines in the running configuration', formatCount(this.active?.lines ?? 0)],
+      ['restarts so far', formatCount(this.nextPid - 2)],
     ];
   }
 

@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { ZookeeperParams } from './zookeeper-params';
 import type { InspectSection } from '../api';
 import type { SimContext } from '../context';
@@ -325,12 +326,12 @@ export class ZooKeeper {
         title: 'ZooKeeper ensemble',
         rows: [
           ['servers', `${this.serverNames.length} (${state})`],
-          ['read capacity', `${s.readsPerSecond.toLocaleString('en-US')} reads/s per server`],
-          ['packet allowance', `${s.ppsAllowance.toLocaleString('en-US')} packets/s per server (alarm at ${s.alarmPps.toLocaleString('en-US')})`],
-          ['busiest server, last second', `${this.busiestRate.toLocaleString('en-US')} packets/s`],
-          ['servers over the alarm', String(this.alarming)],
-          ['sessions', `${live.toLocaleString('en-US')} live, ${(this.sessions.length - live).toLocaleString('en-US')} expired or closed`],
-          ['reads in progress', String(reading)],
+          ['read capacity', `${formatCount(s.readsPerSecond)} reads/s per server`],
+          ['packet allowance', `${formatCount(s.ppsAllowance)} packets/s per server (alarm at ${formatCount(s.alarmPps)})`],
+          ['busiest server, last second', `${formatCount(this.busiestRate)} packets/s`],
+          ['servers over the alarm', formatCount(this.alarming)],
+          ['sessions', `${formatCount(live)} live, ${formatCount(this.sessions.length - live)} expired or closed`],
+          ['reads in progress', formatCount(reading)],
           ['how watchers read', s.read === 'single-roundtrip' ? 'the whole subtree in one request' : 'the list, then each child (1 + N requests)'],
           ['registration size', `${s.encoding === 'compact' ? s.compactRecordBytes : s.recordBytes} bytes (${s.encoding})`],
         ],
@@ -339,7 +340,7 @@ export class ZooKeeper {
         title: 'Services',
         rows: [...this.nodes.values()].map((node) => [
           `/services/${node.service}`,
-          `${node.children.size} registered · ${node.watches.size} watches set · ${node.changes} changes · ${(this.readTotals.get(node.service) ?? 0).toLocaleString('en-US')} reads`,
+          `${formatCount(node.children.size)} registered · ${formatCount(node.watches.size)} watches set · ${formatCount(node.changes)} changes · ${formatCount(this.readTotals.get(node.service) ?? 0)} reads`,
         ]),
       },
     ];

@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, type Duration, type SimTime } from '../core/time';
@@ -509,7 +510,7 @@ export class Workloads {
     pod.app = null;
     const backoff = Math.min(CRASH_BACKOFF_INITIAL_S * 2 ** r.count, CRASH_BACKOFF_MAX_S);
     r.count++;
-    const message = `container exited (restart ${r.count}); CrashLoopBackOff: back-off ${backoff} s restarting failed container`;
+    const message = `container exited (restart ${formatCount(r.count)}); CrashLoopBackOff: back-off ${backoff} s restarting failed container`;
     this.ctx.note('warn', pod.entity, 'pod.crashed', message, { cause: d.crash?.cause ?? `deployment/${d.spec.name}` });
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);

@@ -1,3 +1,4 @@
+import { formatCount } from '../core/format';
 import { CLIENT_ADDRESS_CAUSES, CLIENT_ADDRESS_TEXT, type RequestJourney, type WhyChain, type WhyStep } from '../api';
 import { formatIpv4 } from '../net/ipv4';
 import type { CauseFact, CauseLog } from './causes';
@@ -31,7 +32,7 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   const serverErrors = causes.of('grpc_dependency_error')[0];
   if (serverErrors) {
     const node = world.nodeOf(serverErrors.entity);
-    const steps: WhyStep[] = [{ entity: serverErrors.entity, text: `${serverErrors.count} queries failed because the pod's dependencies did not resolve` }];
+    const steps: WhyStep[] = [{ entity: serverErrors.entity, text: `${formatCount(serverErrors.count)} queries failed because the pod's dependencies did not resolve` }];
     if (node) steps.push(...dnsSteps(causes, world, node));
     chains.push({ symptom: `server errors at ${serverErrors.entity}`, steps });
   }
@@ -71,7 +72,7 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
   const steps: WhyStep[] = [
     {
       entity: collision.entity,
-      text: `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${refused.count} of them` : ''}`,
+      text: `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${formatCount(refused.count)} of them` : ''}`,
     },
   ];
   const leak = causes.find('ipam_leak_released', node);
@@ -99,14 +100,17 @@ function nodeResets(causes: CauseLog): CauseFact | undefined {
  */
 function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const steps: WhyStep[] = [
-    { entity: reset.entity, text: `answered ${reset.count} packets with resets: they belonged to connections it had no socket for, flows the router had been sending to another node` },
+    {
+      entity: reset.entity,
+      text: `answered ${formatCount(reset.count)} packets with resets: they belonged to connections it had no socket for, flows the router had been sending to another node`,
+    },
   ];
   const change = causes.of('ecmp_changed')[0];
   if (!change) return steps;
   const c = change.detail;
   steps.push({
     entity: change.entity,
-    text: `changed its ECMP group for ${c['prefix']} ${change.count} times; the latest, at ${seconds(change.lastAt)}, ${c['what']}: ${c['before']} → ${c['after']} next hops, and ${c['movedPct']} % of flows now hash to another next hop (${c['mode']} hashing keeps no record of connections)`,
+    text: `changed its ECMP group for ${c['prefix']} ${formatCount(change.count)} times; the latest, at ${seconds(change.lastAt)}, ${c['what']}: ${c['before']} → ${c['after']} next hops, and ${c['movedPct']} % of flows now hash to another next hop (${c['mode']} hashing keeps no record of connections)`,
   });
   const node = String(c['via']);
   const announced = causes.find('bgp_announced', node);
@@ -125,7 +129,7 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
     const h = hpa.detail;
     steps.push({
       entity: hpa.entity,
-      text: `its HorizontalPodAutoscaler changed the replica count ${hpa.count} times; the latest, at ${seconds(hpa.lastAt)}, from ${h['from']} to ${h['to']}: ${h['perPod']} requests/s per pod against a target of ${h['target']}`,
+      text: `its HorizontalPodAutoscaler changed the replica count ${formatCount(hpa.count)} times; the latest, at ${seconds(hpa.lastAt)}, from ${h['from']} to ${h['to']}: ${h['perPod']} requests/s per pod against a target of ${h['target']}`,
     });
   }
   const spike = causes.of('load_spike')[0];
@@ -150,7 +154,7 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   const steps: WhyStep[] = [
     {
       entity: gone.entity,
-      text: `${gone.count} requests to ${service} failed at backends that were already gone; the latest went to ${d['backend']}, gone for ${(Number(d['goneForMs']) / 1000).toFixed(1)} s, from a list its ${proxy} got ${(Number(d['listAgeMs']) / 1000).toFixed(1)} s earlier`,
+      text: `${formatCount(gone.count)} requests to ${service} failed at backends that were already gone; the latest went to ${d['backend']}, gone for ${(Number(d['goneForMs']) / 1000).toFixed(1)} s, from a list its ${proxy} got ${(Number(d['listAgeMs']) / 1000).toFixed(1)} s earlier`,
     },
   ];
   if (typeof d['connectTimeoutMs'] === 'number') {
@@ -168,10 +172,10 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   const read = causes.find('zk_read', gone.entity);
   if (read) {
     const r = read.detail;
-    const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${Number(r['requests']).toLocaleString('en-US')} requests, one after another`;
+    const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${formatCount(r['requests'])} requests, one after another`;
     steps.push({
       entity: gone.entity,
-      text: `its watchers read their services ${read.count} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`,
+      text: `its watchers read their services ${formatCount(read.count)} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`,
     });
   }
   steps.push(...zookeeperSteps(causes, world, service));
@@ -186,7 +190,7 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
     const perChange = zk.watchers * (1 + zk.backends);
     steps.push({
       entity: 'zookeeper/ensemble',
-      text: `${service} changed ${zk.changes.toLocaleString('en-US')} times; a change fires the watch of each of its ${zk.watchers} watchers, and each reads the list and then ${zk.backends.toLocaleString('en-US')} children one by one: ${perChange.toLocaleString('en-US')} reads for a change on its own. Changes during a read wait for it and share the next one, so they cost ${zk.reads.toLocaleString('en-US')} reads in all`,
+      text: `${service} changed ${formatCount(zk.changes)} times; a change fires the watch of each of its ${formatCount(zk.watchers)} watchers, and each reads the list and then ${formatCount(zk.backends)} children one by one: ${formatCount(perChange)} reads for a change on its own. Changes during a read wait for it and share the next one, so they cost ${formatCount(zk.reads)} reads in all`,
     });
   }
   const alarm = causes.of('zk_packet_alarm')[0];
@@ -194,7 +198,7 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
     const a = alarm.detail;
     steps.push({
       entity: alarm.entity,
-      text: `its packet alarm fired in ${alarm.count} seconds: at ${seconds(alarm.lastAt)} ${a['server']} handled ${Number(a['pps']).toLocaleString('en-US')} packets/s against an allowance of ${Number(a['allowance']).toLocaleString('en-US')}, and ${a['dropped']} % were dropped and sent again, slowing every read on it`,
+      text: `its packet alarm fired in ${formatCount(alarm.count)} seconds: at ${seconds(alarm.lastAt)} ${a['server']} handled ${formatCount(a['pps'])} packets/s against an allowance of ${formatCount(a['allowance'])}, and ${a['dropped']} % were dropped and sent again, slowing every read on it`,
     });
   }
   const deployment = causes.find('rollout', `deployment/${service}`) ?? causes.of('rollout')[0];
@@ -212,7 +216,7 @@ function staleSteps(causes: CauseLog, stale: CauseFact): WhyStep[] {
   const steps: WhyStep[] = [
     {
       entity: node,
-      text: `sent ${stale.count} new connections to pods that had already left their Service's ready endpoints (the latest to ${stale.detail['pod']}, ${stale.detail['phase']}): its rules were behind the API`,
+      text: `sent ${formatCount(stale.count)} new connections to pods that had already left their Service's ready endpoints (the latest to ${stale.detail['pod']}, ${stale.detail['phase']}): its rules were behind the API`,
     },
   ];
   const sync = causes.find('kube_proxy_sync', node);
@@ -220,13 +224,13 @@ function staleSteps(causes: CauseLog, stale: CauseFact): WhyStep[] {
     const kind = sync.detail['full'] === 1 ? 'full restore' : 'partial restore';
     steps.push({
       entity: node,
-      text: `its kube-proxy ran ${sync.count} syncs; each change waits for the one running, and the latest, a ${kind} of ${Number(sync.detail['rules']).toLocaleString('en-US')} rules, took ${duration(sync.detail['tookUs'])}`,
+      text: `its kube-proxy ran ${formatCount(sync.count)} syncs; each change waits for the one running, and the latest, a ${kind} of ${formatCount(sync.detail['rules'])} rules, took ${duration(sync.detail['tookUs'])}`,
     });
   }
   const busiest = causes.of('endpoints_changed')[0];
   if (busiest) {
     const all = causes.of('endpoints_changed').reduce((n, f) => n + f.count, 0);
-    steps.push({ entity: busiest.entity, text: `caused ${busiest.count} of the ${all} endpoint changes; every one of them is a sync on every node` });
+    steps.push({ entity: busiest.entity, text: `caused ${formatCount(busiest.count)} of the ${formatCount(all)} endpoint changes; every one of them is a sync on every node` });
   }
   return steps;
 }
@@ -240,10 +244,10 @@ function cpuSteps(causes: CauseLog, slow: CauseFact | undefined, throttled: Caus
   const entity = throttled.entity;
   const periods = causes.find('cpu_period', entity)?.count ?? throttled.count;
   const steps: WhyStep[] = [];
-  if (slow) steps.push({ entity, text: `${slow.count} requests waited 5 ms or more for CPU beyond their own work; the longest ${ms(slow.detail['longestUs'])}` });
+  if (slow) steps.push({ entity, text: `${formatCount(slow.count)} requests waited 5 ms or more for CPU beyond their own work; the longest ${ms(slow.detail['longestUs'])}` });
   steps.push({
     entity,
-    text: `its cgroup was throttled in ${throttled.count} of ${periods} periods; in the latest it used ${ms(d['usedUs'])} of its ${ms(d['quotaUs'])} quota`,
+    text: `its cgroup was throttled in ${formatCount(throttled.count)} of ${formatCount(periods)} periods; in the latest it used ${ms(d['usedUs'])} of its ${ms(d['quotaUs'])} quota`,
   });
   const held = `its threads ran on ${d['cpus']} CPUs; a CPU takes runtime from the quota ${ms(d['sliceUs'])} at a time and keeps 1 ms when it goes idle`;
   if (Number(d['expiredUs']) > 0) {
@@ -274,7 +278,7 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
   const steps: WhyStep[] = [
     {
       entity: fact.entity,
-      text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${fact.count} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}`,
+      text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${formatCount(fact.count)} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}`,
     },
   ];
   const sourceOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
@@ -293,7 +297,7 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
 function martianSteps(causes: CauseLog, world: WhyWorld, martians: CauseFact): WhyStep[] {
   const d = martians.detail;
   const iface = d['iface'] === undefined ? '' : ` on ${d['iface']}${d['ifaceHasAddress'] === 0 ? ', which has no IPv4 address' : ''}`;
-  const steps: WhyStep[] = [{ entity: martians.entity, text: `${martians.count} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
+  const steps: WhyStep[] = [{ entity: martians.entity, text: `${formatCount(martians.count)} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
   if (typeof d['dst'] === 'number') steps.push(...addressSteps(causes, world, d['dst']));
   return steps;
 }
@@ -311,7 +315,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
   switch (kind) {
     case 'grpc_dependency_error': {
       const node = world.nodeOf(fact.entity);
-      const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} queries failed because the pod's dependencies did not resolve` }];
+      const steps: WhyStep[] = [{ entity: fact.entity, text: `${formatCount(fact.count)} queries failed because the pod's dependencies did not resolve` }];
       if (node) steps.push(...dnsSteps(causes, world, node));
       return { symptom, steps };
     }
@@ -332,7 +336,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
         steps: [
           {
             entity: fact.entity,
-            text: `the ZooKeeper hosts' hypervisors dropped ${Number(fact.detail['dropped']).toLocaleString('en-US')} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
+            text: `the ZooKeeper hosts' hypervisors dropped ${formatCount(fact.detail['dropped'])} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
           },
           ...zookeeperSteps(causes, world, String(fact.detail['service'])),
         ],
@@ -342,19 +346,20 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
     case 'cpu_delayed':
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);
-      if (!throttled) return { symptom, steps: [{ entity: fact.entity, text: `${fact.count} requests waited for a CPU: their threads queued behind each other, not throttled` }] };
+      if (!throttled)
+        return { symptom, steps: [{ entity: fact.entity, text: `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled` }] };
       return { symptom, steps: cpuSteps(causes, kind === 'cpu_delayed' ? fact : undefined, throttled) };
     }
     case CLIENT_ADDRESS_CAUSES.internal:
     case CLIENT_ADDRESS_CAUSES.forged: {
       const verdict = kind === CLIENT_ADDRESS_CAUSES.forged ? 'forged' : 'internal';
       const steps = clientAddressSteps(world, fact, verdict);
-      const none = { entity: fact.entity, text: `${fact.count} requests; none of the sampled requests kept shows the path yet` };
+      const none = { entity: fact.entity, text: `${formatCount(fact.count)} requests; none of the sampled requests kept shows the path yet` };
       return { symptom, steps: steps.length > 0 ? steps : [none] };
     }
   }
   const why = explain(kind);
-  const steps: WhyStep[] = [{ entity: fact.entity, text: `${fact.count} times${why ? `: ${why}` : ''}` }];
+  const steps: WhyStep[] = [{ entity: fact.entity, text: `${formatCount(fact.count)} times${why ? `: ${why}` : ''}` }];
   if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
   return { symptom, steps };
 }
@@ -366,10 +371,10 @@ function dnsSteps(causes: CauseLog, world: WhyWorld, node: string): WhyStep[] {
   const saturated = causes.find('dns_saturated', node);
   if (refused) {
     const limit = saturated ? ` with all ${saturated.detail['maxConcurrent']} max_concurrent slots taken` : '';
-    steps.push({ entity: node, text: `node-local DNS answered ${refused.count} queries REFUSED${limit}` });
+    steps.push({ entity: node, text: `node-local DNS answered ${formatCount(refused.count)} queries REFUSED${limit}` });
   }
   const upstream = causes.find('dns_upstream_error', node);
-  if (upstream) steps.push({ entity: node, text: `its queries to the upstream DNS failed ${upstream.count} times: connections could not be opened or went unanswered` });
+  if (upstream) steps.push({ entity: node, text: `its queries to the upstream DNS failed ${formatCount(upstream.count)} times: connections could not be opened or went unanswered` });
   const instance = `instance/${node.slice('node/'.length)}`;
   const exceeded = causes.find('hypervisor_conntrack_exceeded', instance);
   if (exceeded) steps.push(...allowanceSteps(causes, world, exceeded));
@@ -379,7 +384,12 @@ function dnsSteps(causes: CauseLog, world: WhyWorld, node: string): WhyStep[] {
 /** A full tracked-connection table: how full, what fills it, and from there who sends to that address. */
 function allowanceSteps(causes: CauseLog, world: WhyWorld, exceeded: CauseFact): WhyStep[] {
   const d = exceeded.detail;
-  const steps: WhyStep[] = [{ entity: exceeded.entity, text: `the hypervisor dropped ${exceeded.count} packets of new flows: ${d['used']} of ${d['allowance']} tracked connections in use` }];
+  const steps: WhyStep[] = [
+    {
+      entity: exceeded.entity,
+      text: `the hypervisor dropped ${formatCount(exceeded.count)} packets of new flows: ${formatCount(d['used'])} of ${formatCount(d['allowance'])} tracked connections in use`,
+    },
+  ];
   const busiest = d['busiestDst'];
   if (typeof busiest === 'number') {
     const share = Math.round(100 * Number(d['busiestShare'] ?? 0));
@@ -397,7 +407,7 @@ function unknownMemberSteps(causes: CauseLog, world: WhyWorld, lb: string, ip: n
   const steps: WhyStep[] = [
     {
       entity: lb,
-      text: `gave ${picks.count} new connections to ${address} from ${seconds(picks.firstAt)} while its health was still unknown: only members marked down are skipped, and the monitor needs its timeout to mark one down`,
+      text: `gave ${formatCount(picks.count)} new connections to ${address} from ${seconds(picks.firstAt)} while its health was still unknown: only members marked down are skipped, and the monitor needs its timeout to mark one down`,
     },
   ];
   const node = world.nodeByIp(ip);
