@@ -166,11 +166,13 @@ export interface LiveView {
   /** kube-proxy on each node: Services with changes not yet being written, and whether a sync is running (1) or not (0). */
   kubeProxyPending: Float64Array;
   kubeProxySyncing: Uint8Array;
-  /** Cumulative packets between sites as quads: from site, to site, packets, connection attempts (first SYNs). */
+  /** Packets between sites during the last metrics step, as quads: from site, to site, packets, connection attempts (first SYNs). */
   traffic: Float64Array;
-  /** Cumulative drops by site and reason: drops[site * reasons.length + r]. */
+  /** Drops by site and reason during the last metrics step: drops[site * reasons.length + r]. */
   drops: Float64Array;
   reasons: readonly string[];
+  /** The metrics step `traffic` and `drops` cover: when it ended (simulated µs; 0 before the first) and how long it was. */
+  step: { end: number; seconds: number };
 }
 
 /** One block of an entity's live state in the inspector: labelled values, computed by the simulation. */

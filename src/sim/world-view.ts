@@ -19,6 +19,7 @@ export interface PicturedWorld extends WorldCore {
   readonly edge: Edge;
   readonly kubeProxy: KubeProxy;
   readonly mesh: Mesh | null;
+  readonly steps: StepCounts;
 }
 
 /** Plain-data pictures of a World for the UI: its structure (sent when it changes) and its live numbers (every frame). */
@@ -127,13 +128,6 @@ export function liveView(world: PicturedWorld): LiveView {
       for (const r of element.router.multipathRoutes()) routes.push({ router: element.entity, prefix: r.prefix, nextHops: r.hops.map(formatIpv4) });
     }
   }
-  const sites = dropSites(world);
-  const reasons = DROP_REASON_IDS.length;
-  const drops = new Float64Array(sites.length * reasons);
-  sites.forEach((site, i) => {
-    const counts = world.network.dropsAtSite(site);
-    if (counts) drops.set(counts, i * reasons);
-  });
   const bgpSessions = (world.edge.metallb?.sessions() ?? []).map((s) => ({ router: s.router, node: s.speaker, up: s.up, routes: s.routes }));
   return {
     conntrackUsed,
@@ -144,8 +138,50 @@ export function liveView(world: PicturedWorld): LiveView {
     bgpSessions,
     kubeProxyPending,
     kubeProxySyncing,
-    traffic: world.network.trafficQuads(),
-    drops,
+    traffic: world.steps.traffic,
+    drops: world.steps.drops,
     reasons: DROP_REASON_IDS,
+    step: { end: world.steps.end, seconds: world.steps.seconds },
   };
+}
+
+/**
+ * Drops by site and traffic between sites during the last metrics step, taken when the metrics sample: so every rate
+ * the picture shows is the charts' latest point, and falls to zero in the step after drops stop.
+ */
+export class StepCounts {
+  /** Simulated time the step ended (µs); 0 before the first. */
+  end = 0;
+  seconds = 0;
+  /** Drops during the step by site and reason: drops[site * reasons + r], sites in `dropSites` order. */
+  drops = new Float64Array(0);
+  /** Quads of from site, to site, packets and first SYNs during the step. */
+  traffic = new Float64Array(0);
+  private readonly dropsBefore = new Map<DropSite, Float64Array>();
+  private readonly trafficBefore = new Map<number, [packets: number, syns: number]>();
+
+  sample(world: PicturedWorld, now: number): void {
+    const sites = dropSites(world);
+    const reasons = DROP_REASON_IDS.length;
+    const drops = new Float64Array(sites.length * reasons);
+    sites.forEach((site, i) => {
+      const counts = world.network.dropsAtSite(site);
+      if (!counts) return;
+      const before = this.dropsBefore.get(site);
+      for (let r = 0; r < reasons; r++) drops[i * reasons + r] = counts[r]! - (before?.[r] ?? 0);
+      this.dropsBefore.set(site, Float64Array.from(counts));
+    });
+    const quads = world.network.trafficQuads();
+    const traffic: number[] = [];
+    for (let i = 0; i + 3 < quads.length; i += 4) {
+      const key = quads[i]! * 65536 + quads[i + 1]!;
+      const [packets, syns] = this.trafficBefore.get(key) ?? [0, 0];
+      if (quads[i + 2]! > packets) traffic.push(quads[i]!, quads[i + 1]!, quads[i + 2]! - packets, quads[i + 3]! - syns);
+      this.trafficBefore.set(key, [quads[i + 2]!, quads[i + 3]!]);
+    }
+    this.seconds = (now - this.end) / 1e6;
+    this.end = now;
+    this.drops = drops;
+    this.traffic = Float64Array.from(traffic);
+  }
 }

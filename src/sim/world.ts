@@ -1,5 +1,5 @@
 import type { ConnStateId, LiveView, TopologyView, WhyChain } from './api';
-import { liveView, topologyView, type PicturedWorld } from './world-view';
+import { liveView, StepCounts, topologyView, type PicturedWorld } from './world-view';
 import { millis, seconds } from './core/time';
 import { ConnState } from './api';
 import { HttpClients } from './apps/http-client';
@@ -58,6 +58,7 @@ export class World implements PicturedWorld {
   readonly edge: Edge;
   /** Service discovery through ZooKeeper, when the topology has an ensemble. */
   readonly mesh: Mesh | null;
+  readonly steps = new StepCounts();
   private topologyVersion = 0;
   /** The scenario's parameters, which the world hands each mechanism its part of as it builds it. */
   readonly params: ScenarioParams;
@@ -295,6 +296,7 @@ export class World implements PicturedWorld {
       host.hypervisor?.sample(now);
     }
     this.mesh?.clients.sample();
+    this.steps.sample(this, now);
   }
 
   get version(): number {

@@ -7,7 +7,7 @@ import type { RunReport } from '../../src/sim/api';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim } from '../../src/sim/sim';
-import { formatRate } from '../../src/ui/components/format';
+import { formatPerSecond } from '../../src/ui/components/format';
 import { appHarness } from './harness';
 import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 
@@ -100,7 +100,7 @@ describe('The timeline', () => {
       const t = seconds(await text(page, 'crosshair-time'));
       const step = report.series['requests.ok']!.stepSeconds;
       const k = t / step - 1;
-      const expected = (name: string) => `${formatRate(report.series[name]!.values[k]! / step)}/s`;
+      const expected = (name: string) => formatPerSecond(report.series[name]!.values[k]! / step);
       await expect.poll(() => legendValues(page, 0)).toEqual({ 'requests.ok': expected('requests.ok'), 'requests.failed': expected('requests.failed') });
       await expect.poll(() => legendValues(page, 1)).toEqual({ 'tcp.syn.sent': expected('tcp.syn.sent') });
       // Both charts draw the crosshair with a dot per series.

@@ -23,12 +23,19 @@ const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFra
 /** 75k, 1.2M: for gauges where space is short. */
 export const formatCompact = (n: number): string => compact.format(n);
 
-/** A rate with sensible precision: 1234/s, 12.3/s, 0.25/s. */
+const fixed = [0, 1, 2].map((digits) => new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+
+/** A rate with sensible precision and thousands separators: 39,872, 12.3, 0.25. */
 export function formatRate(perSecond: number): string {
   if (!Number.isFinite(perSecond)) return '—';
   const abs = Math.abs(perSecond);
   const digits = abs >= 100 || perSecond === Math.round(perSecond) ? 0 : abs >= 10 ? 1 : 2;
-  return perSecond.toFixed(digits);
+  return fixed[digits]!.format(perSecond);
+}
+
+/** A rate per second as the charts write it (39,872/s), or compact where space is short (40K/s). */
+export function formatPerSecond(perSecond: number, short = false): string {
+  return `${short && Math.abs(perSecond) >= 1000 ? formatCompact(perSecond) : formatRate(perSecond)}/s`;
 }
 
 /** "1 fault", "3 faults": a count with its noun in the right number. */

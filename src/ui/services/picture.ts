@@ -64,11 +64,15 @@ function backdrop(width: number, height: number, color: string): SVGRectElement 
 }
 
 export interface Picture {
+  /** Standalone, on its backdrop. */
   svg: string;
   width: number;
   height: number;
-  /** Canvas layers drawn over the SVG (traffic, gauges), in order; PNG only, as SVG has no place for them. */
-  layers: HTMLCanvasElement[];
+  /**
+   * PNG only, as SVG has no place for them: the backdrop's colour, canvas layers under the SVG (traffic), the SVG
+   * without its backdrop, and canvas layers over it (gauges, drops), in order.
+   */
+  layers: { background: string; under: HTMLCanvasElement[]; svg: string; over: HTMLCanvasElement[] } | null;
 }
 
 /** The topology as drawn now, with its zoom, and its canvas layers for the PNG. */
@@ -77,8 +81,11 @@ export function topologyPicture(): Picture | null {
   if (!svg) return null;
   const { width, height } = svg.getBoundingClientRect();
   const copy = standalone(svg, width, height);
-  copy.insertBefore(backdrop(width, height, backgroundOf(svg)), copy.firstChild);
-  const layers = [...(svg.parentElement?.querySelectorAll<HTMLCanvasElement>('canvas[data-testid="gauges"], canvas[data-testid="traffic"]') ?? [])];
+  const background = backgroundOf(svg);
+  const canvases = (ids: string) => [...(svg.parentElement?.querySelectorAll<HTMLCanvasElement>(ids) ?? [])];
+  const bare = new XMLSerializer().serializeToString(copy);
+  const layers = { background, under: canvases('canvas[data-testid="traffic"]'), svg: bare, over: canvases('canvas[data-testid="gauges"], canvas[data-testid="drop-marks"]') };
+  copy.insertBefore(backdrop(width, height, background), copy.firstChild);
   return { svg: new XMLSerializer().serializeToString(copy), width, height, layers };
 }
 
@@ -142,21 +149,28 @@ export function chartsPicture(): Picture | null {
   root.setAttribute('width', String(width));
   root.setAttribute('height', String(y));
   root.append(backdrop(width, y, backgroundOf(rows[0]!)), ...placed);
-  return { svg: new XMLSerializer().serializeToString(root), width, height: y, layers: [] };
+  return { svg: new XMLSerializer().serializeToString(root), width, height: y, layers: null };
 }
 
-/** The picture as PNG: the SVG drawn at twice its size, its canvas layers over it. */
+/** The picture as PNG: the SVG drawn at twice its size, between its canvas layers. */
 export async function pictureToPng(picture: Picture): Promise<Uint8Array> {
+  const layers = picture.layers;
   const image = new Image();
-  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(picture.svg)}`;
+  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(layers?.svg ?? picture.svg)}`;
   await image.decode();
   const canvas = document.createElement('canvas');
   canvas.width = Math.round(picture.width * PNG_SCALE);
   canvas.height = Math.round(picture.height * PNG_SCALE);
   const context = canvas.getContext('2d');
   if (!context) throw new Error('this browser gives no 2D canvas to draw the picture on');
-  context.drawImage(image, 0, 0, canvas.width, canvas.height);
-  for (const layer of picture.layers) context.drawImage(layer, 0, 0, canvas.width, canvas.height);
+  const draw = (source: CanvasImageSource) => context.drawImage(source, 0, 0, canvas.width, canvas.height);
+  if (layers) {
+    context.fillStyle = layers.background;
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    layers.under.forEach(draw);
+  }
+  draw(image);
+  layers?.over.forEach(draw);
   const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
   if (!blob) throw new Error('the browser could not encode the picture as PNG');
   return new Uint8Array(await blob.arrayBuffer());

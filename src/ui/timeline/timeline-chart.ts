@@ -8,7 +8,7 @@ import { line } from 'd3-shape';
 import type { SeriesBuffer } from '../../state/series-buffer';
 import type { ChartSpec } from '../../worker/protocol';
 import { resolveLines, type Line } from '../chart/series-lines';
-import { formatRate } from '../components/format';
+import { formatPerSecond, formatRate } from '../components/format';
 import { quiet } from '../components/quiet';
 import { sampleIndexAt, timeAtPixel, zoomFromPixels, type Domain } from './time-scale';
 
@@ -65,7 +65,7 @@ function shown(buffer: SeriesBuffer, name: string, k: number, perSecond: boolean
 
 export function valueText(v: number, perSecond: boolean): string {
   if (!Number.isFinite(v)) return '—';
-  return perSecond ? `${formatRate(v)}/s` : formatRate(v);
+  return perSecond ? formatPerSecond(v) : formatRate(v);
 }
 
 /** The event a chart's SVG takes to draw now even while scrolled out of view. */

@@ -364,12 +364,12 @@ export interface SitePoint {
 /** Anchors of each wire site (TopologyView.sites): a node's box, an instance's band, an element's box; null if not drawn. */
 export function sitePoints(topology: TopologyView, l: TopologyLayout): (SitePoint | null)[] {
   const byEntity = new Map<string, SitePoint>();
-  const boxPoint = (r: Rect): SitePoint => ({ flow: [r.x + r.w / 2, r.y + r.h / 2], mark: [r.x + r.w - 14, r.y + 14] });
+  // Marks sit on a box's top edge at its right end, away from the name at its left.
+  const boxPoint = (r: Rect): SitePoint => ({ flow: [r.x + r.w / 2, r.y + r.h / 2], mark: [r.x + r.w, r.y] });
   for (const n of l.nodes) {
     const i = n.inner;
-    byEntity.set(`node/${n.node.name}`, { flow: [i.x + i.w / 2, i.y + NODE_HEADER / 2], mark: [i.x + i.w - 14, i.y + 16] });
-    // Past the instance's title, before its gauge.
-    if (n.node.instance) byEntity.set(n.node.instance.entity, { flow: [n.x + n.w / 2, n.y + INSTANCE_BAND / 2], mark: [n.x + 150, n.y + INSTANCE_BAND / 2] });
+    byEntity.set(`node/${n.node.name}`, { flow: [i.x + i.w / 2, i.y + NODE_HEADER / 2], mark: [i.x + i.w, i.y] });
+    if (n.node.instance) byEntity.set(n.node.instance.entity, { flow: [n.x + n.w / 2, n.y + INSTANCE_BAND / 2], mark: [n.x + n.w, n.y] });
   }
   for (const r of l.routers) byEntity.set(r.router.entity, boxPoint(r));
   for (const b of l.lbs) byEntity.set(b.lb.entity, boxPoint(b));

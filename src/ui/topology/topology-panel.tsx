@@ -15,10 +15,10 @@ import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
 import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
 import { createGaugeLayer, FAR_BELOW, type GaugeLayer } from './gauge-layer';
-import { createTrafficLayer, formatPerSecond, type DropRate, type TrafficLayer } from './traffic-layer';
+import { createTrafficLayer, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
 import './topology.css';
-import { counted } from '../components/format';
+import { counted, formatPerSecond } from '../components/format';
 
 /** The wire sites whose traffic matters for a selected entity: itself, or for a pod its node and instance. */
 function focusSites(topology: TopologyView, entity: string): number[] {
@@ -101,11 +101,12 @@ function Swatch({ kind, label }: { kind: string; label: string }) {
   );
 }
 
-/** The cluster picture: d3 draws structure in SVG, a canvas draws traffic and drops, React provides the frame around them. */
+/** The cluster picture: d3 draws structure in SVG, a canvas under it traffic and canvases over it gauges and drops, React the frame around them. */
 export function TopologyPanel() {
   const svgRef = useRef<SVGSVGElement>(null);
   const contentRef = useRef<SVGGElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
+  const markCanvasRef = useRef<HTMLCanvasElement>(null);
   const countsRef = useRef<HTMLSpanElement>(null);
   const drawingRef = useRef<TopologyDrawing | null>(null);
   const trafficRef = useRef<TrafficLayer | null>(null);
@@ -148,14 +149,14 @@ export function TopologyPanel() {
   );
 
   useEffect(() => {
-    if (!contentRef.current || !canvasRef.current || !gaugeCanvasRef.current) return;
+    if (!contentRef.current || !canvasRef.current || !markCanvasRef.current || !gaugeCanvasRef.current) return;
     const drawing = createTopologyDrawing(contentRef.current);
     drawingRef.current = drawing;
     const gauges = createGaugeLayer(gaugeCanvasRef.current);
     gaugesRef.current = gauges;
     // Drop marks change every frame; the legend follows them at most a few times a second, always with the latest.
     let legendTimer: ReturnType<typeof setTimeout> | undefined;
-    const traffic = createTrafficLayer(canvasRef.current, () => {
+    const traffic = createTrafficLayer(canvasRef.current, markCanvasRef.current, () => {
       legendTimer ??= setTimeout(() => {
         legendTimer = undefined;
         setDrops([...traffic.activeDrops()]);
@@ -400,6 +401,7 @@ export function TopologyPanel() {
         </p>
       )}
       <div ref={panelRef} className="relative min-h-0 flex-1 overflow-hidden" onDragOver={onDragOver} onDrop={onDrop}>
+        <canvas ref={canvasRef} data-testid="traffic" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
         <svg
           ref={svgRef}
           data-testid="topology"
@@ -415,7 +417,7 @@ export function TopologyPanel() {
           <g ref={contentRef} />
         </svg>
         <canvas ref={gaugeCanvasRef} data-testid="gauges" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
-        <canvas ref={canvasRef} data-testid="traffic" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
+        <canvas ref={markCanvasRef} data-testid="drop-marks" aria-hidden="true" className="pointer-events-none absolute inset-0 size-full" />
         <FaultPopover />
         {menu && <FaultMenu menu={menu} onClose={() => setMenu(null)} />}
         {empty && <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">Loading scenario…</div>}

@@ -1,13 +1,14 @@
 import type { ZoomTransform } from 'd3';
 import type { LiveView } from '../../sim';
+import { formatPerSecond } from '../components/format';
 import { glyphPath, reasonStyle } from './drop-marks';
 import type { SitePoint } from './topology-layout';
 
 /**
  * Live traffic on a <canvas> over the topology: flows between machines and elements as curves whose width follows
  * their packet rate, sampled packets moving along them, SYN-only flows (connection attempts nobody answers) drawn as
- * such, and drops marked where they happen by reason. Rates are differences of the worker's cumulative counts over
- * simulated time, so a paused run shows its last rates without moving.
+ * such, and drops marked where they happen by reason. Rates are over the worker's last metrics step, so a paused run
+ * shows its last rates without moving.
  */
 
 export interface FlowRate {
@@ -22,55 +23,24 @@ export interface FlowRate {
 export interface DropRate {
   site: number;
   reason: string;
-  /** Drops per simulated second over the last frame. */
+  /** Drops per simulated second over the last metrics step. */
   rate: number;
 }
 
-const EMPTY = new Float64Array(0);
-const NONE: readonly [number, number] = [0, 0];
-const pairKey = (quads: Float64Array, i: number): number => quads[i]! * 65536 + quads[i + 1]!;
-
-function ascending(quads: Float64Array): boolean {
-  for (let i = 4; i + 3 < quads.length; i += 4) if (pairKey(quads, i) <= pairKey(quads, i - 4)) return false;
-  return true;
-}
-
 /**
- * The packet and SYN counts `prev` had for each pair of `next`, asked in `next`'s order. The sim lists pairs in
- * ascending order, so one walk along both finds them (5,000 pairs per frame in its-not-dns); a map otherwise.
+ * Per-pair and per-site rates over the worker's last metrics step, the same counts the charts' latest point is made
+ * of: each figure the picture shows agrees with the charts, and is zero in the step after drops stop.
  */
-function earlierCounts(prev: Float64Array, next: Float64Array): (from: number, to: number) => readonly [number, number] {
-  if (ascending(prev) && ascending(next)) {
-    let j = 0;
-    return (from, to) => {
-      const key = from * 65536 + to;
-      while (j + 3 < prev.length && pairKey(prev, j) < key) j += 4;
-      return j + 3 < prev.length && pairKey(prev, j) === key ? [prev[j + 2]!, prev[j + 3]!] : NONE;
-    };
-  }
-  const before = new Map<number, [number, number]>();
-  for (let i = 0; i + 3 < prev.length; i += 4) before.set(pairKey(prev, i), [prev[i + 2]!, prev[i + 3]!]);
-  return (from, to) => before.get(from * 65536 + to) ?? NONE;
-}
-
-/** Per-pair and per-site rates between two cumulative snapshots taken `dtSeconds` apart (simulated). */
-export function rates(prev: LiveView | null, next: LiveView, dtSeconds: number): { flows: FlowRate[]; drops: DropRate[] } {
+export function rates(live: LiveView): { flows: FlowRate[]; drops: DropRate[] } {
   const flows: FlowRate[] = [];
   const drops: DropRate[] = [];
-  if (!(dtSeconds > 0)) return { flows, drops };
-  const earlier = earlierCounts(prev?.traffic ?? EMPTY, next.traffic);
-  for (let i = 0; i + 3 < next.traffic.length; i += 4) {
-    const from = next.traffic[i]!;
-    const to = next.traffic[i + 1]!;
-    const [p0, s0] = earlier(from, to);
-    const packets = next.traffic[i + 2]! - p0;
-    if (packets <= 0) continue;
-    flows.push({ from, to, rate: packets / dtSeconds, synShare: (next.traffic[i + 3]! - s0) / packets });
-  }
-  const n = next.reasons.length;
-  for (let i = 0; i < next.drops.length; i++) {
-    const d = next.drops[i]! - (prev && prev.drops.length === next.drops.length ? prev.drops[i]! : 0);
-    if (d > 0) drops.push({ site: Math.floor(i / n), reason: next.reasons[i % n]!, rate: d / dtSeconds });
+  const seconds = live.step.seconds;
+  if (!(seconds > 0)) return { flows, drops };
+  const t = live.traffic;
+  for (let i = 0; i + 3 < t.length; i += 4) flows.push({ from: t[i]!, to: t[i + 1]!, rate: t[i + 2]! / seconds, synShare: t[i + 3]! / t[i + 2]! });
+  const n = live.reasons.length;
+  for (let i = 0; i < live.drops.length; i++) {
+    if (live.drops[i]! > 0) drops.push({ site: Math.floor(i / n), reason: live.reasons[i % n]!, rate: live.drops[i]! / seconds });
   }
   return { flows, drops };
 }
@@ -105,7 +75,7 @@ export interface TrafficLayer {
   setFocus(sites: readonly number[]): void;
   /** The drop mark drawn at a point of the canvas (CSS pixels), if any: what a click on it asks "why" about. */
   markAt(x: number, y: number): { site: number; reason: string } | null;
-  /** The drop marks on screen with their latest rates, for the legend. */
+  /** The drop marks on screen with their rates in the last metrics step (0 for the fading ones), for the legend. */
   activeDrops(): DropRate[];
   destroy(): void;
 }
@@ -114,16 +84,21 @@ interface Mark {
   site: number;
   reason: string;
   rate: number;
-  /** Simulated time of the last frame with these drops. */
+  /** The end of the last metrics step with these drops (simulated µs). */
   seenAt: number;
   seenWall: number;
 }
 
-export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => void): TrafficLayer {
+/**
+ * `canvas` lies under the picture's boxes, so flows pass behind them and their labels; `markCanvas` lies over them,
+ * where the drop marks sit on the boxes' top edges, beside their names rather than on them.
+ */
+export function createTrafficLayer(canvas: HTMLCanvasElement, markCanvas: HTMLCanvasElement, onChange: () => void): TrafficLayer {
   const ctx = canvas.getContext('2d');
+  const markCtx = markCanvas.getContext('2d');
   let sites: readonly (SitePoint | null)[] = [];
   let transform: ZoomTransform | null = null;
-  let prev: LiveView | null = null;
+  let stepEnd = 0;
   let prevT = 0;
   let allFlows: FlowRate[] = [];
   let flows: FlowRate[] = [];
@@ -174,15 +149,20 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
   }
 
   function draw(now: number): void {
-    if (!ctx) return;
+    if (!ctx || !markCtx) return;
     const dpr = window.devicePixelRatio || 1;
     const { w, h } = size;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
-      canvas.width = Math.round(w * dpr);
-      canvas.height = Math.round(h * dpr);
+    for (const [c, context] of [
+      [canvas, ctx],
+      [markCanvas, markCtx],
+    ] as const) {
+      if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+        c.width = Math.round(w * dpr);
+        c.height = Math.round(h * dpr);
+      }
+      context.setTransform(dpr, 0, 0, dpr, 0, 0);
+      context.clearRect(0, 0, w, h);
     }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
     if (!transform) return;
     const k = transform.k;
     const [flowColour, synColour, labelColour] = themeColours(now).slice(8) as [string, string, string];
@@ -230,6 +210,10 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
     }
     ctx.setLineDash([]);
 
+    drawMarks(markCtx, now, dpr, k, at, palette, labelColour);
+  }
+
+  function drawMarks(context: CanvasRenderingContext2D, now: number, dpr: number, k: number, at: (p: [number, number]) => [number, number], palette: string[], labelColour: string): void {
     const perSite = new Map<number, number>();
     drawnMarks = [];
     for (const [key, m] of marks) {
@@ -246,28 +230,28 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
       const [sx, sy] = at(p.mark);
       const style = reasonStyle(m.reason);
       const r = Math.max(4, Math.min(11, (2.5 + 1.8 * Math.log10(1 + m.rate)) * Math.max(0.7, Math.min(1.4, k))));
-      // Several reasons at one place line up leftwards from its mark point.
-      const x = sx - nth * 24;
-      const y = sy;
+      // On the box's top edge from its right end, several reasons lining up leftwards, clear of the name on the left.
+      const x = sx - r - 2 - nth * 26;
+      const y = Math.max(r + 1, sy);
       drawnMarks.push({ x, y, r, site: m.site, reason: m.reason });
-      ctx.globalAlpha = Math.max(0.15, 1 - age);
-      ctx.translate(x, y);
+      context.globalAlpha = Math.max(0.15, 1 - age);
+      context.translate(x, y);
       const path = new Path2D(glyphPath(style.glyph, r));
-      ctx.fillStyle = palette[style.slot]!;
-      ctx.fill(path);
-      ctx.lineWidth = 1.5;
-      ctx.strokeStyle = labelColour;
-      ctx.stroke(path);
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      context.fillStyle = palette[style.slot]!;
+      context.fill(path);
+      context.lineWidth = 1.5;
+      context.strokeStyle = labelColour;
+      context.stroke(path);
+      context.setTransform(dpr, 0, 0, dpr, 0, 0);
       if (k >= 1) {
-        ctx.font = '600 10px ui-monospace, monospace';
-        ctx.fillStyle = labelColour;
-        ctx.textAlign = 'center';
-        ctx.fillText(formatPerSecond(m.rate), x, y + r + 11);
-        ctx.textAlign = 'start';
+        context.font = '600 11px ui-monospace, monospace';
+        context.fillStyle = labelColour;
+        context.textAlign = 'center';
+        context.fillText(formatPerSecond(m.rate, true), x, y - r - 4);
+        context.textAlign = 'start';
       }
     }
-    ctx.globalAlpha = 1;
+    context.globalAlpha = 1;
   }
 
   return {
@@ -277,24 +261,20 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
     },
     setLive(live, t) {
       const now = performance.now();
-      const dt = (t - prevT) / 1e6;
-      if (prev && dt > 0) {
-        const r = rates(prev, live, dt);
+      if (live.step.end !== stepEnd) {
+        // An earlier step is a run started again (a seek back, another scenario): what it showed is gone.
+        if (live.step.end < stepEnd) marks.clear();
+        stepEnd = live.step.end;
+        const r = rates(live);
         allFlows = r.flows;
         pickFlows();
-        for (const d of r.drops) marks.set(`${d.site}:${d.reason}`, { site: d.site, reason: d.reason, rate: d.rate, seenAt: t, seenWall: now });
-        movingUntil = now + 600;
-        onChange();
-      } else if (!prev || t < prevT) {
-        allFlows = [];
-        flows = [];
-        marks.clear();
+        // A mark whose drops stopped shows 0/s, as the charts do, while it fades.
+        for (const m of marks.values()) m.rate = 0;
+        for (const d of r.drops) marks.set(`${d.site}:${d.reason}`, { site: d.site, reason: d.reason, rate: d.rate, seenAt: stepEnd, seenWall: now });
         onChange();
       }
-      if (!prev || t !== prevT) {
-        prev = live;
-        prevT = t;
-      }
+      if (t > prevT) movingUntil = now + 600;
+      prevT = t;
       schedule();
     },
     setTransform(t) {
@@ -316,9 +296,4 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, onChange: () => vo
       resize.disconnect();
     },
   };
-}
-
-export function formatPerSecond(rate: number): string {
-  if (rate >= 1000) return `${(rate / 1000).toFixed(rate >= 10_000 ? 0 : 1)}k/s`;
-  return `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`;
 }
