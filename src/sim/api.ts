@@ -6,6 +6,8 @@ import type { SimTime } from './core/time';
 export interface WhyStep {
   entity: string;
   text: string;
+  /** When the step's fact last happened (simulated µs), where the step is one recorded fact. */
+  at?: number;
 }
 
 /** From a symptom down to what set it off, each step read from facts the mechanisms recorded during the run. */

@@ -84,7 +84,7 @@ describe('the sandbox', () => {
       expect(steps.some((s) => /hypervisor dropped/.test(s))).toBe(true);
       expect(steps.at(-1)).toMatch(/deployment\/alerting.*redial each address every 300 ms/);
       // A step's entity is a link: it selects that entity in the picture.
-      await panel.getByTestId('why-step').last().getByRole('button').click();
+      await panel.getByTestId('why-step').last().getByTestId('why-step-entity').click();
       await expect.poll(() => byTestId(page, 'inspector').count()).toBe(1);
       expectClean(app);
     });
@@ -103,7 +103,7 @@ describe('the sandbox', () => {
       const steps = await panel.getByTestId('why-step').allTextContents();
       expect(steps.some((s) => /300 watchers, .* [\d,]+ reads for a change on its own/.test(s))).toBe(true);
       expect(steps.at(-1)).toMatch(/deployment\/search.*rolled out a new version at 30\.0 s/);
-      await panel.getByTestId('why-step').first().getByRole('button').click();
+      await panel.getByTestId('why-step').first().getByTestId('why-step-entity').click();
       await expect.poll(() => byTestId(page, 'inspector').textContent()).toContain('ZooKeeper ensemble');
 
       await card(page, 'partition-zookeeper').dragTo(page.locator('[data-entity="zookeeper/ensemble"]'));
@@ -124,6 +124,37 @@ describe('the sandbox', () => {
       expectClean(app);
     });
   }, 180_000);
+
+  it("takes the run back to a why step's time and shows its entity there, pulsing; a pod no longer in the run offers no faults", async () => {
+    await withApp('why-step-time', '?scenario=demo.yaml&speed=5', async (app) => {
+      const { page } = app;
+      await ready(page, 'demo.yaml');
+      await playTo(page, 32);
+      await page.locator('[data-testid="why-button"][data-reason="rp_filter_martian"]').click();
+      const panel = byTestId(page, 'why-panel');
+      const first = panel.getByTestId('why-step').first();
+      await expect.poll(() => first.getByTestId('why-step-entity').textContent()).toBe('node/node-a');
+      const [, minutes, secs] = /^at (\d+):(\d+\.\d)$/.exec((await first.getByTestId('why-step-time').textContent()) ?? '')!;
+      const at = (Number(minutes) * 60 + Number(secs)) * 1e6;
+      expect(at).toBeGreaterThan(20e6);
+      expect(at).toBeLessThan(32e6);
+      await first.getByTestId('why-step-time').click();
+      // Replayed to the step's time (the clock shows tenths), then the node is selected and pulses.
+      await expect.poll(async () => Math.abs((await clockUs(page)) - at), { timeout: 30_000 }).toBeLessThan(100_000);
+      const node = page.locator('[data-entity="node/node-a"]').first();
+      await expect.poll(() => node.getAttribute('data-pulse')).toBe('true');
+      expect(await node.getAttribute('data-selected')).toBe('true');
+
+      // web-0 was deleted at 20 s and the picture forgets it 10 s later: by the end, its step opens an inspector that
+      // says it is gone and offers no fault.
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => text(page, 'run-status'), { timeout: 60_000 }).toBe('done');
+      await panel.getByTestId('why-step-entity').filter({ hasText: 'pod/web-0' }).click();
+      await expect.poll(() => text(page, 'inspector-missing')).toMatch(/^pod\/web-0 is gone/);
+      expect(await byTestId(page, 'inspector').getByTestId('fault-button').count()).toBe(0);
+      expectClean(app);
+    });
+  }, 120_000);
 
   it('adds a BGP speaker dropped onto the router: a new ECMP next hop, and flows that moved are reset', async () => {
     await withApp('bgp-speaker-on-router', '?scenario=bare-metal-sandbox.yaml&speed=5', async (app) => {

@@ -32,7 +32,9 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   const serverErrors = causes.of('grpc_dependency_error')[0];
   if (serverErrors) {
     const node = world.nodeOf(serverErrors.entity);
-    const steps: WhyStep[] = [{ entity: serverErrors.entity, text: `${formatCount(serverErrors.count)} queries failed because the pod's dependencies did not resolve` }];
+    const steps: WhyStep[] = [
+      { entity: serverErrors.entity, at: serverErrors.lastAt, text: `${formatCount(serverErrors.count)} queries failed because the pod's dependencies did not resolve` },
+    ];
     if (node) steps.push(...dnsSteps(causes, world, node));
     chains.push({ symptom: `server errors at ${serverErrors.entity}`, steps });
   }
@@ -72,6 +74,7 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
   const steps: WhyStep[] = [
     {
       entity: collision.entity,
+      at: collision.lastAt,
       text: `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${formatCount(refused.count)} of them` : ''}`,
     },
   ];
@@ -79,12 +82,14 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
   if (leak) {
     steps.push({
       entity: node,
+      at: Number(collision.detail['at']),
       text: `Calico's IPAM gave ${ip} to the pod at ${seconds(Number(collision.detail['at']))}: its garbage collector had released the address at ${seconds(leak.firstAt)} as leaked, ${leak.detail['graceS']} s after the allocation's node was deleted`,
     });
     const deletedAt = Number(leak.detail['deletedAt']);
     const joined = causes.find('node_joined', node);
     const back = joined && joined.lastAt >= deletedAt ? ` and registered again at ${seconds(joined.lastAt)}` : '';
-    if (deletedAt >= 0) steps.push({ entity: node, text: `was deleted from the cluster at ${seconds(deletedAt)}${back}; tunl0 kept the address the deleted node's allocation was for` });
+    if (deletedAt >= 0)
+      steps.push({ entity: node, at: deletedAt, text: `was deleted from the cluster at ${seconds(deletedAt)}${back}; tunl0 kept the address the deleted node's allocation was for` });
   }
   return steps;
 }
@@ -102,6 +107,7 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const steps: WhyStep[] = [
     {
       entity: reset.entity,
+      at: reset.lastAt,
       text: `answered ${formatCount(reset.count)} packets with resets: they belonged to connections it had no socket for, flows the router had been sending to another node`,
     },
   ];
@@ -110,6 +116,7 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const c = change.detail;
   steps.push({
     entity: change.entity,
+    at: change.lastAt,
     text: `changed its ECMP group for ${c['prefix']} ${formatCount(change.count)} times; the latest, at ${seconds(change.lastAt)}, ${c['what']}: ${c['before']} → ${c['after']} next hops, and ${c['movedPct']} % of flows now hash to another next hop (${c['mode']} hashing keeps no record of connections)`,
   });
   const node = String(c['via']);
@@ -129,6 +136,7 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
     const h = hpa.detail;
     steps.push({
       entity: hpa.entity,
+      at: hpa.lastAt,
       text: `its HorizontalPodAutoscaler changed the replica count ${formatCount(hpa.count)} times; the latest, at ${seconds(hpa.lastAt)}, from ${h['from']} to ${h['to']}: ${h['perPod']} requests/s per pod against a target of ${h['target']}`,
     });
   }
@@ -137,6 +145,7 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
     const p = spike.detail;
     steps.push({
       entity: spike.entity,
+      at: spike.lastAt,
       text: `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all`,
     });
   }
@@ -154,12 +163,14 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   const steps: WhyStep[] = [
     {
       entity: gone.entity,
+      at: gone.lastAt,
       text: `${formatCount(gone.count)} requests to ${service} failed at backends that were already gone; the latest went to ${d['backend']}, gone for ${(Number(d['goneForMs']) / 1000).toFixed(1)} s, from a list its ${proxy} got ${(Number(d['listAgeMs']) / 1000).toFixed(1)} s earlier`,
     },
   ];
   if (typeof d['connectTimeoutMs'] === 'number') {
     steps.push({
       entity: gone.entity,
+      at: gone.lastAt,
       text: `${proxy} waits ${d['connectTimeoutMs']} ms for a connection to an address nobody answers, ${d['connectTimeoutMs'] >= Number(d['deadlineMs']) ? `longer than the caller's ${d['deadlineMs']} ms deadline` : 'then tries another backend'}`,
     });
   }
@@ -167,6 +178,7 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   if (left)
     steps.push({
       entity: left.entity,
+      at: left.lastAt,
       text: `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it`,
     });
   const read = causes.find('zk_read', gone.entity);
@@ -175,6 +187,7 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
     const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${formatCount(r['requests'])} requests, one after another`;
     steps.push({
       entity: gone.entity,
+      at: gone.lastAt,
       text: `its watchers read their services ${formatCount(read.count)} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`,
     });
   }
@@ -198,6 +211,7 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
     const a = alarm.detail;
     steps.push({
       entity: alarm.entity,
+      at: alarm.lastAt,
       text: `its packet alarm fired in ${formatCount(alarm.count)} seconds: at ${seconds(alarm.lastAt)} ${a['server']} handled ${formatCount(a['pps'])} packets/s against an allowance of ${formatCount(a['allowance'])}, and ${a['dropped']} % were dropped and sent again, slowing every read on it`,
     });
   }
@@ -205,6 +219,7 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
   if (deployment)
     steps.push({
       entity: deployment.entity,
+      at: deployment.lastAt,
       text: `rolled out a new version at ${seconds(deployment.lastAt)}: every pod it replaced deregistered and every new one registered, each a change`,
     });
   return steps;
@@ -230,7 +245,11 @@ function staleSteps(causes: CauseLog, stale: CauseFact): WhyStep[] {
   const busiest = causes.of('endpoints_changed')[0];
   if (busiest) {
     const all = causes.of('endpoints_changed').reduce((n, f) => n + f.count, 0);
-    steps.push({ entity: busiest.entity, text: `caused ${formatCount(busiest.count)} of the ${formatCount(all)} endpoint changes; every one of them is a sync on every node` });
+    steps.push({
+      entity: busiest.entity,
+      at: busiest.lastAt,
+      text: `caused ${formatCount(busiest.count)} of the ${formatCount(all)} endpoint changes; every one of them is a sync on every node`,
+    });
   }
   return steps;
 }
@@ -278,6 +297,7 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
   const steps: WhyStep[] = [
     {
       entity: fact.entity,
+      at: fact.lastAt,
       text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${formatCount(fact.count)} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}`,
     },
   ];
@@ -297,7 +317,7 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
 function martianSteps(causes: CauseLog, world: WhyWorld, martians: CauseFact): WhyStep[] {
   const d = martians.detail;
   const iface = d['iface'] === undefined ? '' : ` on ${d['iface']}${d['ifaceHasAddress'] === 0 ? ', which has no IPv4 address' : ''}`;
-  const steps: WhyStep[] = [{ entity: martians.entity, text: `${formatCount(martians.count)} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
+  const steps: WhyStep[] = [{ entity: martians.entity, at: martians.lastAt, text: `${formatCount(martians.count)} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
   if (typeof d['dst'] === 'number') steps.push(...addressSteps(causes, world, d['dst']));
   return steps;
 }
@@ -315,7 +335,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
   switch (kind) {
     case 'grpc_dependency_error': {
       const node = world.nodeOf(fact.entity);
-      const steps: WhyStep[] = [{ entity: fact.entity, text: `${formatCount(fact.count)} queries failed because the pod's dependencies did not resolve` }];
+      const steps: WhyStep[] = [{ entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} queries failed because the pod's dependencies did not resolve` }];
       if (node) steps.push(...dnsSteps(causes, world, node));
       return { symptom, steps };
     }
@@ -336,6 +356,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
         steps: [
           {
             entity: fact.entity,
+            at: fact.lastAt,
             text: `the ZooKeeper hosts' hypervisors dropped ${formatCount(fact.detail['dropped'])} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
           },
           ...zookeeperSteps(causes, world, String(fact.detail['service'])),
@@ -347,19 +368,22 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);
       if (!throttled)
-        return { symptom, steps: [{ entity: fact.entity, text: `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled` }] };
+        return {
+          symptom,
+          steps: [{ entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled` }],
+        };
       return { symptom, steps: cpuSteps(causes, kind === 'cpu_delayed' ? fact : undefined, throttled) };
     }
     case CLIENT_ADDRESS_CAUSES.internal:
     case CLIENT_ADDRESS_CAUSES.forged: {
       const verdict = kind === CLIENT_ADDRESS_CAUSES.forged ? 'forged' : 'internal';
       const steps = clientAddressSteps(world, fact, verdict);
-      const none = { entity: fact.entity, text: `${formatCount(fact.count)} requests; none of the sampled requests kept shows the path yet` };
+      const none = { entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} requests; none of the sampled requests kept shows the path yet` };
       return { symptom, steps: steps.length > 0 ? steps : [none] };
     }
   }
   const why = explain(kind);
-  const steps: WhyStep[] = [{ entity: fact.entity, text: `${formatCount(fact.count)} times${why ? `: ${why}` : ''}` }];
+  const steps: WhyStep[] = [{ entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} times${why ? `: ${why}` : ''}` }];
   if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
   return { symptom, steps };
 }
@@ -371,10 +395,15 @@ function dnsSteps(causes: CauseLog, world: WhyWorld, node: string): WhyStep[] {
   const saturated = causes.find('dns_saturated', node);
   if (refused) {
     const limit = saturated ? ` with all ${saturated.detail['maxConcurrent']} max_concurrent slots taken` : '';
-    steps.push({ entity: node, text: `node-local DNS answered ${formatCount(refused.count)} queries REFUSED${limit}` });
+    steps.push({ entity: node, at: refused.lastAt, text: `node-local DNS answered ${formatCount(refused.count)} queries REFUSED${limit}` });
   }
   const upstream = causes.find('dns_upstream_error', node);
-  if (upstream) steps.push({ entity: node, text: `its queries to the upstream DNS failed ${formatCount(upstream.count)} times: connections could not be opened or went unanswered` });
+  if (upstream)
+    steps.push({
+      entity: node,
+      at: upstream.lastAt,
+      text: `its queries to the upstream DNS failed ${formatCount(upstream.count)} times: connections could not be opened or went unanswered`,
+    });
   const instance = `instance/${node.slice('node/'.length)}`;
   const exceeded = causes.find('hypervisor_conntrack_exceeded', instance);
   if (exceeded) steps.push(...allowanceSteps(causes, world, exceeded));
@@ -387,13 +416,14 @@ function allowanceSteps(causes: CauseLog, world: WhyWorld, exceeded: CauseFact):
   const steps: WhyStep[] = [
     {
       entity: exceeded.entity,
+      at: exceeded.lastAt,
       text: `the hypervisor dropped ${formatCount(exceeded.count)} packets of new flows: ${formatCount(d['used'])} of ${formatCount(d['allowance'])} tracked connections in use`,
     },
   ];
   const busiest = d['busiestDst'];
   if (typeof busiest === 'number') {
     const share = Math.round(100 * Number(d['busiestShare'] ?? 0));
-    steps.push({ entity: exceeded.entity, text: `${share} % of the tracked flows sampled go to ${formatIpv4(busiest)}` });
+    steps.push({ entity: exceeded.entity, at: exceeded.lastAt, text: `${share} % of the tracked flows sampled go to ${formatIpv4(busiest)}` });
     steps.push(...addressSteps(causes, world, busiest));
   }
   return steps;
@@ -414,7 +444,7 @@ function unknownMemberSteps(causes: CauseLog, world: WhyWorld, lb: string, ip: n
   const joined = node ? causes.find('node_joined', node) : undefined;
   if (node && joined) {
     const pods = joined.detail['pods'] === 0 ? ' with no pods yet' : '';
-    steps.push({ entity: node, text: `joined the cluster at ${seconds(joined.firstAt)}${pods}; the controller added it to the pool at its next node poll` });
+    steps.push({ entity: node, at: joined.firstAt, text: `joined the cluster at ${seconds(joined.firstAt)}${pods}; the controller added it to the pool at its next node poll` });
   }
   return steps;
 }
@@ -429,7 +459,7 @@ function addressSteps(causes: CauseLog, world: WhyWorld, ip: number): WhyStep[] 
   if (pod?.deletedAt !== undefined) {
     const holder = world.holderOf(ip);
     const still = holder ? `; the address is still attached to ${holder}` : '';
-    steps.push({ entity: pod.entity, text: `${address} was this pod's address; it was deleted at ${seconds(pod.deletedAt)}${still}` });
+    steps.push({ entity: pod.entity, at: pod.deletedAt, text: `${address} was this pod's address; it was deleted at ${seconds(pod.deletedAt)}${still}` });
   }
   const attempts = causes.attemptsTo(ip);
   if (attempts.length > 0) {

@@ -4,7 +4,7 @@ import { formatEventTime } from '../components/format';
 import { useApp } from '../../state/app-store';
 import { faultsFor } from '../../state/fault-draft';
 import type { FrameState } from '../../state/frame-store';
-import { clearSelection, findPod, splitEntity } from '../../state/selection';
+import { clearSelection, entityExists, findPod, splitEntity } from '../../state/selection';
 import { FaultAction } from '../faults/fault-action';
 import { usePacedFrame } from '../services/paced-frame';
 import { PanelClose } from '../components/panel-close';
@@ -191,7 +191,10 @@ export function Inspector({ entity }: { entity: string }) {
   const { kind, name } = splitEntity(entity);
   const faults = faultsFor(catalog, kind);
   const readiness = pod ? (pod.phase === 'running' ? (pod.ready ? 'ready' : 'not ready') : pod.phase) : undefined;
-  const gone = pod?.phase === 'gone' ? `${entity} is gone` : undefined;
+  // A pod no longer drawn (forgotten after it went): the simulation has nothing of it to show or to fault.
+  const selectMissing = useCallback((s: FrameState) => entity.startsWith('pod/') && s.topology !== null && !entityExists(s.topology, entity), [entity]);
+  const missing = usePacedFrame(selectMissing);
+  const gone = pod?.phase === 'gone' || missing ? `${entity} is gone` : undefined;
 
   return (
     <section data-testid="inspector" className={panel} aria-label={`Inspector: ${entity}`}>
@@ -221,12 +224,15 @@ export function Inspector({ entity }: { entity: string }) {
           ))}
         {inspection && inspection.requests.length > 0 && <Requests requests={inspection.requests} />}
         {inspection && <Traces traces={inspection.traces} />}
-        {!inspection && <p className="border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">Waiting for the next frame…</p>}
+        {!inspection && (
+          <p data-testid="inspector-missing" className="border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
+            {missing ? `${entity} is gone: it is no longer in the run at this time. A "why" step's time takes the run back to when it was.` : 'Waiting for the next frame…'}
+          </p>
+        )}
         <div className="space-y-3 border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">
           <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Faults</h3>
-          {faults.map((f) => (
-            <FaultAction key={f.id} fault={f} target={entity} disabledReason={gone} />
-          ))}
+          {!missing && faults.map((f) => <FaultAction key={f.id} fault={f} target={entity} disabledReason={gone} />)}
+          {missing && <p className="text-sm text-slate-500 dark:text-slate-400">None: {entity} is gone.</p>}
           {faults.length === 0 && <p className="text-sm text-slate-500 dark:text-slate-400">No fault in the catalog targets a {kind}.</p>}
         </div>
       </div>

@@ -345,6 +345,7 @@ export function TopologyPanel() {
       if (box) zoom.current?.focus(box);
     } else if (hit.box) zoom.current?.focus(hit.box);
     selectEntity(hit.entity);
+    drawingRef.current?.pulse(hit.entity);
     return true;
   };
   const revealRef = useRef(reveal);

@@ -36,6 +36,8 @@ export interface TopologyDrawing {
   setConnections(triples: Int32Array): ConnectionCounts;
   /** Marks one entity (`kind/name`) as selected, or none. */
   setSelected(entity: string | null): void;
+  /** Makes an entity's ring pulse for a few seconds. */
+  pulse(entity: string): void;
   /** Deployments drawn pod by pod although they crowd their nodes; the others become one chip per node. */
   setExpanded(deployments: ReadonlySet<string>): TopologyLayout | undefined;
   /** The panel's size, which decides how many machines go in a row; relays out when it changes. */
@@ -46,6 +48,8 @@ export interface TopologyDrawing {
 }
 
 const MAX_NAME = 18;
+/** As long as the CSS pulse animation runs (4 × 0.8 s). */
+const PULSE_MS = 3200;
 const clip = (s: string, n = MAX_NAME): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 /** Below this zoom scale the picture switches to its far view. */
 const PALETTE_SIZE = 8;
@@ -126,6 +130,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   let lastTriples: Int32Array = new Int32Array(0);
   let lastLive: LiveView | undefined;
   let selected: string | null = null;
+  let pulseTimer: ReturnType<typeof setTimeout> | undefined;
   let colourOf = new Map<string, number>();
   let viewport = { width: 1600, height: 800 };
   let far: boolean | null = null;
@@ -594,6 +599,16 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       selected = entity;
       markSelected();
     },
+    pulse(entity) {
+      clearTimeout(pulseTimer);
+      g.selectAll('[data-pulse]').attr('data-pulse', null);
+      g.selectAll<SVGElement, unknown>('[data-entity]')
+        .filter(function () {
+          return this.getAttribute('data-entity') === entity;
+        })
+        .attr('data-pulse', 'true');
+      pulseTimer = setTimeout(() => g.selectAll('[data-pulse]').attr('data-pulse', null), PULSE_MS);
+    },
     setExpanded(next) {
       expanded = next;
       return redraw();
@@ -608,6 +623,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       g.attr('data-far', far ? 'true' : null);
     },
     destroy() {
+      clearTimeout(pulseTimer);
       g.selectAll('*').remove();
     },
   };

@@ -1,11 +1,14 @@
 import { useApp } from '../../state/app-store';
 import { revealEntity } from '../../state/selection';
 import { closeWhy, useWhy } from '../../state/why';
+import { formatClock } from '../components/format';
 import { PanelClose } from '../components/panel-close';
+import { seek } from '../services/sim-client';
 import { panel, panelTitle } from '../components/styles';
 
 /**
- * The chain behind the symptom someone clicked, step by step down to its root; each step's entity is a link to the picture.
+ * The chain behind the symptom someone clicked, step by step down to its root; each step's entity is a link to the picture,
+ * and its time, where it has one, takes the run there.
  * `fill`: share the column's height with what is beside it (presenter mode) instead of keeping the chain's own height.
  */
 export function WhyPanel({ fill = false }: { fill?: boolean }) {
@@ -41,6 +44,7 @@ export function WhyPanel({ fill = false }: { fill?: boolean }) {
                   <span className="min-w-0 text-slate-700 dark:text-slate-200">
                     <button
                       type="button"
+                      data-testid="why-step-entity"
                       onClick={() => revealEntity(step.entity)}
                       aria-current={selected === step.entity ? 'true' : undefined}
                       title={`Show ${step.entity} in the picture`}
@@ -48,6 +52,17 @@ export function WhyPanel({ fill = false }: { fill?: boolean }) {
                     >
                       {step.entity}
                     </button>
+                    {step.at !== undefined && (
+                      <button
+                        type="button"
+                        data-testid="why-step-time"
+                        onClick={() => void seek(step.at!).then((ok) => ok && revealEntity(step.entity))}
+                        title={`Go to ${formatClock(step.at)}, when this last happened, and show ${step.entity} there`}
+                        className="mr-1.5 rounded font-mono text-xs text-slate-500 underline decoration-dotted underline-offset-2 tabular-nums hover:decoration-solid focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-slate-400"
+                      >
+                        at {formatClock(step.at)}
+                      </button>
+                    )}
                     {step.text}
                   </span>
                 </li>
