@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import type { RunReport } from '../../src/sim/api';
+import { editorSelection, editorText, fillEditor } from './code-editor';
 import { appHarness } from './harness';
 import { byTestId, expectClean, layoutOf, text, untilStatus } from './page';
 
@@ -55,7 +56,7 @@ describe('the scenario editor', () => {
       expect(await outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c']);
       await page.locator('[data-testid="editor-add"][data-kind="node"]').click();
       await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c', 'node-d']);
-      expect(await byTestId(page, 'editor-text').inputValue()).toContain('name: node-d');
+      expect(await editorText(page)).toContain('name: node-d');
       await byTestId(page, 'editor-undo').click();
       await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c']);
       await byTestId(page, 'editor-redo').click();
@@ -66,14 +67,12 @@ describe('the scenario editor', () => {
       expect(await web.getByTestId('editor-remove').count()).toBe(0);
       expect(await web.getAttribute('title')).toBe('deployment web is still referred to by Service web, timeline[0] (delete-pod on pod/web-0); remove or change those first');
 
-      const area = byTestId(page, 'editor-text');
-      await area.fill((await area.inputValue()).replace('replicas: 3', 'replicas: -3'));
+      await fillEditor(page, (await editorText(page)).replace('replicas: 3', 'replicas: -3'));
       await expect.poll(() => text(page, 'editor-problem')).toBe('topology.deployments.web.replicas: must be >= 0, got -3');
       expect(await byTestId(page, 'editor-run').isDisabled()).toBe(true);
       await byTestId(page, 'editor-problem').click();
-      const selected = await area.evaluate((el: HTMLTextAreaElement) => el.value.slice(el.selectionStart, el.selectionEnd));
-      expect(selected).toBe('      replicas: -3');
-      await area.fill((await area.inputValue()).replace('replicas: -3', 'replicas: 3'));
+      expect(await editorSelection(page)).toBe('      replicas: -3');
+      await fillEditor(page, (await editorText(page)).replace('replicas: -3', 'replicas: 3'));
       await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
 
       // A file name the app cannot save or link is named before anything is saved or run.
@@ -100,28 +99,27 @@ describe('the scenario editor', () => {
       const size = page.locator('[data-testid="editor-field"][data-key="size"]');
       await expect.poll(() => size.count()).toBe(1);
       expect(await page.locator('[data-testid="editor-properties"] h2').textContent()).toBe('Propertiesnode node-b');
-      const before = await byTestId(page, 'editor-text').inputValue();
+      const before = await editorText(page);
 
       await size.fill('100');
       await expect.poll(() => text(page, 'editor-field-problem')).toBe('not applied, the scenario would no longer load: topology.nodes[1].size: must be <= 64, got 100');
       expect(await size.getAttribute('aria-invalid')).toBe('true');
       await size.fill('2x');
       await expect.poll(() => text(page, 'editor-field-problem')).toBe('size: expected a number, got "2x"');
-      expect(await byTestId(page, 'editor-text').inputValue()).toBe(before);
+      expect(await editorText(page)).toBe(before);
 
       await size.fill('4');
       await expect.poll(() => byTestId(page, 'editor-field-problem').count()).toBe(0);
-      const textNow = () => byTestId(page, 'editor-text').inputValue();
-      const nodeB = async () => (parse(await textNow()) as { topology: { nodes: Record<string, unknown>[] } }).topology.nodes[1];
+      const nodeB = async () => (parse(await editorText(page)) as { topology: { nodes: Record<string, unknown>[] } }).topology.nodes[1];
       await expect.poll(nodeB).toMatchObject({ name: 'node-b', platform: 'cloud', size: 4 });
-      expect((await textNow()).replace('      size: 4\n', '')).toBe(before);
+      expect((await editorText(page)).replace('      size: 4\n', '')).toBe(before);
       // A choice applies at once.
       await page.locator('[data-testid="editor-field"][data-key="platform"]').selectOption('bare-metal');
       await expect.poll(nodeB).toMatchObject({ platform: 'bare-metal', size: 4 });
       await byTestId(page, 'editor-undo').click();
       await expect.poll(() => page.locator('[data-testid="editor-field"][data-key="platform"]').inputValue()).toBe('cloud');
       await byTestId(page, 'editor-undo').click();
-      await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toBe(before);
+      await expect.poll(() => editorText(page)).toBe(before);
       await expect.poll(() => size.inputValue()).toBe('');
 
       // The scenario's parameters have a form too, and the edited scenario runs.
@@ -130,7 +128,7 @@ describe('the scenario editor', () => {
       await expect.poll(() => reconnect.inputValue()).toBe('300');
       await reconnect.fill('1500');
       await reconnect.press('Enter');
-      await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toContain('    reconnectMs: 1500\n');
+      await expect.poll(() => editorText(page)).toContain('    reconnectMs: 1500\n');
       await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
       await byTestId(page, 'editor-run').click();
       await expect.poll(() => layoutOf(page)).not.toBe('editor');
@@ -143,14 +141,13 @@ describe('the scenario editor', () => {
     await withApp('editor-draft', `?scenario=${DEMO}`, async (app) => {
       const { page } = app;
       await openEditor(page);
-      const area = byTestId(page, 'editor-text');
-      const draft = `# my draft, not yet run\n${await area.inputValue()}`;
-      await area.fill(draft);
+      const draft = `# my draft, not yet run\n${await editorText(page)}`;
+      await fillEditor(page, draft);
       // Past the next autosave.
       await page.waitForTimeout(2_500);
       await page.reload();
       await expect.poll(() => layoutOf(page), { timeout: 20_000 }).toBe('editor');
-      expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
+      expect(await editorText(page)).toBe(draft);
       await expect.poll(() => text(page, 'notice-message')).toMatch(/your draft of demo\.yaml is in the editor\.$/);
 
       const [worker] = page.workers();
@@ -160,9 +157,9 @@ describe('the scenario editor', () => {
         });
       });
       await expect.poll(() => text(page, 'notice-message'), { timeout: 20_000 }).toContain('A new worker took over');
-      expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
+      expect(await editorText(page)).toBe(draft);
       // The new worker checks the text again.
-      await byTestId(page, 'editor-text').fill(draft.replace('replicas: 3', 'replicas: x'));
+      await fillEditor(page, draft.replace('replicas: 3', 'replicas: x'));
       await expect.poll(() => text(page, 'editor-problem')).toMatch(/^topology\.deployments\.web\.replicas: /);
       expect(app.problems.pageErrors).toEqual([]);
     });
