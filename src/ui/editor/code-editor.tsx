@@ -83,7 +83,8 @@ const isDark = (): boolean => document.documentElement.classList.contains('dark'
 
 const MONO = 'var(--font-mono, ui-monospace, monospace)';
 
-// Colours come from src/index.css, whose `.dark` block switches them with the app's theme.
+// Colours come from src/index.css, whose `.dark` block switches them with the app's theme; custom properties reach
+// into the editor's shadow root, where the page's classes do not.
 const theme = EditorView.theme({
   '&': { height: '100%', fontSize: '0.875rem', color: 'var(--c-code-text)', backgroundColor: 'var(--c-code-bg)' },
   '&.cm-focused': { outline: '2px solid #6366f1', outlineOffset: '-2px' },
@@ -178,8 +179,15 @@ export default function CodeEditor({ controls }: { controls: RefObject<EditorCon
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const darkness = new Compartment();
+    // In a document CodeMirror writes its styles into a <style> element, which the app's Content-Security-Policy
+    // (style-src 'self', README) blocks; in a shadow root it uses a constructed style sheet, which the policy allows.
+    const shadow = host.current!.shadowRoot ?? host.current!.attachShadow({ mode: 'open' });
+    const parent = document.createElement('div');
+    parent.style.height = '100%';
+    shadow.append(parent);
     const view = new EditorView({
-      parent: host.current!,
+      root: shadow,
+      parent,
       state: EditorState.create({ doc: editorStore.getState().text.replace(/\r\n?/g, '\n'), extensions: extensions(darkness) }),
     });
     void loadSchema();
@@ -210,6 +218,7 @@ export default function CodeEditor({ controls }: { controls: RefObject<EditorCon
       themeWatch.disconnect();
       unsubscribe();
       view.destroy();
+      parent.remove();
     };
   }, [controls]);
   return <div ref={host} className="min-h-0 min-w-0 flex-1 overflow-hidden rounded-lg border border-slate-300 dark:border-slate-700" />;
