@@ -54,7 +54,7 @@ function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
   const error = useEditor((s) => s.outlineError);
   const selected = useEditor((s) => s.selected);
   return (
-    <section className={`${panel} w-64 shrink-0`} aria-label="Topology outline">
+    <section className={`${panel} w-48 shrink-0 lg:w-64`} aria-label="Topology outline">
       <h2 className={panelTitle}>Topology</h2>
       <div className="flex flex-wrap gap-1 border-b border-slate-200 p-2 dark:border-slate-800">
         {ADDABLE.map((option) => (
@@ -256,7 +256,7 @@ export default function EditorLayout() {
             Tab indents, Esc then Tab moves on · Ctrl+Space completes · Ctrl+F searches · F8 goes to the next problem
           </p>
         </div>
-        <div className="flex w-80 shrink-0 flex-col gap-2">
+        <div className="flex w-64 shrink-0 lg:w-80 flex-col gap-2">
           <Properties />
           <Problems onJump={jumpToProblem} />
         </div>
