@@ -128,7 +128,11 @@ describe('schema completion', () => {
 
   it('offers enum values, constants and booleans', () => {
     expect(labels('topology:\n  nodes:\n    - name: a\n      platform: |\n')).toEqual(['bare-metal', 'cloud']);
-    expect(suggest(SCHEMA, placeOf('topology:\n  nodes:\n    - name: a\n      platform: |\n')!)[0]).toMatchObject({ detail: 'default' });
+    const platforms = suggest(SCHEMA, placeOf('topology:\n  nodes:\n    - name: a\n      platform: |\n')!);
+    expect(platforms.map((p) => [p.detail, p.boost])).toEqual([
+      ['default', undefined],
+      [undefined, -1],
+    ]);
     expect(labels('topology:\n  nodes:\n    - name: a\n      joined: |\n')).toEqual(['true', 'false']);
     expect(labels('version: |\n')).toEqual(['1']);
     expect(labels('topology:\n  nodes:\n    - name: a\n      size: |\n')).toEqual([]);

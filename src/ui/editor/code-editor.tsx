@@ -1,5 +1,14 @@
 import { useEffect, useRef, type RefObject } from 'react';
-import { autocompletion, closeBrackets, closeBracketsKeymap, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import {
+  autocompletion,
+  closeBrackets,
+  closeBracketsKeymap,
+  insertCompletionText,
+  pickedCompletion,
+  type Completion,
+  type CompletionContext,
+  type CompletionResult,
+} from '@codemirror/autocomplete';
 import { defaultKeymap, indentWithTab } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
 import { bracketMatching, foldGutter, foldKeymap, HighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from '@codemirror/language';
@@ -11,7 +20,7 @@ import { tags } from '@lezer/highlight';
 import { editorStore, editText, redoEdit, undoEdit } from '../../state/editor';
 import { problemOffsets } from './problem-place';
 import { suggest, type JsonSchema } from './schema-complete';
-import { placeAt } from './yaml-place';
+import { placeAt, WORD } from './yaml-place';
 
 /** What the rest of the editor asks of the text view. */
 export interface EditorControls {
@@ -37,6 +46,15 @@ function loadSchema(): Promise<JsonSchema | null> {
   return schemaLoad;
 }
 
+/** Writes `text` over the whole word the completion started in, the part after the cursor too (a key being renamed). */
+const replaceWord =
+  (text: string) =>
+  (view: EditorView, completion: Completion, from: number, to: number): void => {
+    let end = to;
+    while (end < view.state.doc.length && WORD.test(view.state.sliceDoc(end, end + 1))) end++;
+    view.dispatch({ ...insertCompletionText(view.state, text, from, end), annotations: pickedCompletion.of(completion) });
+  };
+
 async function complete(context: CompletionContext): Promise<CompletionResult | null> {
   const place = placeAt(context.state.doc.toString(), context.pos);
   // A new line offers keys only when asked (Ctrl+Space); a value is offered as soon as its key's colon is typed.
@@ -45,20 +63,21 @@ async function complete(context: CompletionContext): Promise<CompletionResult | 
   if (!schema || context.aborted) return null;
   const options = suggest(schema, place).map((s): Completion => ({
     label: s.label,
-    apply: s.apply,
+    apply: replaceWord(s.apply),
     type: s.what === 'key' ? 'property' : 'enum',
     ...(s.detail !== undefined ? { detail: s.detail } : {}),
     ...(s.info !== undefined ? { info: s.info } : {}),
     ...(s.boost !== undefined ? { boost: s.boost } : {}),
   }));
-  return options.length === 0 ? null : { from: place.from, to: place.to, options, validFor: /^[\w.-]*$/ };
+  // Filtered by what is typed before the cursor: on a key being renamed, the other keys are offered too.
+  return options.length === 0 ? null : { from: place.from, to: context.pos, options, validFor: /^[\w.-]*$/ };
 }
 
 /** The loader's problems as diagnostics, each from its place to the end of that line. */
 function diagnostics(state: EditorState, problems: readonly string[]): Diagnostic[] {
   return problemOffsets(state.doc.toString(), problems).map((at, i) => {
     const line = state.doc.lineAt(at);
-    return { from: at, to: Math.max(at, line.from + line.text.trimEnd().length), severity: 'error', message: problems[i]!, source: 'loader' };
+    return { from: at, to: Math.max(at, line.from + line.text.trimEnd().length), severity: 'error', message: problems[i]! };
   });
 }
 

@@ -29,7 +29,7 @@ export interface Suggestion {
   detail?: string;
   /** The description and range, a sentence. */
   info?: string;
-  /** Required keys first. */
+  /** Ranks it above (or, below zero, under) the others: required keys first, values in the schema's order. */
   boost?: number;
 }
 
@@ -126,7 +126,8 @@ function valueSuggestions(schemas: readonly JsonSchema[]): Suggestion[] {
       const label = yamlScalar(value);
       if (seen.has(label)) continue;
       const isDefault = schema.default !== undefined && schema.default === value;
-      seen.set(label, { label, apply: label, what: 'value', ...(isDefault ? { detail: 'default' } : {}), ...(schema.description ? { info: schema.description } : {}) });
+      const rank = seen.size === 0 ? {} : { boost: -Math.min(seen.size, 99) };
+      seen.set(label, { label, apply: label, what: 'value', ...rank, ...(isDefault ? { detail: 'default' } : {}), ...(schema.description ? { info: schema.description } : {}) });
     }
   }
   return [...seen.values()];

@@ -18,7 +18,8 @@ export interface CursorPlace {
 
 // Stands for the word at the cursor so the text around it parses as it will once the word is written.
 const MARK = 'cursor\u2063mark';
-const WORD = /[\w.-]/;
+/** A character of a key or plain value that completion writes. */
+export const WORD = /[\w.-]/;
 const BLOCK_KEY = /^\s*(?:-\s+)*$/;
 const BLOCK_VALUE = /^\s*(?:-\s+)*(?:"[^"]*"|'[^']*'|[^\s#'"{[][^#]*?)\s*:\s+$/;
 const FLOW = /[{[,]\s*$/;
