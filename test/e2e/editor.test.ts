@@ -8,7 +8,7 @@ import { appHarness } from './harness';
 import { byTestId, expectClean, layoutOf, text, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
-const { withApp } = appHarness({ viewport: { width: 1400, height: 850 } });
+const { withApp, server } = appHarness({ viewport: { width: 1400, height: 850 } });
 
 const MANIFESTS = `apiVersion: apps/v1
 kind: Deployment
@@ -90,6 +90,112 @@ describe('the scenario editor', () => {
       expectClean(app);
     });
   }, 120_000);
+
+  it('marks each problem at its line, completes keys and values from the schema, keeps one undo history, and lets Escape then Tab leave the text', async () => {
+    await withApp('editor-code', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      await fillEditor(page, (await editorText(page)).replace('replicas: 3', 'replicas: 20001').replace('      ip: 10.0.0.12\n', ''));
+      const replicas = 'topology.deployments.web.replicas: must be <= 20000, got 20001';
+      await expect.poll(() => byTestId(page, 'editor-problem').allTextContents()).toContain(replicas);
+      const markOnCursorLine = () => page.locator('.cm-activeLine .cm-lintRange-error').textContent({ timeout: 2_000 });
+      // A key the text lacks is marked at the deepest part of its path that is there: node-b's list item.
+      await page.locator('[data-testid="editor-problem"]', { hasText: /^topology\.nodes\[1\]\.ip: / }).click();
+      await expect.poll(markOnCursorLine).toBe('name: node-b');
+      await page.locator('[data-testid="editor-problem"]', { hasText: replicas }).click();
+      await expect.poll(markOnCursorLine).toBe('replicas: 20001');
+      await page.locator('.cm-activeLine .cm-lintRange-error').hover();
+      await expect.poll(() => page.locator('.cm-tooltip-lint').textContent({ timeout: 2_000 })).toBe(replicas);
+
+      // Keys of this deployment's app that it does not have yet, on the next line's key.
+      const offered = () => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Home');
+      await page.keyboard.press('Control+Space');
+      await expect.poll(offered).toContain('cpuPerRequestMs');
+      expect(await offered()).toContain('port');
+      expect(await offered()).not.toContain('replicas');
+      expect(await offered()).not.toContain('target');
+      await page.keyboard.type('cpuP');
+      await expect.poll(offered).toEqual(['cpuPerRequestMs']);
+      expect(await page.locator('.cm-tooltip-autocomplete .cm-completionDetail').textContent()).toBe('number = 0');
+      // CodeMirror takes Enter as a pick only once the list has been up for its interaction delay (75 ms).
+      const pick = async (): Promise<void> => {
+        await page.waitForTimeout(150);
+        await page.keyboard.press('Enter');
+      };
+      await pick();
+      await expect.poll(() => editorText(page)).toContain('      replicas: 20001\n      cpuPerRequestMs: 8080\n');
+      // A value from the field's enum, offered once its colon is typed.
+      await page.keyboard.press('End');
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('kind: ');
+      await expect.poll(offered).toEqual(['Deployment', 'DaemonSet']);
+      await pick();
+      await expect.poll(() => editorText(page)).toContain('      cpuPerRequestMs: 8080\n      kind: Deployment\n');
+
+      // Ctrl+Z in the text is the editor's one undo: the Undo and Redo buttons follow it.
+      await page.waitForTimeout(1_000);
+      const before = await editorText(page);
+      await page.keyboard.press('End');
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('# one history');
+      await expect.poll(() => editorText(page)).toBe(before.replace('      kind: Deployment\n', '      kind: Deployment\n      # one history\n'));
+      const typed = await editorText(page);
+      await page.keyboard.press('ControlOrMeta+Z');
+      await expect.poll(() => editorText(page)).toBe(before);
+      expect(await byTestId(page, 'editor-redo').isDisabled()).toBe(false);
+      await page.keyboard.press('ControlOrMeta+Shift+Z');
+      await expect.poll(() => editorText(page)).toBe(typed);
+      await byTestId(page, 'editor-undo').click();
+      await expect.poll(() => editorText(page)).toBe(before);
+      await page.keyboard.press('ControlOrMeta+Y');
+      await expect.poll(() => editorText(page)).toBe(typed);
+      const [saved] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'editor-text').press('ControlOrMeta+S')]);
+      expect(saved.suggestedFilename()).toBe(DEMO);
+
+      // Tab indents the line and stays; Escape then Tab moves on to the next control.
+      // The text view lives in a shadow root, where the focused element is found.
+      const inText = () => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.closest('.cm-editor') != null);
+      await page.keyboard.press('Tab');
+      await expect.poll(() => editorText(page)).toBe(typed.replace('      # one history\n', '        # one history\n'));
+      expect(await inText()).toBe(true);
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Tab');
+      expect(await inText()).toBe(false);
+      expectClean(app);
+    });
+  }, 120_000);
+
+  it('shows the text read-only while the editor’s code loads, then edits it, with the schema fetched from the app’s folder', async () => {
+    await withApp('editor-loading', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route(/\/assets\/code-editor-[^/]+\.js$/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await openEditor(page);
+      const loading = byTestId(page, 'editor-loading');
+      expect(await loading.isEditable()).toBe(false);
+      const shown = await loading.inputValue();
+      expect(shown).toContain('replicas: 3');
+      await loading.click();
+      await page.keyboard.type('lost?');
+      expect(await loading.inputValue()).toBe(shown);
+      expect(await byTestId(page, 'editor-text').count()).toBe(0);
+
+      const schema = page.waitForRequest(/scenario\.schema\.json$/);
+      release();
+      await expect.poll(() => editorText(page)).toBe(shown);
+      expect(await loading.count()).toBe(0);
+      expect((await schema).url()).toBe(`${server().url}scenario.schema.json`);
+      await page.unroute(/\/assets\/code-editor-[^/]+\.js$/);
+      expectClean(app);
+    });
+  }, 60_000);
 
   it('sets an item’s values in the properties form: a bad one is named and not applied, a good one goes into the text, undo takes it back', async () => {
     await withApp('editor-properties', `?scenario=${DEMO}&speed=max`, async (app) => {
