@@ -168,6 +168,27 @@ describe('the scenario editor', () => {
     });
   }, 120_000);
 
+  it('takes a Windows file dropped on the text whole, as the draft, and still jumps to its problem’s line', async () => {
+    await withApp('editor-drop-crlf', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      const demo = await readFile(new URL(`../../public/scenarios/${DEMO}`, import.meta.url), 'utf8');
+      const dropped = demo.replace('replicas: 3', 'replicas: -3').replaceAll('\n', '\r\n');
+      await byTestId(page, 'editor-text').evaluate((el, body) => {
+        const data = new DataTransfer();
+        data.items.add(new File([body], 'windows.yaml', { type: 'application/yaml' }));
+        el.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, composed: true, cancelable: true }));
+      }, dropped);
+      await expect.poll(() => byTestId(page, 'editor-file-name').inputValue()).toBe('windows.yaml');
+      // The view keeps "\n" line breaks; the file is not also pasted in at the drop point.
+      expect(await editorText(page)).toBe(dropped.replaceAll('\r\n', '\n'));
+      await expect.poll(() => text(page, 'editor-problem')).toBe('topology.deployments.web.replicas: must be >= 0, got -3');
+      await byTestId(page, 'editor-problem').click();
+      expect(await editorSelection(page)).toBe('      replicas: -3');
+      expectClean(app);
+    });
+  }, 60_000);
+
   it('shows the text read-only while the editor’s code loads, then edits it, with the schema fetched from the app’s folder', async () => {
     await withApp('editor-loading', `?scenario=${DEMO}`, async (app) => {
       const { page } = app;

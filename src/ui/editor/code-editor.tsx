@@ -17,15 +17,20 @@ import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/sea
 import { Annotation, Compartment, EditorState, type Extension } from '@codemirror/state';
 import { drawSelection, dropCursor, EditorView, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, keymap, lineNumbers } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
+import { pathLocator, type PathSegment } from '../../sim';
 import { editorStore, editText, redoEdit, undoEdit } from '../../state/editor';
 import { problemOffsets } from './problem-place';
 import { suggest, type JsonSchema } from './schema-complete';
 import { placeAt, WORD } from './yaml-place';
 
-/** What the rest of the editor asks of the text view. */
+/**
+ * What the rest of the editor asks of the text view: select the line of a path (an outline item's) or of a loader
+ * problem, scroll it near the top and put the focus in the text. Places are found in the view's own text, whose line
+ * breaks are "\n" whatever the file came with.
+ */
 export interface EditorControls {
-  /** Selects the line holding `offset`, scrolls it near the top and puts the focus in the text. */
-  selectLine(offset: number): void;
+  selectPath(path: readonly PathSegment[]): void;
+  selectProblem(problem: string): void;
 }
 
 /** Marks the view's changes that copy the store's text, so they are not written back as typing. */
@@ -225,12 +230,14 @@ export default function CodeEditor({ controls }: { controls: RefObject<EditorCon
       view.dispatch({ effects: darkness.reconfigure(EditorView.darkTheme.of(dark)) });
     });
     themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
+    const selectLine = (offset: number): void => {
+      const line = view.state.doc.lineAt(Math.min(Math.max(0, offset), view.state.doc.length));
+      view.dispatch({ selection: { anchor: line.from, head: line.to }, effects: EditorView.scrollIntoView(line.from, { y: 'start', yMargin: 3 * view.defaultLineHeight }) });
+      view.focus();
+    };
     controls.current = {
-      selectLine(offset) {
-        const line = view.state.doc.lineAt(Math.min(Math.max(0, offset), view.state.doc.length));
-        view.dispatch({ selection: { anchor: line.from, head: line.to }, effects: EditorView.scrollIntoView(line.from, { y: 'start', yMargin: 3 * view.defaultLineHeight }) });
-        view.focus();
-      },
+      selectPath: (path) => selectLine(pathLocator(view.state.doc.toString())(path).offset),
+      selectProblem: (problem) => selectLine(problemOffsets(view.state.doc.toString(), [problem])[0]!),
     };
     return () => {
       controls.current = null;

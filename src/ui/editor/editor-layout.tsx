@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type DragEvent } from 'rea
 import { notify } from '../../state/app-store';
 import { editorStore, editText, redoEdit, undoEdit, useEditor } from '../../state/editor';
 import { useKeyScope } from '../app/key-scopes';
-import { pathLocator, samePath, ADDABLE, type Edit } from '../../sim';
+import { samePath, ADDABLE, type Edit } from '../../sim';
 import { ErrorBanner } from '../app/error-banner';
 import { CloseIcon } from '../components/icons';
 import { NoticeBar } from '../app/notice-bar';
@@ -11,7 +11,6 @@ import { accentButton, button, panel, panelTitle, smallButton } from '../compone
 import { ImportDialog } from './import-dialog';
 import { Properties } from './properties';
 import { editLoaded, fileNameProblem, saveDraft } from './open-editor';
-import { problemOffsets } from './problem-place';
 import type { EditorControls } from './code-editor';
 
 // CodeMirror and the schema completion load with the text view, after the rest of the editor is on screen.
@@ -167,7 +166,6 @@ function Problems({ onJump }: { onJump: (problem: string) => void }) {
  */
 export default function EditorLayout() {
   useChecking();
-  const text = useEditor((s) => s.text);
   const fileName = useEditor((s) => s.fileName);
   const canUndo = useEditor((s) => s.undo.length > 0);
   const canRedo = useEditor((s) => s.redo.length > 0);
@@ -177,8 +175,8 @@ export default function EditorLayout() {
   const controls = useRef<EditorControls | null>(null);
   const [importing, setImporting] = useState(false);
 
-  const jumpToPath = (path: (string | number)[]): void => controls.current?.selectLine(pathLocator(text)(path).offset);
-  const jumpToProblem = (problem: string): void => controls.current?.selectLine(problemOffsets(text, [problem])[0]!);
+  const jumpToPath = (path: (string | number)[]): void => controls.current?.selectPath(path);
+  const jumpToProblem = (problem: string): void => controls.current?.selectProblem(problem);
 
   const onDrop = async (event: DragEvent<HTMLElement>): Promise<void> => {
     const file = event.dataTransfer.files[0];
