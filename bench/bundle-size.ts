@@ -26,10 +26,15 @@ export interface BundleFigures {
   lazy: JsFile[];
   /** The source files of the initial JS, from its source maps (`src/…` or `node_modules/<package>`); undefined without maps. */
   initialSources?: string[];
+  /** Initial files without a source map: the bundler's own runtime helpers, which have no source. */
+  initialUnmapped?: string[];
 }
 
 /** Modules the main thread must not carry: the scenario schema, the library it is written with, the engine (issue 20). */
 const WORKER_ONLY = ['node_modules/zod', 'node_modules/yaml', 'src/sim/scenario/schema.ts', 'src/sim/sim.ts'];
+
+/** Packages only the scenario editor's text view loads, when the editor opens (issue 21). */
+const EDITOR_ONLY = /^node_modules\/(@codemirror|@lezer)\//;
 
 /**
  * A source map's entry as `node_modules/<package>` or `src/…`: resolved against the map's folder first, since the
@@ -44,15 +49,19 @@ function normalSource(mapFile: string, sourceRoot: string | undefined, source: s
   return path.startsWith(`${REPO}/`) ? path.slice(REPO.length + 1) : path;
 }
 
-function initialSources(distDir: string, files: string[]): string[] | undefined {
+function initialSources(distDir: string, files: string[]): { sources: string[]; unmapped: string[] } | undefined {
   const sources = new Set<string>();
+  const unmapped: string[] = [];
   for (const file of files) {
     const map = join(distDir, `${file}.map`);
-    if (!existsSync(map)) return undefined;
+    if (!existsSync(map)) {
+      unmapped.push(file);
+      continue;
+    }
     const { sources: entries, sourceRoot } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[]; sourceRoot?: string };
     for (const source of entries) sources.add(normalSource(map, sourceRoot, source));
   }
-  return [...sources];
+  return unmapped.length === files.length ? undefined : { sources: [...sources], unmapped };
 }
 
 function measure(distDir: string, file: string): JsFile {
@@ -114,12 +123,13 @@ export function measureBundle(distDir: string): BundleFigures {
     .map((f) => `assets/${f}`)
     .filter((f) => !initialFiles.includes(f));
   const isWorker = (f: string): boolean => /worker/i.test(posix.basename(f));
+  const sources = initialSources(distDir, initialFiles);
   return {
     initial,
     initialGzipBytes: initial.reduce((sum, f) => sum + f.gzipBytes, 0),
     worker: others.filter(isWorker).map((f) => measure(distDir, f)),
     lazy: others.filter((f) => !isWorker(f)).map((f) => measure(distDir, f)),
-    initialSources: initialSources(distDir, initialFiles),
+    ...(sources ? { initialSources: sources.sources, initialUnmapped: sources.unmapped } : {}),
   };
 }
 
@@ -139,6 +149,9 @@ export function printBundle(f: BundleFigures): void {
     console.log(`  packages in it: ${packages.join(', ')}`);
     console.log(`  simulation files in it: ${all.filter((s) => s.startsWith('src/sim/')).join(', ') || 'none'}`);
     console.log(`  worker-only modules in it (${WORKER_ONLY.join(', ')}): ${present.length === 0 ? 'none: PASS' : `${present.join(', ')}: FAIL`}`);
+    const editorOnly = all.filter((s) => EDITOR_ONLY.test(s));
+    console.log(`  editor-only packages in it (@codemirror/*, @lezer/*): ${editorOnly.length === 0 ? 'none: PASS' : `${editorOnly.join(', ')}: FAIL`}`);
+    if (f.initialUnmapped?.length) console.log(`  without a source map (bundler runtime): ${f.initialUnmapped.join(', ')}`);
   }
   console.log('worker (loaded when the app starts the simulation, not counted above):');
   for (const file of f.worker) console.log(row(file));

@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import type { RunReport } from '../../src/sim/api';
+import { editorSelection, editorText, fillEditor } from './code-editor';
 import { appHarness } from './harness';
 import { byTestId, expectClean, layoutOf, text, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
-const { withApp } = appHarness({ viewport: { width: 1400, height: 850 } });
+const { withApp, server } = appHarness({ viewport: { width: 1400, height: 850 } });
 
 const MANIFESTS = `apiVersion: apps/v1
 kind: Deployment
@@ -55,7 +56,7 @@ describe('the scenario editor', () => {
       expect(await outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c']);
       await page.locator('[data-testid="editor-add"][data-kind="node"]').click();
       await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c', 'node-d']);
-      expect(await byTestId(page, 'editor-text').inputValue()).toContain('name: node-d');
+      expect(await editorText(page)).toContain('name: node-d');
       await byTestId(page, 'editor-undo').click();
       await expect.poll(() => outlineNames(page, 'node')).toEqual(['node-a', 'node-b', 'node-c']);
       await byTestId(page, 'editor-redo').click();
@@ -66,14 +67,12 @@ describe('the scenario editor', () => {
       expect(await web.getByTestId('editor-remove').count()).toBe(0);
       expect(await web.getAttribute('title')).toBe('deployment web is still referred to by Service web, timeline[0] (delete-pod on pod/web-0); remove or change those first');
 
-      const area = byTestId(page, 'editor-text');
-      await area.fill((await area.inputValue()).replace('replicas: 3', 'replicas: -3'));
+      await fillEditor(page, (await editorText(page)).replace('replicas: 3', 'replicas: -3'));
       await expect.poll(() => text(page, 'editor-problem')).toBe('topology.deployments.web.replicas: must be >= 0, got -3');
       expect(await byTestId(page, 'editor-run').isDisabled()).toBe(true);
       await byTestId(page, 'editor-problem').click();
-      const selected = await area.evaluate((el: HTMLTextAreaElement) => el.value.slice(el.selectionStart, el.selectionEnd));
-      expect(selected).toBe('      replicas: -3');
-      await area.fill((await area.inputValue()).replace('replicas: -3', 'replicas: 3'));
+      expect(await editorSelection(page)).toBe('      replicas: -3');
+      await fillEditor(page, (await editorText(page)).replace('replicas: -3', 'replicas: 3'));
       await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
 
       // A file name the app cannot save or link is named before anything is saved or run.
@@ -92,6 +91,133 @@ describe('the scenario editor', () => {
     });
   }, 120_000);
 
+  it('marks each problem at its line, completes keys and values from the schema, keeps one undo history, and lets Escape then Tab leave the text', async () => {
+    await withApp('editor-code', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      await fillEditor(page, (await editorText(page)).replace('replicas: 3', 'replicas: 20001').replace('      ip: 10.0.0.12\n', ''));
+      const replicas = 'topology.deployments.web.replicas: must be <= 20000, got 20001';
+      await expect.poll(() => byTestId(page, 'editor-problem').allTextContents()).toContain(replicas);
+      const markOnCursorLine = () => page.locator('.cm-activeLine .cm-lintRange-error').textContent({ timeout: 2_000 });
+      // A key the text lacks is marked at the deepest part of its path that is there: node-b's list item.
+      await page.locator('[data-testid="editor-problem"]', { hasText: /^topology\.nodes\[1\]\.ip: / }).click();
+      await expect.poll(markOnCursorLine).toBe('name: node-b');
+      await page.locator('[data-testid="editor-problem"]', { hasText: replicas }).click();
+      await expect.poll(markOnCursorLine).toBe('replicas: 20001');
+      await page.locator('.cm-activeLine .cm-lintRange-error').hover();
+      await expect.poll(() => page.locator('.cm-tooltip-lint').textContent({ timeout: 2_000 })).toBe(replicas);
+
+      // Keys of this deployment's app that it does not have yet, on the next line's key.
+      const offered = () => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Home');
+      await page.keyboard.press('Control+Space');
+      await expect.poll(offered).toContain('cpuPerRequestMs');
+      expect(await offered()).toContain('port');
+      expect(await offered()).not.toContain('replicas');
+      expect(await offered()).not.toContain('target');
+      await page.keyboard.type('cpuP');
+      await expect.poll(offered).toEqual(['cpuPerRequestMs']);
+      expect(await page.locator('.cm-tooltip-autocomplete .cm-completionDetail').textContent()).toBe('number = 0');
+      // CodeMirror takes Enter as a pick only once the list has been up for its interaction delay (75 ms).
+      const pick = async (): Promise<void> => {
+        await page.waitForTimeout(150);
+        await page.keyboard.press('Enter');
+      };
+      await pick();
+      await expect.poll(() => editorText(page)).toContain('      replicas: 20001\n      cpuPerRequestMs: 8080\n');
+      // A value from the field's enum, offered once its colon is typed.
+      await page.keyboard.press('End');
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('kind: ');
+      await expect.poll(offered).toEqual(['Deployment', 'DaemonSet']);
+      await pick();
+      await expect.poll(() => editorText(page)).toContain('      cpuPerRequestMs: 8080\n      kind: Deployment\n');
+
+      // Ctrl+Z in the text is the editor's one undo: the Undo and Redo buttons follow it.
+      await page.waitForTimeout(1_000);
+      const before = await editorText(page);
+      await page.keyboard.press('End');
+      // One insertion, so it is one undo step however slowly a loaded machine would type it key by key.
+      await page.keyboard.insertText('\n# one history');
+      await expect.poll(() => editorText(page)).toBe(before.replace('      kind: Deployment\n', '      kind: Deployment\n# one history\n'));
+      const typed = await editorText(page);
+      await page.keyboard.press('ControlOrMeta+Z');
+      await expect.poll(() => editorText(page)).toBe(before);
+      expect(await byTestId(page, 'editor-redo').isDisabled()).toBe(false);
+      await page.keyboard.press('ControlOrMeta+Shift+Z');
+      await expect.poll(() => editorText(page)).toBe(typed);
+      await byTestId(page, 'editor-undo').click();
+      await expect.poll(() => editorText(page)).toBe(before);
+      await page.keyboard.press('ControlOrMeta+Y');
+      await expect.poll(() => editorText(page)).toBe(typed);
+      const [saved] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'editor-text').press('ControlOrMeta+S')]);
+      expect(saved.suggestedFilename()).toBe(DEMO);
+
+      // Tab indents the line and stays; Escape then Tab moves on to the next control.
+      // The text view lives in a shadow root, where the focused element is found.
+      const inText = () => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.closest('.cm-editor') != null);
+      await page.keyboard.press('Tab');
+      await expect.poll(() => editorText(page)).toBe(typed.replace('\n# one history\n', '\n  # one history\n'));
+      expect(await inText()).toBe(true);
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Tab');
+      expect(await inText()).toBe(false);
+      expectClean(app);
+    });
+  }, 120_000);
+
+  it('takes a Windows file dropped on the text whole, as the draft, and still jumps to its problem’s line', async () => {
+    await withApp('editor-drop-crlf', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      const demo = await readFile(new URL(`../../public/scenarios/${DEMO}`, import.meta.url), 'utf8');
+      const dropped = demo.replace('replicas: 3', 'replicas: -3').replaceAll('\n', '\r\n');
+      await byTestId(page, 'editor-text').evaluate((el, body) => {
+        const data = new DataTransfer();
+        data.items.add(new File([body], 'windows.yaml', { type: 'application/yaml' }));
+        el.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, composed: true, cancelable: true }));
+      }, dropped);
+      await expect.poll(() => byTestId(page, 'editor-file-name').inputValue()).toBe('windows.yaml');
+      // The view keeps "\n" line breaks; the file is not also pasted in at the drop point.
+      expect(await editorText(page)).toBe(dropped.replaceAll('\r\n', '\n'));
+      await expect.poll(() => text(page, 'editor-problem')).toBe('topology.deployments.web.replicas: must be >= 0, got -3');
+      await byTestId(page, 'editor-problem').click();
+      expect(await editorSelection(page)).toBe('      replicas: -3');
+      expectClean(app);
+    });
+  }, 60_000);
+
+  it('shows the text read-only while the editor’s code loads, then edits it, with the schema fetched from the app’s folder', async () => {
+    await withApp('editor-loading', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route(/\/assets\/code-editor-[^/]+\.js$/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await openEditor(page);
+      const loading = byTestId(page, 'editor-loading');
+      expect(await loading.isEditable()).toBe(false);
+      const shown = await loading.inputValue();
+      expect(shown).toContain('replicas: 3');
+      await loading.click();
+      await page.keyboard.type('lost?');
+      expect(await loading.inputValue()).toBe(shown);
+      expect(await byTestId(page, 'editor-text').count()).toBe(0);
+
+      const schema = page.waitForRequest(/scenario\.schema\.json$/);
+      release();
+      await expect.poll(() => editorText(page)).toBe(shown);
+      expect(await loading.count()).toBe(0);
+      expect((await schema).url()).toBe(`${server().url}scenario.schema.json`);
+      await page.unroute(/\/assets\/code-editor-[^/]+\.js$/);
+      expectClean(app);
+    });
+  }, 60_000);
+
   it('sets an item’s values in the properties form: a bad one is named and not applied, a good one goes into the text, undo takes it back', async () => {
     await withApp('editor-properties', `?scenario=${DEMO}&speed=max`, async (app) => {
       const { page } = app;
@@ -100,28 +226,27 @@ describe('the scenario editor', () => {
       const size = page.locator('[data-testid="editor-field"][data-key="size"]');
       await expect.poll(() => size.count()).toBe(1);
       expect(await page.locator('[data-testid="editor-properties"] h2').textContent()).toBe('Propertiesnode node-b');
-      const before = await byTestId(page, 'editor-text').inputValue();
+      const before = await editorText(page);
 
       await size.fill('100');
       await expect.poll(() => text(page, 'editor-field-problem')).toBe('not applied, the scenario would no longer load: topology.nodes[1].size: must be <= 64, got 100');
       expect(await size.getAttribute('aria-invalid')).toBe('true');
       await size.fill('2x');
       await expect.poll(() => text(page, 'editor-field-problem')).toBe('size: expected a number, got "2x"');
-      expect(await byTestId(page, 'editor-text').inputValue()).toBe(before);
+      expect(await editorText(page)).toBe(before);
 
       await size.fill('4');
       await expect.poll(() => byTestId(page, 'editor-field-problem').count()).toBe(0);
-      const textNow = () => byTestId(page, 'editor-text').inputValue();
-      const nodeB = async () => (parse(await textNow()) as { topology: { nodes: Record<string, unknown>[] } }).topology.nodes[1];
+      const nodeB = async () => (parse(await editorText(page)) as { topology: { nodes: Record<string, unknown>[] } }).topology.nodes[1];
       await expect.poll(nodeB).toMatchObject({ name: 'node-b', platform: 'cloud', size: 4 });
-      expect((await textNow()).replace('      size: 4\n', '')).toBe(before);
+      expect((await editorText(page)).replace('      size: 4\n', '')).toBe(before);
       // A choice applies at once.
       await page.locator('[data-testid="editor-field"][data-key="platform"]').selectOption('bare-metal');
       await expect.poll(nodeB).toMatchObject({ platform: 'bare-metal', size: 4 });
       await byTestId(page, 'editor-undo').click();
       await expect.poll(() => page.locator('[data-testid="editor-field"][data-key="platform"]').inputValue()).toBe('cloud');
       await byTestId(page, 'editor-undo').click();
-      await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toBe(before);
+      await expect.poll(() => editorText(page)).toBe(before);
       await expect.poll(() => size.inputValue()).toBe('');
 
       // The scenario's parameters have a form too, and the edited scenario runs.
@@ -130,7 +255,7 @@ describe('the scenario editor', () => {
       await expect.poll(() => reconnect.inputValue()).toBe('300');
       await reconnect.fill('1500');
       await reconnect.press('Enter');
-      await expect.poll(() => byTestId(page, 'editor-text').inputValue()).toContain('    reconnectMs: 1500\n');
+      await expect.poll(() => editorText(page)).toContain('    reconnectMs: 1500\n');
       await expect.poll(() => text(page, 'editor-problem-count')).toBe('none: it loads');
       await byTestId(page, 'editor-run').click();
       await expect.poll(() => layoutOf(page)).not.toBe('editor');
@@ -143,14 +268,13 @@ describe('the scenario editor', () => {
     await withApp('editor-draft', `?scenario=${DEMO}`, async (app) => {
       const { page } = app;
       await openEditor(page);
-      const area = byTestId(page, 'editor-text');
-      const draft = `# my draft, not yet run\n${await area.inputValue()}`;
-      await area.fill(draft);
+      const draft = `# my draft, not yet run\n${await editorText(page)}`;
+      await fillEditor(page, draft);
       // Past the next autosave.
       await page.waitForTimeout(2_500);
       await page.reload();
       await expect.poll(() => layoutOf(page), { timeout: 20_000 }).toBe('editor');
-      expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
+      expect(await editorText(page)).toBe(draft);
       await expect.poll(() => text(page, 'notice-message')).toMatch(/your draft of demo\.yaml is in the editor\.$/);
 
       const [worker] = page.workers();
@@ -160,9 +284,9 @@ describe('the scenario editor', () => {
         });
       });
       await expect.poll(() => text(page, 'notice-message'), { timeout: 20_000 }).toContain('A new worker took over');
-      expect(await byTestId(page, 'editor-text').inputValue()).toBe(draft);
+      expect(await editorText(page)).toBe(draft);
       // The new worker checks the text again.
-      await byTestId(page, 'editor-text').fill(draft.replace('replicas: 3', 'replicas: x'));
+      await fillEditor(page, draft.replace('replicas: 3', 'replicas: x'));
       await expect.poll(() => text(page, 'editor-problem')).toMatch(/^topology\.deployments\.web\.replicas: /);
       expect(app.problems.pageErrors).toEqual([]);
     });

@@ -67,6 +67,25 @@ describe('embedding in a wiki page', () => {
     });
   }, 120_000);
 
+  it('opens the scenario editor under the policy, with CodeMirror styled, completing and searching', async () => {
+    await withApp('csp-editor', '?scenario=demo.yaml', async (app) => {
+      const { page } = app;
+      await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe('demo.yaml');
+      await byTestId(page, 'edit-button').click();
+      await byTestId(page, 'editor-text').click({ timeout: 20_000 });
+      // The editor's own style rules applied: its gutter has the app's colour, not none.
+      expect(await page.locator('.cm-gutters').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(248, 250, 252)');
+      await page.keyboard.press('ControlOrMeta+End');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Control+Space');
+      await expect.poll(() => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').count()).toBeGreaterThan(0);
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('ControlOrMeta+F');
+      await expect.poll(() => page.locator('.cm-search').count()).toBe(1);
+      expectCleanServed(app);
+    });
+  }, 60_000);
+
   it('shows only the controls, the picture and the timeline, fitting 800×500 and 600×400, starting at the chapter asked for', async () => {
     await withApp('embed', `?scenario=${F5}&embed=1&chapter=2`, async (app) => {
       const { page } = app;

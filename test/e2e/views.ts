@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './browser';
+import { editorText, fillEditor } from './code-editor';
 import { serveDist } from './server';
 
 /**
@@ -383,9 +384,8 @@ const VIEWS: View[] = [
       await loaded(page, 'demo.yaml');
       await page.keyboard.press('e');
       await page.locator('[data-testid="editor-add"][data-kind="node"]').click();
-      const area = page.getByTestId('editor-text');
-      await waitFor('the new node', 20_000, async () => (await area.inputValue()).includes('node-d'));
-      await area.fill((await area.inputValue()).replace('replicas: 3', 'replicas: -3'));
+      await waitFor('the new node', 20_000, async () => (await editorText(page)).includes('node-d'));
+      await fillEditor(page, (await editorText(page)).replace('replicas: 3', 'replicas: -3'));
       await waitFor('the check', 20_000, async () => (await page.getByTestId('editor-problem').count()) === 1);
       await page.getByTestId('editor-problem').click();
     },

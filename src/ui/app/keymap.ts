@@ -20,7 +20,7 @@ export interface KeyAction {
   keys: string[];
   what: string;
   scope: KeyScope;
-  /** Whether a keydown is this action's; none for a `control` key. */
+  /** Whether a keydown is this action's; none for a key a focused control handles itself (a `control` key, or the editor's text view's own). */
   keyTest?: (event: KeyboardEvent) => boolean;
   /** Does it; false when there was nothing to do, so the key keeps its default. */
   perform?: (event: KeyboardEvent) => boolean | void;
@@ -79,6 +79,11 @@ export const KEYMAP: readonly KeyAction[] = [
   { keys: ['Ctrl+Z', '⌘Z'], what: 'Undo', scope: 'editor', keyTest: (e) => withModifier('z')(e) && !e.shiftKey, perform: undoEdit, repeats: true },
   { keys: ['Ctrl+Y', 'Ctrl+Shift+Z'], what: 'Redo', scope: 'editor', keyTest: (e) => withModifier('y')(e) || (withModifier('z')(e) && e.shiftKey), perform: redoEdit, repeats: true },
   { keys: ['Ctrl+S', '⌘S'], what: 'Save the scenario as a file', scope: 'editor', keyTest: withModifier('s'), perform: () => void saveDraft() },
+  { keys: ['Ctrl+Space'], what: 'In the text: complete a key or value from the scenario schema', scope: 'editor' },
+  { keys: ['Ctrl+F', '⌘F'], what: 'In the text: find and replace', scope: 'editor' },
+  { keys: ['F8'], what: 'In the text: the next problem', scope: 'editor' },
+  { keys: ['Tab', 'Shift+Tab'], what: 'In the text: indent or outdent the line', scope: 'editor' },
+  { keys: ['Esc', 'Tab'], what: 'In the text: leave it for the next control', scope: 'editor' },
   { keys: ['p'], what: 'Presenter mode: the story in large type, a chapter at a time', scope: 'run', keyTest: key('p'), perform: enterPresenter, repeats: true },
   { keys: ['PageDown', '→'], what: 'Reveal the chapter and play it, or ask the next one', scope: 'presenter', keyTest: key('PageDown', 'ArrowRight'), perform: nextChapterStep },
   { keys: ['PageUp', '←'], what: 'Back a step', scope: 'presenter', keyTest: key('PageUp', 'ArrowLeft'), perform: previousChapterStep },

@@ -1,7 +1,6 @@
-import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { parseDocument } from 'yaml';
+import { lazy, Suspense, useEffect, useRef, useState, type DragEvent } from 'react';
 import { notify } from '../../state/app-store';
-import { editorStore, editText, problemLine, problemPath, redoEdit, undoEdit, useEditor } from '../../state/editor';
+import { editorStore, editText, redoEdit, undoEdit, useEditor } from '../../state/editor';
 import { useKeyScope } from '../app/key-scopes';
 import { samePath, ADDABLE, type Edit } from '../../sim';
 import { ErrorBanner } from '../app/error-banner';
@@ -12,23 +11,13 @@ import { accentButton, button, panel, panelTitle, smallButton } from '../compone
 import { ImportDialog } from './import-dialog';
 import { Properties } from './properties';
 import { editLoaded, fileNameProblem, saveDraft } from './open-editor';
+import type { EditorControls } from './code-editor';
+
+// CodeMirror and the schema completion load with the text view, after the rest of the editor is on screen.
+const CodeEditor = lazy(() => import('./code-editor'));
 
 // Long enough that a check does not run on every key press, short enough to feel like checking as you type.
 const CHECK_AFTER_MS = 300;
-
-/** The text's offset where the YAML node at `path` (or its nearest existing parent) starts, for jumping to a problem. */
-function offsetOf(text: string, path: (string | number)[]): number {
-  const doc = parseDocument(text);
-  for (let n = path.length; n > 0; n--) {
-    const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-    if (node?.range) return node.range[0];
-    // A key the loader names that is not there: its parent's key line is the place to add it.
-    const key = doc.getIn(path.slice(0, n - 1), true) as { items?: { key?: { value?: unknown; range?: [number, number, number] } }[] } | undefined;
-    const entry = key?.items?.find((item) => item.key?.value === path[n - 1]);
-    if (entry?.key?.range) return entry.key.range[0];
-  }
-  return 0;
-}
 
 export const closeEditor = (): void => editorStore.setState({ open: false });
 
@@ -64,7 +53,7 @@ function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
   const error = useEditor((s) => s.outlineError);
   const selected = useEditor((s) => s.selected);
   return (
-    <section className={`${panel} w-64 shrink-0`} aria-label="Topology outline">
+    <section className={`${panel} w-48 shrink-0 lg:w-64`} aria-label="Topology outline">
       <h2 className={panelTitle}>Topology</h2>
       <div className="flex flex-wrap gap-1 border-b border-slate-200 p-2 dark:border-slate-800">
         {ADDABLE.map((option) => (
@@ -129,6 +118,22 @@ function Outline({ onJump }: { onJump: (path: (string | number)[]) => void }) {
   );
 }
 
+/** The text, read-only, while CodeMirror loads: nothing can be typed that it would then miss. */
+function LoadingText() {
+  const text = useEditor((s) => s.text);
+  return (
+    <textarea
+      readOnly
+      value={text}
+      wrap="off"
+      aria-label="Scenario YAML (read-only until the editor has loaded)"
+      aria-busy="true"
+      data-testid="editor-loading"
+      className="min-h-0 min-w-0 flex-1 cursor-wait resize-none rounded-lg border border-slate-300 bg-white p-3 font-mono text-sm leading-relaxed text-slate-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-400"
+    />
+  );
+}
+
 function Problems({ onJump }: { onJump: (problem: string) => void }) {
   const problems = useEditor((s) => s.problems);
   const checking = useEditor((s) => s.checking);
@@ -161,37 +166,17 @@ function Problems({ onJump }: { onJump: (problem: string) => void }) {
  */
 export default function EditorLayout() {
   useChecking();
-  const text = useEditor((s) => s.text);
   const fileName = useEditor((s) => s.fileName);
   const canUndo = useEditor((s) => s.undo.length > 0);
   const canRedo = useEditor((s) => s.redo.length > 0);
   const problems = useEditor((s) => s.problems.length);
   const nameProblem = fileNameProblem(fileName);
   useKeyScope('editor');
-  const area = useRef<HTMLTextAreaElement>(null);
+  const controls = useRef<EditorControls | null>(null);
   const [importing, setImporting] = useState(false);
 
-  /** Selects the line holding offset `at` and scrolls it near the top. */
-  const select = (at: number): void => {
-    const el = area.current;
-    if (!el) return;
-    const start = text.lastIndexOf('\n', at - 1) + 1;
-    const end = text.indexOf('\n', at);
-    el.focus();
-    el.setSelectionRange(start, end < 0 ? text.length : end);
-    // The line's share of the text times the scroll height puts it about three lines from the top.
-    el.scrollTop = Math.max(0, (text.slice(0, at).split('\n').length - 3) * (el.scrollHeight / Math.max(1, text.split('\n').length)));
-  };
-  const jumpToPath = (path: (string | number)[]): void => select(offsetOf(text, path));
-  const jumpToProblem = (problem: string): void => {
-    const place = problemLine(problem);
-    if (!place) return jumpToPath(problemPath(problem));
-    const lineStart = text
-      .split('\n')
-      .slice(0, place.line - 1)
-      .reduce((n, line) => n + line.length + 1, 0);
-    select(lineStart);
-  };
+  const jumpToPath = (path: (string | number)[]): void => controls.current?.selectPath(path);
+  const jumpToProblem = (problem: string): void => controls.current?.selectProblem(problem);
 
   const onDrop = async (event: DragEvent<HTMLElement>): Promise<void> => {
     const file = event.dataTransfer.files[0];
@@ -261,17 +246,15 @@ export default function EditorLayout() {
       <NoticeBar />
       <main className="flex min-h-0 flex-1 gap-2 p-2">
         <Outline onJump={jumpToPath} />
-        <textarea
-          ref={area}
-          value={text}
-          onChange={(e) => editText(e.target.value, { typing: true })}
-          spellCheck={false}
-          wrap="off"
-          aria-label="Scenario YAML"
-          data-testid="editor-text"
-          className="min-h-0 min-w-0 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-3 font-mono text-sm leading-relaxed text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
-        />
-        <div className="flex w-80 shrink-0 flex-col gap-2">
+        <div className="flex min-h-0 min-w-0 flex-1 flex-col gap-1">
+          <Suspense fallback={<LoadingText />}>
+            <CodeEditor controls={controls} />
+          </Suspense>
+          <p className="truncate px-1 text-xs text-slate-600 dark:text-slate-400" data-testid="editor-keys">
+            Tab indents, Esc then Tab moves on · Ctrl+Space completes · Ctrl+F searches · F8 goes to the next problem
+          </p>
+        </div>
+        <div className="flex w-64 shrink-0 lg:w-80 flex-col gap-2">
           <Properties />
           <Problems onJump={jumpToProblem} />
         </div>
