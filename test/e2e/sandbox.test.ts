@@ -150,7 +150,7 @@ describe('the sandbox', () => {
       await byTestId(page, 'play-button').click();
       await expect.poll(() => text(page, 'run-status'), { timeout: 60_000 }).toBe('done');
       await panel.getByTestId('why-step-entity').filter({ hasText: 'pod/web-0' }).click();
-      await expect.poll(() => text(page, 'inspector-missing')).toMatch(/^pod\/web-0 is gone/);
+      await expect.poll(() => text(page, 'inspector-gone')).toBe('None: pod/web-0 is gone.');
       expect(await byTestId(page, 'inspector').getByTestId('fault-button').count()).toBe(0);
       expectClean(app);
     });

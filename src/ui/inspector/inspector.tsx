@@ -232,7 +232,11 @@ export function Inspector({ entity }: { entity: string }) {
         <div className="space-y-3 border-t border-slate-200 px-3 py-2.5 dark:border-slate-800">
           <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Faults</h3>
           {!missing && faults.map((f) => <FaultAction key={f.id} fault={f} target={entity} disabledReason={gone} />)}
-          {missing && <p className="text-sm text-slate-500 dark:text-slate-400">None: {entity} is gone.</p>}
+          {missing && (
+            <p data-testid="inspector-gone" className="text-sm text-slate-500 dark:text-slate-400">
+              None: {entity} is gone.
+            </p>
+          )}
           {faults.length === 0 && <p className="text-sm text-slate-500 dark:text-slate-400">No fault in the catalog targets a {kind}.</p>}
         </div>
       </div>
