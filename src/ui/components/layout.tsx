@@ -14,6 +14,21 @@ export function useViewport(): { width: number; height: number } {
   return size;
 }
 
+/** Whether the element given to the returned ref is at least `px` tall, followed as it is resized. */
+export function useTallerThan(px: number): [(el: HTMLElement | null) => void, boolean] {
+  const [el, setEl] = useState<HTMLElement | null>(null);
+  const [taller, setTaller] = useState(true);
+  useEffect(() => {
+    if (!el) return;
+    const check = (): void => setTaller(el.clientHeight >= px);
+    check();
+    const resize = new ResizeObserver(check);
+    resize.observe(el);
+    return () => resize.disconnect();
+  }, [el, px]);
+  return [setEl, taller];
+}
+
 /**
  * Desktop: everything side by side. Projector (a short screen): the picture keeps most of the height and the timeline
  * and event log share a tabbed dock. Wiki iframe (a narrow screen): one column, the picture on top, everything else in

@@ -3,6 +3,7 @@ import { revealEntity } from '../../state/selection';
 import { closeWhy, useWhy } from '../../state/why';
 import { PanelClose } from '../components/panel-close';
 import { panel, panelTitle } from '../components/styles';
+import { ScrollArea } from '../components/scroll-area';
 
 /**
  * The chain behind the symptom someone clicked, step by step down to its root; each step's entity is a link to the picture.
@@ -20,42 +21,44 @@ export function WhyPanel({ fill = false }: { fill?: boolean }) {
         <h2>Why</h2>
         <PanelClose onClick={closeWhy} label="Close why" />
       </div>
-      <div className={`${fill ? '' : 'max-h-72'} min-h-0 overflow-y-auto px-3 py-2`}>
-        {chain === undefined && <p className="text-sm text-slate-500 dark:text-slate-400">Reading the recorded causes…</p>}
-        {chain === null && (
-          <p className="text-sm text-slate-500 dark:text-slate-400">
-            Nothing of the kind <code>{asked.kind}</code> was recorded{asked.entity ? ` at ${asked.entity}` : ''} yet.
-          </p>
-        )}
-        {chain && (
-          <>
-            <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-100" data-testid="why-symptom">
-              {chain.symptom}
-            </h3>
-            <ol className="mt-1 space-y-1.5">
-              {chain.steps.map((step, i) => (
-                <li key={i} data-testid="why-step" className="grid grid-cols-[1.1rem_minmax(0,1fr)] gap-x-1 text-sm leading-snug">
-                  <span className="text-right font-mono text-xs text-slate-400" aria-hidden="true">
-                    {i === 0 ? '•' : '←'}
-                  </span>
-                  <span className="min-w-0 text-slate-700 dark:text-slate-200">
-                    <button
-                      type="button"
-                      onClick={() => revealEntity(step.entity)}
-                      aria-current={selected === step.entity ? 'true' : undefined}
-                      title={`Show ${step.entity} in the picture`}
-                      className="mr-1.5 rounded font-mono text-xs text-indigo-700 underline decoration-dotted underline-offset-2 hover:decoration-solid focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[current=true]:font-semibold dark:text-indigo-300"
-                    >
-                      {step.entity}
-                    </button>
-                    {step.text}
-                  </span>
-                </li>
-              ))}
-            </ol>
-          </>
-        )}
-      </div>
+      <ScrollArea className={fill ? 'flex-1' : 'max-h-72'} label="Why chain">
+        <div className="px-3 py-2">
+          {chain === undefined && <p className="text-sm text-slate-500 dark:text-slate-400">Reading the recorded causes…</p>}
+          {chain === null && (
+            <p className="text-sm text-slate-500 dark:text-slate-400">
+              Nothing of the kind <code>{asked.kind}</code> was recorded{asked.entity ? ` at ${asked.entity}` : ''} yet.
+            </p>
+          )}
+          {chain && (
+            <>
+              <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-100" data-testid="why-symptom">
+                {chain.symptom}
+              </h3>
+              <ol className="mt-1 space-y-1.5">
+                {chain.steps.map((step, i) => (
+                  <li key={i} data-testid="why-step" className="grid grid-cols-[1.1rem_minmax(0,1fr)] gap-x-1 text-sm leading-snug">
+                    <span className="text-right font-mono text-xs text-slate-400" aria-hidden="true">
+                      {i === 0 ? '•' : '←'}
+                    </span>
+                    <span className="min-w-0 text-slate-700 dark:text-slate-200">
+                      <button
+                        type="button"
+                        onClick={() => revealEntity(step.entity)}
+                        aria-current={selected === step.entity ? 'true' : undefined}
+                        title={`Show ${step.entity} in the picture`}
+                        className="mr-1.5 rounded font-mono text-xs text-indigo-700 underline decoration-dotted underline-offset-2 hover:decoration-solid focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[current=true]:font-semibold dark:text-indigo-300"
+                      >
+                        {step.entity}
+                      </button>
+                      {step.text}
+                    </span>
+                  </li>
+                ))}
+              </ol>
+            </>
+          )}
+        </div>
+      </ScrollArea>
     </section>
   );
 }
