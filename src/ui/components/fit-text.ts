@@ -27,3 +27,43 @@ export function useTextFits(ref: RefObject<HTMLElement | null>, text: string, re
   }, [ref, text, reservePx]);
   return fits;
 }
+
+/**
+ * Sets the font size of `content` (whose text sizes are in em) to the largest whole pixel size from `minPx` to `maxPx`
+ * at which it fits in `box` without scrolling; at `minPx` whatever is still taller scrolls. Runs again when `box` is
+ * resized and when `text` (what the content says) changes.
+ */
+export function useFitFont(box: RefObject<HTMLElement | null>, content: RefObject<HTMLElement | null>, minPx: number, maxPx: number, text: string): void {
+  useLayoutEffect(() => {
+    const outer = box.current;
+    const inner = content.current;
+    if (!outer || !inner) return;
+    const fitsAt = (px: number): boolean => {
+      inner.style.fontSize = `${px}px`;
+      return outer.scrollHeight <= outer.clientHeight + 1;
+    };
+    const fit = (): void => {
+      if (outer.clientHeight === 0) return;
+      let [low, high] = [minPx, maxPx];
+      if (fitsAt(high)) return;
+      while (high - low > 1) {
+        const mid = Math.floor((low + high) / 2);
+        if (fitsAt(mid)) low = mid;
+        else high = mid;
+      }
+      fitsAt(low);
+    };
+    fit();
+    let width = outer.clientWidth;
+    let height = outer.clientHeight;
+    const resize = new ResizeObserver(() => {
+      // Only the box's own size counts: the font change itself resizes the content, not the box.
+      if (outer.clientWidth === width && outer.clientHeight === height) return;
+      width = outer.clientWidth;
+      height = outer.clientHeight;
+      fit();
+    });
+    resize.observe(outer);
+    return () => resize.disconnect();
+  }, [box, content, minPx, maxPx, text]);
+}

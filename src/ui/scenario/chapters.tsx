@@ -86,14 +86,13 @@ export function CurrentChapter({ chapters, pinned }: { chapters: readonly Chapte
   );
 }
 
-/** A chapter's narration and what to do now, small in the side panel or large in presenter mode. */
+/** A chapter's narration and what to do now, small in the side panel or, in presenter mode, at the size it is given. */
 export function ChapterStory({ chapter, large = false }: { chapter: Chapter; large?: boolean }) {
-  const size = large ? 'text-lg' : 'text-sm';
   return (
     <>
-      <p className={`${large ? '' : 'mt-1'} ${size} leading-relaxed text-slate-700 dark:text-slate-200`}>{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
+      <p className={`${large ? 'leading-snug' : 'mt-1 text-sm leading-relaxed'} text-slate-700 dark:text-slate-200`}>{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
       {chapter.action && (
-        <p className={`${large ? '' : 'mt-1.5'} ${size} font-medium text-indigo-800 dark:text-indigo-200`}>
+        <p className={`${large ? 'leading-snug' : 'mt-1.5 text-sm'} font-medium text-indigo-800 dark:text-indigo-200`}>
           <span aria-hidden="true">→ </span>
           {chapter.action}
         </p>
