@@ -19,7 +19,7 @@ import { Dock, layoutFor, useViewport } from '../components/layout';
 import { ScrollArea } from '../components/scroll-area';
 import { WhyPanel } from '../why/why-panel';
 import { ShortcutsDialog } from './shortcuts-dialog';
-import { FaultPalette } from '../faults/fault-palette';
+import { FaultPalette, pauseWhilePlacing } from '../faults/fault-palette';
 import { EventLog } from '../events/event-log';
 import { Header } from '../header/header';
 import { Inspector } from '../inspector/inspector';
@@ -67,6 +67,7 @@ export function App() {
   }, []);
   useEffect(followTopology, []);
   useEffect(followSelection, []);
+  useEffect(pauseWhilePlacing, []);
 
   // Fixed for the page's life: a wiki iframe never turns into the full app.
   const [embed] = useState(() => parseUrlParams(window.location.search).embed);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { FaultDescriptor } from '../../sim';
-import { useApp } from '../../state/app-store';
+import { appStore, useApp } from '../../state/app-store';
+import { pause, play } from '../services/sim-client';
 import { closeFault, placementStore, startPlacing, stopPlacing, usePlacement } from '../../state/fault-placement';
 import { FaultAction } from './fault-action';
 import { PanelClose } from '../components/panel-close';
@@ -160,6 +161,27 @@ export function FaultPopover() {
       <FaultAction fault={fault} target={target} onApplied={closeFault} />
     </div>
   );
+}
+
+/**
+ * Holds the run still from the moment a fault is picked up (dragged, or chosen with Enter or from a box's menu) until
+ * it is applied or given up, so it lands at the simulated time the picture showed when it was dropped, however long its
+ * parameters take; the run then plays on if it was playing. Returns the unsubscribe function.
+ */
+export function pauseWhilePlacing(): () => void {
+  let resume = false;
+  return placementStore.subscribe((s, prev) => {
+    const active = s.placing !== null || s.pending !== null;
+    const was = prev.placing !== null || prev.pending !== null;
+    if (active && !was) {
+      resume = appStore.getState().status === 'running';
+      if (resume) pause();
+    } else if (!active && was) {
+      const { status } = appStore.getState();
+      if (resume && status !== 'running' && status !== 'done') play();
+      resume = false;
+    }
+  });
 }
 
 /** Escape cancels a pick in progress before it reaches the other shortcuts. */
