@@ -31,7 +31,7 @@ function expectCleanServed(app: AppPage): void {
 /**
  * The embed view fits: its controls and the way out are inside the frame and nothing scrolls sideways; the scenario's
  * title shows (whole, or its short name whole), the picture has the frame's width and a quarter of its height or more,
- * one chart shows whole above the frame's bottom, and nothing is cut or set under 11 px.
+ * one chart shows whole above the frame's bottom with a cue to the others, and nothing is cut or set under 11 px.
  */
 async function expectFits(page: Page, size: { width: number; height: number }): Promise<void> {
   const at = `${size.width}×${size.height}`;
@@ -46,6 +46,8 @@ async function expectFits(page: Page, size: { width: number; height: number }): 
   }
   expect([F5_TITLE, shortTitle(F5_TITLE)], `title at ${at}`).toContain(await text(page, 'embed-title'));
   expect(await clippedWithoutCue(page, '[data-layout="embed"] > header'), `bar at ${at}`).toEqual([]);
+  // The other charts are a scroll away, and the timeline says so.
+  expect(await clippedWithoutCue(page, '[data-testid="timeline"]'), `timeline at ${at}`).toEqual([]);
   const picture = (await boxOf(page, 'topology'))!;
   expect(picture.width, `picture width at ${at}`).toBeGreaterThanOrEqual(size.width * 0.95);
   expect(picture.height, `picture height at ${at}`).toBeGreaterThanOrEqual(size.height * 0.25);

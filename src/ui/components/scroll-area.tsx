@@ -51,10 +51,18 @@ export function ScrollArea({
   }, [scroller]);
   useEffect(() => {
     const resize = new ResizeObserver(measure);
+    // Content held at the box's height (one chart at a time) grows by children, not by its own size.
+    const added = new MutationObserver(measure);
     if (scroller.current) resize.observe(scroller.current);
-    if (content.current) resize.observe(content.current);
+    if (content.current) {
+      resize.observe(content.current);
+      added.observe(content.current, { childList: true });
+    }
     measure();
-    return () => resize.disconnect();
+    return () => {
+      resize.disconnect();
+      added.disconnect();
+    };
   }, [measure, scroller]);
   const scrolls = overflow.above || overflow.below;
   const fade = overflow.above && overflow.below ? 'both' : overflow.above ? 'above' : overflow.below ? 'below' : 'none';
