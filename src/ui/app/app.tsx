@@ -118,14 +118,14 @@ export function App() {
           <Dock
             label="Timeline and events"
             tabs={[
-              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel oneAtATime /> },
               { id: 'events', label: 'Events', content: <EventLog /> },
             ]}
           />
         </main>
       )}
       {layout === 'narrow' && (
-        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)] grid-rows-[minmax(0,1.6fr)_minmax(0,1fr)] gap-2 p-2">
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)] grid-rows-[minmax(0,1.6fr)_minmax(11rem,1fr)] gap-2 p-2">
           <div className="row-span-2 flex min-h-0">
             <FaultPalette />
           </div>
@@ -134,7 +134,7 @@ export function App() {
             show={showDetails}
             label="Timeline, events and details"
             tabs={[
-              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel oneAtATime /> },
               { id: 'events', label: 'Events', content: <EventLog /> },
               {
                 id: 'details',

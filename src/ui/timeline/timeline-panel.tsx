@@ -18,10 +18,10 @@ import { createTimeLane } from './time-lane';
 import { clockLabel } from './time-scale';
 import { currentView, subscribeView } from './timeline-view';
 
-/** A compact timeline shows one chart at a time, the whole of it, and scrolls (snapping) to the next. */
+/** A timeline short of room shows one chart at a time, the whole of it, and scrolls (snapping) to the next. */
 const oneChart = 'h-full shrink-0 snap-start snap-always';
 
-function ChartRow({ spec, onRemove, compact }: { spec: ChartSpec; onRemove?: () => void; compact: boolean }) {
+function ChartRow({ spec, onRemove, one }: { spec: ChartSpec; onRemove?: () => void; one: boolean }) {
   const svgRef = useRef<SVGSVGElement>(null);
   const legendRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -35,11 +35,7 @@ function ChartRow({ spec, onRemove, compact }: { spec: ChartSpec; onRemove?: () 
   }, [spec]);
   const what = spec.series.map((s) => s.label).join(', ');
   return (
-    <div
-      className={`flex flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70 ${compact ? oneChart : 'flex-1'}`}
-      data-testid="timeline-chart"
-      data-title={spec.title}
-    >
+    <div className={`flex flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70 ${one ? oneChart : 'flex-1'}`} data-testid="timeline-chart" data-title={spec.title}>
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-0.5 px-3 text-xs">
         <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
           {spec.title}
@@ -61,7 +57,7 @@ function ChartRow({ spec, onRemove, compact }: { spec: ChartSpec; onRemove?: () 
       <svg
         ref={svgRef}
         data-testid="chart"
-        className={`block w-full flex-1 ${compact ? 'min-h-0' : 'min-h-[4.5rem]'}`}
+        className={`block w-full flex-1 ${one ? 'min-h-0' : 'min-h-[4.5rem]'}`}
         role="img"
         aria-label={`${spec.title}: ${what}. Drag to zoom, click to jump, double-click to show the whole run.`}
       />
@@ -72,7 +68,7 @@ function ChartRow({ spec, onRemove, compact }: { spec: ChartSpec; onRemove?: () 
 /** Totals over every held sample: a histogram changes little from one sample to the next. */
 const HISTOGRAM_PACE = { minMs: 500, costFactor: 10 };
 
-function HistogramRow({ spec, compact }: { spec: ChartSpec; compact: boolean }) {
+function HistogramRow({ spec, one }: { spec: ChartSpec; one: boolean }) {
   const svgRef = useRef<SVGSVGElement>(null);
   const legendRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -91,7 +87,7 @@ function HistogramRow({ spec, compact }: { spec: ChartSpec; compact: boolean }) 
     };
   }, [spec]);
   return (
-    <div className={`flex flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70 ${compact ? oneChart : 'shrink-0'}`} data-testid="histogram-chart">
+    <div className={`flex flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70 ${one ? oneChart : 'shrink-0'}`} data-testid="histogram-chart">
       <div className="flex items-baseline gap-x-3 px-3 text-xs">
         <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
           {spec.title}
@@ -99,7 +95,7 @@ function HistogramRow({ spec, compact }: { spec: ChartSpec; compact: boolean }) 
         </h3>
         <div ref={legendRef} className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-3 text-xs" aria-live="off" />
       </div>
-      <svg ref={svgRef} className={`block w-full ${compact ? 'min-h-0 flex-1' : 'h-32'}`} role="img" aria-label={`${spec.title}: observations per bucket so far`} />
+      <svg ref={svgRef} className={`block w-full ${one ? 'min-h-0 flex-1' : 'h-32'}`} role="img" aria-label={`${spec.title}: observations per bucket so far`} />
     </div>
   );
 }
@@ -178,10 +174,10 @@ function ZoomControl() {
 
 /**
  * The scenario's charts stacked on one time axis, with markers, crosshair, zoom, jump, added charts and A/B compare.
- * `compact` (a wiki page's embed, presenter mode) leaves out adding charts, comparing and the hint for the mouse, and
- * shows one whole chart at a time however short the panel is.
+ * `compact` (a wiki page's embed, presenter mode) leaves out adding charts, comparing and the hint for the mouse. There and
+ * where `oneAtATime` (the short docks of the projector and narrow layouts), each chart fills the panel, whole, in turn.
  */
-export function TimelinePanel({ compact = false, className = '' }: { compact?: boolean; className?: string }) {
+export function TimelinePanel({ compact = false, oneAtATime = compact, className = '' }: { compact?: boolean; oneAtATime?: boolean; className?: string }) {
   const scenarioId = useApp((s) => s.summary?.id ?? '');
   const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
   const added = useTimeline((s) => s.added[scenarioId]);
@@ -203,7 +199,7 @@ export function TimelinePanel({ compact = false, className = '' }: { compact?: b
       ) : (
         <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 px-3 py-1.5 dark:border-slate-800">
           <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Timeline</h2>
-          <CursorReadout hint />
+          <CursorReadout hint={!oneAtATime} />
           <ZoomControl />
           <SeekProgress />
           <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
@@ -219,17 +215,17 @@ export function TimelinePanel({ compact = false, className = '' }: { compact?: b
         className="flex-1"
         label="Charts"
         testId="timeline-charts"
-        scrollerClassName={compact ? 'snap-y snap-mandatory' : 'isolate'}
-        contentClassName={`flex flex-col ${compact ? 'h-full' : 'min-h-full'}`}
+        scrollerClassName={oneAtATime ? 'snap-y snap-mandatory' : 'isolate'}
+        contentClassName={`flex flex-col ${oneAtATime ? 'h-full' : 'min-h-full'}`}
       >
         {timed.map((c, i) => (
-          <ChartRow key={`s:${i}:${c.title}`} spec={c} compact={compact} />
+          <ChartRow key={`s:${i}:${c.title}`} spec={c} one={oneAtATime} />
         ))}
         {(added ?? []).map((c, i) => (
-          <ChartRow key={`a:${i}:${c.title}:${c.kind}`} spec={c} compact={compact} onRemove={() => removeChart(scenarioId, i)} />
+          <ChartRow key={`a:${i}:${c.title}:${c.kind}`} spec={c} one={oneAtATime} onRemove={() => removeChart(scenarioId, i)} />
         ))}
         {histograms.map((c, i) => (
-          <HistogramRow key={`h:${i}:${c.title}`} spec={c} compact={compact} />
+          <HistogramRow key={`h:${i}:${c.title}`} spec={c} one={oneAtATime} />
         ))}
       </ScrollArea>
     </section>
