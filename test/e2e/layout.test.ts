@@ -28,6 +28,9 @@ function pickerText(page: Page): Promise<{ shown: string; textPx: number; roomPx
   });
 }
 
+/** How far the right column's panels reach past its bottom: they are laid out in it, so any is painted over what is below. */
+const spill = (page: Page): Promise<number> => byTestId(page, 'side-column').evaluate((el) => el.scrollHeight - el.clientHeight);
+
 describe('layouts that fit their screens', () => {
   it('desktop: a one-row header from 1400 px, the picker’s text whole, palette cards at 1280, and a right column that never clips without a cue', async () => {
     await withApp('layout-desktop', `?scenario=${HEAVY}&speed=max`, async (app) => {
@@ -64,6 +67,7 @@ describe('layouts that fit their screens', () => {
         expect(await clippedWithoutCue(page, '[data-testid="side-column"]'), `right column at ${at}`).toEqual([]);
         // The side column ends inside the window, and every drop reason is a row of the (scrolling) list.
         expect((await boxOf(page, 'side-column'))!.bottom, `side column bottom at ${at}`).toBeLessThanOrEqual(size.height);
+        expect(await spill(page), `side column's panels past its bottom at ${at}`).toBeLessThanOrEqual(1);
         expect(await byTestId(page, 'drops').locator('li').count()).toBe(await byTestId(page, 'why-button').count());
         // The scenario's title is whole in view above the chapter card, at the top of its text.
         const title = (await boxOf(page, 'scenario-title'))!;
@@ -71,6 +75,13 @@ describe('layouts that fit their screens', () => {
         expect(title.bottom, `scenario title at ${at}`).toBeLessThanOrEqual(about);
         expect(await textSmallerThan(page, 11), `text under 11 px at ${at}`).toEqual([]);
       }
+      // With a why chain open too, on the shortest screen: the chain gives way, and still nothing is cut unannounced.
+      await byTestId(page, 'why-button').first().click();
+      await expect.poll(() => byTestId(page, 'why-step').count()).toBeGreaterThan(1);
+      await settled(page);
+      expect(await clippedWithoutCue(page, '[data-testid="side-column"]'), 'right column with a why at 1280×720').toEqual([]);
+      expect((await boxOf(page, 'side-column'))!.bottom, 'side column bottom with a why').toBeLessThanOrEqual(720);
+      expect(await spill(page), "side column's panels past its bottom with a why").toBeLessThanOrEqual(1);
       expectClean(app);
     });
   }, 180_000);

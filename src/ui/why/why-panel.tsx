@@ -15,8 +15,8 @@ export function WhyPanel({ fill = false }: { fill?: boolean }) {
   const selected = useApp((s) => s.selected);
   if (!asked) return null;
   return (
-    // Keeps its chain's height (up to its own scroll limit); the panels below it shrink and scroll instead.
-    <section className={`${panel} ${fill ? 'min-h-0 flex-[3]' : 'shrink-0'}`} aria-label="Why" data-testid="why-panel">
+    // Keeps its chain's height (up to its own scroll limit) while the panels below keep theirs; on a short screen it gives way first.
+    <section className={`${panel} ${fill ? 'min-h-0 flex-[3]' : 'min-h-[8rem]'}`} aria-label="Why" data-testid="why-panel">
       <div className={panelTitle}>
         <h2>Why</h2>
         <PanelClose onClick={closeWhy} label="Close why" />
