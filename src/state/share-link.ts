@@ -1,5 +1,6 @@
 import { compressToEncodedURIComponent } from 'lz-string';
-import type { TimedFault } from '../worker/protocol';
+import type { Speed, TimedFault } from '../worker/protocol';
+import { DEFAULT_SPEED } from './speed';
 
 // Model choice: links past this length get cut by some browsers, chat tools and wiki editors.
 export const MAX_LINK_CHARS = 8000;
@@ -13,8 +14,8 @@ export interface SharedRun {
   faults: readonly TimedFault[];
   /** Simulated time, µs. */
   t: number;
-  /** What the sender was looking at: the inspected entity and the timeline's zoomed range (seconds). */
-  view?: { selected?: string; zoom?: readonly [number, number] };
+  /** What the sender was looking at: the inspected entity, the timeline's zoomed range (seconds) and the speed it played at. */
+  view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed };
 }
 
 /** The query string that replays a run to the same moment and digest (read back by parseUrlParams). */
@@ -29,6 +30,8 @@ export function shareQuery(run: SharedRun): string {
   for (const fix of run.fixes) q.append('fix', fix);
   if (run.faults.length > 0) q.set('faults', compressToEncodedURIComponent(JSON.stringify(run.faults)));
   q.set('t', String(run.t / 1e6));
+  // The default speed is what a link without one plays at.
+  if (run.view?.speed !== undefined && run.view.speed !== DEFAULT_SPEED) q.set('speed', String(run.view.speed));
   if (run.view?.selected !== undefined) q.set('select', run.view.selected);
   if (run.view?.zoom) q.set('zoom', run.view.zoom.join(','));
   return q.toString();

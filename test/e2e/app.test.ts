@@ -525,7 +525,8 @@ describe('Netmortem in a browser', () => {
       await byTestId(page, 'share-button').click();
       expect(await text(page, 'share-summary')).toMatch(/^Opens demo\.yaml with seed 4, and the 1 fault you applied at their times, and replays it to 60\.0 s/);
       link = await byTestId(page, 'share-link').inputValue();
-      expect(link).toMatch(/\?scenario=demo\.yaml&seed=4&faults=[\w+$-]+&t=60&select=pod%2Fweb-2$/);
+      // The speed it played at travels too (a link at the default speed leaves it out).
+      expect(link).toMatch(/\?scenario=demo\.yaml&seed=4&faults=[\w+$-]+&t=60&speed=max&select=pod%2Fweb-2$/);
       await page.keyboard.press('Escape');
       await expect.poll(() => byTestId(page, 'share-dialog').count()).toBe(0);
       expectClean(app);
@@ -536,6 +537,13 @@ describe('Netmortem in a browser', () => {
       await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toBe(digest);
       expect(await byTestId(page, 'error-banner').count()).toBe(0);
       expect(await byTestId(page, 'inspector').getAttribute('aria-label')).toBe('Inspector: pod/web-2');
+      expect(await text(page, 'speed-display')).toBe('max');
+      // The picture opens whole, as the sender saw it, not zoomed into the selected pod: Fit leaves it where it is.
+      const view = () => byTestId(page, 'topology').locator(':scope > g').getAttribute('transform');
+      const opened = await view();
+      await page.getByRole('button', { name: 'Fit', exact: true }).click();
+      await page.waitForTimeout(500);
+      expect(await view()).toBe(opened);
       expectClean(app);
     });
     // Cut in the middle of the fault list: the banner and the gallery say so, and nothing is replayed.

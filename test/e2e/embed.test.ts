@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import type { AppPage } from './browser';
 import { appHarness } from './harness';
 import { byTestId, clockUs, expectClean, layoutOf, text, untilStatus } from './page';
+import { boxOf, clippedWithoutCue, textSmallerThan } from './geometry';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 // The policy the README documents for wiki hosts: the tests serve the app under exactly that line.
@@ -13,6 +14,9 @@ const POLICY = /^Content-Security-Policy: (.+)$/m.exec(readFileSync(README, 'utf
 if (!POLICY) throw new Error('README.md has no "Content-Security-Policy: …" line to test the app under');
 
 const F5 = 'f5-unknown-health.yaml';
+const F5_TITLE = 'F5 and unknown health: a new node takes connections it cannot serve';
+// The name before the title's colon, which the bar shows when the whole title does not fit on its line.
+const shortTitle = (title: string): string => title.slice(0, title.indexOf(': '));
 const CHAPTER_2_US = 40e6;
 
 const harness = appHarness({ viewport: { width: 800, height: 500 } }, { headers: { 'content-security-policy': POLICY } });
@@ -24,17 +28,35 @@ function expectCleanServed(app: AppPage): void {
   expect(harness.server().misses, 'requests outside the app folder').toEqual([]);
 }
 
-/** The embed view fits: its controls and the way out are inside the frame and nothing scrolls sideways. */
+/**
+ * The embed view fits: its controls and the way out are inside the frame and nothing scrolls sideways; the scenario's
+ * title shows (whole, or its short name whole), the picture has the frame's width and a quarter of its height or more,
+ * one chart shows whole above the frame's bottom with a cue to the others, and nothing is cut or set under 11 px.
+ */
 async function expectFits(page: Page, size: { width: number; height: number }): Promise<void> {
+  const at = `${size.width}×${size.height}`;
   await page.setViewportSize(size);
   await page.waitForTimeout(300);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
-  for (const id of ['play-button', 'speed-up', 'sim-clock', 'open-in-netmortem', 'topology', 'timeline']) {
+  for (const id of ['play-button', 'speed-up', 'sim-clock', 'open-in-netmortem', 'topology', 'timeline', 'embed-title']) {
     const box = await byTestId(page, id).first().boundingBox();
-    expect(box, `${id} at ${size.width}×${size.height}`).not.toBeNull();
-    expect(box!.x + box!.width, `${id} right edge at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.width);
-    expect(box!.y + box!.height, `${id} bottom edge at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.height);
+    expect(box, `${id} at ${at}`).not.toBeNull();
+    expect(box!.x + box!.width, `${id} right edge at ${at}`).toBeLessThanOrEqual(size.width);
+    expect(box!.y + box!.height, `${id} bottom edge at ${at}`).toBeLessThanOrEqual(size.height);
   }
+  expect([F5_TITLE, shortTitle(F5_TITLE)], `title at ${at}`).toContain(await text(page, 'embed-title'));
+  expect(await clippedWithoutCue(page, '[data-layout="embed"] > header'), `bar at ${at}`).toEqual([]);
+  // The other charts are a scroll away, and the timeline says so.
+  expect(await clippedWithoutCue(page, '[data-testid="timeline"]'), `timeline at ${at}`).toEqual([]);
+  const picture = (await boxOf(page, 'topology'))!;
+  expect(picture.width, `picture width at ${at}`).toBeGreaterThanOrEqual(size.width * 0.95);
+  expect(picture.height, `picture height at ${at}`).toBeGreaterThanOrEqual(size.height * 0.25);
+  const chart = (await boxOf(page, 'chart'))!;
+  const charts = (await boxOf(page, 'timeline-charts'))!;
+  expect(chart.height, `first chart's height at ${at}`).toBeGreaterThanOrEqual(48);
+  expect(chart.y, `first chart's top at ${at}`).toBeGreaterThanOrEqual(charts.y);
+  expect(chart.bottom, `first chart's bottom at ${at}`).toBeLessThanOrEqual(Math.min(charts.bottom, size.height));
+  expect(await textSmallerThan(page, 11), `text under 11 px at ${at}`).toEqual([]);
 }
 
 describe('embedding in a wiki page', () => {

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { appHarness } from './harness';
 import { byTestId, clockUs, expectClean, layoutOf, text, untilStatus } from './page';
+import { boxOf, clippedWithoutCue, settled, textSmallerThan } from './geometry';
 
 const INCIDENT = 'its-not-dns.yaml';
 interface Chapter {
@@ -12,12 +13,41 @@ interface Chapter {
   title: string;
   question?: string;
 }
-const chapters = (parse(readFileSync(fileURLToPath(new URL(`../../public/scenarios/${INCIDENT}`, import.meta.url)), 'utf8')) as { chapters: Chapter[] }).chapters;
+const { chapters, title } = parse(readFileSync(fileURLToPath(new URL(`../../public/scenarios/${INCIDENT}`, import.meta.url)), 'utf8')) as { chapters: Chapter[]; title: string };
 
 const { withApp } = appHarness({ viewport: { width: 1280, height: 720 } });
 
 const narration = (page: Page) => byTestId(page, 'presenter-narration');
 const stage = async (page: Page) => [await narration(page).getAttribute('data-stage'), Number(await narration(page).getAttribute('data-chapter'))];
+
+/**
+ * A projector's 1280×720 in presenter mode: the picture has at least half of it, the title and the chapter are whole
+ * (the story's text at 16 px or more, fitted rather than scrolled), nothing is cut or under 11 px, the desktop's chart
+ * tools and mouse hints are gone, and a Drops tab shows only with drops in it.
+ */
+async function expectProjectorFit(page: Page, when: string): Promise<void> {
+  await settled(page);
+  const picture = (await boxOf(page, 'topology'))!;
+  expect((picture.width * picture.height) / (1280 * 720), `picture's share of the screen, ${when}`).toBeGreaterThanOrEqual(0.5);
+  expect(await text(page, 'presenter-scenario-title'), `the scenario's title, whole, ${when}`).toBe(title);
+  expect(await clippedWithoutCue(page, '[data-layout="presenter"] > header'), `bar, ${when}`).toEqual([]);
+  expect(await clippedWithoutCue(page, '[data-testid="presenter-column"]'), `story column, ${when}`).toEqual([]);
+  const story = await byTestId(page, 'presenter-story').evaluate((el) => ({
+    px: parseFloat(getComputedStyle(el).fontSize),
+    hidden: el.closest('[data-scroll-area]')!.scrollHeight - el.closest('[data-scroll-area]')!.clientHeight,
+  }));
+  expect(story.px, `story's type size, ${when}`).toBeGreaterThanOrEqual(16);
+  expect(story.hidden, `story's text below its box, ${when}`).toBeLessThanOrEqual(1);
+  expect(await textSmallerThan(page, 11), `text under 11 px, ${when}`).toEqual([]);
+  for (const id of ['add-chart', 'compare-toggle']) expect(await byTestId(page, id).count(), `${id}, ${when}`).toBe(0);
+  expect(await page.getByText('Hover a chart').count(), `mouse hint, ${when}`).toBe(0);
+  const tabs = await byTestId(page, 'dock-tab').allTextContents();
+  if (tabs.includes('Drops')) {
+    await page.getByRole('tab', { name: 'Drops' }).click();
+    expect(await byTestId(page, 'presenter-drops').locator('[data-testid="why-button"]').count(), `a Drops tab has drops, ${when}`).toBeGreaterThan(0);
+    await page.getByRole('tab', { name: 'Story' }).click();
+  }
+}
 
 /** The run has stopped at `us`: a chapter start after a reveal played to it, or a question's seek. */
 async function pausedAt(page: Page, us: number): Promise<void> {
@@ -36,12 +66,14 @@ describe('presenter mode', () => {
       expect(await page.evaluate(() => document.documentElement.classList.contains('presenting'))).toBe(true);
       expect(await stage(page)).toEqual(['ask', 1]);
       expect(await text(page, 'presenter-question')).toBe(chapters[0]!.question);
+      await expectProjectorFit(page, 'asking chapter 1');
 
       // A clicker's PageDown: chapter 1 is told and plays until chapter 2 starts.
       await page.keyboard.press('PageDown');
       expect(await stage(page)).toEqual(['reveal', 1]);
       expect(await text(page, 'presenter-title')).toBe(chapters[0]!.title);
       await pausedAt(page, chapters[1]!.at * 1e6);
+      await expectProjectorFit(page, 'chapter 1 told');
       await page.keyboard.press('PageDown');
       expect(await stage(page)).toEqual(['ask', 2]);
       expect(await text(page, 'presenter-question')).toBe(chapters[1]!.question);
@@ -49,6 +81,7 @@ describe('presenter mode', () => {
       await page.keyboard.press('ArrowRight');
       expect(await stage(page)).toEqual(['reveal', 2]);
       await pausedAt(page, chapters[2]!.at * 1e6);
+      await expectProjectorFit(page, 'chapter 2 told');
 
       // Back a step: chapter 2's question again, the run replayed to its start; r does it from anywhere.
       await page.keyboard.press('PageUp');
@@ -93,6 +126,9 @@ describe('presenter mode', () => {
       // Chapter 3 is the one where the new node takes connections it cannot serve.
       for (let i = 0; i < 5; i++) await page.keyboard.press('PageDown');
       expect(await stage(page)).toEqual(['reveal', 3]);
+      // On a 720 px screen the drops take turns with the story, in a tab that appears once there are some.
+      await expect.poll(() => byTestId(page, 'dock-tab').allTextContents(), { timeout: 60_000 }).toContain('Drops');
+      await page.getByRole('tab', { name: 'Drops' }).click();
       await expect.poll(() => byTestId(page, 'presenter-drops').locator('[data-testid="why-button"]').count(), { timeout: 60_000 }).toBeGreaterThan(0);
       const top = await byTestId(page, 'why-button').first().getAttribute('data-reason');
       await page.keyboard.press('w');

@@ -23,6 +23,13 @@ describe('share links', () => {
     expect(parseUrlParams(`?${query}`)).toMatchObject({ select: 'zookeeper/ensemble', zoom: [12.5, 40], errors: [] });
   });
 
+  it('carry the speed the run played at, and leave the default one out', () => {
+    const at = (speed: 'max' | 0.5 | 1) => shareQuery({ scenario: { file: 'demo.yaml' }, seed: 7, fixes: [], faults: [], t: 0, view: { speed } });
+    expect(parseUrlParams(`?${at('max')}`)).toMatchObject({ speed: 'max', errors: [] });
+    expect(parseUrlParams(`?${at(0.5)}`)).toMatchObject({ speed: 0.5, errors: [] });
+    expect(at(1)).not.toContain('speed');
+  });
+
   it('carry a scenario opened from disk inside the link', () => {
     const text = 'version: 1\nid: mine\n# a comment with + and & and = and spaces\n';
     const params = parseUrlParams(`?${shareQuery({ scenario: { name: 'mine.yaml', text }, seed: 1, fixes: [], faults: [], t: 0 })}`);

@@ -16,9 +16,10 @@ import { ErrorBanner } from './error-banner';
 import { NoticeBar } from './notice-bar';
 import { GalleryDialog } from '../header/gallery-dialog';
 import { Dock, layoutFor, useViewport } from '../components/layout';
+import { ScrollArea } from '../components/scroll-area';
 import { WhyPanel } from '../why/why-panel';
 import { ShortcutsDialog } from './shortcuts-dialog';
-import { FaultPalette } from '../faults/fault-palette';
+import { FaultPalette, pauseWhilePlacing } from '../faults/fault-palette';
 import { EventLog } from '../events/event-log';
 import { Header } from '../header/header';
 import { Inspector } from '../inspector/inspector';
@@ -39,9 +40,23 @@ async function openDroppedFile(event: DragEvent<HTMLElement>): Promise<void> {
 }
 
 /** Like a properties panel: the selected entity while there is one, the scenario (and its fixes) otherwise. */
-function SelectionOrScenario() {
+function SelectionOrScenario({ className }: { className?: string }) {
   const selected = useApp((s) => s.selected);
-  return selected ? <Inspector entity={selected} /> : <ScenarioInfo />;
+  return selected ? <Inspector entity={selected} className={className} /> : <ScenarioInfo className={className} />;
+}
+
+/**
+ * The right-hand column: the why chain at its own height, the scenario or the inspector taking the rest, and the drops
+ * below at theirs up to two fifths of the column; each scrolls, with a cue, when its content is taller.
+ */
+function SideColumn({ className }: { className: string }) {
+  return (
+    <div className={`flex min-h-0 flex-col ${className}`} data-testid="side-column">
+      <WhyPanel />
+      <SelectionOrScenario className="min-h-[11rem] flex-1" />
+      <DropsPanel className="max-h-[40%] min-h-[7.5rem] flex-none" />
+    </div>
+  );
 }
 
 export function App() {
@@ -52,6 +67,7 @@ export function App() {
   }, []);
   useEffect(followTopology, []);
   useEffect(followSelection, []);
+  useEffect(pauseWhilePlacing, []);
 
   // Fixed for the page's life: a wiki iframe never turns into the full app.
   const [embed] = useState(() => parseUrlParams(window.location.search).embed);
@@ -61,12 +77,6 @@ export function App() {
   const selected = useApp((s) => s.selected);
   const asked = useWhy((s) => s.asked);
   const showDetails = useMemo(() => (selected !== null || asked !== null ? { id: 'details' } : null), [selected, asked]);
-  const side = (
-    <>
-      <WhyPanel />
-      <SelectionOrScenario />
-    </>
-  );
 
   if (embed) return <EmbedLayout />;
   if (editing) {
@@ -88,15 +98,12 @@ export function App() {
       <ErrorBanner />
       <NoticeBar />
       {layout === 'desktop' && (
-        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3">
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3 2xl:grid-cols-[auto_minmax(0,1fr)_24rem]">
           <div className="row-span-3 flex min-h-0">
             <FaultPalette />
           </div>
           <TopologyPanel />
-          <div className="row-span-3 flex min-h-0 flex-col gap-3 [&>*:last-child]:min-h-[9rem] [&>*:last-child]:flex-1">
-            {side}
-            <DropsPanel />
-          </div>
+          <SideColumn className="row-span-3 gap-3" />
           <TimelinePanel />
           <EventLog />
         </main>
@@ -107,21 +114,18 @@ export function App() {
             <FaultPalette />
           </div>
           <TopologyPanel />
-          <div className="row-span-2 flex min-h-0 flex-col gap-2 [&>*:last-child]:min-h-[7rem] [&>*:last-child]:flex-1">
-            {side}
-            <DropsPanel />
-          </div>
+          <SideColumn className="row-span-2 gap-2" />
           <Dock
             label="Timeline and events"
             tabs={[
-              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel oneAtATime /> },
               { id: 'events', label: 'Events', content: <EventLog /> },
             ]}
           />
         </main>
       )}
       {layout === 'narrow' && (
-        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)] grid-rows-[minmax(0,1.6fr)_minmax(0,1fr)] gap-2 p-2">
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)] grid-rows-[minmax(0,1.6fr)_minmax(11rem,1fr)] gap-2 p-2">
           <div className="row-span-2 flex min-h-0">
             <FaultPalette />
           </div>
@@ -130,9 +134,20 @@ export function App() {
             show={showDetails}
             label="Timeline, events and details"
             tabs={[
-              { id: 'timeline', label: 'Timeline', content: <TimelinePanel /> },
+              { id: 'timeline', label: 'Timeline', content: <TimelinePanel oneAtATime /> },
               { id: 'events', label: 'Events', content: <EventLog /> },
-              { id: 'details', label: 'Details', content: <div className="flex min-h-0 flex-col gap-2 overflow-y-auto">{side}</div> },
+              {
+                id: 'details',
+                label: 'Details',
+                content: (
+                  <ScrollArea label="Details">
+                    <div className="flex flex-col gap-2">
+                      <WhyPanel />
+                      <SelectionOrScenario />
+                    </div>
+                  </ScrollArea>
+                ),
+              },
               { id: 'drops', label: 'Drops', content: <DropsPanel /> },
             ]}
           />

@@ -23,24 +23,27 @@ export function ShortcutsDialog() {
   if (!open) return null;
   return (
     <Modal ref={ref} title="Keyboard shortcuts" testId="shortcuts" width="max-w-4xl" onClose={close}>
-      <div className="gap-x-8 md:columns-2">
+      {/* Two columns from 640 px: the whole list then fits a 768 px tall screen without scrolling. */}
+      <div className="gap-x-8 sm:columns-2">
         {SECTIONS.map(({ scope, title }) => (
-          <section key={scope} className="mb-3 break-inside-avoid">
+          <section key={scope} className="mb-2.5 break-inside-avoid">
             <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{title}</h3>
-            <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-start gap-x-4 gap-y-1.5 text-sm">
+            {/* The keys' column is as wide as its widest key, and each key as wide as its label: nothing stretches or wraps inside a key. */}
+            <dl className="grid grid-cols-[max-content_minmax(0,1fr)] items-start gap-x-4 gap-y-1 text-sm">
               {KEYMAP.filter((a) => a.scope === scope).map((a) => (
                 <div key={a.what} className="contents">
                   <dt className="flex flex-wrap items-start gap-1">
                     {a.keys.map((k) => (
                       <kbd
                         key={k}
-                        className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200"
+                        data-testid="shortcut-key"
+                        className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs whitespace-nowrap text-slate-700 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200"
                       >
                         {k}
                       </kbd>
                     ))}
                   </dt>
-                  <dd className="text-slate-700 dark:text-slate-300">{a.what}</dd>
+                  <dd className="leading-snug text-slate-700 dark:text-slate-300">{a.what}</dd>
                 </div>
               ))}
             </dl>

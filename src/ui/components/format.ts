@@ -42,3 +42,9 @@ export function formatPerSecond(perSecond: number, short = false): string {
 export function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/** A scenario title's short form: the name before its colon ("It wasn't DNS" of "It wasn't DNS: a rolling update, …"). */
+export function shortTitle(title: string): string {
+  const colon = title.indexOf(': ');
+  return colon > 0 ? title.slice(0, colon) : title;
+}

@@ -1,5 +1,6 @@
 import { useId, type ReactNode, type Ref } from 'react';
 import { PanelClose } from './panel-close';
+import { ScrollArea } from './scroll-area';
 
 /**
  * A dialog over a dimmed page, titled, with a close button: a click outside, the button or Escape closes it.
@@ -43,8 +44,8 @@ export function Modal({
           </h2>
           <PanelClose onClick={onClose} label="Close" />
         </div>
-        {/* Taller than the window, the content scrolls under a title that stays. */}
-        <div className="min-h-0 overflow-y-auto">{children}</div>
+        {/* Taller than the window, the content scrolls under a title that stays, and says so. */}
+        <ScrollArea className="min-h-0">{children}</ScrollArea>
       </div>
     </div>
   );

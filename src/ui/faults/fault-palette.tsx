@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { FaultDescriptor } from '../../sim';
-import { useApp } from '../../state/app-store';
+import { appStore, useApp } from '../../state/app-store';
+import { pause, play } from '../services/sim-client';
 import { closeFault, placementStore, startPlacing, stopPlacing, usePlacement } from '../../state/fault-placement';
 import { FaultAction } from './fault-action';
 import { PanelClose } from '../components/panel-close';
 import { openPanel, panelTitle } from '../components/styles';
+import { ScrollArea } from '../components/scroll-area';
 
 /** The MIME type a dragged fault card carries: its catalog id. */
 export const FAULT_MIME = 'application/x-netmortem-fault';
@@ -63,7 +65,7 @@ function FaultCard({ fault }: { fault: FaultDescriptor }) {
         <span aria-hidden="true" className="grid size-6 shrink-0 place-items-center rounded bg-red-100 text-sm text-red-700 dark:bg-red-950 dark:text-red-300">
           {fault.icon}
         </span>
-        <span className="min-w-0 truncate text-sm font-semibold text-slate-800 dark:text-slate-100">{fault.label}</span>
+        <span className="min-w-0 text-sm leading-tight font-semibold text-slate-800 dark:text-slate-100">{fault.label}</span>
       </div>
       <p className="mt-1 line-clamp-2 text-xs leading-snug text-slate-500 dark:text-slate-400">{firstSentence(fault.description)}</p>
       <p className="mt-0.5 text-[11px] text-slate-400 dark:text-slate-500">on a {targetKinds(fault)}</p>
@@ -75,8 +77,8 @@ function FaultCard({ fault }: { fault: FaultDescriptor }) {
 export function FaultPalette() {
   const catalog = useApp((s) => s.catalog);
   const placing = usePlacement((s) => s.placing);
-  // Open by default where there is room for it beside the picture; a rail otherwise.
-  const [open, setOpen] = useState(() => typeof window === 'undefined' || window.innerWidth >= 1500);
+  // Open by default beside the picture in the desktop and projector layouts (from 1100 px); a rail in the narrow one.
+  const [open, setOpen] = useState(() => typeof window === 'undefined' || window.innerWidth >= 1100);
   if (!open) {
     return (
       <button
@@ -95,7 +97,7 @@ export function FaultPalette() {
     );
   }
   return (
-    <section className={`${openPanel} row-span-2 w-56`} aria-label="Fault palette" data-testid="fault-palette">
+    <section className={`${openPanel} row-span-2 w-52 2xl:w-56`} aria-label="Fault palette" data-testid="fault-palette">
       <div className={panelTitle}>
         <h2>Faults</h2>
         <PanelClose onClick={() => setOpen(false)} label="Hide the fault palette" />
@@ -103,11 +105,13 @@ export function FaultPalette() {
       <p className="px-3 pt-2 text-xs leading-snug text-slate-500 dark:text-slate-400" role="status">
         {placing ? `Now click or press Enter on a highlighted ${targetKinds(placing)}. Esc cancels.` : 'Drag a fault onto the picture. Right-click a box for the faults it takes.'}
       </p>
-      <ul className="min-h-0 flex-1 space-y-2 overflow-y-auto p-3" aria-label="Faults in the catalog">
-        {catalog.map((f) => (
-          <FaultCard key={f.id} fault={f} />
-        ))}
-      </ul>
+      <ScrollArea className="flex-1">
+        <ul className="space-y-2 p-3" aria-label="Faults in the catalog">
+          {catalog.map((f) => (
+            <FaultCard key={f.id} fault={f} />
+          ))}
+        </ul>
+      </ScrollArea>
     </section>
   );
 }
@@ -157,6 +161,27 @@ export function FaultPopover() {
       <FaultAction fault={fault} target={target} onApplied={closeFault} />
     </div>
   );
+}
+
+/**
+ * Holds the run still from the moment a fault is picked up (dragged, or chosen with Enter or from a box's menu) until
+ * it is applied or given up, so it lands at the simulated time the picture showed when it was dropped, however long its
+ * parameters take; the run then plays on if it was playing. Returns the unsubscribe function.
+ */
+export function pauseWhilePlacing(): () => void {
+  let resume = false;
+  return placementStore.subscribe((s, prev) => {
+    const active = s.placing !== null || s.pending !== null;
+    const was = prev.placing !== null || prev.pending !== null;
+    if (active && !was) {
+      resume = appStore.getState().status === 'running';
+      if (resume) pause();
+    } else if (!active && was) {
+      const { status } = appStore.getState();
+      if (resume && status !== 'running' && status !== 'done') play();
+      resume = false;
+    }
+  });
 }
 
 /** Escape cancels a pick in progress before it reaches the other shortcuts. */

@@ -18,10 +18,10 @@ function Logo() {
         <rect width="32" height="32" rx="7" className="fill-indigo-600 dark:fill-indigo-500" />
         <path d="M9 23V9l14 14V9" stroke="white" strokeWidth="3.2" fill="none" strokeLinecap="round" strokeLinejoin="round" />
       </svg>
-      {/* The name needs the room a 1400 px window leaves; the tagline, a 1536 px one. */}
+      {/* The name needs the room a 1400 px window leaves; the tagline, an 1800 px one (below that the scenario's title gets it). */}
       <div className="hidden leading-tight min-[1400px]:block">
         <div className="text-lg font-bold tracking-tight text-slate-900 dark:text-white">Netmortem</div>
-        <div className="hidden text-xs text-slate-500 2xl:block dark:text-slate-400">Kubernetes networking, failing on purpose</div>
+        <div className="hidden text-xs text-slate-500 min-[1800px]:block dark:text-slate-400">Kubernetes networking, failing on purpose</div>
       </div>
     </div>
   );
@@ -41,7 +41,7 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
     </div>
   );
   return (
-    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b 2xl:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
+    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b min-[1800px]:gap-x-5 border-slate-200 bg-white px-4 py-2.5 dark:border-slate-800 dark:bg-slate-900">
       <Logo />
       <ScenarioPicker />
       {oneLine && controls}

@@ -10,6 +10,7 @@ import { usePacedFrame } from '../services/paced-frame';
 import { PanelClose } from '../components/panel-close';
 import { askWhy } from '../services/sim-client';
 import { panel, panelTitle } from '../components/styles';
+import { ScrollArea } from '../components/scroll-area';
 
 const phaseBadge: Record<PodView['phase'], string> = {
   running: 'border-[var(--c-ready-stroke)] bg-[var(--c-ready-fill)]',
@@ -27,7 +28,7 @@ function Field({ label, value, testId }: { label: string; value: string; testId:
   return (
     <>
       <dt className="text-xs text-slate-500 dark:text-slate-400">{label}</dt>
-      <dd data-testid={testId} className="min-w-0 truncate font-mono text-sm text-slate-800 dark:text-slate-100" title={value}>
+      <dd data-testid={testId} className="min-w-0 font-mono text-sm break-all text-slate-800 dark:text-slate-100">
         {value}
       </dd>
     </>
@@ -182,7 +183,7 @@ function Requests({ requests }: { requests: RequestJourney[] }) {
 }
 
 /** The selected entity as the latest frame shows it: its live state from the simulation, and the faults that target it. */
-export function Inspector({ entity }: { entity: string }) {
+export function Inspector({ entity, className = '' }: { entity: string; className?: string }) {
   const catalog = useApp((s) => s.catalog);
   const selectPod = useCallback((s: FrameState) => findPod(s.topology, entity), [entity]);
   const selectInspection = useCallback((s: FrameState) => (s.inspection?.entity === entity ? s.inspection : null), [entity]);
@@ -197,15 +198,15 @@ export function Inspector({ entity }: { entity: string }) {
   const gone = pod?.phase === 'gone' || missing ? `${entity} is gone` : undefined;
 
   return (
-    <section data-testid="inspector" className={panel} aria-label={`Inspector: ${entity}`}>
+    <section data-testid="inspector" className={`${panel} ${className}`} aria-label={`Inspector: ${entity}`}>
       <div className={panelTitle}>
         <h2>Inspector</h2>
         <PanelClose onClick={clearSelection} label="Close inspector (Esc)" title="Close (Esc)" />
       </div>
-      <div className="min-h-0 flex-1 overflow-y-auto">
+      <ScrollArea className="flex-1" label="Inspected state">
         <div className="px-3 py-2.5">
           <div className="flex items-center justify-between gap-2">
-            <h3 className="min-w-0 truncate font-mono text-base font-semibold text-slate-900 dark:text-white" title={entity}>
+            <h3 className="min-w-0 font-mono text-base font-semibold break-all text-slate-900 dark:text-white">
               <span className="font-normal text-slate-500 dark:text-slate-400">{kind}/</span>
               {name}
             </h3>
@@ -239,7 +240,7 @@ export function Inspector({ entity }: { entity: string }) {
           )}
           {faults.length === 0 && <p className="text-sm text-slate-500 dark:text-slate-400">No fault in the catalog targets a {kind}.</p>}
         </div>
-      </div>
+      </ScrollArea>
     </section>
   );
 }

@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { appStore, notify, useApp } from '../../state/app-store';
-import { frameStore } from '../../state/frame-store';
-import { closeWhy, whyStore } from '../../state/why';
+import { frameStore, useFrame, type FrameState } from '../../state/frame-store';
+import { closeWhy, useWhy, whyStore } from '../../state/why';
 import { nextStep, presenterStore, previousStep, stepAt, usePresenter, type StoryStep } from '../../state/presenter';
 import { ChapterStory, NO_CHAPTERS } from '../scenario/chapters';
 import { ErrorBanner } from '../app/error-banner';
@@ -13,6 +13,9 @@ import { droppedReasons, DropsPanel } from '../drops/drops-panel';
 import { askWhy, pause, play, seek, setPauseAtChapters } from '../services/sim-client';
 import { WhyPanel } from '../why/why-panel';
 import { button, iconButton, panel } from '../components/styles';
+import { Dock, useViewport, type DockTab } from '../components/layout';
+import { ScrollArea } from '../components/scroll-area';
+import { useFitFont } from '../components/fit-text';
 import { TimelinePanel } from '../timeline/timeline-panel';
 import { TopologyPanel } from '../topology/topology-panel';
 import { PlayButton } from '../header/playback-controls';
@@ -155,10 +158,43 @@ function useFullscreen(): boolean {
   return on;
 }
 
+/** The story's chapters as a row of dots, the current one marked; each goes to its chapter's question. */
+function ChapterDots() {
+  const list = useApp((s) => s.summary?.chapters ?? NO_CHAPTERS);
+  const current = usePresenter((s) => s.step.chapter);
+  return (
+    <ol className="flex flex-wrap gap-1" aria-label="Chapters">
+      {list.map((c, i) => (
+        <li key={i}>
+          <button
+            type="button"
+            onClick={() => goTo({ chapter: i, stage: 'ask' })}
+            aria-label={`Chapter ${i + 1}: ${c.title}`}
+            aria-current={i === current ? 'step' : undefined}
+            title={`${i + 1}. ${c.title}`}
+            className="h-2 w-4 rounded-full bg-slate-300 hover:bg-indigo-300 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[current=step]:bg-indigo-600 dark:bg-slate-700 dark:aria-[current=step]:bg-indigo-400"
+          />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+// Sizes the room can read from the back of a workshop: the story's text shrinks towards the lower one only as far as
+// it must to fit whole; a question, being short, starts larger.
+const TOLD_PX = { min: 16, max: 30 };
+const ASKED_PX = { min: 18, max: 36 };
+
+/** The chapter in large type, sized to fit its box whole (its sizes are in em of the size fitted). */
 function Narration() {
   const list = useApp((s) => s.summary?.chapters ?? NO_CHAPTERS);
   const step = usePresenter((s) => s.step);
   const chapter = list[step.chapter];
+  const box = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const ask = step.stage === 'ask';
+  const size = ask ? ASKED_PX : TOLD_PX;
+  useFitFont(box, content, size.min, size.max, `${step.chapter}:${step.stage}:${list.length}`);
   if (!chapter) {
     return (
       <section className={`${panel} p-6 text-xl text-slate-700 dark:text-slate-200`} data-testid="presenter-narration">
@@ -166,41 +202,47 @@ function Narration() {
       </section>
     );
   }
-  const ask = step.stage === 'ask';
   return (
-    <section className={`${panel} gap-4 overflow-y-auto p-6`} aria-live="polite" data-testid="presenter-narration" data-stage={step.stage} data-chapter={step.chapter + 1}>
-      <p className="text-base font-semibold tracking-wide text-indigo-700 uppercase dark:text-indigo-300">
-        Chapter {step.chapter + 1} of {list.length} · {formatClock(chapter.at * 1e6).slice(0, 5)}
-      </p>
-      {ask ? (
-        <>
-          <h2 className="text-4xl font-bold text-slate-900 dark:text-white">What will happen?</h2>
-          <p className="text-2xl leading-snug text-slate-800 dark:text-slate-100" data-testid="presenter-question">
-            {chapter.question ?? `Next: ${chapter.title}. What do you expect to see?`}
-          </p>
-          <p className="mt-auto text-base text-slate-500 dark:text-slate-400">PageDown tells the chapter and plays it to the next.</p>
-        </>
-      ) : (
-        <>
-          <h2 className="text-2xl font-bold text-slate-900 dark:text-white" data-testid="presenter-title">
-            {chapter.title}
-          </h2>
-          <ChapterStory chapter={chapter} large />
-        </>
-      )}
+    <section className={panel} aria-live="polite" data-testid="presenter-narration" data-stage={step.stage} data-chapter={step.chapter + 1}>
+      <ScrollArea className="flex-1" scrollerRef={box} label="Chapter">
+        <div ref={content} className="flex flex-col gap-[0.6em] p-4" data-testid="presenter-story">
+          <div className="flex flex-col gap-1.5">
+            <p className="text-[max(0.7em,11px)] font-semibold tracking-wide text-indigo-700 uppercase dark:text-indigo-300">
+              Chapter {step.chapter + 1} of {list.length} · {formatClock(chapter.at * 1e6).slice(0, 5)}
+            </p>
+            <ChapterDots />
+          </div>
+          {ask ? (
+            <>
+              <h2 className="text-[1.4em] leading-tight font-bold text-slate-900 dark:text-white">What will happen?</h2>
+              <p className="leading-snug text-slate-800 dark:text-slate-100" data-testid="presenter-question">
+                {chapter.question ?? `Next: ${chapter.title}. What do you expect to see?`}
+              </p>
+              <p className="text-[max(0.6em,12px)] text-slate-500 dark:text-slate-400">PageDown tells the chapter and plays it to the next.</p>
+            </>
+          ) : (
+            <>
+              <h2 className="text-[1.3em] leading-tight font-bold text-slate-900 dark:text-white" data-testid="presenter-title">
+                {chapter.title}
+              </h2>
+              <ChapterStory chapter={chapter} large />
+            </>
+          )}
+        </div>
+      </ScrollArea>
     </section>
   );
 }
 
 function PresenterBar() {
-  const list = useApp((s) => s.summary?.chapters ?? NO_CHAPTERS);
   const title = useApp((s) => s.summary?.title ?? '');
   const status = useApp((s) => s.status);
-  const { step, laser } = usePresenter((s) => s);
+  const laser = usePresenter((s) => s.laser);
   const fullscreen = useFullscreen();
   return (
-    <header className="flex items-center gap-4 border-b border-slate-200 bg-white px-4 py-2 dark:border-slate-800 dark:bg-slate-900">
-      <div className="flex items-center gap-1.5">
+    // Narrower than 1100 px the title takes a line of its own under the controls, rather than a column of words.
+    <header className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-white px-4 py-1.5 dark:border-slate-800 dark:bg-slate-900">
+      <div className="flex shrink-0 items-center gap-1.5">
         <button type="button" className={iconButton} onClick={previousChapterStep} aria-label="Back a step (PageUp)" title="Back a step (PageUp)" data-testid="presenter-previous">
           <PreviousIcon />
         </button>
@@ -209,28 +251,18 @@ function PresenterBar() {
           <NextIcon />
         </button>
       </div>
-      <div className="flex min-w-0 flex-1 flex-col">
-        <span className="truncate text-lg font-semibold text-slate-900 dark:text-white">{title}</span>
-        <ol className="flex flex-wrap gap-1" aria-label="Chapters">
-          {list.map((c, i) => (
-            <li key={i}>
-              <button
-                type="button"
-                onClick={() => goTo({ chapter: i, stage: 'ask' })}
-                aria-label={`Chapter ${i + 1}: ${c.title}`}
-                aria-current={i === step.chapter ? 'step' : undefined}
-                title={`${i + 1}. ${c.title}`}
-                className="h-2.5 w-7 rounded-full bg-slate-300 hover:bg-indigo-300 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[current=step]:bg-indigo-600 dark:bg-slate-700 dark:aria-[current=step]:bg-indigo-400"
-              />
-            </li>
-          ))}
-        </ol>
-      </div>
-      <SimClock className="text-2xl" />
+      {/* The whole title, on as many lines as it needs: a room reads it once, and a cut one reads as broken. */}
+      <h1
+        className="min-w-0 flex-1 text-lg leading-snug font-semibold text-balance text-slate-900 max-[1100px]:order-last max-[1100px]:basis-full dark:text-white"
+        data-testid="presenter-scenario-title"
+      >
+        {title}
+      </h1>
+      <SimClock className="shrink-0 text-2xl max-[1100px]:ml-auto" />
       <span className="sr-only" data-testid="run-status">
         {status}
       </span>
-      <div className="flex items-center gap-1.5">
+      <div className="flex shrink-0 items-center gap-1.5">
         <button type="button" className={button} onClick={resetChapter} title="This chapter again from its start (r)" data-testid="presenter-reset">
           <ResetIcon />
           Chapter
@@ -249,35 +281,74 @@ function PresenterBar() {
   );
 }
 
-/** Workshop view: the picture and the timeline for the room, the story in large type, stepped by a clicker. */
+// From this height the story and the timeline both fit in the column; below it they take turns there.
+const TALL_PX = 900;
+
+const anyDrops = (s: FrameState): boolean => Object.values(s.drops).some((n) => n > 0);
+
+/**
+ * Workshop view: the picture for the room, most of the screen; beside it the story in large type, stepped by a clicker,
+ * and the timeline (below the story on a tall screen, a tab beside it on a short one). The drops and their why join in
+ * once a chapter is told, and only when there is something in them.
+ */
 export function PresenterLayout() {
   useKeyScope('presenter');
   const laser = usePresenter((s) => s.laser);
+  const step = usePresenter((s) => s.step);
   // Drops and their why would answer the question before it is asked, so they show once a chapter is told.
-  const told = usePresenter((s) => s.step.stage === 'reveal');
+  const told = step.stage === 'reveal';
+  const dropped = useFrame(anyDrops);
+  const asked = useWhy((s) => s.asked);
+  const tall = useViewport().height >= TALL_PX;
   useEffect(() => {
     document.documentElement.classList.add('presenting');
     return () => document.documentElement.classList.remove('presenting');
   }, []);
+  // Each step brings the story forward; a why asked for brings itself.
+  const show = useMemo(() => ({ id: tall ? 'timeline' : 'story', step }), [tall, step]);
+  const showWhy = useMemo(() => (asked ? { id: 'why' } : null), [asked]);
+  const extra: DockTab[] = [
+    ...(told && dropped
+      ? [
+          {
+            id: 'drops',
+            label: 'Drops',
+            content: (
+              <div className="flex flex-col [&>*]:min-h-0 [&>*]:flex-1" data-testid="presenter-drops">
+                <DropsPanel />
+              </div>
+            ),
+          },
+        ]
+      : []),
+    ...(told && asked ? [{ id: 'why', label: 'Why', content: <WhyPanel fill /> }] : []),
+  ];
+  const timeline: DockTab = { id: 'timeline', label: 'Timeline', content: <TimelinePanel compact /> };
   return (
     <div className={`flex h-full flex-col ${laser ? 'cursor-none' : ''}`} data-layout="presenter">
       <PresenterBar />
       <ErrorBanner />
       <NoticeBar />
-      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_minmax(22rem,34%)] grid-rows-[minmax(0,1.4fr)_minmax(0,1fr)] gap-2 p-2">
+      <main className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_clamp(17rem,28vw,36rem)] gap-2 p-2">
         <TopologyPanel />
-        <div className="row-span-2 flex min-h-0 flex-col gap-2 [&>*:first-child]:min-h-0 [&>*:first-child]:flex-[3]">
-          <Narration />
-          {told && (
+        <div className="flex min-h-0 flex-col gap-2" data-testid="presenter-column">
+          {tall ? (
             <>
-              <WhyPanel fill />
-              <div className="flex min-h-[7rem] flex-1 flex-col [&>*]:min-h-0 [&>*]:flex-1" data-testid="presenter-drops">
-                <DropsPanel />
+              <div className="flex min-h-0 flex-[3] flex-col [&>*]:min-h-0 [&>*]:flex-1">
+                <Narration />
               </div>
+              <Dock label="Timeline, drops and why" tabs={[timeline, ...extra]} show={showWhy ?? show} everyTabStop className="flex-[2]" />
             </>
+          ) : (
+            <Dock
+              label="Story, timeline, drops and why"
+              tabs={[{ id: 'story', label: 'Story', content: <Narration /> }, timeline, ...extra]}
+              show={showWhy ?? show}
+              everyTabStop
+              className="flex-1"
+            />
           )}
         </div>
-        <TimelinePanel />
       </main>
       {laser && <Laser />}
     </div>

@@ -3,6 +3,7 @@ import { useFrame } from '../../state/frame-store';
 import type { Chapter } from '../../worker/protocol';
 import { formatClock } from '../components/format';
 import { setPauseAtChapters } from '../services/sim-client';
+import { ScrollArea } from '../components/scroll-area';
 
 /** A stable empty list for selectors: a new [] on every read would make React render again and again. */
 export const NO_CHAPTERS: readonly Chapter[] = [];
@@ -60,13 +61,16 @@ export function ChapterList({ chapters }: { chapters: readonly Chapter[] }) {
   );
 }
 
-/** The chapter the run is in, in full: what is happening and what to do now. Pinned so it stays in view. */
-export function CurrentChapter({ chapters }: { chapters: readonly Chapter[] }) {
+/**
+ * The chapter the run is in, in full: what is happening and what to do now. `pinned`: kept in view below the scrolling
+ * text, scrolling itself when long; otherwise it is part of the text.
+ */
+export function CurrentChapter({ chapters, pinned }: { chapters: readonly Chapter[]; pinned: boolean }) {
   const index = useFrame((s) => currentChapter(chapters, s.t));
   const chapter = chapters[index];
   if (!chapter) return null;
-  return (
-    <div data-testid="current-chapter" aria-live="polite" className="shrink-0 border-t border-slate-200 bg-indigo-50/60 px-3 py-2.5 dark:border-slate-800 dark:bg-indigo-950/40">
+  const body = (
+    <div data-testid="current-chapter" aria-live="polite" className={pinned ? 'px-3 py-2.5' : 'mt-3 rounded-md bg-indigo-50/60 px-2.5 py-2 dark:bg-indigo-950/40'}>
       <p className="text-xs font-semibold uppercase tracking-wide text-indigo-700 dark:text-indigo-300">
         Chapter {index + 1} of {chapters.length} · {formatClock(chapter.at * 1e6).slice(0, 5)}
       </p>
@@ -74,16 +78,21 @@ export function CurrentChapter({ chapters }: { chapters: readonly Chapter[] }) {
       <ChapterStory chapter={chapter} />
     </div>
   );
+  if (!pinned) return body;
+  return (
+    <ScrollArea className="max-h-[35%] border-t border-slate-200 bg-indigo-50/60 dark:border-slate-800 dark:bg-indigo-950/40" label="Current chapter">
+      {body}
+    </ScrollArea>
+  );
 }
 
-/** A chapter's narration and what to do now, small in the side panel or large in presenter mode. */
+/** A chapter's narration and what to do now, small in the side panel or, in presenter mode, at the size it is given. */
 export function ChapterStory({ chapter, large = false }: { chapter: Chapter; large?: boolean }) {
-  const size = large ? 'text-lg' : 'text-sm';
   return (
     <>
-      <p className={`${large ? '' : 'mt-1'} ${size} leading-relaxed text-slate-700 dark:text-slate-200`}>{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
+      <p className={`${large ? 'leading-snug' : 'mt-1 text-sm leading-relaxed'} text-slate-700 dark:text-slate-200`}>{chapter.text.replace(/\s*\n\s*/g, ' ').trim()}</p>
       {chapter.action && (
-        <p className={`${large ? '' : 'mt-1.5'} ${size} font-medium text-indigo-800 dark:text-indigo-200`}>
+        <p className={`${large ? 'leading-snug' : 'mt-1.5 text-sm'} font-medium text-indigo-800 dark:text-indigo-200`}>
           <span aria-hidden="true">→ </span>
           {chapter.action}
         </p>

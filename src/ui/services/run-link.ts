@@ -5,8 +5,8 @@ import type { SharedRun } from '../../state/share-link';
 import { currentLoad } from './sim-client';
 
 /**
- * The run as it stands (scenario, seed, fixes, faults applied by hand, the moment, what is inspected and the timeline's
- * range), or null before a scenario is loaded.
+ * The run as it stands (scenario, seed, fixes, faults applied by hand, the moment, what is inspected, the timeline's
+ * range and the speed), or null before a scenario is loaded.
  */
 export function currentRun(): SharedRun | null {
   const load = currentLoad();
@@ -14,10 +14,10 @@ export function currentRun(): SharedRun | null {
   if (!load || seed === null) return null;
   const { t, faultRecord } = frameStore.getState();
   const scenario = selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text };
-  const { selected } = appStore.getState();
+  const { selected, speed } = appStore.getState();
   const { zoom } = timelineStore.getState();
-  const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}) };
-  return { scenario, seed, fixes, faults: faultRecord, t, ...(selected !== null || zoom ? { view } : {}) };
+  const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}), speed };
+  return { scenario, seed, fixes, faults: faultRecord, t, view };
 }
 
 /** This page's address with another query string: links stay inside whatever folder the app is served from. */

@@ -5,7 +5,7 @@ import { editorStore } from '../../state/editor';
 import { checkFixNames } from '../../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../../state/scenario-index';
 import { parseUrlParams, type UrlParams } from '../../state/url-params';
-import { revealEntity } from '../../state/selection';
+import { selectEntity } from '../../state/selection';
 import { setZoom } from '../../state/timeline';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
 import { storedTheme } from './theme';
@@ -66,7 +66,11 @@ export async function startApp(): Promise<void> {
 
   // Opened without a run in the link, a tab comes back to the run it left (a reload) or one a closed tab left.
   const choice = tabs && !carriesRun(linked) ? sessionToRestore(storedSessions(), tabs.tab, tabs.open) : null;
-  if (choice?.kind === 'restore') params = { ...parseUrlParams(`?${shareQuery(choice.session.run)}`), present: linked.present, autoplay: linked.autoplay };
+  if (choice?.kind === 'restore') {
+    params = { ...parseUrlParams(`?${shareQuery(choice.session.run)}`), present: linked.present, autoplay: linked.autoplay };
+    // A speed in the address wins over the one the session was left at.
+    if (linked.speed === undefined && params.speed !== undefined) setSpeed(params.speed);
+  }
 
   let file = scenarios[0]?.file;
   if (params.scenario !== undefined) {
@@ -111,7 +115,8 @@ export async function startApp(): Promise<void> {
   const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
-  if (ok && params.select !== undefined) revealEntity(params.select);
+  // Selected, not revealed: the picture opens whole, as the sender's did, rather than zoomed into the one box.
+  if (ok && params.select !== undefined) selectEntity(params.select);
   if (ok && params.zoom) setZoom(params.zoom);
   if (ok && params.present) enterPresenter();
   if (ok && params.autoplay) play();

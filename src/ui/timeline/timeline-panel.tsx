@@ -8,6 +8,7 @@ import { createHistogramChart } from '../chart/histogram-chart';
 import { formatClock } from '../components/format';
 import { createPacer } from '../services/pacer';
 import { panel, smallButton } from '../components/styles';
+import { ScrollArea } from '../components/scroll-area';
 import { AddChart } from './add-chart';
 import { CompareControl } from './compare-control';
 import { CompareSummary } from './compare-summary';
@@ -17,7 +18,10 @@ import { createTimeLane } from './time-lane';
 import { clockLabel } from './time-scale';
 import { currentView, subscribeView } from './timeline-view';
 
-function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }) {
+/** A timeline short of room shows one chart at a time, the whole of it, and scrolls (snapping) to the next. */
+const oneChart = 'h-full shrink-0 snap-start snap-always';
+
+function ChartRow({ spec, onRemove, one }: { spec: ChartSpec; onRemove?: () => void; one: boolean }) {
   const svgRef = useRef<SVGSVGElement>(null);
   const legendRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -31,7 +35,7 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
   }, [spec]);
   const what = spec.series.map((s) => s.label).join(', ');
   return (
-    <div className="flex flex-1 flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70" data-testid="timeline-chart" data-title={spec.title}>
+    <div className={`flex flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70 ${one ? oneChart : 'flex-1'}`} data-testid="timeline-chart" data-title={spec.title}>
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-0.5 px-3 text-xs">
         <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
           {spec.title}
@@ -53,7 +57,7 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
       <svg
         ref={svgRef}
         data-testid="chart"
-        className="block min-h-[4.5rem] w-full flex-1"
+        className={`block w-full flex-1 ${one ? 'min-h-0' : 'min-h-[4.5rem]'}`}
         role="img"
         aria-label={`${spec.title}: ${what}. Drag to zoom, click to jump, double-click to show the whole run.`}
       />
@@ -64,7 +68,7 @@ function ChartRow({ spec, onRemove }: { spec: ChartSpec; onRemove?: () => void }
 /** Totals over every held sample: a histogram changes little from one sample to the next. */
 const HISTOGRAM_PACE = { minMs: 500, costFactor: 10 };
 
-function HistogramRow({ spec }: { spec: ChartSpec }) {
+function HistogramRow({ spec, one }: { spec: ChartSpec; one: boolean }) {
   const svgRef = useRef<SVGSVGElement>(null);
   const legendRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -83,7 +87,7 @@ function HistogramRow({ spec }: { spec: ChartSpec }) {
     };
   }, [spec]);
   return (
-    <div className="shrink-0 border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70" data-testid="histogram-chart">
+    <div className={`flex flex-col border-b border-slate-100 py-1 last:border-0 dark:border-slate-800/70 ${one ? oneChart : 'shrink-0'}`} data-testid="histogram-chart">
       <div className="flex items-baseline gap-x-3 px-3 text-xs">
         <h3 className="shrink-0 font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-300">
           {spec.title}
@@ -91,7 +95,7 @@ function HistogramRow({ spec }: { spec: ChartSpec }) {
         </h3>
         <div ref={legendRef} className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-3 text-xs" aria-live="off" />
       </div>
-      <svg ref={svgRef} className="block h-32 w-full" role="img" aria-label={`${spec.title}: observations per bucket so far`} />
+      <svg ref={svgRef} className={`block w-full ${one ? 'min-h-0 flex-1' : 'h-32'}`} role="img" aria-label={`${spec.title}: observations per bucket so far`} />
     </div>
   );
 }
@@ -139,9 +143,9 @@ function SeekProgress() {
   );
 }
 
-function CursorReadout() {
+function CursorReadout({ hint }: { hint: boolean }) {
   const cursor = useTimeline((s) => s.cursor);
-  if (cursor === null) return <span className="text-xs text-slate-500 dark:text-slate-400">Hover a chart to read values; drag to zoom; click to jump.</span>;
+  if (cursor === null) return hint ? <span className="text-xs text-slate-500 dark:text-slate-400">Hover a chart to read values; drag to zoom; click to jump.</span> : null;
   return (
     <span className="flex items-center gap-1.5 text-xs text-slate-600 dark:text-slate-300">
       crosshair
@@ -169,10 +173,11 @@ function ZoomControl() {
 }
 
 /**
- * The scenario's charts stacked on one time axis, with markers, crosshair, zoom, jump, added charts and A/B compare;
- * `tools` false leaves out adding charts and comparing, for a wiki page's embed, which only plays the run.
+ * The scenario's charts stacked on one time axis, with markers, crosshair, zoom, jump, added charts and A/B compare.
+ * `compact` (a wiki page's embed, presenter mode) leaves out adding charts, comparing and the hint for the mouse. There and
+ * where `oneAtATime` (the short docks of the projector and narrow layouts), each chart fills the panel, whole, in turn.
  */
-export function TimelinePanel({ tools = true }: { tools?: boolean }) {
+export function TimelinePanel({ compact = false, oneAtATime = compact, className = '' }: { compact?: boolean; oneAtATime?: boolean; className?: string }) {
   const scenarioId = useApp((s) => s.summary?.id ?? '');
   const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
   const added = useTimeline((s) => s.added[scenarioId]);
@@ -180,33 +185,49 @@ export function TimelinePanel({ tools = true }: { tools?: boolean }) {
   const histograms = charts.filter((c) => c.kind === 'histogram');
 
   return (
-    <section className={panel} aria-label="Timeline" data-testid="timeline">
-      <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 px-3 py-1.5 dark:border-slate-800">
-        <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Timeline</h2>
-        <CursorReadout />
-        <ZoomControl />
-        <SeekProgress />
-        {tools && (
+    <section className={`${panel} relative ${className}`} aria-label="Timeline" data-testid="timeline">
+      {compact ? (
+        <>
+          <h2 className="sr-only">Timeline</h2>
+          {/* Only while there is something to say (a crosshair, a zoom, a jump), over the lane's corner rather than above it. */}
+          <div className="absolute top-0 right-0 z-10 flex flex-wrap items-center justify-end gap-x-3 rounded-bl-md bg-white/95 px-2 py-1 empty:hidden dark:bg-slate-900/95">
+            <CursorReadout hint={false} />
+            <ZoomControl />
+            <SeekProgress />
+          </div>
+        </>
+      ) : (
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 px-3 py-1.5 dark:border-slate-800">
+          <h2 className="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Timeline</h2>
+          <CursorReadout hint={!oneAtATime} />
+          <ZoomControl />
+          <SeekProgress />
           <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
             <AddChart />
             <CompareControl />
           </div>
-        )}
-      </div>
-      {tools && <CompareSummary />}
+        </div>
+      )}
+      {!compact && <CompareSummary />}
       <TimeLaneRow />
-      {/* Its own stacking context: the clock's lane and the toolbar above repaint without the charts. */}
-      <div className="isolate flex min-h-0 flex-1 flex-col overflow-y-auto" data-testid="timeline-charts">
+      {/* Its own stacking context (the mask of its scroll cue makes one): the clock's lane and the toolbar above repaint without the charts. */}
+      <ScrollArea
+        className="flex-1"
+        label="Charts"
+        testId="timeline-charts"
+        scrollerClassName={oneAtATime ? 'snap-y snap-mandatory' : 'isolate'}
+        contentClassName={`flex flex-col ${oneAtATime ? 'h-full' : 'min-h-full'}`}
+      >
         {timed.map((c, i) => (
-          <ChartRow key={`s:${i}:${c.title}`} spec={c} />
+          <ChartRow key={`s:${i}:${c.title}`} spec={c} one={oneAtATime} />
         ))}
         {(added ?? []).map((c, i) => (
-          <ChartRow key={`a:${i}:${c.title}:${c.kind}`} spec={c} onRemove={() => removeChart(scenarioId, i)} />
+          <ChartRow key={`a:${i}:${c.title}:${c.kind}`} spec={c} one={oneAtATime} onRemove={() => removeChart(scenarioId, i)} />
         ))}
         {histograms.map((c, i) => (
-          <HistogramRow key={`h:${i}:${c.title}`} spec={c} />
+          <HistogramRow key={`h:${i}:${c.title}`} spec={c} one={oneAtATime} />
         ))}
-      </div>
+      </ScrollArea>
     </section>
   );
 }

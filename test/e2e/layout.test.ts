@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { appHarness } from './harness';
+import { boxOf, clippedWithoutCue, rowsOf, settled, textSmallerThan } from './geometry';
+import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
+
+const { withApp } = appHarness({ viewport: { width: 1600, height: 900 } });
+
+/** The longest texts of the shipped scenarios: title, description, twelve chapters, eight fixes, three drop reasons by 60 s. */
+const HEAVY = 'its-not-dns.yaml';
+
+async function loaded(page: Page, file: string): Promise<void> {
+  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 30_000 }).toBe(file);
+  await untilStatus(page, 'paused');
+}
+
+/** Width of the option the closed select shows, in its font, and the width its text gets (less padding and arrow). */
+function pickerText(page: Page): Promise<{ shown: string; textPx: number; roomPx: number }> {
+  return byTestId(page, 'scenario-picker').evaluate((el) => {
+    const select = el as HTMLSelectElement;
+    const shown = select.selectedOptions[0]?.textContent ?? '';
+    const context = document.createElement('canvas').getContext('2d')!;
+    context.font = getComputedStyle(select).font;
+    const style = getComputedStyle(select);
+    // Chromium draws the arrow in the right padding's place plus about 20 px.
+    const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+    return { shown, textPx: context.measureText(shown).width, roomPx: room };
+  });
+}
+
+/** How far the right column's panels reach past its bottom: they are laid out in it, so any is painted over what is below. */
+const spill = (page: Page): Promise<number> => byTestId(page, 'side-column').evaluate((el) => el.scrollHeight - el.clientHeight);
+
+describe('layouts that fit their screens', () => {
+  it('desktop: a one-row header from 1400 px, the picker’s text whole, palette cards at 1280, and a right column that never clips without a cue', async () => {
+    await withApp('layout-desktop', `?scenario=${HEAVY}&speed=max`, async (app) => {
+      const { page } = app;
+      await loaded(page, HEAVY);
+      await byTestId(page, 'pause-at-chapters').uncheck();
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 120_000 }).toBeGreaterThanOrEqual(60e6);
+      await byTestId(page, 'play-button').click();
+      await untilStatus(page, 'paused');
+      await expect.poll(() => byTestId(page, 'why-button').count()).toBeGreaterThanOrEqual(3);
+
+      for (const size of [
+        { width: 1920, height: 1080 },
+        { width: 1600, height: 900 },
+        { width: 1440, height: 900 },
+        { width: 1366, height: 768 },
+        { width: 1280, height: 720 },
+      ]) {
+        const at = `${size.width}×${size.height}`;
+        await page.setViewportSize(size);
+        await settled(page);
+        // The playwright clicks above scrolled the scenario's text; a reader arriving sees its top.
+        await page.evaluate(() => document.querySelectorAll('[data-scroll-area]').forEach((el) => (el.scrollTop = 0)));
+        await settled(page);
+
+        if (size.width >= 1400) expect(await rowsOf(page, 'header'), `header rows at ${at}`).toBe(1);
+        const picker = await pickerText(page);
+        expect(picker.textPx, `picker text "${picker.shown}" at ${at}`).toBeLessThanOrEqual(picker.roomPx);
+        const palette = await boxOf(page, 'fault-palette');
+        expect(palette?.width ?? 0, `palette open as cards at ${at}`).toBeGreaterThanOrEqual(180);
+        expect((await boxOf(page, 'fault-card'))?.height ?? 0, `a fault card at ${at}`).toBeGreaterThan(50);
+
+        expect(await clippedWithoutCue(page, '[data-testid="side-column"]'), `right column at ${at}`).toEqual([]);
+        // The side column ends inside the window, and every drop reason is a row of the (scrolling) list.
+        expect((await boxOf(page, 'side-column'))!.bottom, `side column bottom at ${at}`).toBeLessThanOrEqual(size.height);
+        expect(await spill(page), `side column's panels past its bottom at ${at}`).toBeLessThanOrEqual(1);
+        expect(await byTestId(page, 'drops').locator('li').count()).toBe(await byTestId(page, 'why-button').count());
+        // The scenario's title is whole in view above the chapter card, at the top of its text.
+        const title = (await boxOf(page, 'scenario-title'))!;
+        const about = await byTestId(page, 'scenario-title').evaluate((el) => el.closest('[data-scroll-area]')!.getBoundingClientRect().bottom);
+        expect(title.bottom, `scenario title at ${at}`).toBeLessThanOrEqual(about);
+        expect(await textSmallerThan(page, 11), `text under 11 px at ${at}`).toEqual([]);
+      }
+      // With a why chain open too, on the shortest screen: the chain gives way, and still nothing is cut unannounced.
+      await byTestId(page, 'why-button').first().click();
+      await expect.poll(() => byTestId(page, 'why-step').count()).toBeGreaterThan(1);
+      await settled(page);
+      expect(await clippedWithoutCue(page, '[data-testid="side-column"]'), 'right column with a why at 1280×720').toEqual([]);
+      expect((await boxOf(page, 'side-column'))!.bottom, 'side column bottom with a why').toBeLessThanOrEqual(720);
+      expect(await spill(page), "side column's panels past its bottom with a why").toBeLessThanOrEqual(1);
+      expectClean(app);
+    });
+  }, 180_000);
+
+  it('pauses the run while a fault is placed and set, applies it at the moment it was dropped, then plays on', async () => {
+    await withApp('layout-placing-pauses', '?scenario=demo.yaml&speed=2', async (app) => {
+      const { page } = app;
+      await loaded(page, 'demo.yaml');
+      await byTestId(page, 'play-button').click();
+      await expect.poll(() => clockUs(page), { timeout: 10_000 }).toBeGreaterThan(2e6);
+
+      // Picked from the keyboard: the run stops at once and stays stopped while the pod is chosen and the grace set.
+      await page.locator('[data-testid="fault-card"][data-fault="delete-pod"]').focus();
+      await page.keyboard.press('Enter');
+      await untilStatus(page, 'paused');
+      const dropped = await clockUs(page);
+      await page.locator('[data-testid="pod"][data-pod="web-1"]').focus();
+      await page.keyboard.press('Enter');
+      const popover = byTestId(page, 'fault-popover');
+      await popover.waitFor({ state: 'visible' });
+      await page.waitForTimeout(1_000);
+      expect(await clockUs(page)).toBe(dropped);
+      expect(await text(page, 'run-status')).toBe('paused');
+      await popover.getByTestId('fault-param').fill('0');
+      await popover.getByTestId('fault-button').click();
+      await popover.waitFor({ state: 'detached' });
+      await untilStatus(page, 'running');
+      const applied = byTestId(page, 'event-log-entry').filter({ hasText: 'Delete pod (user)' });
+      await expect.poll(() => applied.count()).toBe(1);
+      const stamp = (await applied.first().textContent())!.slice(0, 9);
+      const ms = Math.floor(dropped / 1000);
+      expect(stamp).toBe(`${String(Math.floor(ms / 60_000)).padStart(2, '0')}:${String(Math.floor(ms / 1000) % 60).padStart(2, '0')}.${String(ms % 1000).padStart(3, '0')}`);
+
+      // Given up while paused: it stays paused.
+      await byTestId(page, 'play-button').click();
+      await untilStatus(page, 'paused');
+      await page.locator('[data-testid="fault-card"][data-fault="delete-pod"]').focus();
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(300);
+      expect(await text(page, 'run-status')).toBe('paused');
+      expectClean(app);
+    });
+  }, 60_000);
+
+  it('fits the shortcuts list on a 768 px tall screen, every key as wide as its label', async () => {
+    await withApp('layout-shortcuts', '?scenario=demo.yaml', async (app) => {
+      const { page } = app;
+      await loaded(page, 'demo.yaml');
+      for (const width of [1366, 1024]) {
+        await page.setViewportSize({ width, height: 768 });
+        await byTestId(page, 'shortcuts-button').click();
+        const dialog = byTestId(page, 'shortcuts');
+        await dialog.waitFor({ state: 'visible' });
+        const box = (await boxOf(page, 'shortcuts'))!;
+        expect(box.y, `top at ${width}`).toBeGreaterThanOrEqual(0);
+        expect(box.bottom, `bottom at ${width}`).toBeLessThanOrEqual(768);
+        const scroll = await dialog.locator('[data-scroll-area]').evaluate((el) => el.scrollHeight - el.clientHeight);
+        expect(scroll, `the list scrolls at ${width}`).toBeLessThanOrEqual(1);
+        // Each key's box against the same key laid out on its own at its content's width.
+        const keys = await byTestId(page, 'shortcut-key').evaluateAll((els) =>
+          els.map((el) => {
+            const alone = el.cloneNode(true) as HTMLElement;
+            alone.style.cssText = 'position:absolute;width:max-content;left:0;top:0';
+            document.body.append(alone);
+            const natural = alone.getBoundingClientRect();
+            alone.remove();
+            const laid = el.getBoundingClientRect();
+            return { key: el.textContent, width: laid.width - natural.width, height: laid.height - natural.height };
+          }),
+        );
+        expect(keys.filter((k) => Math.abs(k.width) > 0.5 || Math.abs(k.height) > 0.5)).toEqual([]);
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      }
+      expectClean(app);
+    });
+  });
+});
