@@ -5,7 +5,7 @@ import { glyphPath, reasonStyle } from './drop-marks';
 import type { SitePoint } from './topology-layout';
 
 /**
- * Live traffic on a <canvas> over the topology: flows between machines and elements as curves whose width follows
+ * Live traffic on canvases around the topology: flows between machines and elements as curves whose width follows
  * their packet rate, sampled packets moving along them, SYN-only flows (connection attempts nobody answers) drawn as
  * such, and drops marked where they happen by reason. Rates are over the worker's last metrics step, so a paused run
  * shows its last rates without moving.
