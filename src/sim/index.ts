@@ -14,6 +14,7 @@ export { SCENARIO_VERSION } from './scenario/version';
 export { withoutBom } from './scenario/parse-text';
 export { isPrefix, parsePath, samePath, type PathSegment } from './scenario/path';
 export { pathLocator, type TextPlace } from './scenario/locate';
+export { schemasAt, type JsonSchema } from './scenario/schema-walk';
 export { ADDABLE, type Edit, type EditKind, type EditOption, type Field, type OutlineItem, type ScalarValue, type YamlPath } from './scenario/edit-kinds';
 export { applyEdit, blankScenario, outline } from './scenario/edits';
 export { fieldsAt } from './scenario/fields';

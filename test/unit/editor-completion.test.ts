@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadScenario } from '../../src/sim';
+import { loadScenario, schemasAt, type JsonSchema } from '../../src/sim';
 import { placeAt, type CursorPlace } from '../../src/ui/editor/yaml-place';
-import { schemasAt, suggest, type JsonSchema } from '../../src/ui/editor/schema-complete';
+import { suggest } from '../../src/ui/editor/schema-complete';
 import { problemOffsets } from '../../src/ui/editor/problem-place';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../public/scenario.schema.json', import.meta.url), 'utf8')) as JsonSchema;

@@ -17,10 +17,10 @@ import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/sea
 import { Annotation, Compartment, EditorState, type Extension } from '@codemirror/state';
 import { drawSelection, dropCursor, EditorView, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, keymap, lineNumbers } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
-import { pathLocator, type PathSegment } from '../../sim';
+import { pathLocator, type JsonSchema, type PathSegment } from '../../sim';
 import { editorStore, editText, redoEdit, undoEdit } from '../../state/editor';
 import { problemOffsets } from './problem-place';
-import { suggest, type JsonSchema } from './schema-complete';
+import { suggest } from './schema-complete';
 import { placeAt, WORD } from './yaml-place';
 
 /**
