@@ -27,14 +27,17 @@ const seconds = (us: number) => `${(us / 1e6).toFixed(1)} s`;
  * Builds chains for the run's main symptoms, following recorded causes only: a step appears when its fact was
  * recorded, so a chain stops where the evidence does.
  */
+/** A step that is one recorded fact: at its entity, at the time it last happened. */
+function factStep(fact: CauseFact, text: string): WhyStep {
+  return { entity: fact.entity, at: fact.lastAt, text };
+}
+
 export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   const chains: WhyChain[] = [];
   const serverErrors = causes.of('grpc_dependency_error')[0];
   if (serverErrors) {
     const node = world.nodeOf(serverErrors.entity);
-    const steps: WhyStep[] = [
-      { entity: serverErrors.entity, at: serverErrors.lastAt, text: `${formatCount(serverErrors.count)} queries failed because the pod's dependencies did not resolve` },
-    ];
+    const steps: WhyStep[] = [factStep(serverErrors, `${formatCount(serverErrors.count)} queries failed because the pod's dependencies did not resolve`)];
     if (node) steps.push(...dnsSteps(causes, world, node));
     chains.push({ symptom: `server errors at ${serverErrors.entity}`, steps });
   }
@@ -72,11 +75,10 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
   const node = String(collision.detail['node']);
   const refused = causes.find('no_socket_reset', node);
   const steps: WhyStep[] = [
-    {
-      entity: collision.entity,
-      at: collision.lastAt,
-      text: `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${formatCount(refused.count)} of them` : ''}`,
-    },
+    factStep(
+      collision,
+      `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${formatCount(refused.count)} of them` : ''}`,
+    ),
   ];
   const leak = causes.find('ipam_leak_released', node);
   if (leak) {
@@ -105,20 +107,17 @@ function nodeResets(causes: CauseLog): CauseFact | undefined {
  */
 function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const steps: WhyStep[] = [
-    {
-      entity: reset.entity,
-      at: reset.lastAt,
-      text: `answered ${formatCount(reset.count)} packets with resets: they belonged to connections it had no socket for, flows the router had been sending to another node`,
-    },
+    factStep(reset, `answered ${formatCount(reset.count)} packets with resets: they belonged to connections it had no socket for, flows the router had been sending to another node`),
   ];
   const change = causes.of('ecmp_changed')[0];
   if (!change) return steps;
   const c = change.detail;
-  steps.push({
-    entity: change.entity,
-    at: change.lastAt,
-    text: `changed its ECMP group for ${c['prefix']} ${formatCount(change.count)} times; the latest, at ${seconds(change.lastAt)}, ${c['what']}: ${c['before']} → ${c['after']} next hops, and ${c['movedPct']} % of flows now hash to another next hop (${c['mode']} hashing keeps no record of connections)`,
-  });
+  steps.push(
+    factStep(
+      change,
+      `changed its ECMP group for ${c['prefix']} ${formatCount(change.count)} times; the latest, at ${seconds(change.lastAt)}, ${c['what']}: ${c['before']} → ${c['after']} next hops, and ${c['movedPct']} % of flows now hash to another next hop (${c['mode']} hashing keeps no record of connections)`,
+    ),
+  );
   const node = String(c['via']);
   const announced = causes.find('bgp_announced', node);
   const withdrawn = causes.find('bgp_withdrawn', node);
@@ -134,20 +133,22 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const hpa = causes.find('hpa_scaled', `deployment/${d['deployment']}`);
   if (hpa) {
     const h = hpa.detail;
-    steps.push({
-      entity: hpa.entity,
-      at: hpa.lastAt,
-      text: `its HorizontalPodAutoscaler changed the replica count ${formatCount(hpa.count)} times; the latest, at ${seconds(hpa.lastAt)}, from ${h['from']} to ${h['to']}: ${h['perPod']} requests/s per pod against a target of ${h['target']}`,
-    });
+    steps.push(
+      factStep(
+        hpa,
+        `its HorizontalPodAutoscaler changed the replica count ${formatCount(hpa.count)} times; the latest, at ${seconds(hpa.lastAt)}, from ${h['from']} to ${h['to']}: ${h['perPod']} requests/s per pod against a target of ${h['target']}`,
+      ),
+    );
   }
   const spike = causes.of('load_spike')[0];
   if (spike) {
     const p = spike.detail;
-    steps.push({
-      entity: spike.entity,
-      at: spike.lastAt,
-      text: `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all`,
-    });
+    steps.push(
+      factStep(
+        spike,
+        `from ${seconds(spike.lastAt)} to ${seconds(Number(p['until']))}, ${p['clients']} clients sent ×${p['factor']} as many requests, ${Math.round(Number(p['rate']))} a second in all`,
+      ),
+    );
   }
   return steps;
 }
@@ -161,35 +162,27 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   const service = String(d['service']);
   const proxy = d['proxy'] === 'envoy' ? 'Envoy' : 'HAProxy';
   const steps: WhyStep[] = [
-    {
-      entity: gone.entity,
-      at: gone.lastAt,
-      text: `${formatCount(gone.count)} requests to ${service} failed at backends that were already gone; the latest went to ${d['backend']}, gone for ${(Number(d['goneForMs']) / 1000).toFixed(1)} s, from a list its ${proxy} got ${(Number(d['listAgeMs']) / 1000).toFixed(1)} s earlier`,
-    },
+    factStep(
+      gone,
+      `${formatCount(gone.count)} requests to ${service} failed at backends that were already gone; the latest went to ${d['backend']}, gone for ${(Number(d['goneForMs']) / 1000).toFixed(1)} s, from a list its ${proxy} got ${(Number(d['listAgeMs']) / 1000).toFixed(1)} s earlier`,
+    ),
   ];
   if (typeof d['connectTimeoutMs'] === 'number') {
-    steps.push({
-      entity: gone.entity,
-      at: gone.lastAt,
-      text: `${proxy} waits ${d['connectTimeoutMs']} ms for a connection to an address nobody answers, ${d['connectTimeoutMs'] >= Number(d['deadlineMs']) ? `longer than the caller's ${d['deadlineMs']} ms deadline` : 'then tries another backend'}`,
-    });
+    steps.push(
+      factStep(
+        gone,
+        `${proxy} waits ${d['connectTimeoutMs']} ms for a connection to an address nobody answers, ${d['connectTimeoutMs'] >= Number(d['deadlineMs']) ? `longer than the caller's ${d['deadlineMs']} ms deadline` : 'then tries another backend'}`,
+      ),
+    );
   }
   const left = causes.find('zk_deregistered', String(d['backend']));
   if (left)
-    steps.push({
-      entity: left.entity,
-      at: left.lastAt,
-      text: `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it`,
-    });
+    steps.push(factStep(left, `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it`));
   const read = causes.find('zk_read', gone.entity);
   if (read) {
     const r = read.detail;
     const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${formatCount(r['requests'])} requests, one after another`;
-    steps.push({
-      entity: gone.entity,
-      at: gone.lastAt,
-      text: `its watchers read their services ${formatCount(read.count)} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`,
-    });
+    steps.push(factStep(gone, `its watchers read their services ${formatCount(read.count)} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`));
   }
   steps.push(...zookeeperSteps(causes, world, service));
   return steps;
@@ -209,19 +202,16 @@ function zookeeperSteps(causes: CauseLog, world: WhyWorld, service: string): Why
   const alarm = causes.of('zk_packet_alarm')[0];
   if (alarm) {
     const a = alarm.detail;
-    steps.push({
-      entity: alarm.entity,
-      at: alarm.lastAt,
-      text: `its packet alarm fired in ${formatCount(alarm.count)} seconds: at ${seconds(alarm.lastAt)} ${a['server']} handled ${formatCount(a['pps'])} packets/s against an allowance of ${formatCount(a['allowance'])}, and ${a['dropped']} % were dropped and sent again, slowing every read on it`,
-    });
+    steps.push(
+      factStep(
+        alarm,
+        `its packet alarm fired in ${formatCount(alarm.count)} seconds: at ${seconds(alarm.lastAt)} ${a['server']} handled ${formatCount(a['pps'])} packets/s against an allowance of ${formatCount(a['allowance'])}, and ${a['dropped']} % were dropped and sent again, slowing every read on it`,
+      ),
+    );
   }
   const deployment = causes.find('rollout', `deployment/${service}`) ?? causes.of('rollout')[0];
   if (deployment)
-    steps.push({
-      entity: deployment.entity,
-      at: deployment.lastAt,
-      text: `rolled out a new version at ${seconds(deployment.lastAt)}: every pod it replaced deregistered and every new one registered, each a change`,
-    });
+    steps.push(factStep(deployment, `rolled out a new version at ${seconds(deployment.lastAt)}: every pod it replaced deregistered and every new one registered, each a change`));
   return steps;
 }
 
@@ -245,11 +235,7 @@ function staleSteps(causes: CauseLog, stale: CauseFact): WhyStep[] {
   const busiest = causes.of('endpoints_changed')[0];
   if (busiest) {
     const all = causes.of('endpoints_changed').reduce((n, f) => n + f.count, 0);
-    steps.push({
-      entity: busiest.entity,
-      at: busiest.lastAt,
-      text: `caused ${formatCount(busiest.count)} of the ${formatCount(all)} endpoint changes; every one of them is a sync on every node`,
-    });
+    steps.push(factStep(busiest, `caused ${formatCount(busiest.count)} of the ${formatCount(all)} endpoint changes; every one of them is a sync on every node`));
   }
   return steps;
 }
@@ -295,11 +281,10 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
   const server = hops.at(-1)!;
   const from = server.xff === '' ? "its connection's peer, as no X-Forwarded-For came with it" : `the leftmost entry of X-Forwarded-For: ${server.xff}`;
   const steps: WhyStep[] = [
-    {
-      entity: fact.entity,
-      at: fact.lastAt,
-      text: `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${formatCount(fact.count)} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}`,
-    },
+    factStep(
+      fact,
+      `logged ${CLIENT_ADDRESS_TEXT[verdict]} as the client for ${formatCount(fact.count)} requests; a sampled request from ${journey.origin} was logged as ${journey.logged!.address}, ${from}`,
+    ),
   ];
   const sourceOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
   for (let i = hops.length - 2; i >= 1; i--) {
@@ -317,7 +302,7 @@ function clientAddressSteps(world: WhyWorld, fact: CauseFact, verdict: 'internal
 function martianSteps(causes: CauseLog, world: WhyWorld, martians: CauseFact): WhyStep[] {
   const d = martians.detail;
   const iface = d['iface'] === undefined ? '' : ` on ${d['iface']}${d['ifaceHasAddress'] === 0 ? ', which has no IPv4 address' : ''}`;
-  const steps: WhyStep[] = [{ entity: martians.entity, at: martians.lastAt, text: `${formatCount(martians.count)} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})` }];
+  const steps: WhyStep[] = [factStep(martians, `${formatCount(martians.count)} packets dropped as martians${iface} (rp_filter ${d['rpFilter']})`)];
   if (typeof d['dst'] === 'number') steps.push(...addressSteps(causes, world, d['dst']));
   return steps;
 }
@@ -335,7 +320,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
   switch (kind) {
     case 'grpc_dependency_error': {
       const node = world.nodeOf(fact.entity);
-      const steps: WhyStep[] = [{ entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} queries failed because the pod's dependencies did not resolve` }];
+      const steps: WhyStep[] = [factStep(fact, `${formatCount(fact.count)} queries failed because the pod's dependencies did not resolve`)];
       if (node) steps.push(...dnsSteps(causes, world, node));
       return { symptom, steps };
     }
@@ -354,11 +339,10 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return {
         symptom,
         steps: [
-          {
-            entity: fact.entity,
-            at: fact.lastAt,
-            text: `the ZooKeeper hosts' hypervisors dropped ${formatCount(fact.detail['dropped'])} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
-          },
+          factStep(
+            fact,
+            `the ZooKeeper hosts' hypervisors dropped ${formatCount(fact.detail['dropped'])} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
+          ),
           ...zookeeperSteps(causes, world, String(fact.detail['service'])),
         ],
       };
@@ -370,7 +354,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       if (!throttled)
         return {
           symptom,
-          steps: [{ entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled` }],
+          steps: [factStep(fact, `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled`)],
         };
       return { symptom, steps: cpuSteps(causes, kind === 'cpu_delayed' ? fact : undefined, throttled) };
     }
@@ -378,12 +362,12 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
     case CLIENT_ADDRESS_CAUSES.forged: {
       const verdict = kind === CLIENT_ADDRESS_CAUSES.forged ? 'forged' : 'internal';
       const steps = clientAddressSteps(world, fact, verdict);
-      const none = { entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} requests; none of the sampled requests kept shows the path yet` };
+      const none = factStep(fact, `${formatCount(fact.count)} requests; none of the sampled requests kept shows the path yet`);
       return { symptom, steps: steps.length > 0 ? steps : [none] };
     }
   }
   const why = explain(kind);
-  const steps: WhyStep[] = [{ entity: fact.entity, at: fact.lastAt, text: `${formatCount(fact.count)} times${why ? `: ${why}` : ''}` }];
+  const steps: WhyStep[] = [factStep(fact, `${formatCount(fact.count)} times${why ? `: ${why}` : ''}`)];
   if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
   return { symptom, steps };
 }
@@ -414,16 +398,12 @@ function dnsSteps(causes: CauseLog, world: WhyWorld, node: string): WhyStep[] {
 function allowanceSteps(causes: CauseLog, world: WhyWorld, exceeded: CauseFact): WhyStep[] {
   const d = exceeded.detail;
   const steps: WhyStep[] = [
-    {
-      entity: exceeded.entity,
-      at: exceeded.lastAt,
-      text: `the hypervisor dropped ${formatCount(exceeded.count)} packets of new flows: ${formatCount(d['used'])} of ${formatCount(d['allowance'])} tracked connections in use`,
-    },
+    factStep(exceeded, `the hypervisor dropped ${formatCount(exceeded.count)} packets of new flows: ${formatCount(d['used'])} of ${formatCount(d['allowance'])} tracked connections in use`),
   ];
   const busiest = d['busiestDst'];
   if (typeof busiest === 'number') {
     const share = Math.round(100 * Number(d['busiestShare'] ?? 0));
-    steps.push({ entity: exceeded.entity, at: exceeded.lastAt, text: `${share} % of the tracked flows sampled go to ${formatIpv4(busiest)}` });
+    steps.push(factStep(exceeded, `${share} % of the tracked flows sampled go to ${formatIpv4(busiest)}`));
     steps.push(...addressSteps(causes, world, busiest));
   }
   return steps;
