@@ -104,3 +104,22 @@ export async function rowsOf(page: Page, selector: string): Promise<number> {
     return rows;
   }, selector);
 }
+
+/**
+ * Visible text in the topology picture drawn smaller than `minPx` on screen: each text's font size times the scale it is
+ * drawn at (its box on screen over its box in the drawing's units).
+ */
+export async function pictureTextSmallerThan(page: Page, minPx: number): Promise<string[]> {
+  return page.evaluate((min) => {
+    const found = new Set<string>();
+    for (const t of Array.from(document.querySelectorAll<SVGTextElement>('svg[data-testid="topology"] text'))) {
+      const style = getComputedStyle(t);
+      const box = t.getBoundingClientRect();
+      if (style.visibility === 'hidden' || style.display === 'none' || box.width === 0 || box.height === 0 || !t.textContent?.trim()) continue;
+      const own = t.getBBox().height;
+      const px = own > 0 ? (parseFloat(style.fontSize) * box.height) / own : 0;
+      if (px < min) found.add(`${px.toFixed(1)}px "${t.textContent.trim().slice(0, 30)}"`);
+    }
+    return [...found];
+  }, minPx);
+}

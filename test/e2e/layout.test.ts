@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
-import { boxOf, clippedWithoutCue, rowsOf, settled, textSmallerThan } from './geometry';
+import { readFileSync } from 'node:fs';
+import { boxOf, clippedWithoutCue, pictureTextSmallerThan, rowsOf, settled, textSmallerThan } from './geometry';
 import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 
 const { withApp } = appHarness({ viewport: { width: 1600, height: 900 } });
@@ -160,4 +161,71 @@ describe('layouts that fit their screens', () => {
       expectClean(app);
     });
   });
+
+  it('summarises the hundred instances of its-not-dns as two groups at Fit, and opens one into named machines from the keyboard', async () => {
+    await withApp('machine-groups', `?scenario=${HEAVY}`, async (app) => {
+      const { page } = app;
+      await loaded(page, HEAVY);
+      const groups = page.getByTestId('machine-group');
+      await expect.poll(() => groups.count()).toBe(2);
+      expect(await groups.locator('.topo-mgroup-name').allTextContents()).toEqual(['20 instances running metric', '80 instances running alerting']);
+      const scale = (): Promise<number> =>
+        page.evaluate(() => Number(/scale\(([\d.e-]+)\)/.exec(document.querySelector('svg[data-testid="topology"] > g')!.getAttribute('transform') ?? '')?.[1]));
+      const farNames = (): Promise<number> =>
+        page.evaluate(
+          () =>
+            Array.from(document.querySelectorAll<SVGTextElement>('svg[data-testid="topology"] .topo-far-title')).filter(
+              (t) => getComputedStyle(t).visibility !== 'hidden' && t.getBoundingClientRect().width > 0,
+            ).length,
+        );
+      // At Fit a machine's name would be drawn under 11 px: none is shown, the headings are.
+      expect(await scale()).toBeLessThan(11 / 34);
+      expect(await farNames()).toBe(0);
+      const metric = groups.filter({ hasText: 'running metric' });
+      await metric.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(scale).toBeGreaterThanOrEqual(11 / 34);
+      await settled(page);
+      expect(await farNames()).toBeGreaterThan(0);
+      expect(await pictureTextSmallerThan(page, 11)).toEqual([]);
+      // The group is shown from its heading: its top left comes to rest in view.
+      const picture = (await byTestId(page, 'topology').boundingBox())!;
+      await expect
+        .poll(async () => {
+          const frame = (await metric.locator('rect').boundingBox())!;
+          return frame.x >= picture.x && frame.y >= picture.y && frame.x < picture.x + 60 && frame.y < picture.y + 60;
+        })
+        .toBe(true);
+      expectClean(app);
+    });
+  });
+
+  it('draws no text in the picture under 11 px at Fit, in every shipped scenario, on the desktop and in the embed', async () => {
+    const index = JSON.parse(readFileSync(new URL('../../public/scenarios/index.json', import.meta.url), 'utf8')) as { scenarios: { file: string }[] };
+    const files = index.scenarios.map((s) => s.file);
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      for (const [query, sizes] of [
+        [
+          '',
+          [
+            [1920, 1080],
+            [1280, 720],
+          ],
+        ],
+        ['&embed=1', [[800, 500]]],
+      ] as const) {
+        await withApp(`picture-text-${file}`, `?scenario=${file}${query}`, async (app) => {
+          const { page } = app;
+          await expect.poll(() => page.locator('svg[data-testid="topology"] text').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+          for (const [width, height] of sizes) {
+            await page.setViewportSize({ width, height });
+            await settled(page);
+            await expect.poll(() => pictureTextSmallerThan(page, 11), { timeout: 5_000, message: `${file}${query} at ${width}×${height}` }).toEqual([]);
+          }
+          expectClean(app);
+        });
+      }
+    }
+  }, 240_000);
 });

@@ -98,7 +98,7 @@ export function App() {
       <ErrorBanner />
       <NoticeBar />
       {layout === 'desktop' && (
-        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3 2xl:grid-cols-[auto_minmax(0,1fr)_24rem]">
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_20rem] grid-rows-[minmax(10rem,1.5fr)_minmax(16rem,1fr)_minmax(7rem,0.45fr)] gap-3 p-3 2xl:grid-cols-[auto_minmax(0,1fr)_24rem]">
           <div className="row-span-3 flex min-h-0">
             <FaultPalette />
           </div>
@@ -109,7 +109,7 @@ export function App() {
         </main>
       )}
       {layout === 'projector' && (
-        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_18rem] grid-rows-[minmax(0,1.35fr)_minmax(0,1fr)] gap-2 p-2">
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_18rem] grid-rows-[minmax(0,1.5fr)_minmax(0,1fr)] gap-2 p-2">
           <div className="row-span-2 flex min-h-0">
             <FaultPalette />
           </div>

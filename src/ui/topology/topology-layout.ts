@@ -33,25 +33,42 @@ export interface GroupBox extends Rect {
   pods: PodView[];
 }
 
-export interface ServiceBox extends Rect {
+/** A box outside the machines grid, drawn `scale` times its usual size where the machines are grouped. */
+export interface ElementBox extends Rect {
+  scale: number;
+}
+
+export interface ServiceBox extends ElementBox {
   service: ServiceView;
 }
 
-export interface RouterBox extends Rect {
+export interface RouterBox extends ElementBox {
   router: RouterView;
 }
 
-export interface LbBox extends Rect {
+export interface LbBox extends ElementBox {
   lb: LoadBalancerView;
 }
 
-export interface ExternalBox extends Rect {
+export interface ExternalBox extends ElementBox {
   external: ExternalView;
+}
+
+/** Machines that run the same thing, drawn as one block under a heading band the gauge layer writes its summary in. */
+export interface MachineGroup extends Rect {
+  role: string;
+  machines: NodeBox[];
+  /** The heading, as tall in the picture as `headingPx` on screen at the scale the layout was fitted for. */
+  band: Rect;
+  /** GROUP_BAND_PX, or GROUP_TITLE_PX where the panel has room for the title line only. */
+  headingPx: number;
 }
 
 export interface TopologyLayout {
   width: number;
   height: number;
+  /** Empty unless the cluster is too big for its machines' names to be read at Fit. */
+  machineGroups: MachineGroup[];
   nodes: NodeBox[];
   nodesByName: Map<string, NodeBox>;
   nodesByIp: Map<string, NodeBox>;
@@ -104,6 +121,26 @@ const EXT_W = 220;
 const EXT_H = 50;
 const EXT_GAP_Y = 12;
 const EXT_GAP = 70;
+/** What the zoom's Fit leaves around the picture (zoom.ts: PAD on each side, PAD_BOTTOM for the legend). */
+const FIT_PAD_X = 48;
+const FIT_PAD_Y = 76;
+/** Below this scale a machine's far-view name (34 px) would be drawn under 11 px: the picture shows groups instead. */
+export const GROUPS_BELOW = 11 / 34;
+/** A group's heading on screen: its title, its tables summed and its fullest machine, one line each. */
+export const GROUP_BAND_PX = 64;
+/** A heading of its title line only, for a short panel (an embed). */
+export const GROUP_TITLE_PX = 26;
+/** Where the heading's lines go, in screen pixels from the band's top left: the title's baseline, the tables' row (label baseline, then the bar), the fullest machine's baseline. */
+export const GROUP_HEADING = { x: 14, titleY: 19, tablesY: 37, barY: 41, barH: 6, fullestY: 60, tableW: 170, tableGap: 18 } as const;
+const GROUP_PAD = 14;
+/** Fewer machines than this are drawn one by one at any size: a heading would take more room than it saves. */
+const GROUP_MIN_MACHINES = 12;
+/** Keeps a heading's height in the picture finite when the viewport is too small for any positive scale. */
+const MIN_FIT_SCALE_GUESS = 0.05;
+/** On screen at Fit, the boxes around a grouped grid are drawn at this scale: their 15 px names at 12.75 px. */
+const ELEMENT_SHOWN = 0.85;
+/** ...and not at all bigger if there is no room for their names to reach 11 px. */
+const ELEMENT_SHOWN_MIN = 11 / 15;
 /** The panel size assumed when the caller does not know it yet: a widescreen panel's. */
 const DEFAULT_VIEWPORT = { width: 1600, height: 800 };
 
@@ -122,36 +159,53 @@ export function interfacesLine(node: NodeView): string {
 export { nodeAddresses as nodeSubtitle };
 
 /** Lays boxes of equal width left to right in rows, centred in `width`; returns the height used. */
-function row<T extends Rect>(boxes: T[], y: number, width: number): number {
+function row<T extends Rect>(boxes: T[], y: number, width: number, gap: number): number {
   if (boxes.length === 0) return 0;
-  const total = boxes.reduce((s, b) => s + b.w, 0) + (boxes.length - 1) * BOX_GAP;
+  const total = boxes.reduce((s, b) => s + b.w, 0) + (boxes.length - 1) * gap;
   let x = Math.max(0, (width - total) / 2);
   for (const b of boxes) {
     b.x = x;
     b.y = y;
-    x += b.w + BOX_GAP;
+    x += b.w + gap;
   }
   return Math.max(...boxes.map((b) => b.h));
 }
 
-/** Columns for the machines grid that let the whole picture be drawn biggest in the viewport. */
-function bestColumns(heights: number[], cellW: number, fixedW: number, fixedH: number, viewport: { width: number; height: number }): number {
-  let best = 1;
-  let bestScale = 0;
-  for (let cols = 1; cols <= Math.max(1, heights.length); cols++) {
-    let h = fixedH;
-    for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
-    const w = Math.max(fixedW, cols * cellW + (cols - 1) * CELL_GAP);
-    const scale = Math.min(viewport.width / w, viewport.height / h);
-    if (scale > bestScale * 1.001) {
-      bestScale = scale;
-      best = cols;
-    }
+/**
+ * Columns for the machines grid that let the whole picture be drawn biggest in the viewport, and that scale. Each block
+ * of machines starts a row of its own and, with `bandPx`, has a heading that keeps that height on screen at any scale.
+ */
+function bestColumns(
+  blocks: number[][],
+  cellW: number,
+  fixed: { w: number; h: number; left: number; leftH: number },
+  bandPx: number,
+  viewport: { width: number; height: number },
+): { cols: number; scale: number } {
+  let best = { cols: 1, scale: 0 };
+  const most = Math.max(1, ...blocks.map((b) => b.length));
+  for (let cols = 1; cols <= most; cols++) {
+    let h = fixed.h;
+    for (const heights of blocks) for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
+    h = Math.max(h, fixed.leftH);
+    const w = fixed.left + Math.max(fixed.w, cols * cellW + (cols - 1) * CELL_GAP);
+    // The headings take bandPx each on screen whatever the scale: k * h + bands * bandPx <= viewport height.
+    const scale = Math.min(viewport.width / w, (viewport.height - blocks.length * bandPx) / h);
+    if (scale > best.scale * 1.001) best = { cols, scale };
   }
   return best;
 }
 
-export function layoutTopology(topology: TopologyView, expanded: ReadonlySet<string> = new Set(), viewport: { width: number; height: number } = DEFAULT_VIEWPORT): TopologyLayout {
+/**
+ * `roles` (machine-groups.ts) groups the machines when a hundred of them would leave each too small to name at Fit;
+ * without it, or for a cluster that fits, the machines lie in one grid in the topology's order.
+ */
+export function layoutTopology(
+  topology: TopologyView,
+  expanded: ReadonlySet<string> = new Set(),
+  viewport: { width: number; height: number } = DEFAULT_VIEWPORT,
+  roles?: ReadonlyMap<string, string>,
+): TopologyLayout {
   const counts = new Map<string, number>();
   const perNode = new Map<string, number>();
   for (const pod of topology.pods) {
@@ -215,22 +269,76 @@ export function layoutTopology(topology: TopologyView, expanded: ReadonlySet<str
     return NODE_HEADER + contents + NODE_PAD + (cloud ? INSTANCE_BAND + INSTANCE_PAD : 0);
   });
   const cellW = nodeW + (sized.some((s) => s.node.instance) ? 2 * INSTANCE_PAD : 0);
-  const externals: ExternalBox[] = topology.externals.map((external) => ({ external, x: 0, y: 0, w: EXT_W, h: EXT_H }));
-  const left = externals.length > 0 ? EXT_W + EXT_GAP : 0;
-  const routers: RouterBox[] = topology.routers.map((router) => ({ router, x: 0, y: 0, w: ROUTER_W, h: ROUTER_H }));
-  const lbs: LbBox[] = topology.loadBalancers.map((lb) => ({ lb, x: 0, y: 0, w: LB_W, h: LB_H }));
-  const services: ServiceBox[] = topology.services.map((service) => ({ service, x: 0, y: 0, w: SVC_W, h: SVC_H }));
-  const bands = [routers, lbs, services] as Rect[][];
-  const bandRowW = Math.max(0, ...bands.map((b) => b.reduce((s, r) => s + r.w + BOX_GAP, -BOX_GAP)));
-  const bandsH = bands.reduce((s, b) => s + (b.length > 0 ? Math.max(...b.map((r) => r.h)) + BAND_GAP : 0), 0);
-  const cols = bestColumns(heights, cellW, bandRowW, bandsH, { width: viewport.width - left, height: viewport.height });
+  const indices = sized.map((_, i) => i);
+  /**
+   * Routers, load balancers, Services and systems outside, at a scale, and what they take around the grid; a band
+   * wider than `wrap` (at scale 1) goes on as many lines as it needs.
+   */
+  const elements = (scale: number, wrap = Infinity) => {
+    const externals: ExternalBox[] = topology.externals.map((external) => ({ external, scale, x: 0, y: 0, w: EXT_W * scale, h: EXT_H * scale }));
+    const routers: RouterBox[] = topology.routers.map((router) => ({ router, scale, x: 0, y: 0, w: ROUTER_W * scale, h: ROUTER_H * scale }));
+    const lbs: LbBox[] = topology.loadBalancers.map((lb) => ({ lb, scale, x: 0, y: 0, w: LB_W * scale, h: LB_H * scale }));
+    const services: ServiceBox[] = topology.services.map((service) => ({ service, scale, x: 0, y: 0, w: SVC_W * scale, h: SVC_H * scale }));
+    const gap = BOX_GAP * scale;
+    const lines: ElementBox[][] = [];
+    for (const band of [routers, lbs, services] as ElementBox[][]) {
+      let line: ElementBox[] = [];
+      let w = -gap;
+      for (const box of band) {
+        if (line.length > 0 && w + gap + box.w > wrap * scale) {
+          lines.push(line);
+          line = [];
+          w = -gap;
+        }
+        line.push(box);
+        w += gap + box.w;
+      }
+      if (line.length > 0) lines.push(line);
+    }
+    const rowW = Math.max(0, ...lines.map((b) => b.reduce((s, r) => s + r.w + gap, -gap)));
+    const bandsH = lines.reduce((s, b) => s + Math.max(...b.map((r) => r.h)) + BAND_GAP * scale, 0);
+    const left = externals.length > 0 ? (EXT_W + EXT_GAP) * scale : 0;
+    const leftH = externals.length * (EXT_H + EXT_GAP_Y) * scale;
+    return { externals, routers, lbs, services, lines, gap, rowW, bandsH, left, leftH, scale, wrap };
+  };
+  const view = { width: viewport.width - FIT_PAD_X, height: viewport.height - FIT_PAD_Y };
+  let el = elements(1);
+  let blocks: { role: string | null; members: number[] }[] = [{ role: null, members: indices }];
+  let fitted = bestColumns([heights], cellW, { w: el.rowW, h: el.bandsH, left: el.left, leftH: el.leftH }, 0, view);
+  const byRole = new Map<string, number[]>();
+  for (const i of indices) {
+    const role = roles?.get(sized[i]!.node.name) ?? '';
+    byRole.set(role, [...(byRole.get(role) ?? []), i]);
+  }
+  // Headings take room on screen whatever the zoom: a short panel gets their title lines only, a shorter one none.
+  const headingPx = byRole.size * GROUP_BAND_PX <= view.height * 0.6 ? GROUP_BAND_PX : byRole.size * GROUP_TITLE_PX <= view.height * 0.6 ? GROUP_TITLE_PX : 0;
+  if (roles && fitted.scale < GROUPS_BELOW && sized.length >= GROUP_MIN_MACHINES && headingPx > 0) {
+    blocks = [...byRole].map(([role, members]) => ({ role, members }));
+    const blockHeights = blocks.map((b) => b.members.map((i) => heights[i]!));
+    const groupsH = blocks.length * (2 * GROUP_PAD + CELL_GAP);
+    fitted = bestColumns(blockHeights, cellW, { w: el.rowW, h: el.bandsH + groupsH, left: el.left + 2 * GROUP_PAD, leftH: el.leftH }, headingPx, view);
+    // The boxes around the grid keep names readable at Fit, drawn at `shown` of their size on screen, if they fit:
+    // across the view, and in 45 % of its height. The grid is fitted to the room they leave.
+    const wrapped = elements(1, view.width / ELEMENT_SHOWN - el.left);
+    const shown = Math.min(ELEMENT_SHOWN, view.width / (wrapped.left + wrapped.rowW), (view.height * 0.45) / Math.max(1, wrapped.bandsH));
+    if (shown >= ELEMENT_SHOWN_MIN && shown > fitted.scale) {
+      const rest = { width: view.width - wrapped.left * shown, height: view.height - wrapped.bandsH * shown };
+      fitted = bestColumns(blockHeights, cellW, { w: 0, h: groupsH, left: 2 * GROUP_PAD, leftH: 0 }, headingPx, rest);
+      el = elements(shown / Math.max(fitted.scale, MIN_FIT_SCALE_GUESS), wrapped.wrap);
+    }
+  }
+  const { externals, routers, lbs, services, lines, left, rowW: bandRowW } = el;
+  const grouped = blocks[0]!.role !== null;
+  const cols = fitted.cols;
+  const bandH = grouped ? headingPx / Math.max(fitted.scale, MIN_FIT_SCALE_GUESS) : 0;
+  const pad = grouped ? GROUP_PAD : 0;
   const gridW = cols * cellW + (cols - 1) * CELL_GAP;
-  const bandsW = Math.max(gridW, bandRowW);
+  const bandsW = Math.max(gridW + 2 * pad, bandRowW);
   let y = 0;
-  for (const band of bands) {
-    const h = row(band, y, bandsW);
-    for (const b of band) b.x += left;
-    if (h > 0) y += h + BAND_GAP;
+  for (const line of lines) {
+    const h = row(line, y, bandsW, el.gap);
+    for (const b of line) b.x += left;
+    if (h > 0) y += h + BAND_GAP * el.scale;
   }
 
   const nodes: NodeBox[] = [];
@@ -238,27 +346,41 @@ export function layoutTopology(topology: TopologyView, expanded: ReadonlySet<str
   const nodesByIp = new Map<string, NodeBox>();
   const pods = new Map<number, PodBox>();
   const groups: GroupBox[] = [];
-  const gridLeft = left + Math.max(0, (bandsW - gridW) / 2);
-  for (let start = 0; start < sized.length; start += cols) {
-    const rowH = Math.max(...heights.slice(start, start + cols));
-    sized.slice(start, start + cols).forEach((s, i) => {
-      const x = gridLeft + i * (cellW + CELL_GAP);
-      const cloud = s.node.instance !== null;
-      const innerRect = cloud ? { x: x + INSTANCE_PAD, y: y + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD } : { x, y, w: nodeW, h: rowH };
-      const box: NodeBox = { node: s.node, inner: innerRect, compact: s.compact, x, y, w: cellW, h: rowH };
-      nodes.push(box);
-      nodesByName.set(s.node.name, box);
-      nodesByIp.set(s.node.ip, box);
-      placeContents(s, innerRect.x + NODE_PAD, innerRect.y + NODE_HEADER, pods, groups);
-    });
-    y += rowH + CELL_GAP;
+  const machineGroups: MachineGroup[] = [];
+  const gridLeft = left + pad + Math.max(0, (bandsW - 2 * pad - gridW) / 2);
+  for (const block of blocks) {
+    const top = y;
+    if (grouped) y += pad + bandH;
+    const machines: NodeBox[] = [];
+    for (let start = 0; start < block.members.length; start += cols) {
+      const members = block.members.slice(start, start + cols);
+      const rowH = Math.max(...members.map((i) => heights[i]!));
+      members.forEach((m, i) => {
+        const s = sized[m]!;
+        const x = gridLeft + i * (cellW + CELL_GAP);
+        const cloud = s.node.instance !== null;
+        const innerRect = cloud ? { x: x + INSTANCE_PAD, y: y + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD } : { x, y, w: nodeW, h: rowH };
+        const box: NodeBox = { node: s.node, inner: innerRect, compact: s.compact, x, y, w: cellW, h: rowH };
+        nodes.push(box);
+        machines.push(box);
+        nodesByName.set(s.node.name, box);
+        nodesByIp.set(s.node.ip, box);
+        placeContents(s, innerRect.x + NODE_PAD, innerRect.y + NODE_HEADER, pods, groups);
+      });
+      y += rowH + CELL_GAP;
+    }
+    if (!grouped) continue;
+    y += pad - CELL_GAP;
+    const frame = { x: gridLeft - pad, y: top, w: gridW + 2 * pad, h: y - top };
+    machineGroups.push({ role: block.role!, machines, ...frame, band: { x: frame.x, y: top, w: frame.w, h: pad + bandH }, headingPx });
+    y += CELL_GAP;
   }
   const height = Math.max(y - CELL_GAP, 0);
 
   let ey = 0;
   for (const e of externals) {
     e.y = ey;
-    ey += EXT_H + EXT_GAP_Y;
+    ey += e.h + EXT_GAP_Y * el.scale;
   }
 
   const podsByName = new Map<string, PodBox>();
@@ -272,6 +394,7 @@ export function layoutTopology(topology: TopologyView, expanded: ReadonlySet<str
   return {
     width: left + bandsW,
     height: Math.max(height, ey),
+    machineGroups,
     nodes,
     nodesByName,
     nodesByIp,
@@ -361,8 +484,12 @@ export interface SitePoint {
   mark: [number, number];
 }
 
-/** Anchors of each wire site (TopologyView.sites): a node's box, an instance's band, an element's box; null if not drawn. */
-export function sitePoints(topology: TopologyView, l: TopologyLayout): (SitePoint | null)[] {
+/**
+ * Anchors of each wire site (TopologyView.sites): a node's box, an instance's band, an element's box; null if not drawn.
+ * With `grouped`, every site of a group's machines shares the group's anchor (one object), on its frame's left edge
+ * beside the heading, so traffic between groups reads like a service graph and a group's drops are marked once.
+ */
+export function sitePoints(topology: TopologyView, l: TopologyLayout, grouped = false): (SitePoint | null)[] {
   const byEntity = new Map<string, SitePoint>();
   // Marks sit on a box's top edge at its right end, away from the name at its left.
   const boxPoint = (r: Rect): SitePoint => ({ flow: [r.x + r.w / 2, r.y + r.h / 2], mark: [r.x + r.w, r.y] });
@@ -370,6 +497,15 @@ export function sitePoints(topology: TopologyView, l: TopologyLayout): (SitePoin
     const i = n.inner;
     byEntity.set(`node/${n.node.name}`, { flow: [i.x + i.w / 2, i.y + NODE_HEADER / 2], mark: [i.x + i.w, i.y] });
     if (n.node.instance) byEntity.set(n.node.instance.entity, { flow: [n.x + n.w / 2, n.y + INSTANCE_BAND / 2], mark: [n.x + n.w, n.y] });
+  }
+  if (grouped) {
+    for (const g of l.machineGroups) {
+      const point: SitePoint = { flow: [g.x, g.band.y + g.band.h / 2], mark: [g.x + g.w, g.y] };
+      for (const m of g.machines) {
+        byEntity.set(`node/${m.node.name}`, point);
+        if (m.node.instance) byEntity.set(m.node.instance.entity, point);
+      }
+    }
   }
   for (const r of l.routers) byEntity.set(r.router.entity, boxPoint(r));
   for (const b of l.lbs) byEntity.set(b.lb.entity, boxPoint(b));

@@ -13,7 +13,7 @@ import { FitIcon } from '../components/icons';
 import { button, openPanel } from '../components/styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
-import { searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
+import { GROUPS_BELOW, searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
 import { createGaugeLayer, FAR_BELOW, type GaugeLayer } from './gauge-layer';
 import { createTrafficLayer, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
@@ -77,6 +77,12 @@ function markDropTargets(root: SVGGElement | null): void {
   }
 }
 
+/** The machine group whose frame or heading an event happened on (not one of its machines), if any. */
+const machineGroupAt = (target: EventTarget): string | null => (target instanceof Element ? (target.closest<SVGElement>('.topo-mgroup')?.getAttribute('data-role') ?? null) : null);
+
+/** How far in a group zooms when opened: its machines' names just readable. */
+const OPEN_GROUP_SCALE = GROUPS_BELOW * 1.15;
+
 /** The deployment chip an event happened in, if any. */
 const groupAt = (target: EventTarget): string | null => (target instanceof Element ? (target.closest<SVGElement>('[data-group]')?.getAttribute('data-group') ?? null) : null);
 
@@ -119,14 +125,34 @@ export function TopologyPanel() {
   const [search, setSearch] = useState('');
   const [searchError, setSearchError] = useState('');
   const farRef = useRef(false);
-  const onTransform = useCallback((t: ZoomTransform, settled: boolean) => {
-    if (settled) {
-      farRef.current = t.k < FAR_BELOW;
-      drawingRef.current?.setZoomScale(t.k);
-    }
-    trafficRef.current?.setTransform(t);
-    gaugesRef.current?.setTransform(t, farRef.current);
+  // Whether traffic and drops are drawn between machine groups (far out on a big cluster) or between machines.
+  const groupedRef = useRef(false);
+  const placeSites = useCallback(() => {
+    const layout = layoutRef.current;
+    const topology = frameStore.getState().topology;
+    if (layout && topology) trafficRef.current?.setSites(sitePoints(topology, layout, groupedRef.current));
   }, []);
+  const openMachineGroup = (role: string): void => {
+    const group = layoutRef.current?.machineGroups.find((g) => g.role === role);
+    if (group) zoom.current?.focus(group, OPEN_GROUP_SCALE);
+  };
+
+  const onTransform = useCallback(
+    (t: ZoomTransform, settled: boolean) => {
+      if (settled) {
+        farRef.current = t.k < FAR_BELOW;
+        drawingRef.current?.setZoomScale(t.k);
+        const grouped = (layoutRef.current?.machineGroups.length ?? 0) > 0 && t.k < GROUPS_BELOW;
+        if (grouped !== groupedRef.current) {
+          groupedRef.current = grouped;
+          placeSites();
+        }
+      }
+      trafficRef.current?.setTransform(t);
+      gaugesRef.current?.setTransform(t, farRef.current);
+    },
+    [placeSites],
+  );
   const panelRef = useRef<HTMLDivElement>(null);
   const panelRect = useRef<DOMRect | null>(null);
   const zoom = useZoom(panelRef, svgRef, contentRef, onTransform);
@@ -142,10 +168,9 @@ export function TopologyPanel() {
       markDropTargets(contentRef.current);
       zoom.current?.update({ width: layout.width, height: layout.height });
       gaugesRef.current?.setLayout(layout);
-      const topology = frameStore.getState().topology;
-      if (topology) trafficRef.current?.setSites(sitePoints(topology, layout));
+      placeSites();
     },
-    [zoom],
+    [zoom, placeSites],
   );
 
   useEffect(() => {
@@ -305,6 +330,11 @@ export function TopologyPanel() {
       toggle(group);
       return;
     }
+    const machines = machineGroupAt(event.target);
+    if (machines !== null) {
+      openMachineGroup(machines);
+      return;
+    }
     const entity = boxAt(event.target)?.entity ?? null;
     if (entity === null) clearSelection();
     else selectEntity(entity);
@@ -319,6 +349,12 @@ export function TopologyPanel() {
     if (event.key !== 'Enter' && event.key !== ' ') return;
     if (event.target instanceof Element && boxAt(event.target) && place(event.target, pointOf(event.target))) {
       event.preventDefault();
+      return;
+    }
+    const machines = machineGroupAt(event.target);
+    if (machines !== null && event.target instanceof Element && event.target.matches('.topo-mgroup')) {
+      event.preventDefault();
+      openMachineGroup(machines);
       return;
     }
     const group = groupAt(event.target);
@@ -371,7 +407,7 @@ export function TopologyPanel() {
           <span
             ref={countsRef}
             title="Connections a Service translated to a backend pod, drawn as lines. Clients that dial pod addresses they found by DNS (the gRPC apps) are not counted here; their packets show as traffic between machines."
-            className="hidden truncate text-sm text-slate-500 tabular-nums xl:inline dark:text-slate-400"
+            className="hidden truncate text-sm text-slate-500 tabular-nums 2xl:inline dark:text-slate-400"
           />
         </div>
         <div className="flex items-center gap-2">

@@ -2,10 +2,14 @@ import { select, type Selection } from 'd3';
 import { type LbMemberView, type LiveView, type PodView, type TopologyView, ConnState } from '../../sim';
 import { quiet } from '../components/quiet';
 import { FAR_BELOW } from './gauge-layer';
+import { groupTitle, keepRoles, podsLine } from './machine-groups';
+import { MIN_TEXT_PX } from './zoom';
 import {
   connectionPath,
   groupConnections,
   GAUGE,
+  GROUP_HEADING,
+  GROUPS_BELOW,
   interfacesLine,
   layoutTopology,
   nodeSubtitle,
@@ -13,6 +17,7 @@ import {
   type ExternalBox,
   type GroupBox,
   type LbBox,
+  type MachineGroup,
   type NodeBox,
   type PodBox,
   type RouterBox,
@@ -51,7 +56,7 @@ const MAX_NAME = 18;
 /** As long as the CSS pulse animation runs (4 × 0.8 s). */
 const PULSE_MS = 3200;
 const clip = (s: string, n = MAX_NAME): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-/** Below this zoom scale the picture switches to its far view. */
+/** Deployment colours in the theme (--c-d0 … --c-d7). */
 const PALETTE_SIZE = 8;
 
 export function podState(pod: PodView): string {
@@ -116,6 +121,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     .attr('width', 2.5)
     .attr('height', 6)
     .attr('class', 'topo-hatch-stripe');
+  const machineGroupLayer = g.append('g').attr('class', 'topo-mgroups');
   const bandLinks = g.append('g').attr('class', 'topo-band-links');
   const endpointLayer = g.append('g').attr('class', 'topo-endpoints');
   const nodeLayer = g.append('g').attr('class', 'topo-nodes');
@@ -134,10 +140,63 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   let colourOf = new Map<string, number>();
   let viewport = { width: 1600, height: 800 };
   let far: boolean | null = null;
+  let scale = 1;
+  let roles: Map<string, string> | null = null;
+  /** Texts under this size (CSS px at scale 1) are hidden: at the zoom shown they would be drawn under MIN_TEXT_PX. */
+  let minFont = 0;
   // Pool members and ECMP next hops as last drawn; empty after a relayout so they are drawn again.
   let lastMembers = '';
   let lastRoutes = '';
   let lastSessions = '';
+
+  /** Each group's frame and heading; the heading keeps its size on screen (GROUP_HEADING), the gauge layer fills it. */
+  function drawMachineGroups(groups: MachineGroup[]): void {
+    const t = topology!;
+    machineGroupLayer
+      .selectAll<SVGGElement, MachineGroup>('g.topo-mgroup')
+      .data(groups, (d) => d.role)
+      .join((enter) => {
+        const m = enter.append('g').attr('class', 'topo-mgroup').attr('data-testid', 'machine-group').attr('role', 'button').attr('tabindex', 0);
+        m.append('rect').attr('class', 'topo-mgroup-box').attr('rx', 18);
+        const label = m.append('g').attr('class', 'topo-mgroup-label');
+        const title = label.append('text').attr('class', 'topo-mgroup-title screen-text').attr('x', GROUP_HEADING.x).attr('y', GROUP_HEADING.titleY);
+        title.append('tspan').attr('class', 'topo-mgroup-name');
+        title.append('tspan').attr('class', 'topo-mgroup-pods');
+        m.append('title');
+        return m;
+      })
+      .call((m) => {
+        quiet(m)
+          .attr('data-role', (d) => d.role)
+          .attr(
+            'aria-label',
+            (d) =>
+              `${groupTitle(
+                d.role,
+                d.machines.map((b) => b.node),
+              )}; press to zoom in on them`,
+          );
+        quiet(m.select('rect'))
+          .attr('x', (d) => d.x)
+          .attr('y', (d) => d.y)
+          .attr('width', (d) => d.w)
+          .attr('height', (d) => d.h);
+        quiet(m.select('.topo-mgroup-name')).text((d) =>
+          groupTitle(
+            d.role,
+            d.machines.map((b) => b.node),
+          ),
+        );
+        quiet(m.select('.topo-mgroup-pods')).text((d) => ` · ${podsLine(t, new Set(d.machines.map((b) => b.node.name)))}`);
+        quiet(m.select('title')).text((d) => `${d.machines.map((b) => b.node.name).join(', ')}. Press to zoom in on them.`);
+      });
+    placeHeadings();
+  }
+
+  /** Headings are drawn at 1/scale so the zoom leaves them their size on screen. */
+  function placeHeadings(): void {
+    quiet(machineGroupLayer.selectAll<SVGGElement, MachineGroup>('.topo-mgroup-label')).attr('transform', (d) => `translate(${d.band.x},${d.band.y}) scale(${1 / scale})`);
+  }
 
   function drawNodes(boxes: NodeBox[]): void {
     nodeLayer
@@ -249,7 +308,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
             .attr('rx', (b) => (b.compact ? 4 : 8));
         }
         quiet(p.select('.name')).text((b) => (b.compact ? '' : clip(b.pod.name)));
-        quiet(p.select('.sub')).text((b) => (b.compact ? '' : clip(`${b.pod.ip || '—'} · ${b.pod.deployment}`, 21)));
+        quiet(p.select('.sub')).text((b) => (b.compact ? '' : clip(`${b.pod.ip || '—'} · ${b.pod.deployment}`, 19)));
         quiet(p.select('.topo-pod-ip-tag'))
           .attr('x', (b) => (b.compact ? b.w / 2 : b.w - 8))
           .attr('y', (b) => (b.compact ? b.h / 2 + 3.5 : 16))
@@ -362,11 +421,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('data-kind', (b) => b.kind)
           .attr('data-entity', (b) => b.entity)
           .attr('aria-label', (b) => b.title)
-          .attr('transform', (b) => `translate(${b.rect.x},${b.rect.y})`);
-        quiet(s.select('.topo-ring')).attr('d', (b) => ringPath(b.rect.w, b.rect.h, 10, 4));
+          .attr('data-scale', (b) => (b.rect.scale === 1 ? null : b.rect.scale))
+          .attr('transform', (b) => `translate(${b.rect.x},${b.rect.y})${b.rect.scale === 1 ? '' : ` scale(${b.rect.scale})`}`);
+        quiet(s.select('.topo-ring')).attr('d', (b) => ringPath(b.rect.w / b.rect.scale, b.rect.h / b.rect.scale, 10, 4));
         quiet(s.select('.topo-band-box'))
-          .attr('width', (b) => b.rect.w)
-          .attr('height', (b) => b.rect.h);
+          .attr('width', (b) => b.rect.w / b.rect.scale)
+          .attr('height', (b) => b.rect.h / b.rect.scale);
         quiet(s.select('.name')).text((b) => b.title);
         quiet(s.select('.sub')).text((b) => b.sub);
         quiet(s.select('title')).text((b) => b.tip);
@@ -403,11 +463,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('data-entity', (b) => b.external.entity)
           .attr('data-kind', (b) => b.external.kind)
           .attr('aria-label', (b) => b.external.entity)
-          .attr('transform', (b) => `translate(${b.x},${b.y})`);
-        quiet(e.select('.topo-ring')).attr('d', (b) => ringPath(b.w, b.h, 10, 4));
+          .attr('data-scale', (b) => (b.scale === 1 ? null : b.scale))
+          .attr('transform', (b) => `translate(${b.x},${b.y})${b.scale === 1 ? '' : ` scale(${b.scale})`}`);
+        quiet(e.select('.topo-ring')).attr('d', (b) => ringPath(b.w / b.scale, b.h / b.scale, 10, 4));
         quiet(e.select('rect'))
-          .attr('width', (b) => b.w)
-          .attr('height', (b) => b.h);
+          .attr('width', (b) => b.w / b.scale)
+          .attr('height', (b) => b.h / b.scale);
         quiet(e.select('.name')).text((b) => clip(b.external.entity, 26));
         const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet', zookeeper: 'service discovery' };
         quiet(e.select('.sub')).text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
@@ -449,7 +510,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       const lb = l.lbs.find((b) => b.lb.entity === m.lb);
       const node = m.kind === 'node' ? l.nodesByIp.get(m.ip) : undefined;
       const i = (byLb.get(m.lb) ?? []).indexOf(m);
-      return lb && node ? [{ key: `${m.lb}>${m.virtualServer}>${m.ip}`, m, x1: lb.x + 14 + i * chipW + 6, y1: lb.y + lb.h, node }] : [];
+      return lb && node ? [{ key: `${m.lb}>${m.virtualServer}>${m.ip}`, m, x1: lb.x + (14 + i * chipW + 6) * lb.scale, y1: lb.y + lb.h, node }] : [];
     });
     const memberLinks = bandLinks
       .selectAll<SVGPathElement, (typeof links)[number]>('path.topo-member-link')
@@ -555,16 +616,18 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       lastSessions = sessionsKey;
       drawSessions(live.bgpSessions, l);
     }
+    hideTinyText(false);
   }
 
   function redraw(): TopologyLayout | undefined {
     if (!topology) return undefined;
-    const l = layoutTopology(topology, expanded, viewport);
+    const l = layoutTopology(topology, expanded, viewport, roles ?? undefined);
     layout = l;
     lastMembers = '';
     lastRoutes = '';
     lastSessions = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
+    drawMachineGroups(l.machineGroups);
     drawNodes(l.nodes);
     drawGroups(l.groups);
     drawPods([...l.pods.values()]);
@@ -573,7 +636,26 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     drawConnections(lastTriples);
     if (lastLive) applyLive(lastLive);
     markSelected();
+    hideTinyText(true);
     return l;
+  }
+
+  /**
+   * Hides text the zoom would draw under MIN_TEXT_PX rather than draw it illegibly; `all` false looks only at text not
+   * seen before. Each text's font size is read once and kept on it, times the scale its box is drawn at now; headings
+   * drawn at their size on screen are left alone.
+   */
+  function hideTinyText(all: boolean): void {
+    g.selectAll<SVGTextElement, unknown>(all ? 'text:not(.screen-text)' : 'text:not(.screen-text):not([data-fs])').each(function () {
+      let font = Number(this.getAttribute('data-fs'));
+      if (!font) {
+        font = parseFloat(getComputedStyle(this).fontSize) || MIN_TEXT_PX;
+        this.setAttribute('data-fs', String(font));
+      }
+      const boxScale = Number(this.closest('[data-scale]')?.getAttribute('data-scale') ?? 1);
+      const tiny = font * boxScale < minFont;
+      if (tiny !== this.hasAttribute('data-tiny')) this.toggleAttribute('data-tiny', tiny);
+    });
   }
 
   function markSelected(): void {
@@ -584,6 +666,10 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
 
   return {
     setTopology(next) {
+      // Another scenario (a machine seen before is missing) groups its machines afresh.
+      const names = new Set(next.nodes.map((n) => n.name));
+      if (roles && ![...roles.keys()].every((n) => names.has(n))) roles = null;
+      roles = keepRoles(roles, next);
       topology = next;
       return redraw()!;
     },
@@ -618,6 +704,14 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       return redraw();
     },
     setZoomScale(k) {
+      scale = k;
+      placeHeadings();
+      const min = MIN_TEXT_PX / k;
+      if (Math.abs(min - minFont) > minFont * 0.01) {
+        minFont = min;
+        hideTinyText(true);
+      }
+      g.attr('data-groups', layout && layout.machineGroups.length > 0 && k < GROUPS_BELOW ? 'true' : null);
       if (far === k < FAR_BELOW) return;
       far = k < FAR_BELOW;
       g.attr('data-far', far ? 'true' : null);

@@ -25,6 +25,8 @@ export interface DropRate {
   reason: string;
   /** Drops per simulated second over the last metrics step. */
   rate: number;
+  /** The site whose anchor the mark is drawn at, when several sites share one (a group's); `site` otherwise. */
+  at?: number;
 }
 
 /**
@@ -43,6 +45,53 @@ export function rates(live: LiveView): { flows: FlowRate[]; drops: DropRate[] } 
     if (live.drops[i]! > 0) drops.push({ site: Math.floor(i / n), reason: live.reasons[i % n]!, rate: live.drops[i]! / seconds });
   }
   return { flows, drops };
+}
+
+/**
+ * Flows and drops of sites drawn at one anchor (a group's machines) added together, under the first such site; a
+ * drop keeps the site that dropped most, which is what a click on its mark asks "why" about. Flows inside one anchor
+ * are left out: they would be drawn from a point to itself.
+ */
+export function mergeAtAnchors(r: { flows: FlowRate[]; drops: DropRate[] }, anchor: readonly number[]): { flows: FlowRate[]; drops: DropRate[] } {
+  const flows = new Map<string, { from: number; to: number; rate: number; syn: number }>();
+  for (const f of r.flows) {
+    const from = anchor[f.from] ?? f.from;
+    const to = anchor[f.to] ?? f.to;
+    if (from === to) continue;
+    const key = `${from}>${to}`;
+    const m = flows.get(key) ?? { from, to, rate: 0, syn: 0 };
+    m.rate += f.rate;
+    m.syn += f.rate * f.synShare;
+    flows.set(key, m);
+  }
+  const drops = new Map<string, DropRate & { top: number; at: number }>();
+  for (const d of r.drops) {
+    const at = anchor[d.site] ?? d.site;
+    const key = `${at}:${d.reason}`;
+    const m = drops.get(key);
+    if (!m) drops.set(key, { ...d, top: d.rate, at });
+    else {
+      m.rate += d.rate;
+      if (d.rate > m.top) {
+        m.top = d.rate;
+        m.site = d.site;
+      }
+    }
+  }
+  return {
+    flows: [...flows.values()].map((m) => ({ from: m.from, to: m.to, rate: m.rate, synShare: m.rate > 0 ? m.syn / m.rate : 0 })),
+    drops: [...drops.values()].map(({ site, reason, rate, at }) => ({ site, reason, rate, at })),
+  };
+}
+
+/** For each site, the first site drawn at the same point: sites of one group's machines share one anchor. */
+export function anchorsOf(points: readonly (SitePoint | null)[]): number[] {
+  const first = new Map<SitePoint, number>();
+  return points.map((p, i) => {
+    if (!p) return i;
+    if (!first.has(p)) first.set(p, i);
+    return first.get(p)!;
+  });
 }
 
 /** The `n` busiest flows, busiest first, ties in their given order: a stable sort's first `n`, without sorting thousands. */
@@ -82,6 +131,8 @@ export interface TrafficLayer {
 
 interface Mark {
   site: number;
+  /** The site whose point the mark is drawn at. */
+  at: number;
   reason: string;
   rate: number;
   /** The end of the last metrics step with these drops (simulated µs). */
@@ -97,6 +148,8 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, markCanvas: HTMLCa
   const ctx = canvas.getContext('2d');
   const markCtx = markCanvas.getContext('2d');
   let sites: readonly (SitePoint | null)[] = [];
+  let anchor: number[] = [];
+  let lastLive: LiveView | null = null;
   let transform: ZoomTransform | null = null;
   let stepEnd = 0;
   let prevT = 0;
@@ -223,10 +276,10 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, markCanvas: HTMLCa
         marks.delete(key);
         continue;
       }
-      const p = sites[m.site];
+      const p = sites[m.at];
       if (!p) continue;
-      const nth = perSite.get(m.site) ?? 0;
-      perSite.set(m.site, nth + 1);
+      const nth = perSite.get(m.at) ?? 0;
+      perSite.set(m.at, nth + 1);
       const [sx, sy] = at(p.mark);
       const style = reasonStyle(m.reason);
       const r = Math.max(4, Math.min(11, (2.5 + 1.8 * Math.log10(1 + m.rate)) * Math.max(0.7, Math.min(1.4, k))));
@@ -254,23 +307,37 @@ export function createTrafficLayer(canvas: HTMLCanvasElement, markCanvas: HTMLCa
     context.globalAlpha = 1;
   }
 
+  /** Takes the last step's flows and drops, at the anchors the sites are drawn at now. */
+  function takeStep(live: LiveView, now: number): void {
+    const r = mergeAtAnchors(rates(live), anchor);
+    allFlows = r.flows;
+    pickFlows();
+    // A mark whose drops stopped shows 0/s, as the charts do, while it fades.
+    for (const m of marks.values()) m.rate = 0;
+    for (const d of r.drops) marks.set(`${d.at}:${d.reason}`, { site: d.site, at: d.at ?? d.site, reason: d.reason, rate: d.rate, seenAt: live.step.end, seenWall: now });
+  }
+
   return {
     setSites(points) {
       sites = points;
+      const next = anchorsOf(points);
+      if (next.some((a, i) => a !== anchor[i]) || next.length !== anchor.length) {
+        anchor = next;
+        // Marks and flows were added up by the old anchors: take the last step again by the new ones.
+        marks.clear();
+        if (lastLive) takeStep(lastLive, performance.now());
+        onChange();
+      }
       schedule();
     },
     setLive(live, t) {
       const now = performance.now();
+      lastLive = live;
       if (live.step.end !== stepEnd) {
         // An earlier step is a run started again (a seek back, another scenario): what it showed is gone.
         if (live.step.end < stepEnd) marks.clear();
         stepEnd = live.step.end;
-        const r = rates(live);
-        allFlows = r.flows;
-        pickFlows();
-        // A mark whose drops stopped shows 0/s, as the charts do, while it fades.
-        for (const m of marks.values()) m.rate = 0;
-        for (const d of r.drops) marks.set(`${d.site}:${d.reason}`, { site: d.site, reason: d.reason, rate: d.rate, seenAt: stepEnd, seenWall: now });
+        takeStep(live, now);
         onChange();
       }
       if (t > prevT) movingUntil = now + 600;

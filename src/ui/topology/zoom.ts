@@ -6,8 +6,8 @@ export interface ZoomController {
   update(bounds: { width: number; height: number }): void;
   /** Fits the whole drawing into view and resumes automatic fitting. */
   fit(): void;
-  /** Zooms to one box of the drawing (a search hit) at a readable scale. */
-  focus(box: { x: number; y: number; w: number; h: number }): void;
+  /** Zooms to one box of the drawing (a search hit) at a readable scale, or to show it whole at `scale` or more. */
+  focus(box: { x: number; y: number; w: number; h: number }, scale?: number): void;
   destroy(): void;
 }
 
@@ -16,6 +16,9 @@ export interface ZoomController {
  * a picture, and true once the gesture rests and the drawing itself takes the transform.
  */
 export type OnTransform = (t: ZoomTransform, settled: boolean) => void;
+
+/** Text the picture would draw smaller than this on screen (CSS px) it hides instead: nobody can read it. */
+export const MIN_TEXT_PX = 11;
 
 const PAD = 24;
 /** Room kept free at the bottom for the legend overlay. */
@@ -124,12 +127,16 @@ export function createZoom(surface: HTMLElement, svg: SVGSVGElement, content: SV
       if (!userMoved) fit();
     },
     fit,
-    focus(box) {
+    focus(box, scale) {
       userMoved = true;
       const { width: W, height: H } = view ?? svg.getBoundingClientRect();
       if (W === 0 || H === 0) return;
-      const k = Math.max(0.6, Math.min(1.5, (W * 0.5) / Math.max(box.w, 1), (H * 0.5) / Math.max(box.h, 1)));
-      const t = zoomIdentity.translate(W / 2 - (box.x + box.w / 2) * k, H / 2 - (box.y + box.h / 2) * k).scale(k);
+      const whole = Math.min((W - 2 * PAD) / Math.max(box.w, 1), (H - 2 * PAD) / Math.max(box.h, 1));
+      const k = scale !== undefined ? Math.max(scale, whole) : Math.max(0.6, Math.min(1.5, (W * 0.5) / Math.max(box.w, 1), (H * 0.5) / Math.max(box.h, 1)));
+      // A box bigger than the view at that scale is shown from its top left, where its heading is.
+      const x = box.w * k > W - 2 * PAD ? PAD - box.x * k : W / 2 - (box.x + box.w / 2) * k;
+      const y = box.h * k > H - 2 * PAD ? PAD - box.y * k : H / 2 - (box.y + box.h / 2) * k;
+      const t = zoomIdentity.translate(x, y).scale(k);
       surfaceSel.transition().duration(350).call(behaviour.transform, t);
     },
     destroy() {
