@@ -53,6 +53,9 @@ export interface TopologyDrawing {
 }
 
 const MAX_NAME = 18;
+/** Characters of a name that fit its box in the far view's big type: an element's (250 px at 24 px), a pod's (156 px at 20 px). */
+const FAR_NAME = 16;
+const FAR_POD_NAME = 11;
 /** As long as the CSS pulse animation runs (4 × 0.8 s). */
 const PULSE_MS = 3200;
 const clip = (s: string, n = MAX_NAME): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -281,6 +284,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         p.append('rect').attr('class', 'topo-pod-body');
         p.append('rect').attr('class', 'topo-pod-hatch');
         p.append('text').attr('class', 'name').attr('x', 10).attr('y', 19);
+        p.append('text').attr('class', 'topo-far-name far').attr('x', 10).attr('y', 31);
         p.append('text').attr('class', 'sub').attr('x', 10).attr('y', 36);
         p.append('text').attr('class', 'topo-pod-ip-tag');
         p.append('title');
@@ -308,6 +312,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
             .attr('rx', (b) => (b.compact ? 4 : 8));
         }
         quiet(p.select('.name')).text((b) => (b.compact ? '' : clip(b.pod.name)));
+        quiet(p.select('.topo-far-name')).text((b) => (b.compact ? '' : clip(b.pod.name, FAR_POD_NAME)));
         quiet(p.select('.sub')).text((b) => (b.compact ? '' : clip(`${b.pod.ip || '—'} · ${b.pod.deployment}`, 19)));
         quiet(p.select('.topo-pod-ip-tag'))
           .attr('x', (b) => (b.compact ? b.w / 2 : b.w - 8))
@@ -410,8 +415,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         const s = enter.append('g').attr('class', 'topo-band').attr('tabindex', 0).attr('role', 'button');
         s.append('path').attr('class', 'topo-ring');
         s.append('rect').attr('class', 'topo-band-box').attr('rx', 10);
-        s.append('text').attr('class', 'name').attr('x', 14).attr('y', 24);
-        s.append('text').attr('class', 'sub').attr('x', 14).attr('y', 45);
+        s.append('text').attr('class', 'name detail').attr('x', 14).attr('y', 24);
+        s.append('text').attr('class', 'sub detail').attr('x', 14).attr('y', 45);
+        s.append('text').attr('class', 'topo-far-name far').attr('x', 14).attr('y', 40);
         s.append('g').attr('class', 'topo-members');
         s.append('title');
         return s;
@@ -428,6 +434,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('width', (b) => b.rect.w / b.rect.scale)
           .attr('height', (b) => b.rect.h / b.rect.scale);
         quiet(s.select('.name')).text((b) => b.title);
+        quiet(s.select('.topo-far-name')).text((b) => clip(b.title, FAR_NAME));
         quiet(s.select('.sub')).text((b) => b.sub);
         quiet(s.select('title')).text((b) => b.tip);
       });
@@ -453,8 +460,9 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         const e = enter.append('g').attr('class', 'topo-external').attr('tabindex', 0).attr('role', 'button');
         e.append('path').attr('class', 'topo-ring');
         e.append('rect').attr('class', 'topo-external-box').attr('rx', 10);
-        e.append('text').attr('class', 'name').attr('x', 12).attr('y', 20);
-        e.append('text').attr('class', 'sub').attr('x', 12).attr('y', 38);
+        e.append('text').attr('class', 'name detail').attr('x', 12).attr('y', 20);
+        e.append('text').attr('class', 'sub detail').attr('x', 12).attr('y', 38);
+        e.append('text').attr('class', 'topo-far-name far').attr('x', 12).attr('y', 34);
         e.append('title');
         return e;
       })
@@ -470,6 +478,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('width', (b) => b.w / b.scale)
           .attr('height', (b) => b.h / b.scale);
         quiet(e.select('.name')).text((b) => clip(b.external.entity, 26));
+        quiet(e.select('.topo-far-name')).text((b) => clip(b.external.name, FAR_NAME));
         const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet', zookeeper: 'service discovery' };
         quiet(e.select('.sub')).text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
         quiet(e.select('title')).text((b) => `${b.external.entity}: ${what[b.external.kind]}, outside the cluster`);
