@@ -35,6 +35,12 @@ describe('machines grouped by what runs on them', () => {
     const kept = keepRoles(first, left);
     expect(kept.get('node-03')).toBe('not in the cluster');
     expect(count(kept)).toEqual({ metric: 19, alerting: 80, 'not in the cluster': 1 });
+    // Another scenario's machines are grouped afresh, not by the names left from the last one.
+    const other = new Map([
+      ['node-a', 'left over'],
+      ['node-z', 'left over'],
+    ]);
+    expect(keepRoles(other, demo)).toEqual(machineRoles(demo));
   });
 
   it('lays the groups out as blocks whose headings keep their height on screen at Fit, every machine in one of them', () => {

@@ -46,11 +46,13 @@ export function machineRoles(topology: TopologyView): Map<string, string> {
 
 /**
  * Roles kept for the machines already seen: a rolling update moves pods, and machines changing groups mid-run would
- * make the picture jump. Machines not seen before take the role their pods give them now.
+ * make the picture jump. Machines not seen before take the role their pods give them now; a topology without some
+ * machine seen before is another scenario, and is grouped afresh.
  */
 export function keepRoles(previous: ReadonlyMap<string, string> | null, topology: TopologyView): Map<string, string> {
   const now = machineRoles(topology);
-  if (!previous) return now;
+  // Another scenario (a machine seen before is missing) groups its machines afresh.
+  if (!previous || [...previous.keys()].some((name) => !now.has(name))) return now;
   const kept = new Map<string, string>();
   for (const node of topology.nodes) {
     const before = previous.get(node.name);

@@ -9,7 +9,6 @@ import {
   groupConnections,
   GAUGE,
   GROUP_HEADING,
-  GROUPS_BELOW,
   interfacesLine,
   layoutTopology,
   nodeSubtitle,
@@ -169,27 +168,20 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         return m;
       })
       .call((m) => {
+        const title = (d: MachineGroup): string =>
+          groupTitle(
+            d.role,
+            d.machines.map((b) => b.node),
+          );
         quiet(m)
           .attr('data-role', (d) => d.role)
-          .attr(
-            'aria-label',
-            (d) =>
-              `${groupTitle(
-                d.role,
-                d.machines.map((b) => b.node),
-              )}; press to zoom in on them`,
-          );
+          .attr('aria-label', (d) => `${title(d)}; press to zoom in on them`);
         quiet(m.select('rect'))
           .attr('x', (d) => d.x)
           .attr('y', (d) => d.y)
           .attr('width', (d) => d.w)
           .attr('height', (d) => d.h);
-        quiet(m.select('.topo-mgroup-name')).text((d) =>
-          groupTitle(
-            d.role,
-            d.machines.map((b) => b.node),
-          ),
-        );
+        quiet(m.select('.topo-mgroup-name')).text(title);
         quiet(m.select('.topo-mgroup-pods')).text((d) => ` · ${podsLine(t, new Set(d.machines.map((b) => b.node.name)))}`);
         quiet(m.select('title')).text((d) => `${d.machines.map((b) => b.node.name).join(', ')}. Press to zoom in on them.`);
       });
@@ -675,9 +667,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
 
   return {
     setTopology(next) {
-      // Another scenario (a machine seen before is missing) groups its machines afresh.
-      const names = new Set(next.nodes.map((n) => n.name));
-      if (roles && ![...roles.keys()].every((n) => names.has(n))) roles = null;
       roles = keepRoles(roles, next);
       topology = next;
       return redraw()!;
@@ -720,7 +709,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         minFont = min;
         hideTinyText(true);
       }
-      g.attr('data-groups', layout && layout.machineGroups.length > 0 && k < GROUPS_BELOW ? 'true' : null);
       if (far === k < FAR_BELOW) return;
       far = k < FAR_BELOW;
       g.attr('data-far', far ? 'true' : null);
