@@ -123,3 +123,29 @@ export async function pictureTextSmallerThan(page: Page, minPx: number): Promise
     return [...found];
   }, minPx);
 }
+
+/**
+ * The picture's boxes (machines, elements, pods, group headings, the caption) that lie under one of the overlays on top
+ * of it (its legend, its deployment toggles), as "box under overlay" lines.
+ */
+export async function pictureBoxesUnderOverlays(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const overlays = Array.from(document.querySelectorAll<HTMLElement>('[data-testid="picture-legend"], [data-testid="deployment-toggles"]'))
+      .map((el) => ({ name: el.dataset['testid']!, box: el.getBoundingClientRect() }))
+      .filter((o) => o.box.width > 0 && o.box.height > 0);
+    const found: string[] = [];
+    const boxes = document.querySelectorAll<SVGGraphicsElement>(
+      'svg[data-testid="topology"] [data-entity], svg[data-testid="topology"] .topo-mgroup-label, svg[data-testid="topology"] .topo-caption-text',
+    );
+    for (const el of Array.from(boxes)) {
+      if (getComputedStyle(el).visibility === 'hidden') continue;
+      const b = el.getBoundingClientRect();
+      if (b.width === 0 || b.height === 0) continue;
+      for (const o of overlays) {
+        const overlap = Math.min(b.right, o.box.right) - Math.max(b.left, o.box.left) > 1 && Math.min(b.bottom, o.box.bottom) - Math.max(b.top, o.box.top) > 1;
+        if (overlap) found.push(`${el.getAttribute('data-entity') ?? el.textContent?.slice(0, 30)} under ${o.name}`);
+      }
+    }
+    return found;
+  });
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
 import { readFileSync } from 'node:fs';
-import { boxOf, clippedWithoutCue, pictureTextSmallerThan, rowsOf, settled, textSmallerThan } from './geometry';
+import { boxOf, clippedWithoutCue, pictureBoxesUnderOverlays, pictureTextSmallerThan, rowsOf, settled, textSmallerThan } from './geometry';
 import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
 
 const { withApp } = appHarness({ viewport: { width: 1600, height: 900 } });
@@ -162,10 +162,14 @@ describe('layouts that fit their screens', () => {
     });
   });
 
-  it('summarises the hundred instances of its-not-dns as two groups at Fit, and opens one into named machines from the keyboard', async () => {
+  it('summarises the hundred instances of its-not-dns as two groups at Fit, names its Services in a caption on a 1280×720 screen, and opens a group into named machines from the keyboard', async () => {
     await withApp('machine-groups', `?scenario=${HEAVY}`, async (app) => {
       const { page } = app;
+      await page.setViewportSize({ width: 1280, height: 720 });
       await loaded(page, HEAVY);
+      const caption = page.getByTestId('element-caption');
+      await expect.poll(() => caption.textContent()).toMatch(/^svc\/kube-dns · svc\/kube-dns-upstream · .*dns-resolver × 2$/);
+      expect(await caption.evaluate((el) => getComputedStyle(el).visibility)).toBe('visible');
       const groups = page.getByTestId('machine-group');
       await expect.poll(() => groups.count()).toBe(2);
       expect(await groups.locator('.topo-mgroup-name').allTextContents()).toEqual(['20 instances running metric', '80 instances running alerting']);
@@ -188,19 +192,31 @@ describe('layouts that fit their screens', () => {
       await settled(page);
       expect(await farNames()).toBeGreaterThan(0);
       expect(await pictureTextSmallerThan(page, 11)).toEqual([]);
-      // The group is shown from its heading: its top left comes to rest in view.
+      // The group is shown from its heading, which sits right above its machines: the title comes to rest at the left
+      // of the picture, and the first machine's name under it.
       const picture = (await byTestId(page, 'topology').boundingBox())!;
       await expect
         .poll(async () => {
-          const frame = (await metric.locator('rect').boundingBox())!;
-          return frame.x >= picture.x && frame.y >= picture.y && frame.x < picture.x + 60 && frame.y < picture.y + 60;
+          const title = (await metric.locator('.topo-mgroup-title').boundingBox())!;
+          const first = (await page.locator('svg[data-testid="topology"] .topo-machine .topo-far-title').first().boundingBox())!;
+          return title.x >= picture.x && title.x < picture.x + 60 && title.y >= picture.y && first.y > title.y && first.y - title.y < 120 && first.y < picture.y + picture.height;
         })
         .toBe(true);
+      // Zoomed in until the Services' own names can be read (26 px far names), the caption goes.
+      const picture2 = (await byTestId(page, 'topology').boundingBox())!;
+      await page.mouse.move(picture2.x + picture2.width / 2, picture2.y + picture2.height / 2);
+      expect(await caption.evaluate((el) => getComputedStyle(el).visibility)).toBe('visible');
+      // The drawing takes a wheel's zoom once the gesture rests.
+      for (let before = await scale(); before < 11 / 26; before = await scale()) {
+        await page.mouse.wheel(0, -300);
+        await expect.poll(scale).toBeGreaterThan(before);
+      }
+      await expect.poll(() => caption.evaluate((el) => getComputedStyle(el).visibility)).toBe('hidden');
       expectClean(app);
     });
   });
 
-  it('draws no text in the picture under 11 px at Fit, in every shipped scenario, on the desktop and in the embed', async () => {
+  it('draws no text in the picture under 11 px at Fit, and nothing under its legend or toggles, in every shipped scenario, on the desktop and in the embed', async () => {
     const index = JSON.parse(readFileSync(new URL('../../public/scenarios/index.json', import.meta.url), 'utf8')) as { scenarios: { file: string }[] };
     const files = index.scenarios.map((s) => s.file);
     expect(files.length).toBeGreaterThan(5);
@@ -222,6 +238,7 @@ describe('layouts that fit their screens', () => {
             await page.setViewportSize({ width, height });
             await settled(page);
             await expect.poll(() => pictureTextSmallerThan(page, 11), { timeout: 5_000, message: `${file}${query} at ${width}×${height}` }).toEqual([]);
+            await expect.poll(() => pictureBoxesUnderOverlays(page), { timeout: 5_000, message: `${file}${query} at ${width}×${height}` }).toEqual([]);
           }
           expectClean(app);
         });

@@ -8,8 +8,11 @@ import { shippedSim } from '../fixtures/scenario-run';
 
 const itsNotDns = shippedSim('its-not-dns.yaml').topology();
 const demo = shippedSim('demo.yaml').topology();
-/** A widescreen topology panel's picture, as Chromium lays it out at 1920×1080. */
-const PANEL = { width: 1265, height: 480 };
+/** The part of a widescreen topology panel that Fit fills (zoom.ts freeArea), as Chromium lays it out at 1920×1080. */
+const PANEL = { width: 1217, height: 404 };
+/** The same at 1280×720, where the picture is short. */
+const SHORT_PANEL = { width: 692, height: 228 };
+const fitScale = (l: { width: number; height: number }, view: { width: number; height: number }): number => Math.min(view.width / l.width, view.height / l.height);
 
 const count = (roles: Map<string, string>): Record<string, number> => {
   const by: Record<string, number> = {};
@@ -56,20 +59,32 @@ describe('machines grouped by what runs on them', () => {
       for (const m of g.machines) expect(m.y).toBeGreaterThanOrEqual(g.band.y + g.band.h);
       for (const m of g.machines) expect(m.y + m.h).toBeLessThanOrEqual(g.y + g.h);
     }
-    // The zoom's Fit (zoom.ts) leaves 24 px on three sides and 52 px at the bottom.
-    const k = Math.min((PANEL.width - 48) / l.width, (PANEL.height - 76) / l.height);
     expect(metric.headingPx).toBe(GROUP_BAND_PX);
-    expect(metric.band.h * k).toBeGreaterThanOrEqual(GROUP_BAND_PX * 0.95);
+    expect(metric.band.h * fitScale(l, PANEL)).toBeGreaterThanOrEqual(GROUP_BAND_PX * 0.95);
     // An embed's short panel has room for the title lines only.
-    const embed = layoutTopology(itsNotDns, new Set(), { width: 780, height: 200 }, machineRoles(itsNotDns));
+    const embed = layoutTopology(itsNotDns, new Set(), { width: 732, height: 124 }, machineRoles(itsNotDns));
     expect(embed.machineGroups.map((g) => g.headingPx)).toEqual([GROUP_TITLE_PX, GROUP_TITLE_PX]);
+  });
+
+  it('names the Services and resolvers in a caption above them where a short panel leaves them too small to carry their names', () => {
+    const wide = layoutTopology(itsNotDns, new Set(), PANEL, machineRoles(itsNotDns));
+    expect(wide.caption).toBeNull();
+    const l = layoutTopology(itsNotDns, new Set(), SHORT_PANEL, machineRoles(itsNotDns));
+    const k = fitScale(l, SHORT_PANEL);
+    expect(l.caption).not.toBeNull();
+    const caption = l.caption!;
+    // Its line, and the groups' headings, keep their height on screen at Fit; everything else starts below it.
+    expect(caption.h * k).toBeGreaterThanOrEqual(GROUP_TITLE_PX * 0.95);
+    for (const g of l.machineGroups) expect(g.band.h * k).toBeGreaterThanOrEqual(g.headingPx * 0.95);
+    for (const box of [...l.services, ...l.externals, ...l.nodes]) expect(box.y).toBeGreaterThanOrEqual(caption.y + caption.h);
+    expect(caption.w).toBe(l.width);
   });
 
   it('leaves a small cluster, or a panel too short for headings, one grid in the topology order', () => {
     const small = layoutTopology(demo, new Set(), PANEL, machineRoles(demo));
     expect(small.machineGroups).toEqual([]);
     expect(small.nodes.map((n) => [n.node.name, n.x, n.y])).toEqual(layoutTopology(demo, new Set(), PANEL).nodes.map((n) => [n.node.name, n.x, n.y]));
-    expect(layoutTopology(itsNotDns, new Set(), { width: 700, height: 150 }, machineRoles(itsNotDns)).machineGroups).toEqual([]);
+    expect(layoutTopology(itsNotDns, new Set(), { width: 652, height: 74 }, machineRoles(itsNotDns)).machineGroups).toEqual([]);
   });
 
   it('draws all sites of a group at one anchor, adding up its flows and drops; a mark asks about the site that dropped most', () => {

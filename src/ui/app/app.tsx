@@ -109,7 +109,7 @@ export function App() {
         </main>
       )}
       {layout === 'projector' && (
-        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_18rem] grid-rows-[minmax(0,1.5fr)_minmax(0,1fr)] gap-2 p-2">
+        <main className="grid min-h-0 flex-1 grid-cols-[auto_minmax(0,1fr)_18rem] grid-rows-[minmax(0,2fr)_minmax(0,1fr)] gap-2 p-2">
           <div className="row-span-2 flex min-h-0">
             <FaultPalette />
           </div>

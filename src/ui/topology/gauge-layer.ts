@@ -3,7 +3,7 @@ import type { LiveView } from '../../sim';
 import { formatCompact } from '../components/format';
 import { formatCount } from '../../sim';
 import { groupUse, TABLE_LABEL } from './machine-groups';
-import { GAUGE, gaugeBoxes, GROUP_BAND_PX, GROUP_HEADING, STATUS_Y, type GaugeBox, type MachineGroup, type TopologyLayout } from './topology-layout';
+import { GAUGE, gaugeBoxes, GROUP_BAND_PX, GROUP_HEADING, headingTop, STATUS_Y, type GaugeBox, type MachineGroup, type TopologyLayout } from './topology-layout';
 import { MIN_TEXT_PX } from './zoom';
 
 /**
@@ -156,7 +156,7 @@ export function createGaugeLayer(canvas: HTMLCanvasElement): GaugeLayer {
     for (const group of machineGroups) {
       if (group.headingPx < GROUP_BAND_PX) continue;
       const x0 = t.applyX(group.band.x) + h.x;
-      const y0 = t.applyY(group.band.y);
+      const y0 = t.applyY(headingTop(group, t.k));
       const room = group.band.w * t.k - 2 * h.x;
       const use = groupUse(
         frame,

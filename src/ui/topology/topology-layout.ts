@@ -1,4 +1,5 @@
 import type { ExternalView, LoadBalancerView, NodeView, PodView, RouterView, ServiceView, TopologyView } from '../../sim';
+import { MIN_TEXT_PX } from './zoom';
 
 /**
  * Pure geometry for the topology picture, top to bottom: routers, load balancers, Services, then the machines (a cloud
@@ -64,11 +65,24 @@ export interface MachineGroup extends Rect {
   headingPx: number;
 }
 
+/**
+ * Where a group's heading starts in the picture at zoom `k`. It keeps its size on screen and sits at the bottom of its
+ * band, just above the machines: zoomed in, the room the band grows is above it, not between it and what it names.
+ */
+export function headingTop(group: MachineGroup, k: number): number {
+  return Math.max(group.band.y, group.band.y + group.band.h - group.headingPx / k);
+}
+
 export interface TopologyLayout {
   width: number;
   height: number;
   /** Empty unless the cluster is too big for its machines' names to be read at Fit. */
   machineGroups: MachineGroup[];
+  /**
+   * A line across the top that names the routers, load balancers, Services and systems outside where the grouped
+   * picture leaves them too small to carry their names at Fit; `px` tall on screen at that scale.
+   */
+  caption: (Rect & { px: number }) | null;
   nodes: NodeBox[];
   nodesByName: Map<string, NodeBox>;
   nodesByIp: Map<string, NodeBox>;
@@ -122,14 +136,14 @@ const EXT_H = 50;
 const EXT_GAP_Y = 12;
 const EXT_GAP = 70;
 /** What the zoom's Fit leaves around the picture (zoom.ts: PAD on each side, PAD_BOTTOM for the legend). */
-const FIT_PAD_X = 48;
-const FIT_PAD_Y = 76;
 /** Below this scale a machine's far-view name (34 px) would be drawn under 11 px: the picture shows groups instead. */
 export const GROUPS_BELOW = 11 / 34;
 /** A group's heading on screen: its title, its tables summed and its fullest machine, one line each. */
 export const GROUP_BAND_PX = 64;
 /** A heading of its title line only, for a short panel (an embed). */
 export const GROUP_TITLE_PX = 26;
+/** The far view's names of elements (`.topo-far-name` in topology.css). */
+export const FAR_NAME_PX = 26;
 /** Where the heading's lines go, in screen pixels from the band's top left: the title's baseline, the tables' row (label baseline, then the bar), the fullest machine's baseline. */
 export const GROUP_HEADING = { x: 14, titleY: 19, tablesY: 37, barY: 41, barH: 6, fullestY: 60, tableW: 170, tableGap: 18 } as const;
 const GROUP_PAD = 14;
@@ -142,7 +156,7 @@ const ELEMENT_SHOWN = 0.85;
 /** ...and not at all bigger if there is no room for their names to reach 11 px. */
 const ELEMENT_SHOWN_MIN = 11 / 15;
 /** The panel size assumed when the caller does not know it yet: a widescreen panel's. */
-const DEFAULT_VIEWPORT = { width: 1600, height: 800 };
+const DEFAULT_VIEWPORT = { width: 1550, height: 720 };
 
 const phaseOrder = { running: 0, pending: 1, terminating: 2, gone: 3 } as const;
 
@@ -173,13 +187,13 @@ function row<T extends Rect>(boxes: T[], y: number, width: number, gap: number):
 
 /**
  * Columns for the machines grid that let the whole picture be drawn biggest in the viewport, and that scale. Each block
- * of machines starts a row of its own and, with `bandPx`, has a heading that keeps that height on screen at any scale.
+ * of machines starts a row of its own; headings and captions take `screenPx` of the height on screen at any scale.
  */
 function bestColumns(
   blocks: number[][],
   cellW: number,
   fixed: { w: number; h: number; left: number; leftH: number },
-  bandPx: number,
+  screenPx: number,
   viewport: { width: number; height: number },
 ): { cols: number; scale: number } {
   let best = { cols: 1, scale: 0 };
@@ -189,21 +203,22 @@ function bestColumns(
     for (const heights of blocks) for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
     h = Math.max(h, fixed.leftH);
     const w = fixed.left + Math.max(fixed.w, cols * cellW + (cols - 1) * CELL_GAP);
-    // The headings take bandPx each on screen whatever the scale: k * h + bands * bandPx <= viewport height.
-    const scale = Math.min(viewport.width / w, (viewport.height - blocks.length * bandPx) / h);
+    // k * h + screenPx <= viewport height.
+    const scale = Math.min(viewport.width / w, (viewport.height - screenPx) / h);
     if (scale > best.scale * 1.001) best = { cols, scale };
   }
   return best;
 }
 
 /**
- * `roles` (machine-groups.ts) groups the machines when a hundred of them would leave each too small to name at Fit;
- * without it, or for a cluster that fits, the machines lie in one grid in the topology's order.
+ * `view` is the part of the panel that Fit fills (zoom.ts freeArea). `roles` (machine-groups.ts) groups the machines
+ * when a hundred of them would leave each too small to name at Fit; without it, or for a cluster that fits, the machines
+ * lie in one grid in the topology's order.
  */
 export function layoutTopology(
   topology: TopologyView,
   expanded: ReadonlySet<string> = new Set(),
-  viewport: { width: number; height: number } = DEFAULT_VIEWPORT,
+  view: { width: number; height: number } = DEFAULT_VIEWPORT,
   roles?: ReadonlyMap<string, string>,
 ): TopologyLayout {
   const counts = new Map<string, number>();
@@ -301,7 +316,6 @@ export function layoutTopology(
     const leftH = externals.length * (EXT_H + EXT_GAP_Y) * scale;
     return { externals, routers, lbs, services, lines, gap, rowW, bandsH, left, leftH, scale, wrap };
   };
-  const view = { width: viewport.width - FIT_PAD_X, height: viewport.height - FIT_PAD_Y };
   let el = elements(1);
   let blocks: { role: string | null; members: number[] }[] = [{ role: null, members: indices }];
   let fitted = bestColumns([heights], cellW, { w: el.rowW, h: el.bandsH, left: el.left, leftH: el.leftH }, 0, view);
@@ -311,30 +325,38 @@ export function layoutTopology(
     byRole.set(role, [...(byRole.get(role) ?? []), i]);
   }
   // Headings take room on screen whatever the zoom: a short panel gets their title lines only, a shorter one none.
+  let captionPx = 0;
   const headingPx = byRole.size * GROUP_BAND_PX <= view.height * 0.6 ? GROUP_BAND_PX : byRole.size * GROUP_TITLE_PX <= view.height * 0.6 ? GROUP_TITLE_PX : 0;
   if (roles && fitted.scale < GROUPS_BELOW && sized.length >= GROUP_MIN_MACHINES && headingPx > 0) {
     blocks = [...byRole].map(([role, members]) => ({ role, members }));
     const blockHeights = blocks.map((b) => b.members.map((i) => heights[i]!));
     const groupsH = blocks.length * (2 * GROUP_PAD + CELL_GAP);
-    fitted = bestColumns(blockHeights, cellW, { w: el.rowW, h: el.bandsH + groupsH, left: el.left + 2 * GROUP_PAD, leftH: el.leftH }, headingPx, view);
+    const around = { w: el.rowW, h: el.bandsH + groupsH, left: el.left + 2 * GROUP_PAD, leftH: el.leftH };
+    fitted = bestColumns(blockHeights, cellW, around, blocks.length * headingPx, view);
     // The boxes around the grid keep names readable at Fit, drawn at `shown` of their size on screen, if they fit:
     // across the view, and in 45 % of its height. The grid is fitted to the room they leave.
     const wrapped = elements(1, view.width / ELEMENT_SHOWN - el.left);
     const shown = Math.min(ELEMENT_SHOWN, view.width / (wrapped.left + wrapped.rowW), (view.height * 0.45) / Math.max(1, wrapped.bandsH));
     if (shown >= ELEMENT_SHOWN_MIN && shown > fitted.scale) {
       const rest = { width: view.width - wrapped.left * shown, height: view.height - wrapped.bandsH * shown };
-      fitted = bestColumns(blockHeights, cellW, { w: 0, h: groupsH, left: 2 * GROUP_PAD, leftH: 0 }, headingPx, rest);
+      fitted = bestColumns(blockHeights, cellW, { w: 0, h: groupsH, left: 2 * GROUP_PAD, leftH: 0 }, blocks.length * headingPx, rest);
       el = elements(shown / Math.max(fitted.scale, MIN_FIT_SCALE_GUESS), wrapped.wrap);
+    } else if (topology.routers.length + topology.loadBalancers.length + topology.services.length + topology.externals.length > 0 && FAR_NAME_PX * fitted.scale < MIN_TEXT_PX) {
+      // Too small at Fit for even their far names: they are named in a caption line above them instead.
+      captionPx = GROUP_TITLE_PX;
+      fitted = bestColumns(blockHeights, cellW, around, blocks.length * headingPx + captionPx, view);
     }
   }
   const { externals, routers, lbs, services, lines, left, rowW: bandRowW } = el;
   const grouped = blocks[0]!.role !== null;
   const cols = fitted.cols;
-  const bandH = grouped ? headingPx / Math.max(fitted.scale, MIN_FIT_SCALE_GUESS) : 0;
+  const fitScale = Math.max(fitted.scale, MIN_FIT_SCALE_GUESS);
+  const bandH = grouped ? headingPx / fitScale : 0;
   const pad = grouped ? GROUP_PAD : 0;
   const gridW = cols * cellW + (cols - 1) * CELL_GAP;
   const bandsW = Math.max(gridW + 2 * pad, bandRowW);
-  let y = 0;
+  const caption = captionPx > 0 ? { x: 0, y: 0, w: left + bandsW, h: captionPx / fitScale, px: captionPx } : null;
+  let y = caption?.h ?? 0;
   for (const line of lines) {
     const h = row(line, y, bandsW, el.gap);
     for (const b of line) b.x += left;
@@ -377,7 +399,7 @@ export function layoutTopology(
   }
   const height = Math.max(y - CELL_GAP, 0);
 
-  let ey = 0;
+  let ey = caption?.h ?? 0;
   for (const e of externals) {
     e.y = ey;
     ey += e.h + EXT_GAP_Y * el.scale;
@@ -395,6 +417,7 @@ export function layoutTopology(
     width: left + bandsW,
     height: Math.max(height, ey),
     machineGroups,
+    caption,
     nodes,
     nodesByName,
     nodesByIp,

@@ -13,10 +13,11 @@ import { FitIcon } from '../components/icons';
 import { button, openPanel } from '../components/styles';
 import { DropGlyph } from './drop-marks-legend';
 import { createTopologyDrawing, type TopologyDrawing } from './topology-view';
-import { GROUPS_BELOW, searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
+import { GROUPS_BELOW, headingTop, searchTopology, sitePoints, type TopologyLayout } from './topology-layout';
 import { createGaugeLayer, FAR_BELOW, type GaugeLayer } from './gauge-layer';
 import { createTrafficLayer, type DropRate, type TrafficLayer } from './traffic-layer';
 import { useZoom } from './use-zoom';
+import { freeArea, type Insets } from './zoom';
 import './topology.css';
 import { counted, formatPerSecond } from '../components/format';
 
@@ -134,7 +135,10 @@ export function TopologyPanel() {
   }, []);
   const openMachineGroup = (role: string): void => {
     const group = layoutRef.current?.machineGroups.find((g) => g.role === role);
-    if (group) zoom.current?.focus(group, OPEN_GROUP_SCALE);
+    if (!group) return;
+    // From its heading down: the rest of its band is empty room above the heading at this zoom.
+    const top = headingTop(group, OPEN_GROUP_SCALE);
+    zoom.current?.focus({ x: group.x, y: top, w: group.w, h: group.y + group.h - top }, OPEN_GROUP_SCALE);
   };
 
   const onTransform = useCallback(
@@ -155,7 +159,21 @@ export function TopologyPanel() {
   );
   const panelRef = useRef<HTMLDivElement>(null);
   const panelRect = useRef<DOMRect | null>(null);
-  const zoom = useZoom(panelRef, svgRef, contentRef, onTransform);
+  const togglesRef = useRef<HTMLDivElement>(null);
+  const legendRef = useRef<HTMLDivElement>(null);
+  // What the overlays took at most since the panel last changed size: a legend that loses a line while drops fade
+  // leaves its room, so the picture does not jump back and forth.
+  const keptInsets = useRef<Insets>({ top: 0, bottom: 0 });
+  const insets = useCallback((): Insets => {
+    const toggles = togglesRef.current;
+    const legend = legendRef.current;
+    const height = panelRef.current?.clientHeight ?? 0;
+    const kept = keptInsets.current;
+    kept.top = Math.max(kept.top, toggles && toggles.offsetHeight > 0 ? toggles.offsetTop + toggles.offsetHeight : 0);
+    kept.bottom = Math.max(kept.bottom, legend && legend.offsetHeight > 0 ? height - legend.offsetTop : 0);
+    return { ...kept };
+  }, []);
+  const zoom = useZoom(panelRef, svgRef, contentRef, onTransform, insets);
   const empty = useFrame((s) => s.topology === null);
   const nodes = useFrame((s) => s.topology?.nodes.length ?? 0);
   const pods = useFrame((s) => livePods(s.topology));
@@ -193,18 +211,28 @@ export function TopologyPanel() {
     };
     const svg = svgRef.current!;
     let size = { width: 0, height: 0 };
+    let free = { width: 0, height: 0 };
+    // The picture's size, or the overlays' (a legend wrapping onto another line), changed.
     const resize = new ResizeObserver(() => {
       // Observers run after layout, so positions read here are free (a click handler would force a style pass); one
       // queued before an unmount may still arrive after it.
       if (!panelRef.current) return;
       panelRect.current = panelRef.current.getBoundingClientRect();
       const { width, height } = svg.getBoundingClientRect();
-      // Relaying out thousands of pods on every pixel of a drag would stutter; a tenth of a change is worth it.
-      if (width === 0 || height === 0 || (Math.abs(width - size.width) < size.width * 0.1 && Math.abs(height - size.height) < size.height * 0.1)) return;
+      if (width === 0 || height === 0) return;
+      if (width !== size.width || height !== size.height) keptInsets.current = { top: 0, bottom: 0 };
       size = { width, height };
-      adopt(drawing.setViewport(width, height));
+      const area = freeArea(width, height, insets());
+      // Relaying out thousands of pods on every pixel of a drag would stutter; a twentieth of a change is worth it.
+      if (area.width <= 0 || area.height <= 0) return;
+      if (Math.abs(area.width - free.width) >= free.width * 0.05 || Math.abs(area.height - free.height) >= free.height * 0.05) {
+        free = area;
+        adopt(drawing.setViewport(area.width, area.height));
+      }
+      zoom.current?.refit();
     });
     resize.observe(svg);
+    for (const overlay of [togglesRef.current, legendRef.current]) if (overlay) resize.observe(overlay);
     // What the SVG shows as last drawn: it follows the frames paced, as the canvases' gauges and traffic do, more often.
     let drawn: Pick<FrameState, 'topology' | 'connections' | 'live'> = { topology: null, connections: new Int32Array(0), live: null };
     const drawStructure = (): void => {
@@ -260,7 +288,7 @@ export function TopologyPanel() {
       drawingRef.current = null;
       trafficRef.current = null;
     };
-  }, [adopt]);
+  }, [adopt, insets, zoom]);
 
   useEffect(() => {
     adopt(drawingRef.current?.setExpanded(expanded));
@@ -458,24 +486,26 @@ export function TopologyPanel() {
         <FaultPopover />
         {menu && <FaultMenu menu={menu} onClose={() => setMenu(null)} />}
         {empty && <div className="pointer-events-none absolute inset-0 grid place-items-center text-sm text-slate-500 dark:text-slate-400">Loading scenario…</div>}
-        {big.length > 0 && (
-          <div className="absolute top-2 right-3 flex flex-col items-end gap-1" aria-label="Big deployments">
-            {big.map((d) => (
-              <button
-                key={d.name}
-                type="button"
-                data-testid="deployment-toggle"
-                aria-pressed={!d.aggregated}
-                onClick={() => toggle(d.name)}
-                className="rounded-md bg-white/90 px-2 py-0.5 font-mono text-xs text-slate-700 shadow-sm ring-1 ring-slate-300 hover:ring-indigo-400 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-900/90 dark:text-slate-200 dark:ring-slate-700"
-                title={d.aggregated ? `Show each of the ${d.pods} pods of ${d.name}` : `Fold ${d.name} into one chip per node`}
-              >
-                {d.name} × {d.pods.toLocaleString('en-US')} · {d.aggregated ? 'expand' : 'fold'}
-              </button>
-            ))}
-          </div>
-        )}
-        <div className="pointer-events-none absolute bottom-2 left-3 hidden max-w-[calc(100%-1.5rem)] min-[1100px]:flex flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/90 px-2.5 py-1.5 text-xs text-slate-600 dark:bg-slate-900/90 dark:text-slate-300">
+        <div ref={togglesRef} hidden={big.length === 0} className="absolute top-2 right-3 flex max-w-[calc(100%-1.5rem)] flex-wrap justify-end gap-1" aria-label="Big deployments">
+          {big.map((d) => (
+            <button
+              key={d.name}
+              type="button"
+              data-testid="deployment-toggle"
+              aria-pressed={!d.aggregated}
+              onClick={() => toggle(d.name)}
+              className="rounded-md bg-white/90 px-2 py-0.5 font-mono text-xs text-slate-700 shadow-sm ring-1 ring-slate-300 hover:ring-indigo-400 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-900/90 dark:text-slate-200 dark:ring-slate-700"
+              title={d.aggregated ? `Show each of the ${d.pods} pods of ${d.name}` : `Fold ${d.name} into one chip per node`}
+            >
+              {d.name} × {d.pods.toLocaleString('en-US')} · {d.aggregated ? 'expand' : 'fold'}
+            </button>
+          ))}
+        </div>
+        <div
+          ref={legendRef}
+          data-testid="picture-legend"
+          className="pointer-events-none absolute bottom-2 left-3 hidden max-w-[calc(100%-1.5rem)] min-[1100px]:flex flex-wrap gap-x-4 gap-y-1 rounded-md bg-white/90 px-2.5 py-1.5 text-xs text-slate-600 dark:bg-slate-900/90 dark:text-slate-300"
+        >
           <Swatch kind="running" label="ready" />
           <Swatch kind="not-ready" label="not ready" />
           <Swatch kind="terminating" label="terminating" />

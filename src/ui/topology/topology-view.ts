@@ -9,6 +9,8 @@ import {
   groupConnections,
   GAUGE,
   GROUP_HEADING,
+  headingTop,
+  FAR_NAME_PX,
   interfacesLine,
   layoutTopology,
   nodeSubtitle,
@@ -19,6 +21,7 @@ import {
   type MachineGroup,
   type NodeBox,
   type PodBox,
+  type Rect,
   type RouterBox,
   type ServiceBox,
   type TopologyLayout,
@@ -44,7 +47,7 @@ export interface TopologyDrawing {
   pulse(entity: string): void;
   /** Deployments drawn pod by pod although they crowd their nodes; the others become one chip per node. */
   setExpanded(deployments: ReadonlySet<string>): TopologyLayout | undefined;
-  /** The panel's size, which decides how many machines go in a row; relays out when it changes. */
+  /** The part of the panel that Fit fills, which decides how many machines go in a row; relays out when it changes. */
   setViewport(width: number, height: number): TopologyLayout | undefined;
   /** Far away, boxes show only their name and their fullest gauge, in bigger type. */
   setZoomScale(k: number): void;
@@ -52,8 +55,9 @@ export interface TopologyDrawing {
 }
 
 const MAX_NAME = 18;
-/** Characters of a name that fit its box in the far view's big type: an element's (250 px at 24 px), a pod's (156 px at 20 px). */
-const FAR_NAME = 16;
+/** Characters of a name that fit its box in the far view's big type: an element's (250 px at 26 px), a system outside's (220 px), a pod's (156 px at 22 px). */
+const FAR_NAME = 15;
+const FAR_EXTERNAL_NAME = 12;
 const FAR_POD_NAME = 11;
 /** As long as the CSS pulse animation runs (4 × 0.8 s). */
 const PULSE_MS = 3200;
@@ -124,6 +128,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     .attr('height', 6)
     .attr('class', 'topo-hatch-stripe');
   const machineGroupLayer = g.append('g').attr('class', 'topo-mgroups');
+  const captionLayer = g.append('g').attr('class', 'topo-caption');
   const bandLinks = g.append('g').attr('class', 'topo-band-links');
   const endpointLayer = g.append('g').attr('class', 'topo-endpoints');
   const nodeLayer = g.append('g').attr('class', 'topo-nodes');
@@ -140,7 +145,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   let selected: string | null = null;
   let pulseTimer: ReturnType<typeof setTimeout> | undefined;
   let colourOf = new Map<string, number>();
-  let viewport = { width: 1600, height: 800 };
+  let viewport = { width: 1550, height: 720 };
   let far: boolean | null = null;
   let scale = 1;
   let roles: Map<string, string> | null = null;
@@ -188,9 +193,42 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     placeHeadings();
   }
 
-  /** Headings are drawn at 1/scale so the zoom leaves them their size on screen. */
+  /** The caption naming the boxes around the grid that are too small at Fit to carry their own names. */
+  function drawCaption(l: TopologyLayout): void {
+    const t = topology!;
+    const counts = new Map<string, number>();
+    const names = [
+      ...t.routers.map((r) => `router/${r.name}`),
+      ...t.loadBalancers.map((lb) => `lb/${lb.name}`),
+      ...t.services.map((s) => `svc/${s.name}`),
+      ...t.externals.map((e) => e.name),
+    ];
+    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+    const words = [...counts].map(([name, n]) => (n > 1 ? `${name} × ${n}` : name)).join(' · ');
+    captionLayer
+      .selectAll<SVGTextElement, Rect & { px: number }>('text')
+      .data(l.caption ? [l.caption] : [])
+      .join((enter) => enter.append('text').attr('class', 'topo-caption-text screen-text').attr('data-testid', 'element-caption').attr('x', GROUP_HEADING.x).attr('y', GROUP_HEADING.titleY))
+      .attr('data-words', words);
+    placeHeadings();
+  }
+
   function placeHeadings(): void {
-    quiet(machineGroupLayer.selectAll<SVGGElement, MachineGroup>('.topo-mgroup-label')).attr('transform', (d) => `translate(${d.band.x},${d.band.y}) scale(${1 / scale})`);
+    quiet(machineGroupLayer.selectAll<SVGGElement, MachineGroup>('.topo-mgroup-label')).attr('transform', (d) => `translate(${d.band.x},${headingTop(d, scale)}) scale(${1 / scale})`);
+    // The caption goes once the boxes' own names can be read; it is cut to the width it has on screen.
+    captionLayer.selectAll<SVGTextElement, Rect & { px: number }>('text').each(function (c) {
+      const shown = scale * FAR_NAME_PX < MIN_TEXT_PX;
+      this.toggleAttribute('data-tiny', !shown);
+      if (!shown) return;
+      this.setAttribute('transform', `translate(${c.x},${Math.max(c.y, c.y + c.h - c.px / scale)}) scale(${1 / scale})`);
+      const words = this.getAttribute('data-words') ?? '';
+      const room = c.w * scale - 2 * GROUP_HEADING.x;
+      this.textContent = words;
+      for (let n = words.length; n > 1 && this.getComputedTextLength() > room;) {
+        n = Math.floor(n * Math.min(0.95, room / this.getComputedTextLength()));
+        this.textContent = `${words.slice(0, n)}…`;
+      }
+    });
   }
 
   function drawNodes(boxes: NodeBox[]): void {
@@ -409,7 +447,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         s.append('rect').attr('class', 'topo-band-box').attr('rx', 10);
         s.append('text').attr('class', 'name detail').attr('x', 14).attr('y', 24);
         s.append('text').attr('class', 'sub detail').attr('x', 14).attr('y', 45);
-        s.append('text').attr('class', 'topo-far-name far').attr('x', 14).attr('y', 40);
+        s.append('text').attr('class', 'topo-far-name far').attr('x', 14).attr('y', 41);
         s.append('g').attr('class', 'topo-members');
         s.append('title');
         return s;
@@ -470,7 +508,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('width', (b) => b.w / b.scale)
           .attr('height', (b) => b.h / b.scale);
         quiet(e.select('.name')).text((b) => clip(b.external.entity, 26));
-        quiet(e.select('.topo-far-name')).text((b) => clip(b.external.name, FAR_NAME));
+        quiet(e.select('.topo-far-name')).text((b) => clip(b.external.name, FAR_EXTERNAL_NAME));
         const what = { resolver: 'upstream resolver', 'dns-provider': 'DNS provider API', client: 'client on the internet', zookeeper: 'service discovery' };
         quiet(e.select('.sub')).text((b) => `${what[b.external.kind]}${b.external.ip ? ` · ${b.external.ip}` : ''}`);
         quiet(e.select('title')).text((b) => `${b.external.entity}: ${what[b.external.kind]}, outside the cluster`);
@@ -629,6 +667,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     lastSessions = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawMachineGroups(l.machineGroups);
+    drawCaption(l);
     drawNodes(l.nodes);
     drawGroups(l.groups);
     drawPods([...l.pods.values()]);

@@ -6,6 +6,8 @@ export interface ZoomController {
   update(bounds: { width: number; height: number }): void;
   /** Fits the whole drawing into view and resumes automatic fitting. */
   fit(): void;
+  /** Fits again if fitting is automatic: the overlays around the picture changed. */
+  refit(): void;
   /** Zooms to one box of the drawing (a search hit) at a readable scale, or to show it whole at `scale` or more. */
   focus(box: { x: number; y: number; w: number; h: number }, scale?: number): void;
   destroy(): void;
@@ -21,19 +23,38 @@ export type OnTransform = (t: ZoomTransform, settled: boolean) => void;
 export const MIN_TEXT_PX = 11;
 
 const PAD = 24;
-/** Room kept free at the bottom for the legend overlay. */
-const PAD_BOTTOM = 52;
+/** Between an overlay's edge and the picture under it. */
+const OVERLAY_GAP = 8;
 const MAX_FIT_SCALE = 1.5;
 /** Small enough that a hundred machines still fit a short panel; nothing is legible there, but the shape of the cluster is. */
 const MIN_SCALE = 0.05;
 /** A long drag still re-renders the drawing this often, so parts that were off-screen fill in. */
 const SETTLE_DURING_DRAG_MS = 400;
 
+/** How far overlays (buttons along the top, the legend along the bottom) reach into the picture, in CSS px. */
+export interface Insets {
+  top: number;
+  bottom: number;
+}
+
+/** The part of a `width` × `height` picture that Fit fills: inside a margin, clear of the overlays. */
+export function freeArea(width: number, height: number, insets: Insets): { left: number; top: number; width: number; height: number } {
+  const top = Math.max(PAD, insets.top + OVERLAY_GAP);
+  return { left: PAD, top, width: width - 2 * PAD, height: height - top - Math.max(PAD, insets.bottom + OVERLAY_GAP) };
+}
+
 /**
  * `surface` is an untransformed element around the SVG that takes the gestures: d3 reads pointer positions through the
  * listening element's screen matrix, which would include the preview's CSS transform if the SVG itself listened.
+ * Fitting and focusing keep the drawing out from under the overlays `insets` measures.
  */
-export function createZoom(surface: HTMLElement, svg: SVGSVGElement, content: SVGGElement, onTransform: OnTransform = () => {}): ZoomController {
+export function createZoom(
+  surface: HTMLElement,
+  svg: SVGSVGElement,
+  content: SVGGElement,
+  onTransform: OnTransform = () => {},
+  insets: () => Insets = () => ({ top: 0, bottom: 0 }),
+): ZoomController {
   let bounds = { width: 0, height: 0 };
   // The picture's size as the resize observer last reported it: reading it from the DOM in a handler would force a style and layout pass.
   let view: { width: number; height: number } | null = null;
@@ -102,14 +123,17 @@ export function createZoom(surface: HTMLElement, svg: SVGSVGElement, content: SV
       if (event.target instanceof Node && svg.contains(event.target)) fit();
     });
 
+  function free(): ReturnType<typeof freeArea> {
+    const { width, height } = view ?? svg.getBoundingClientRect();
+    return freeArea(width, height, insets());
+  }
+
   function fit(): void {
     userMoved = false;
-    const { width: W, height: H } = view ?? svg.getBoundingClientRect();
-    if (W === 0 || H === 0 || bounds.width === 0 || bounds.height === 0) return;
-    // Narrow layouts hide the legend, so the picture may use the bottom too.
-    const bottom = window.innerWidth < 1100 ? PAD : PAD_BOTTOM;
-    const k = Math.max(MIN_SCALE, Math.min((W - 2 * PAD) / bounds.width, (H - PAD - bottom) / bounds.height, MAX_FIT_SCALE));
-    const t = zoomIdentity.translate((W - bounds.width * k) / 2, PAD + (H - PAD - bottom - bounds.height * k) / 2).scale(k);
+    const { left, top, width, height } = free();
+    if (width <= 0 || height <= 0 || bounds.width === 0 || bounds.height === 0) return;
+    const k = Math.max(MIN_SCALE, Math.min(width / bounds.width, height / bounds.height, MAX_FIT_SCALE));
+    const t = zoomIdentity.translate(left + (width - bounds.width * k) / 2, top + (height - bounds.height * k) / 2).scale(k);
     surfaceSel.call(behaviour.transform, t);
   }
 
@@ -127,15 +151,18 @@ export function createZoom(surface: HTMLElement, svg: SVGSVGElement, content: SV
       if (!userMoved) fit();
     },
     fit,
+    refit() {
+      if (!userMoved) fit();
+    },
     focus(box, scale) {
       userMoved = true;
-      const { width: W, height: H } = view ?? svg.getBoundingClientRect();
-      if (W === 0 || H === 0) return;
-      const whole = Math.min((W - 2 * PAD) / Math.max(box.w, 1), (H - 2 * PAD) / Math.max(box.h, 1));
+      const { left, top, width: W, height: H } = free();
+      if (W <= 0 || H <= 0) return;
+      const whole = Math.min(W / Math.max(box.w, 1), H / Math.max(box.h, 1));
       const k = scale !== undefined ? Math.max(scale, whole) : Math.max(0.6, Math.min(1.5, (W * 0.5) / Math.max(box.w, 1), (H * 0.5) / Math.max(box.h, 1)));
       // A box bigger than the view at that scale is shown from its top left, where its heading is.
-      const x = box.w * k > W - 2 * PAD ? PAD - box.x * k : W / 2 - (box.x + box.w / 2) * k;
-      const y = box.h * k > H - 2 * PAD ? PAD - box.y * k : H / 2 - (box.y + box.h / 2) * k;
+      const x = box.w * k > W ? left - box.x * k : left + W / 2 - (box.x + box.w / 2) * k;
+      const y = box.h * k > H ? top - box.y * k : top + H / 2 - (box.y + box.h / 2) * k;
       const t = zoomIdentity.translate(x, y).scale(k);
       surfaceSel.transition().duration(350).call(behaviour.transform, t);
     },
