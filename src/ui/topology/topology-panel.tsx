@@ -212,17 +212,22 @@ export function TopologyPanel() {
     const svg = svgRef.current!;
     let size = { width: 0, height: 0 };
     let free = { width: 0, height: 0 };
-    // The picture's size, or the overlays' (a legend wrapping onto another line), changed.
+    let applied: Insets = { top: 0, bottom: 0 };
+    // The picture's size, or the overlays' (the legend's width changes with its rates), changed.
     const resize = new ResizeObserver(() => {
       // Observers run after layout, so positions read here are free (a click handler would force a style pass); one
       // queued before an unmount may still arrive after it.
       if (!panelRef.current) return;
-      panelRect.current = panelRef.current.getBoundingClientRect();
       const { width, height } = svg.getBoundingClientRect();
       if (width === 0 || height === 0) return;
-      if (width !== size.width || height !== size.height) keptInsets.current = { top: 0, bottom: 0 };
+      const resized = width !== size.width || height !== size.height;
+      if (resized) keptInsets.current = { top: 0, bottom: 0 };
+      const now = insets();
+      if (!resized && now.top === applied.top && now.bottom === applied.bottom) return;
+      panelRect.current = panelRef.current.getBoundingClientRect();
       size = { width, height };
-      const area = freeArea(width, height, insets());
+      applied = now;
+      const area = freeArea(width, height, now);
       // Relaying out thousands of pods on every pixel of a drag would stutter; a twentieth of a change is worth it.
       if (area.width <= 0 || area.height <= 0) return;
       if (Math.abs(area.width - free.width) >= free.width * 0.05 || Math.abs(area.height - free.height) >= free.height * 0.05) {

@@ -190,7 +190,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         quiet(m.select('.topo-mgroup-pods')).text((d) => ` · ${podsLine(t, new Set(d.machines.map((b) => b.node.name)))}`);
         quiet(m.select('title')).text((d) => `${d.machines.map((b) => b.node.name).join(', ')}. Press to zoom in on them.`);
       });
-    placeHeadings();
   }
 
   /** The caption naming the boxes around the grid that are too small at Fit to carry their own names. */
@@ -210,7 +209,6 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .data(l.caption ? [l.caption] : [])
       .join((enter) => enter.append('text').attr('class', 'topo-caption-text screen-text').attr('data-testid', 'element-caption').attr('x', GROUP_HEADING.x).attr('y', GROUP_HEADING.titleY))
       .attr('data-words', words);
-    placeHeadings();
   }
 
   function placeHeadings(): void {
@@ -223,6 +221,10 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       this.setAttribute('transform', `translate(${c.x},${Math.max(c.y, c.y + c.h - c.px / scale)}) scale(${1 / scale})`);
       const words = this.getAttribute('data-words') ?? '';
       const room = c.w * scale - 2 * GROUP_HEADING.x;
+      // Measuring forces a layout of the whole picture: only when the words or their room changed.
+      const key = `${Math.round(room)}|${words}`;
+      if (this.getAttribute('data-fitted') === key) return;
+      this.setAttribute('data-fitted', key);
       this.textContent = words;
       for (let n = words.length; n > 1 && this.getComputedTextLength() > room;) {
         n = Math.floor(n * Math.min(0.95, room / this.getComputedTextLength()));
@@ -668,6 +670,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
     drawMachineGroups(l.machineGroups);
     drawCaption(l);
+    placeHeadings();
     drawNodes(l.nodes);
     drawGroups(l.groups);
     drawPods([...l.pods.values()]);
