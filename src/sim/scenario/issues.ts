@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { formatPath, samePath, type PathSegment } from './path';
+import { echo } from './limits';
+import { formatPath, pathKey, type PathSegment } from './path';
 import { didYouMean } from './suggest';
 
 /** One problem found in a scenario: where, and what is wrong in plain words. */
@@ -18,9 +19,14 @@ type ZodIssue = z.core.$ZodIssue;
 /** Turns zod issues (parsed with `reportInput: true`) into plain-English issues, one per unknown key. */
 export function issuesFromZod(zodIssues: readonly ZodIssue[], schema: z.core.$ZodType): ScenarioIssue[] {
   const out: ScenarioIssue[] = [];
+  const perPath = new Map<string, number>();
+  for (const issue of zodIssues) {
+    const key = pathKey(issue.path.map(toSegment));
+    perPath.set(key, (perPath.get(key) ?? 0) + 1);
+  }
   for (const issue of zodIssues) {
     const path = issue.path.map(toSegment);
-    const crowded = zodIssues.some((other) => other !== issue && samePath(other.path.map(toSegment), path));
+    const crowded = (perPath.get(pathKey(path)) ?? 0) > 1;
     if (crowded && isSafeIntegerBound(issue)) continue;
     if (issue.code === 'unrecognized_keys') {
       const known = keysAt(schema, path, issue.input);
@@ -140,7 +146,7 @@ function valueWord(input: unknown, showNumber: boolean, showString: boolean): st
     if (!Number.isFinite(input)) return String(input);
     return showNumber ? String(input) : 'number';
   }
-  if (typeof input === 'string' && showString) return JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input);
+  if (typeof input === 'string' && showString) return echo(input);
   return typeof input;
 }
 

@@ -1,4 +1,5 @@
-import { LineCounter, parseDocument } from 'yaml';
+import { Composer, isMap, isScalar, isSeq, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
+import { MAX_NESTING, sizeProblem } from './limits';
 
 export type ParsedText = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
@@ -8,6 +9,8 @@ export const withoutBom = (text: string): string => (text.startsWith('\uFEFF') ?
 /** Reads scenario text as JSON (`.json`) or YAML (`.yaml`, `.yml`), sniffing other names; never throws. */
 export function parseScenarioText(text: string, fileName: string): ParsedText {
   const source = withoutBom(text);
+  const size = sizeProblem(source);
+  if (size !== undefined) return { ok: false, errors: [size] };
   if (source.trim() === '') return { ok: false, errors: ['(root): the file is empty'] };
   const lower = fileName.toLowerCase();
   if (lower.endsWith('.json')) return parseJson(source);
@@ -17,9 +20,82 @@ export function parseScenarioText(text: string, fileName: string): ParsedText {
   return asJson.ok ? asJson : parseYaml(source);
 }
 
-function parseYaml(source: string): ParsedText {
+export type ReadYaml = { ok: true; doc: Document.Parsed; lines: LineCounter } | { ok: false; error: string };
+
+/**
+ * Parses YAML text (without its byte-order mark) as everything that reads scenario text should: refused when longer
+ * than a scenario may be or nested too deep to compose, and with duplicate keys among `doc.errors` as the library
+ * words them, found with one set per mapping (the library's own check compares every key with every other).
+ */
+export function readYaml(source: string): ReadYaml {
+  const size = sizeProblem(source);
+  if (size !== undefined) return { ok: false, error: size };
   const lines = new LineCounter();
-  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const tokens = [...new Parser(lines.addNewLine).parse(source)];
+  const deep = tooDeep(tokens);
+  if (deep !== undefined) {
+    const { line, col } = lines.linePos(deep);
+    return { ok: false, error: `(root): nesting deeper than ${MAX_NESTING} levels at line ${line}, column ${col}` };
+  }
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer({ uniqueKeys: false }).compose(tokens, true, source.length)) {
+    if (doc === undefined) doc = next;
+    else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+      break;
+    }
+  }
+  // compose(…, forceDoc) yields at least one document, even for empty text.
+  const parsed = doc!;
+  parsed.errors.push(...duplicateKeys(parsed));
+  parsed.errors.sort((a, b) => a.pos[0] - b.pos[0]);
+  return { ok: true, doc: parsed, lines };
+}
+
+/** The offset of the first collection nested deeper than MAX_NESTING, walked without recursion. */
+function tooDeep(tokens: readonly CST.Token[]): number | undefined {
+  const stack: { token: CST.Token; depth: number }[] = tokens.map((token) => ({ token, depth: 0 }));
+  while (stack.length > 0) {
+    const { token, depth } = stack.pop()!;
+    if (token.type === 'document') {
+      if (token.value) stack.push({ token: token.value, depth });
+    } else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      if (depth >= MAX_NESTING) return token.offset;
+      for (const item of token.items) {
+        if (item.key) stack.push({ token: item.key, depth: depth + 1 });
+        if (item.value) stack.push({ token: item.value, depth: depth + 1 });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Each scalar key that repeats one before it in its mapping. */
+function duplicateKeys(doc: Document.Parsed): YAMLParseError[] {
+  const errors: YAMLParseError[] = [];
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) errors.push(new YAMLParseError([key.range[0], key.range[0] + 1], 'DUPLICATE_KEY', 'Map keys must be unique'));
+          seen.add(key.value);
+        } else stack.push(key);
+        stack.push(value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+  return errors;
+}
+
+function parseYaml(source: string): ParsedText {
+  const read = readYaml(source);
+  if (!read.ok) return { ok: false, errors: [read.error] };
+  const { doc, lines } = read;
   if (doc.errors.length > 0) {
     return {
       ok: false,

@@ -1,0 +1,55 @@
+import { formatCount } from '../core/format';
+
+/**
+ * The longest scenario text the loader reads, in characters. The biggest shipped scenario (its-not-dns) is 35 KB and
+ * the longest Share link the app writes (8,000 characters) carries about 100 KB of scenario; ten times that leaves room
+ * for generated scenarios while every check on text this long still answers well under a second.
+ */
+export const MAX_SCENARIO_CHARS = 1_000_000;
+
+/**
+ * How deep collections may nest. The scenario format's deepest place (a fix replacing a deployment's params) is under
+ * ten levels; the YAML composer and the schema recurse once per level, so text nested thousands deep would exhaust the
+ * stack instead of getting an answer.
+ */
+export const MAX_NESTING = 64;
+
+/** How many problems one answer lists; the rest are counted. Enough for a screenful, and each one fixed shows the next. */
+export const MAX_PROBLEMS = 50;
+
+/** The longest problem message, path included. */
+export const MAX_MESSAGE_CHARS = 400;
+
+/** The longest part of a value a message repeats. */
+export const MAX_ECHO_CHARS = 80;
+
+/** `text` when it is at most `max` characters, otherwise its start, an ellipsis and the original length. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const suffix = `… (${formatCount(text.length)} characters)`;
+  return text.slice(0, Math.max(0, max - suffix.length)) + suffix;
+}
+
+/** A value as a message repeats it: quoted, and cut short with its length when it is long. */
+export function echo(value: string): string {
+  if (value.length <= MAX_ECHO_CHARS) return JSON.stringify(value);
+  return `${JSON.stringify(`${value.slice(0, MAX_ECHO_CHARS)}…`)} (${formatCount(value.length)} characters)`;
+}
+
+/**
+ * At most MAX_PROBLEMS lines, each at most MAX_MESSAGE_CHARS: the first ones, then `and 7,990 more problems`.
+ * A list already bounded comes back as it is.
+ */
+export function boundProblems(problems: readonly string[]): string[] {
+  const shown = problems.length > MAX_PROBLEMS ? problems.slice(0, MAX_PROBLEMS - 1) : problems;
+  const out = shown.map((problem) => clip(problem, MAX_MESSAGE_CHARS));
+  const hidden = problems.length - shown.length;
+  if (hidden > 0) out.push(`and ${formatCount(hidden)} more problems`);
+  return out;
+}
+
+/** Why text is too long to read, or undefined when it is not. */
+export function sizeProblem(text: string): string | undefined {
+  if (text.length <= MAX_SCENARIO_CHARS) return undefined;
+  return `(root): the text is ${formatCount(text.length)} characters; a scenario may have at most ${formatCount(MAX_SCENARIO_CHARS)}`;
+}
