@@ -1,4 +1,4 @@
-import { Composer, isMap, isScalar, isSeq, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
+import { Composer, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
 import { MAX_NESTING, sizeProblem } from './limits';
 
 export type ParsedText = { ok: true; value: unknown } | { ok: false; errors: string[] };
@@ -31,12 +31,19 @@ export function readYaml(source: string): ReadYaml {
   const size = sizeProblem(source);
   if (size !== undefined) return { ok: false, error: size };
   const lines = new LineCounter();
-  const tokens = [...new Parser(lines.addNewLine).parse(source)];
-  const deep = tooDeep(tokens);
-  if (deep !== undefined) {
-    const { line, col } = lines.linePos(deep);
-    return { ok: false, error: `(root): nesting deeper than ${MAX_NESTING} levels at line ${line}, column ${col}` };
+  const parser = new Parser(lines.addNewLine);
+  const tokens: CST.Token[] = [];
+  // Fed one lexeme at a time (as Parser.parse does) so that nesting too deep stops the parse where it starts.
+  lines.addNewLine(0);
+  for (const lexeme of new Lexer().lex(source)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    const deep = tooDeep(parser.stack);
+    if (deep !== undefined) {
+      const { line, col } = lines.linePos(deep);
+      return { ok: false, error: `(root): nesting deeper than ${MAX_NESTING} levels at line ${line}, column ${col}` };
+    }
   }
+  for (const token of parser.end()) tokens.push(token);
   let doc: Document.Parsed | undefined;
   for (const next of new Composer({ uniqueKeys: false }).compose(tokens, true, source.length)) {
     if (doc === undefined) doc = next;
@@ -47,27 +54,16 @@ export function readYaml(source: string): ReadYaml {
   }
   // compose(…, forceDoc) yields at least one document, even for empty text.
   const parsed = doc!;
-  parsed.errors.push(...duplicateKeys(parsed));
+  for (const error of duplicateKeys(parsed)) parsed.errors.push(error);
   parsed.errors.sort((a, b) => a.pos[0] - b.pos[0]);
   return { ok: true, doc: parsed, lines };
 }
 
-/** The offset of the first collection nested deeper than MAX_NESTING, walked without recursion. */
-function tooDeep(tokens: readonly CST.Token[]): number | undefined {
-  const stack: { token: CST.Token; depth: number }[] = tokens.map((token) => ({ token, depth: 0 }));
-  while (stack.length > 0) {
-    const { token, depth } = stack.pop()!;
-    if (token.type === 'document') {
-      if (token.value) stack.push({ token: token.value, depth });
-    } else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
-      if (depth >= MAX_NESTING) return token.offset;
-      for (const item of token.items) {
-        if (item.key) stack.push({ token: item.key, depth: depth + 1 });
-        if (item.value) stack.push({ token: item.value, depth: depth + 1 });
-      }
-    }
-  }
-  return undefined;
+/** The offset of the innermost open collection when more than MAX_NESTING are open on the parser's stack. */
+function tooDeep(stack: readonly CST.Token[]): number | undefined {
+  if (stack.length <= MAX_NESTING) return undefined;
+  const open = stack.filter((token) => token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection');
+  return open.length > MAX_NESTING ? open[open.length - 1]!.offset : undefined;
 }
 
 /** Each scalar key that repeats one before it in its mapping. */
@@ -114,11 +110,27 @@ function parseYaml(source: string): ParsedText {
 }
 
 function parseJson(source: string): ParsedText {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(source) };
+    value = JSON.parse(source);
   } catch (error) {
     return { ok: false, errors: [`(root): invalid JSON${jsonPosition(source, error as Error)}: ${firstLine((error as Error).message)}`] };
   }
+  // JSON.parse takes any depth, but the checks after it and anything that copies or prints the value recurse.
+  if (nestedTooDeep(value)) return { ok: false, errors: [`(root): nesting deeper than ${MAX_NESTING} levels`] };
+  return { ok: true, value };
+}
+
+/** True when objects and arrays in `value` nest deeper than MAX_NESTING, walked without recursion. */
+function nestedTooDeep(value: unknown): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth >= MAX_NESTING) return true;
+    for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
+  }
+  return false;
 }
 
 /** ` at line L, column C` when the engine's message gives an offset; JSON.parse messages differ between engines. */
