@@ -19,15 +19,13 @@ type ZodIssue = z.core.$ZodIssue;
 /** Turns zod issues (parsed with `reportInput: true`) into plain-English issues, one per unknown key. */
 export function issuesFromZod(zodIssues: readonly ZodIssue[], schema: z.core.$ZodType): ScenarioIssue[] {
   const out: ScenarioIssue[] = [];
+  const keys = zodIssues.map((issue) => pathKey(issue.path.map(toSegment)));
   const perPath = new Map<string, number>();
-  for (const issue of zodIssues) {
-    const key = pathKey(issue.path.map(toSegment));
-    perPath.set(key, (perPath.get(key) ?? 0) + 1);
-  }
-  for (const issue of zodIssues) {
+  for (const key of keys) perPath.set(key, (perPath.get(key) ?? 0) + 1);
+  for (const [i, issue] of zodIssues.entries()) {
     const path = issue.path.map(toSegment);
-    const crowded = (perPath.get(pathKey(path)) ?? 0) > 1;
-    if (crowded && isSafeIntegerBound(issue)) continue;
+    // zod's implicit safe-integer check is dropped only beside another issue at the same place.
+    if (isSafeIntegerBound(issue) && (perPath.get(keys[i]!) ?? 0) > 1) continue;
     if (issue.code === 'unrecognized_keys') {
       const known = keysAt(schema, path, issue.input);
       for (const key of issue.keys) out.push({ path: [...path, key], message: otherBranchKey(schema, path, issue.input, key) ?? `unknown key${didYouMean(key, known)}` });

@@ -76,7 +76,8 @@ function duplicateKeys(doc: Document.Parsed): YAMLParseError[] {
       const seen = new Set<unknown>();
       for (const { key, value } of node.items) {
         if (isScalar(key) && !Number.isNaN(key.value)) {
-          if (seen.has(key.value)) errors.push(new YAMLParseError([key.range[0], key.range[0] + 1], 'DUPLICATE_KEY', 'Map keys must be unique'));
+          const at = key.range?.[0] ?? 0;
+          if (seen.has(key.value)) errors.push(new YAMLParseError([at, at + 1], 'DUPLICATE_KEY', 'Map keys must be unique'));
           seen.add(key.value);
         } else stack.push(key);
         stack.push(value);

@@ -1,6 +1,10 @@
-/** Edit distance between two strings (insertions, deletions, substitutions each cost 1). */
-export function levenshtein(a: string, b: string): number {
+/**
+ * Edit distance between two strings (insertions, deletions, substitutions each cost 1). With `max`, it stops as soon as
+ * the distance must be larger and answers `max + 1`: a row whose smallest entry is past `max` only grows from there.
+ */
+export function levenshtein(a: string, b: string, max = Infinity): number {
   if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > max) return max + 1;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;
   let previous = new Array<number>(b.length + 1);
@@ -8,30 +12,39 @@ export function levenshtein(a: string, b: string): number {
   for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
     current[0] = i;
+    let smallest = i;
     for (let j = 1; j <= b.length; j++) {
       const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
       const deletion = (previous[j] ?? 0) + 1;
       const insertion = (current[j - 1] ?? 0) + 1;
       current[j] = Math.min(substitution, deletion, insertion);
+      smallest = Math.min(smallest, current[j] ?? 0);
     }
+    if (smallest > max) return max + 1;
     [previous, current] = [current, previous];
   }
   return previous[b.length] ?? 0;
 }
+
+// Model choice: longer than any name or key the format has; comparing text this long costs its length squared.
+const MAX_SUGGESTED_LENGTH = 256;
 
 /**
  * The candidate closest to `input`, ignoring case, or undefined when none is close enough.
  * Ties go to the earliest candidate so the answer never depends on anything but the inputs.
  */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
+  if (input.length > MAX_SUGGESTED_LENGTH) return undefined;
   const needle = input.toLowerCase();
   // Allow roughly one typo per three characters; very short names need an exact case-insensitive match or one edit.
   const limit = Math.max(1, Math.floor(needle.length / 3));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
-    if (candidate === input) continue;
-    const distance = levenshtein(needle, candidate.toLowerCase());
+    if (candidate === input || candidate.length > MAX_SUGGESTED_LENGTH) continue;
+    // Only a candidate nearer than the best so far can win: the cap keeps hostile input (thousands of names, a key of
+    // a million characters) from costing a full comparison with every candidate.
+    const distance = levenshtein(needle, candidate.toLowerCase(), Math.min(limit, bestDistance - 1));
     // A candidate that shares nothing with the input (every character replaced) is a guess, not a correction.
     const related = distance < Math.max(needle.length, candidate.length);
     if (related && distance <= limit && distance < bestDistance) {
