@@ -64,7 +64,7 @@ describe('loading hostile text answers fast', () => {
   it('refuses text over the size limit by its length, before parsing it', () => {
     const text = DEMO + '#'.repeat(2_000_000);
     const { result, ms } = timedLoad(text, 'huge.yaml');
-    expect(errorsOf(result)).toEqual([`(root): the text is ${(text.length).toLocaleString('en-US')} characters; a scenario may have at most 500,000`]);
+    expect(errorsOf(result)).toEqual([`(root): the text is ${text.length.toLocaleString('en-US')} characters; a scenario may have at most 500,000`]);
     expect(MAX_SCENARIO_CHARS).toBe(500_000);
     expectLinear(ms, BIGGEST);
   });
