@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { faultCatalog, FAULT_IDS } from '../../src/sim/faults/catalog';
+import { fieldsAt } from '../../src/sim/scenario/fields';
 import { boundProblems, clip, echo, MAX_MESSAGE_CHARS, MAX_PROBLEMS, MAX_SCENARIO_CHARS } from '../../src/sim/scenario/limits';
 import { loadScenario, type LoadResult } from '../../src/sim/scenario/load';
 import { pathLocator } from '../../src/sim/scenario/locate';
@@ -126,6 +127,14 @@ describe('loading hostile text answers fast', () => {
     for (const { ms } of [block, inFlow, json]) expectLinear(ms, BIGGEST);
     // The editor places problems with the same reader: the whole text's problem sits at its start.
     expect(pathLocator(flow)(['a', 0])).toEqual({ offset: 0, line: 1, column: 1, found: 0 });
+  });
+
+  it('reads text for the editor forms with the same limits', () => {
+    const text = `${mappingKeys(30_000)}k7: again\n`;
+    const started = performance.now();
+    expect(fieldsAt(text, []).fields.map((f) => f.key)).toContain('id');
+    expectLinear(performance.now() - started, text);
+    expect(() => fieldsAt(`${'- '.repeat(1_000)}x\n`, [])).toThrow('(root): nesting deeper than 64 levels at line 1, column 129');
   });
 
   it('still reads nesting up to the limit', () => {
