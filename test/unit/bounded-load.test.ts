@@ -114,6 +114,16 @@ describe('loading hostile text answers fast', () => {
     expectLinear(ms, text);
   });
 
+  it('refuses more fixes than it can check against a scenario this long', () => {
+    const fixes = Array.from({ length: 1_000 }, (_, i) => `  extra-${i}:\n    description: one more\n    set: { seed: ${i} }\n`).join('');
+    const text = BIGGEST.replace('\nfixes:\n', `\nfixes:\n${fixes}`);
+    const { result, ms } = timedLoad(text, 'its-not-dns.yaml');
+    expect(errorsOf(result)).toEqual([
+      `fixes: 1,008 fixes, each checked against the whole scenario of ${text.length.toLocaleString('en-US')} characters, are more than the loader checks; a scenario this long may have at most 41`,
+    ]);
+    expectLinear(ms, text);
+  });
+
   it('says that text nested a thousand levels deep is nested too deep, in YAML, flow style and JSON', () => {
     // Before the limit: "YAML syntax error at line 1, column 1875: Maximum call stack size exceeded".
     const block = timedLoad(`${'- '.repeat(1_000)}x\n`, 'deep.yaml');

@@ -15,6 +15,12 @@ export const MAX_SCENARIO_CHARS = 500_000;
  */
 export const MAX_NESTING = 64;
 
+/**
+ * How much checking the fixes may cost, as fixes times characters of text: each fix is checked by validating the whole
+ * scenario with it applied. its-not-dns (8 fixes, 35 KB) needs 280,000; 4 million is about 0.2 s of validation here.
+ */
+export const MAX_FIX_CHECK_CHARS = 4_000_000;
+
 /** How many problems one answer lists; the rest are counted. Enough for a screenful, and each one fixed shows the next. */
 export const MAX_PROBLEMS = 50;
 
@@ -47,6 +53,13 @@ export function boundProblems(problems: readonly string[]): string[] {
   const hidden = problems.length - shown.length;
   if (hidden > 0) out.push(`and ${formatCount(hidden)} more problems`);
   return out;
+}
+
+/** Why `fixes` fixes on text of `chars` characters are too many to check, or undefined when they are not. */
+export function fixesProblem(fixes: number, chars: number): string | undefined {
+  if (fixes * chars <= MAX_FIX_CHECK_CHARS) return undefined;
+  const most = Math.max(1, Math.floor(MAX_FIX_CHECK_CHARS / chars));
+  return `fixes: ${formatCount(fixes)} fixes, each checked against the whole scenario of ${formatCount(chars)} characters, are more than the loader checks; a scenario this long may have at most ${formatCount(most)}`;
 }
 
 /** Why text is too long to read, or undefined when it is not. */

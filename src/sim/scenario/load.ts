@@ -3,7 +3,7 @@ import { parseTarget, resolveParams } from '../faults/fault';
 import { issuesFromZod, formatIssue, type ScenarioIssue } from './issues';
 import { parseSet, setPath } from './overrides';
 import { parseScenarioText } from './parse-text';
-import { boundProblems, echo } from './limits';
+import { boundProblems, echo, fixesProblem } from './limits';
 import { formatPath, parsePath, pathKey, samePath, type PathSegment } from './path';
 import { scenarioSchema, type Scenario } from './schema';
 import { didYouMean } from './suggest';
@@ -48,6 +48,8 @@ function load(text: string, fileName: string, options: LoadOptions): LoadResult 
   if (!parsed.ok) return parsed;
   const base = validate(parsed.value, options);
   if (!base.ok) return fail(base.issues.map(formatIssue));
+  const tooMany = fixesProblem(Object.keys(base.scenario.fixes).length, text.length);
+  if (tooMany !== undefined) return fail([tooMany]);
   const fixErrors = checkFixes(base.scenario, options);
   if (fixErrors.length > 0) return fail(fixErrors);
 
