@@ -114,6 +114,20 @@ describe('loading hostile text answers fast', () => {
     expectLinear(ms, text);
   });
 
+  it('compares 2,000 unknown names with 3,000 deployments within a budget for suggestions', () => {
+    const doc = demoDoc();
+    for (let i = 0; i < 3_000; i++) doc['topology'].deployments[`app-${i}`] = { app: 'http-server', replicas: 1, port: 8080 };
+    doc['topology'].nodes[0].pods = Array.from({ length: 2_000 }, (_, i) => ({ name: `p-${i}`, deployment: `apq-${i}` }));
+    const text = stringify(doc);
+    const { result, ms } = timedLoad(text, 'refs.yaml');
+    const errors = errorsOf(result);
+    expectBounded(errors);
+    // 100,000 comparisons cover 33 names against 3,002 deployments; the rest come without a suggestion.
+    expect(errors[32]).toBe('topology.nodes[0].pods[32].deployment: unknown deployment "apq-32" (did you mean "app-32"?)');
+    expect(errors[33]).toBe('topology.nodes[0].pods[33].deployment: unknown deployment "apq-33"');
+    expectLinear(ms, text);
+  });
+
   it('refuses more fixes than it can check against a scenario this long', () => {
     const fixes = Array.from({ length: 1_000 }, (_, i) => `  extra-${i}:\n    description: one more\n    set: { seed: ${i} }\n`).join('');
     const text = BIGGEST.replace('\nfixes:\n', `\nfixes:\n${fixes}`);

@@ -21,6 +21,12 @@ export const MAX_NESTING = 64;
  */
 export const MAX_FIX_CHECK_CHARS = 4_000_000;
 
+/**
+ * How many candidates one load compares for "did you mean" suggestions in all: a few milliseconds of work, and far
+ * more than a file with a screenful of typos among hundreds of names needs.
+ */
+export const MAX_SUGGESTION_COMPARISONS = 100_000;
+
 /** How many problems one answer lists; the rest are counted. Enough for a screenful, and each one fixed shows the next. */
 export const MAX_PROBLEMS = 50;
 

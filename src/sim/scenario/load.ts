@@ -3,10 +3,10 @@ import { parseTarget, resolveParams } from '../faults/fault';
 import { issuesFromZod, formatIssue, type ScenarioIssue } from './issues';
 import { parseSet, setPath } from './overrides';
 import { parseScenarioText } from './parse-text';
-import { boundProblems, echo, fixesProblem } from './limits';
+import { boundProblems, echo, fixesProblem, MAX_SUGGESTION_COMPARISONS } from './limits';
 import { formatPath, parsePath, pathKey, samePath, type PathSegment } from './path';
 import { scenarioSchema, type Scenario } from './schema';
-import { didYouMean } from './suggest';
+import { didYouMean, withSuggestionBudget } from './suggest';
 
 export interface LoadOptions {
   /** Replaces the scenario's seed (uint32). */
@@ -37,7 +37,7 @@ type Validated = { ok: true; scenario: Scenario } | { ok: false; issues: Scenari
  */
 export function loadScenario(text: string, fileName: string, options: LoadOptions = {}): LoadResult {
   try {
-    return load(text, fileName, options);
+    return withSuggestionBudget(MAX_SUGGESTION_COMPARISONS, () => load(text, fileName, options));
   } catch (error) {
     return fail([`(root): internal error while loading: ${(error as Error).message}`]);
   }
