@@ -1,8 +1,8 @@
-import { isScalar, parseDocument } from 'yaml';
+import { isScalar } from 'yaml';
 import type { Field, ScalarValue, YamlPath } from './edit-kinds';
 import { scenarioJsonSchema } from './json-schema';
 import { formatPath } from './path';
-import { withoutBom } from './parse-text';
+import { readYaml, withoutBom } from './parse-text';
 import { schemasAt, type JsonSchema } from './schema-walk';
 
 // zod writes an unbounded integer's range as ±Number.MAX_SAFE_INTEGER, which says nothing to a person.
@@ -54,7 +54,9 @@ function choiceOfConstant(alternatives: readonly JsonSchema[], key: string): Omi
  * Throws an Error naming the path when the schema has nothing there.
  */
 export function fieldsAt(text: string, path: YamlPath): { fields: Field[]; inText: string[] } {
-  const doc = parseDocument(withoutBom(text));
+  const read = readYaml(withoutBom(text));
+  if (!read.ok) throw new Error(read.error);
+  const { doc } = read;
   const root = doc.toJS({ maxAliasCount: 100 }) as unknown;
   if (!objectOf(schemasAt(rootSchema(), path, root))) throw new Error(`${formatPath(path)}: the scenario format has nothing there to edit`);
   const fields: Field[] = [];

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { formatPath, samePath, type PathSegment } from './path';
+import { echo } from './limits';
+import { formatPath, pathKey, type PathSegment } from './path';
 import { didYouMean } from './suggest';
 
 /** One problem found in a scenario: where, and what is wrong in plain words. */
@@ -18,10 +19,13 @@ type ZodIssue = z.core.$ZodIssue;
 /** Turns zod issues (parsed with `reportInput: true`) into plain-English issues, one per unknown key. */
 export function issuesFromZod(zodIssues: readonly ZodIssue[], schema: z.core.$ZodType): ScenarioIssue[] {
   const out: ScenarioIssue[] = [];
-  for (const issue of zodIssues) {
+  const keys = zodIssues.map((issue) => pathKey(issue.path.map(toSegment)));
+  const perPath = new Map<string, number>();
+  for (const key of keys) perPath.set(key, (perPath.get(key) ?? 0) + 1);
+  for (const [i, issue] of zodIssues.entries()) {
     const path = issue.path.map(toSegment);
-    const crowded = zodIssues.some((other) => other !== issue && samePath(other.path.map(toSegment), path));
-    if (crowded && isSafeIntegerBound(issue)) continue;
+    // zod's implicit safe-integer check is dropped only beside another issue at the same place.
+    if (isSafeIntegerBound(issue) && (perPath.get(keys[i]!) ?? 0) > 1) continue;
     if (issue.code === 'unrecognized_keys') {
       const known = keysAt(schema, path, issue.input);
       for (const key of issue.keys) out.push({ path: [...path, key], message: otherBranchKey(schema, path, issue.input, key) ?? `unknown key${didYouMean(key, known)}` });
@@ -140,7 +144,7 @@ function valueWord(input: unknown, showNumber: boolean, showString: boolean): st
     if (!Number.isFinite(input)) return String(input);
     return showNumber ? String(input) : 'number';
   }
-  if (typeof input === 'string' && showString) return JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input);
+  if (typeof input === 'string' && showString) return echo(input);
   return typeof input;
 }
 

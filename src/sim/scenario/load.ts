@@ -3,9 +3,10 @@ import { parseTarget, resolveParams } from '../faults/fault';
 import { issuesFromZod, formatIssue, type ScenarioIssue } from './issues';
 import { parseSet, setPath } from './overrides';
 import { parseScenarioText } from './parse-text';
-import { formatPath, isPrefix, parsePath, samePath, type PathSegment } from './path';
+import { boundProblems, echo, fixesProblem, MAX_SUGGESTION_COMPARISONS } from './limits';
+import { formatPath, parsePath, pathKey, samePath, type PathSegment } from './path';
 import { scenarioSchema, type Scenario } from './schema';
-import { didYouMean } from './suggest';
+import { didYouMean, withSuggestionBudget } from './suggest';
 
 export interface LoadOptions {
   /** Replaces the scenario's seed (uint32). */
@@ -36,7 +37,7 @@ type Validated = { ok: true; scenario: Scenario } | { ok: false; issues: Scenari
  */
 export function loadScenario(text: string, fileName: string, options: LoadOptions = {}): LoadResult {
   try {
-    return load(text, fileName, options);
+    return withSuggestionBudget(MAX_SUGGESTION_COMPARISONS, () => load(text, fileName, options));
   } catch (error) {
     return fail([`(root): internal error while loading: ${(error as Error).message}`]);
   }
@@ -47,6 +48,8 @@ function load(text: string, fileName: string, options: LoadOptions): LoadResult 
   if (!parsed.ok) return parsed;
   const base = validate(parsed.value, options);
   if (!base.ok) return fail(base.issues.map(formatIssue));
+  const tooMany = fixesProblem(Object.keys(base.scenario.fixes).length, text.length);
+  if (tooMany !== undefined) return fail([tooMany]);
   const fixErrors = checkFixes(base.scenario, options);
   if (fixErrors.length > 0) return fail(fixErrors);
 
@@ -93,8 +96,9 @@ function load(text: string, fileName: string, options: LoadOptions): LoadResult 
   return { ok: true, scenario, appliedFixes };
 }
 
+/** Every failure leaves through here, so each consumer (CLI, editor, banner) gets a bounded list. */
 function fail(errors: string[]): LoadResult {
-  return { ok: false, errors };
+  return { ok: false, errors: boundProblems(errors) };
 }
 
 function validate(value: unknown, options: Pick<LoadOptions, 'faultIds' | 'faults'>): Validated {
@@ -104,7 +108,8 @@ function validate(value: unknown, options: Pick<LoadOptions, 'faultIds' | 'fault
   const faultIssues = faultIds ? checkFaults(value, faultIds) : [];
   if (!result.success) {
     const issues = issuesFromZod(result.error.issues, scenarioSchema);
-    const fresh = faultIssues.filter((f) => !issues.some((issue) => samePath(issue.path, f.path)));
+    const taken = new Set(issues.map((issue) => pathKey(issue.path)));
+    const fresh = faultIssues.filter((f) => !taken.has(pathKey(f.path)));
     return { ok: false, issues: [...issues, ...fresh] };
   }
   if (faults) faultIssues.push(...checkFaultUse(result.data, faults));
@@ -137,7 +142,7 @@ function checkFaults(value: unknown, faultIds: readonly string[]): ScenarioIssue
   timeline.forEach((entry: unknown, i) => {
     const fault = isRecord(entry) ? entry['fault'] : undefined;
     if (typeof fault === 'string' && !faultIds.includes(fault)) {
-      issues.push({ path: ['timeline', i, 'fault'], message: `unknown fault "${fault}"${didYouMean(fault, faultIds)}` });
+      issues.push({ path: ['timeline', i, 'fault'], message: `unknown fault ${echo(fault)}${didYouMean(fault, faultIds)}` });
     }
   });
   return issues;
@@ -177,8 +182,22 @@ function checkFixes(scenario: Scenario, options: Pick<LoadOptions, 'faultIds' | 
  * below it. Issues unrelated to any assignment keep their path, prefixed by `context` when given.
  */
 function attribute(issues: readonly ScenarioIssue[], assignments: readonly Assignment[], context?: string): string[] {
+  // The latest assignment at each path, and the latest at or below each place, so each issue finds its source with one
+  // look per level of its path instead of a pass over every assignment.
+  const at = new Map<string, number>();
+  const atOrBelow = new Map<string, number>();
+  assignments.forEach((a, i) => {
+    at.set(pathKey(a.path), i);
+    for (let n = 1; n <= a.path.length; n++) atOrBelow.set(pathKey(a.path.slice(0, n)), i);
+  });
+  const latest = (path: readonly PathSegment[]): Assignment | undefined => {
+    if (path.length === 0) return undefined;
+    let found = atOrBelow.get(pathKey(path)) ?? -1;
+    for (let n = 1; n < path.length; n++) found = Math.max(found, at.get(pathKey(path.slice(0, n))) ?? -1);
+    return assignments[found];
+  };
   return issues.map((issue) => {
-    const source = [...assignments].reverse().find((a) => issue.path.length > 0 && (isPrefix(a.path, issue.path) || isPrefix(issue.path, a.path)));
+    const source = latest(issue.path);
     if (source === undefined) return context ? `${context}: ${formatIssue(issue)}` : formatIssue(issue);
     if (samePath(source.path, issue.path)) return `${source.label}: ${issue.message}`;
     return `${source.label}: ${formatIssue(issue)}`;
@@ -187,5 +206,5 @@ function attribute(issues: readonly ScenarioIssue[], assignments: readonly Assig
 
 function unknownFix(name: string, available: readonly string[]): string {
   const list = available.length > 0 ? `available: ${available.join(', ')}` : 'this scenario has no fixes';
-  return `unknown fix "${name}"${didYouMean(name, available)}; ${list}`;
+  return `unknown fix ${echo(name)}${didYouMean(name, available)}; ${list}`;
 }

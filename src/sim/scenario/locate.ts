@@ -1,5 +1,5 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { withoutBom } from './parse-text';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { readYaml, withoutBom } from './parse-text';
 import type { PathSegment } from './path';
 
 /** Where a path is in scenario text. */
@@ -21,8 +21,10 @@ export interface TextPlace {
 export function pathLocator(text: string): (path: readonly PathSegment[]) => TextPlace {
   const source = withoutBom(text);
   const shift = text.length - source.length;
-  const lines = new LineCounter();
-  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false });
+  const read = readYaml(source);
+  // Text the loader refuses whole (too long, nested too deep) has its problems at its start.
+  if (!read.ok) return () => ({ offset: 0, line: 1, column: 1, found: 0 });
+  const { doc, lines } = read;
   const root = doc.contents;
   const rootStart = root?.range?.[0] ?? 0;
   return (path) => {

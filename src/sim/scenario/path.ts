@@ -1,3 +1,5 @@
+import { clip, echo, MAX_ECHO_CHARS } from './limits';
+
 /** A location inside a scenario document: object keys and array indexes. */
 export type PathSegment = string | number;
 
@@ -24,6 +26,11 @@ export function formatPath(path: readonly PathSegment[]): string {
 /** True when the two paths name the same place (a record key "2" and an index 2 are the same place). */
 export function samePath(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
   return a.length === b.length && isPrefix(a, b);
+}
+
+/** A string equal for two paths exactly when samePath holds, to find paths in a Map or Set. */
+export function pathKey(path: readonly PathSegment[]): string {
+  return JSON.stringify(path.map(String));
 }
 
 /** True when `prefix` is `path` or an ancestor of it. */
@@ -54,13 +61,13 @@ export function scanPath(text: string): ScannedPath {
       i = close.end;
       needSegment = false;
     } else if (ch === '.') {
-      if (needSegment) throw new Error(`empty key at character ${i + 1} of "${text}"`);
+      if (needSegment) throw new Error(`empty key at character ${i + 1} of ${echo(text)}`);
       needSegment = true;
       i++;
     } else if (ch === ']') {
-      throw new Error(`unexpected "]" at character ${i + 1} of "${text}"`);
+      throw new Error(`unexpected "]" at character ${i + 1} of ${echo(text)}`);
     } else {
-      if (!needSegment) throw new Error(`expected "." or "[" at character ${i + 1} of "${text}"`);
+      if (!needSegment) throw new Error(`expected "." or "[" at character ${i + 1} of ${echo(text)}`);
       let j = i;
       while (j < text.length && !'.[]='.includes(text[j] ?? '')) j++;
       const key = text.slice(i, j);
@@ -70,9 +77,9 @@ export function scanPath(text: string): ScannedPath {
     }
   }
   if (path.length === 0) throw new Error('missing path before "="');
-  if (needSegment) throw new Error(`path "${text.slice(0, i)}" ends with "."`);
+  if (needSegment) throw new Error(`path ${echo(text.slice(0, i))} ends with "."`);
   for (const segment of path) {
-    if (typeof segment === 'string' && RESERVED_KEYS.has(segment)) throw new Error(`"${segment}" is not a scenario key`);
+    if (typeof segment === 'string' && RESERVED_KEYS.has(segment)) throw new Error(`${echo(segment)} is not a scenario key`);
   }
   return { path, end: i };
 }
@@ -80,7 +87,7 @@ export function scanPath(text: string): ScannedPath {
 /** Parses a whole string as a path; throws when anything follows it. */
 export function parsePath(text: string): PathSegment[] {
   const { path, end } = scanPath(text);
-  if (end !== text.length) throw new Error(`unexpected "=" in path "${text}"`);
+  if (end !== text.length) throw new Error(`unexpected "=" in path ${echo(text)}`);
   return path;
 }
 
@@ -89,19 +96,19 @@ function readBracket(text: string, open: number): { segment: PathSegment; end: n
   if (text[start] === '"') {
     let j = start + 1;
     while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-    if (j >= text.length) throw new Error(`unterminated quoted key in "${text}"`);
+    if (j >= text.length) throw new Error(`unterminated quoted key in ${echo(text)}`);
     let key: unknown;
     try {
       key = JSON.parse(text.slice(start, j + 1));
     } catch {
-      throw new Error(`bad quoted key ${text.slice(start, j + 1)}`);
+      throw new Error(`bad quoted key ${clip(text.slice(start, j + 1), MAX_ECHO_CHARS)}`);
     }
-    if (text[j + 1] !== ']') throw new Error(`expected "]" after quoted key in "${text}"`);
+    if (text[j + 1] !== ']') throw new Error(`expected "]" after quoted key in ${echo(text)}`);
     return { segment: String(key), end: j + 2 };
   }
   const close = text.indexOf(']', start);
-  if (close < 0) throw new Error(`missing "]" in "${text}"`);
+  if (close < 0) throw new Error(`missing "]" in ${echo(text)}`);
   const inside = text.slice(start, close);
-  if (!/^\d+$/.test(inside)) throw new Error(`"[${inside}]" is not an index; use [0], [1], … or ["key"]`);
+  if (!/^\d+$/.test(inside)) throw new Error(`${echo(`[${inside}]`)} is not an index; use [0], [1], … or ["key"]`);
   return { segment: Number(inside), end: close + 1 };
 }

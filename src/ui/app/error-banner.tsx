@@ -1,3 +1,4 @@
+import { boundProblems } from '../../sim';
 import { dismissError, useApp } from '../../state/app-store';
 import { AlertIcon, CloseIcon } from '../components/icons';
 import { restartWorker } from '../services/sim-client';
@@ -6,7 +7,8 @@ import { restartWorker } from '../services/sim-client';
 export function ErrorBanner() {
   const error = useApp((s) => s.error);
   if (!error) return null;
-  const lines = error.message.split('\n').filter((l) => l.trim() !== '');
+  // Loader errors come bounded; messages from elsewhere (a link, the worker) are bounded the same way here.
+  const lines = boundProblems(error.message.split('\n').filter((l) => l.trim() !== ''));
   return (
     <div
       data-testid="error-banner"
