@@ -72,7 +72,7 @@ export function prepareRun(args: CliArgs): PreparedRun {
   }
   const capture = args.pcap === undefined ? undefined : { every: args.pcapEvery, capacity: PCAP_CAPACITY };
   const sim = createSim(scenario, { fixes: loaded.appliedFixes, capture });
-  checkFaultTargets(faults, scenario, sim.topology());
+  checkFaultPods(faults, scenario, sim.topology());
   return { scenario, sim, end: args.until === undefined ? sim.durationUs : atSeconds(args.until), faults };
 }
 
@@ -145,34 +145,19 @@ export function unwritable(error: NodeJS.ErrnoException, path: string): string {
 }
 
 /**
- * Each `--fault` target checked against what the world holds before it runs, as the picture shows it to the app's
- * fault palette. Pods come and go: a pod not there yet passes when a ReplicaSet could still name it
- * (`<deployment>-<n>`, src/sim/k8s/workloads.ts), and the run checks it again when the fault lands.
+ * Pods named by `--fault` checked against the world before it runs: the loader checks every other kind of target by
+ * name, but pods are named as the simulation creates them. One that is not there yet passes when a ReplicaSet could
+ * still name it (`<deployment>-<n>`, src/sim/k8s/workloads.ts); the run checks it again when the fault lands.
  */
-function checkFaultTargets(faults: readonly CliFault[], scenario: Scenario, view: TopologyView): void {
-  const deployments = new Set([...Object.keys(scenario.topology.deployments), ...view.pods.map((p) => p.deployment)]);
-  const byKind = new Map<string, Set<string>>();
-  const add = (entity: string): void => {
-    const slash = entity.indexOf('/');
-    const kind = entity.slice(0, slash);
-    byKind.set(kind, (byKind.get(kind) ?? new Set()).add(entity.slice(slash + 1)));
-  };
-  for (const n of view.nodes) add(`node/${n.name}`);
-  for (const p of view.pods) add(`pod/${p.name}`);
-  for (const d of deployments) add(`deployment/${d}`);
-  for (const s of view.services) add(`service/${s.name}`);
-  for (const e of [...view.routers, ...view.loadBalancers, ...view.externals]) add(e.entity);
-  for (const entity of Object.values(view.dnsTargets)) add(entity);
-
+function checkFaultPods(faults: readonly CliFault[], scenario: Scenario, view: TopologyView): void {
+  const pods = view.pods.map((p) => p.name);
+  const deployments = [...new Set([...Object.keys(scenario.topology.deployments), ...view.pods.map((p) => p.deployment)])];
   for (const fault of faults) {
     const target = scenario.timeline[fault.index]!.target;
-    const slash = target.indexOf('/');
-    const kind = target.slice(0, slash);
-    const name = target.slice(slash + 1);
-    if (byKind.get(kind)?.has(name)) continue;
-    const names = [...(byKind.get(kind) ?? [])];
-    if (kind === 'pod' && [...deployments].some((d) => name.startsWith(`${d}-`) && /^\d+$/.test(name.slice(d.length + 1)))) continue;
-    const listed = names.length > 0 ? `it has ${names.length > 8 ? `${names.slice(0, 8).join(', ')} and ${names.length - 8} more` : names.join(', ')}` : 'it has none';
-    throw new UsageError(`--fault ${cut(fault.spec)}: scenario "${scenario.id}" has no ${kind} ${shown(name)}; ${listed}`);
+    if (!target.startsWith('pod/')) continue;
+    const name = target.slice('pod/'.length);
+    if (pods.includes(name) || deployments.some((d) => name.startsWith(`${d}-`) && /^\d+$/.test(name.slice(d.length + 1)))) continue;
+    const listed = pods.length > 8 ? `${pods.slice(0, 8).join(', ')} and ${pods.length - 8} more` : pods.join(', ');
+    throw new UsageError(`--fault ${cut(fault.spec)}: scenario "${scenario.id}" has no pod ${shown(name)}; its pods at the start: ${listed}`);
   }
 }
