@@ -56,7 +56,7 @@ function execute(run: PreparedRun, args: CliArgs): number {
   let next = 0;
   const progress = process.stderr.isTTY;
   const started = performance.now();
-  for (let t = sim.now() as number; t < end; ) {
+  for (let t = sim.now() as number; t < end;) {
     const landing = landings[next];
     t = Math.min(end, t + seconds(1), landing ?? Infinity);
     sim.runUntil(t as SimTime);

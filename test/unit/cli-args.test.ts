@@ -67,12 +67,11 @@ describe('CLI arguments', () => {
     ['--until', [], '--until: expected a number of seconds above 0, got'],
     ['--pcap-every', ['--pcap', 'x.pcap'], '--pcap-every: expected a whole number from 1, got'],
   ];
-  it.each(NUMBER_FLAGS.flatMap(([flag, extra, message]) => ['0x10', '1e3', '+5', ' 5', '5 ', 'Infinity', 'NaN', '', '.5', '1'.repeat(400)].map((text) => [flag, text, extra, message] as const)))(
-    'reads %s %j as every number flag does',
-    (flag, text, extra, message) => {
-      expect(() => parseArgs(['demo', ...extra, `${flag}=${text}`])).toThrow(`${message} ${shown(text)}`);
-    },
-  );
+  it.each(
+    NUMBER_FLAGS.flatMap(([flag, extra, message]) => ['0x10', '1e3', '+5', ' 5', '5 ', 'Infinity', 'NaN', '', '.5', '1'.repeat(400)].map((text) => [flag, text, extra, message] as const)),
+  )('reads %s %j as every number flag does', (flag, text, extra, message) => {
+    expect(() => parseArgs(['demo', ...extra, `${flag}=${text}`])).toThrow(`${message} ${shown(text)}`);
+  });
 
   it('reads the time of a --fault by the same rule', () => {
     expect(() => parseArgs(['demo', '--fault', '0x10:delete-pod:pod/web-0'])).toThrow('--fault 0x10:delete-pod:pod/web-0: AT: expected a number of seconds from 0, got "0x10"');
