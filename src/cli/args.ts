@@ -71,8 +71,12 @@ const PCAP_EVERY: NumberRule = { integer: true, min: 1 };
 // Echoed values are cut here so a hostile argument cannot make a hostile message.
 const SHOWN_CHARS = 80;
 
+/** The first `limit` characters, with control characters (a newline, an escape sequence) written as escapes. */
 function escapedHead(text: string, limit: number): string {
-  return JSON.stringify(text.slice(0, limit)).slice(1, -1);
+  return text.slice(0, limit).replace(/\p{Cc}/gu, (c) => {
+    const escaped = JSON.stringify(c).slice(1, -1);
+    return escaped.length > 1 ? escaped : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
 }
 
 function cutNote(text: string, limit: number): string {

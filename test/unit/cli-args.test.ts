@@ -81,6 +81,7 @@ describe('CLI arguments', () => {
 
   it('echoes a value on one line, cut when long', () => {
     expect(shown('a\nb')).toBe('"a\\nb"');
+    expect(cut('say "hi"\u001b[2J\u007f')).toBe('say "hi"\\u001b[2J\\u007f');
     expect(cut('x'.repeat(5000))).toBe(`${'x'.repeat(80)}… (5000 characters)`);
     expect(() => parseArgs(['demo', '--set', 'y'.repeat(100_000)])).toThrow(`--set: expected path=value, got "${'y'.repeat(80)}"… (100000 characters)`);
     expect(() => parseArgs(['demo', '--out', ''])).toThrow('--out: needs a file path, got ""');
