@@ -18,7 +18,11 @@ export interface CliArgs {
   csv?: string;
 }
 
+/** Invalid input, found before the run: exit 2. */
 export class UsageError extends Error {}
+
+/** An output file that could not be written after the run: exit 1, naming the flag. */
+export class OutputError extends Error {}
 
 export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--until SECONDS] [--set path=value]... [--fix NAME]... [--fault SPEC]... [--out FILE]
                           [--pcap FILE [--pcap-every N]] [--csv FILE]
@@ -37,12 +41,67 @@ export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--
   --csv FILE        write every metric series as CSV, one row per simulated second
   --list            list shipped scenarios, their fixes, and the fault catalog
 
-Exit status: 0 when the run completes and every expectation holds, 1 when one fails, 2 for invalid input.`;
+Numbers are plain decimals (30, 2.5; no signs, exponents or hex). Every input is checked before the run: a bad one
+stops it with one line naming the flag, and nothing is written.
+
+Exit status: 0 when the run completes and every expectation holds (or standard output was closed early), 1 when one
+fails or on an internal error (one line; NETMORTEM_DEBUG=1 adds the stack trace), 2 for invalid input.`;
 
 function takeValue(argv: string[], i: number, flag: string): string {
   const value = argv[i + 1];
-  if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag}: needs a value`);
+  if (value === undefined || value.startsWith('--')) throw new UsageError(`${cut(flag)}: needs a value`);
   return value;
+}
+
+/** What a numeric flag takes; every number on the command line is read by `parseNumber` against one of these. */
+export interface NumberRule {
+  integer: boolean;
+  min: number;
+  /** The minimum itself is refused (a duration must be above 0). */
+  aboveMin?: boolean;
+  max?: number;
+  unit?: string;
+}
+
+const SEED: NumberRule = { integer: true, min: 0, max: 0xffffffff };
+const UNTIL: NumberRule = { integer: false, min: 0, aboveMin: true, unit: 'seconds' };
+const FAULT_AT: NumberRule = { integer: false, min: 0, unit: 'seconds' };
+const PCAP_EVERY: NumberRule = { integer: true, min: 1 };
+
+// Echoed values are cut here so a hostile argument cannot make a hostile message.
+const SHOWN_CHARS = 80;
+
+/** The first `limit` characters, with control characters (a newline, an escape sequence) written as escapes. */
+function escapedHead(text: string, limit: number): string {
+  return text.slice(0, limit).replace(/\p{Cc}/gu, (c) => {
+    const escaped = JSON.stringify(c).slice(1, -1);
+    return escaped.length > 1 ? escaped : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+function cutNote(text: string, limit: number): string {
+  return text.length <= limit ? '' : `… (${text.length} characters)`;
+}
+
+/** A user's text for a one-line message: control characters escaped, cut with its length when long. */
+export function cut(text: string, limit = SHOWN_CHARS): string {
+  return escapedHead(text, limit) + cutNote(text, limit);
+}
+
+/** A user's value for a message, quoted so an empty or spaced value shows as one. */
+export function shown(text: string): string {
+  return `"${escapedHead(text, SHOWN_CHARS)}"${cutNote(text, SHOWN_CHARS)}`;
+}
+
+/** Reads a plain decimal (no sign, exponent, hex or spaces) within the rule's range, or throws naming the flag. */
+export function parseNumber(flag: string, text: string, rule: NumberRule): number {
+  const pattern = rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
+  const value = Number(text);
+  const inRange = (rule.aboveMin ? value > rule.min : value >= rule.min) && (rule.max === undefined || value <= rule.max);
+  if (pattern.test(text) && Number.isFinite(value) && (!rule.integer || Number.isSafeInteger(value)) && inRange) return value;
+  const what = `${rule.integer ? 'a whole number' : 'a number'}${rule.unit ? ` of ${rule.unit}` : ''}`;
+  const range = `${rule.aboveMin ? 'above' : 'from'} ${rule.min}${rule.max === undefined ? '' : ` to ${rule.max}`}`;
+  throw new UsageError(`${flag}: expected ${what} ${range}, got ${shown(text)}`);
 }
 
 export function parseArgs(argv: string[]): CliArgs {
@@ -66,23 +125,15 @@ export function parseArgs(argv: string[]): CliArgs {
       case '-h':
         args.help = true;
         break;
-      case '--seed': {
-        const text = value();
-        const seed = Number(text);
-        if (!/^\d+$/.test(text) || seed > 0xffffffff) throw new UsageError(`--seed: expected an integer 0..4294967295, got "${text}"`);
-        args.seed = seed;
+      case '--seed':
+        args.seed = parseNumber(flag, value(), SEED);
         break;
-      }
-      case '--until': {
-        const text = value();
-        const until = Number(text);
-        if (text.trim() === '' || !Number.isFinite(until) || until <= 0) throw new UsageError(`--until: expected a positive number of seconds, got "${text}"`);
-        args.until = until;
+      case '--until':
+        args.until = parseNumber(flag, value(), UNTIL);
         break;
-      }
       case '--set': {
         const text = value();
-        if (!text.includes('=')) throw new UsageError(`--set: expected path=value, got "${text}"`);
+        if (!text.includes('=')) throw new UsageError(`--set: expected path=value, got ${shown(text)}`);
         args.sets.push(text);
         break;
       }
@@ -91,29 +142,26 @@ export function parseArgs(argv: string[]): CliArgs {
         break;
       case '--fault': {
         const text = value();
-        if (!FAULT_SPEC.test(text)) throw new UsageError(`--fault: expected AT:FAULT:KIND/NAME[:param=value,...], got "${text}"`);
+        if (!FAULT_SPEC.test(text)) throw new UsageError(`--fault: expected AT:FAULT:KIND/NAME[:param=value,...], got ${shown(text)}`);
+        parseNumber(`--fault ${cut(text)}: AT`, text.slice(0, text.indexOf(':')), FAULT_AT);
         args.faults.push(text);
         break;
       }
       case '--out':
-        args.out = value();
+        args.out = filePath(flag, value());
         break;
       case '--pcap':
-        args.pcap = value();
+        args.pcap = filePath(flag, value());
         break;
-      case '--pcap-every': {
-        const text = value();
-        const every = Number(text);
-        if (!/^\d+$/.test(text) || every < 1) throw new UsageError(`--pcap-every: expected a whole number from 1, got "${text}"`);
-        args.pcapEvery = every;
+      case '--pcap-every':
+        args.pcapEvery = parseNumber(flag, value(), PCAP_EVERY);
         break;
-      }
       case '--csv':
-        args.csv = value();
+        args.csv = filePath(flag, value());
         break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`${flag}: unknown option (see --help)`);
-        if (args.scenario !== undefined) throw new UsageError(`unexpected argument "${arg}": only one scenario per run`);
+        if (arg.startsWith('-')) throw new UsageError(`${cut(flag)}: unknown option (see --help)`);
+        if (args.scenario !== undefined) throw new UsageError(`unexpected argument ${shown(arg)}: only one scenario per run`);
         args.scenario = arg;
     }
   }
@@ -122,7 +170,13 @@ export function parseArgs(argv: string[]): CliArgs {
   return args;
 }
 
-const FAULT_SPEC = /^\d+(\.\d+)?:[a-z0-9-]+:[a-z]+\/[^:\s]+(:[A-Za-z0-9_]+=[^,=\s]+(,[A-Za-z0-9_]+=[^,=\s]+)*)?$/;
+// AT is read by parseNumber after the shape is known, so it follows the same rules as every other number.
+const FAULT_SPEC = /^[^:\s]+:[a-z0-9-]+:[a-z]+\/[^:\s]+(:[A-Za-z0-9_]+=[^,=\s]+(,[A-Za-z0-9_]+=[^,=\s]+)*)?$/;
+
+function filePath(flag: string, text: string): string {
+  if (text === '') throw new UsageError(`${flag}: needs a file path, got ""`);
+  return text;
+}
 
 /** `--fault` specs as `--set` assignments of timeline entries `first`, `first + 1`, …; values parse as `--set` values do. */
 export function faultSets(faults: readonly string[], first: number): string[] {

@@ -1,16 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { atSeconds, seconds, toSeconds, type SimTime, loadScenario, createSim, faultCatalog, FAULT_IDS, seriesCsv } from '../sim';
-import { faultSets, parseArgs, USAGE, UsageError, type CliArgs } from './args';
+import { atSeconds, seconds, toSeconds, type SimTime, loadScenario, faultCatalog, FAULT_IDS, seriesCsv } from '../sim';
+import { cut, OutputError, parseArgs, shown, USAGE, UsageError, type CliArgs } from './args';
+import { DEBUG_ENV, failure } from './failure';
+import { prepareRun, unwritable, type PreparedRun } from './prepare';
 import { readScenarioSource, shippedScenarios } from './shipped';
-
-// The latest million packets: about 60 MB of file, enough for minutes of a busy scenario.
-const PCAP_CAPACITY = 1_000_000;
-
-function fail(message: string): never {
-  process.stderr.write(`netmortem: ${message}\n`);
-  process.exit(2);
-}
 
 function list(): void {
   const out: string[] = ['Scenarios (public/scenarios):'];
@@ -33,62 +27,84 @@ function list(): void {
   process.stdout.write(out.join('\n') + '\n');
 }
 
-function run(args: CliArgs): number {
-  const source = readScenarioSource(args.scenario!);
-  if (!source) fail(`${args.scenario}: no such file, and no shipped scenario has that id (see --list)`);
-  const options = { seed: args.seed, fixes: args.fixes, sets: args.sets, faultIds: FAULT_IDS, faults: faultCatalog() };
-  let loaded = loadScenario(source.text, source.fileName, options);
-  if (loaded.ok && args.faults.length > 0) {
-    // --fault entries go after the timeline the scenario ends up with, fixes and --set included.
-    const sets = [...args.sets, ...faultSets(args.faults, loaded.scenario.timeline.length)];
-    loaded = loadScenario(source.text, source.fileName, { ...options, sets });
+/**
+ * A `--fault` that failed where it landed (a pod already gone, a node already joined) makes the run not the one asked
+ * for: stop there, as for any bad input, before anything is written.
+ */
+function checkLanded(run: PreparedRun, landing: number): void {
+  const failed = run.sim.eventsSince(0).filter((e) => e.kind === 'fault.failed' && e.t === landing);
+  for (const fault of run.faults) {
+    const prefix = `timeline[${fault.index}] `;
+    const event = failed.find((e) => e.message.startsWith(prefix));
+    if (!event) continue;
+    const reason = event.message.slice(event.message.indexOf(': ', prefix.length) + 2);
+    throw new UsageError(`--fault ${cut(fault.spec)}: ${reason} (when it landed at ${fault.at} s; nothing was written)`);
   }
-  if (!loaded.ok) fail(`${source.fileName} is not a valid scenario:\n  ${loaded.errors.join('\n  ')}`);
-  const scenario = loaded.scenario;
-  if (args.until !== undefined && args.until > scenario.duration) {
-    fail(`--until: ${args.until} s is past the scenario's duration (${scenario.duration} s); raise it with --set duration=${args.until}`);
+}
+
+function writeOutput(flag: string, path: string, data: string | Uint8Array): void {
+  try {
+    writeFileSync(path, data);
+  } catch (error) {
+    throw new OutputError(`${flag} ${shown(path)}: ${unwritable(error as NodeJS.ErrnoException, path)}`);
   }
-  const capture = args.pcap === undefined ? undefined : { every: args.pcapEvery, capacity: PCAP_CAPACITY };
-  const sim = createSim(scenario, { fixes: loaded.appliedFixes, capture });
-  const end = args.until === undefined ? sim.durationUs : atSeconds(args.until);
+}
+
+function execute(run: PreparedRun, args: CliArgs): number {
+  const { sim, scenario, end } = run;
+  const landings = [...new Set(run.faults.map((f) => atSeconds(f.at) as number))].sort((a, b) => a - b);
+  let next = 0;
   const progress = process.stderr.isTTY;
   const started = performance.now();
   for (let t = sim.now() as number; t < end;) {
-    t = Math.min(end, t + seconds(1));
+    const landing = landings[next];
+    t = Math.min(end, t + seconds(1), landing ?? Infinity);
     sim.runUntil(t as SimTime);
+    if (t === landing) checkLanded(run, landings[next++]!);
     if (progress) {
-      process.stderr.write(`\r${scenario.id}: ${toSeconds(sim.now()).toFixed(0)}/${toSeconds(end)} s simulated, ${sim.eventsExecuted()} events`);
+      process.stderr.write(`\r${scenario.id}: ${toSeconds(sim.now()).toFixed(0)}/${toSeconds(end as SimTime)} s simulated, ${sim.eventsExecuted()} events`);
     }
   }
   if (progress) process.stderr.write('\n');
   const report = sim.report(Math.round(performance.now() - started));
   const json = JSON.stringify(report, null, 2) + '\n';
-  if (args.out) writeFileSync(args.out, json);
+  if (args.out) writeOutput('--out', args.out, json);
   else process.stdout.write(json);
-  if (args.pcap !== undefined) writeFileSync(args.pcap, sim.pcap()!);
-  if (args.csv !== undefined) writeFileSync(args.csv, seriesCsv(report));
+  if (args.pcap !== undefined) writeOutput('--pcap', args.pcap, sim.pcap()!);
+  if (args.csv !== undefined) writeOutput('--csv', args.csv, seriesCsv(report));
   const failed = report.expect.filter((e) => !e.held);
   for (const f of failed) process.stderr.write(`expectation failed: ${f.description} (${f.actual === null ? (f.missing ?? 'no data') : `actual ${f.actual}`})\n`);
   return failed.length > 0 ? 1 : 0;
 }
 
-function main(): void {
-  let args: CliArgs;
-  try {
-    args = parseArgs(process.argv.slice(2));
-  } catch (error) {
-    if (error instanceof UsageError) fail(`${error.message}\n${USAGE}`);
-    throw error;
-  }
+function main(argv: string[]): number {
+  const args = parseArgs(argv);
   if (args.help) {
     process.stdout.write(USAGE + '\n');
-    return;
+    return 0;
   }
   if (args.list) {
     list();
-    return;
+    return 0;
   }
-  process.exitCode = run(args);
+  return execute(prepareRun(args), args);
 }
 
-main();
+function stop(error: unknown): never {
+  const { code, text } = failure(error, process.env[DEBUG_ENV] === '1');
+  process.stderr.write(text);
+  process.exit(code);
+}
+
+// A reader that stops early (`| head -1`) closes the pipe: that ends the output, not in an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? process.exit(0) : stop(error)));
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') process.exit(1);
+});
+process.on('uncaughtException', stop);
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (error) {
+  stop(error);
+}

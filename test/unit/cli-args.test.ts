@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { faultSets, parseArgs, UsageError } from '../../src/cli/args';
+import { cut, faultSets, parseArgs, shown, UsageError } from '../../src/cli/args';
 
 describe('CLI arguments', () => {
   it('parses a full command line, repeated flags kept in order', () => {
@@ -46,9 +46,9 @@ describe('CLI arguments', () => {
   });
 
   it.each([
-    [['demo', '--seed', '-1'], '--seed: expected an integer'],
-    [['demo', '--seed', '1.5'], '--seed: expected an integer'],
-    [['demo', '--until', '0'], '--until: expected a positive number'],
+    [['demo', '--seed', '-1'], '--seed: expected a whole number from 0 to 4294967295, got "-1"'],
+    [['demo', '--seed', '1.5'], '--seed: expected a whole number from 0 to 4294967295, got "1.5"'],
+    [['demo', '--until', '0'], '--until: expected a number of seconds above 0, got "0"'],
     [['demo', '--set', 'novalue'], '--set: expected path=value'],
     [['demo', '--fault', 'scale-deployment:deployment/web'], '--fault: expected AT:FAULT:KIND/NAME'],
     [['demo', '--fault', '20:scale-deployment:deployment/web:replicas'], '--fault: expected AT:FAULT:KIND/NAME'],
@@ -59,5 +59,31 @@ describe('CLI arguments', () => {
   ])('rejects %j naming the flag', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(UsageError);
     expect(() => parseArgs(argv)).toThrow(message);
+  });
+
+  // One reader for every number: plain decimals, so hex, exponents, signs and spaces mean the same everywhere.
+  const NUMBER_FLAGS: [string, string[], string][] = [
+    ['--seed', [], '--seed: expected a whole number from 0 to 4294967295, got'],
+    ['--until', [], '--until: expected a number of seconds above 0, got'],
+    ['--pcap-every', ['--pcap', 'x.pcap'], '--pcap-every: expected a whole number from 1, got'],
+  ];
+  it.each(
+    NUMBER_FLAGS.flatMap(([flag, extra, message]) => ['0x10', '1e3', '+5', ' 5', '5 ', 'Infinity', 'NaN', '', '.5', '1'.repeat(400)].map((text) => [flag, text, extra, message] as const)),
+  )('reads %s %j as every number flag does', (flag, text, extra, message) => {
+    expect(() => parseArgs(['demo', ...extra, `${flag}=${text}`])).toThrow(`${message} ${shown(text)}`);
+  });
+
+  it('reads the time of a --fault by the same rule', () => {
+    expect(() => parseArgs(['demo', '--fault', '0x10:delete-pod:pod/web-0'])).toThrow('--fault 0x10:delete-pod:pod/web-0: AT: expected a number of seconds from 0, got "0x10"');
+    expect(() => parseArgs(['demo', '--fault', '1e1:delete-pod:pod/web-0'])).toThrow('AT: expected a number of seconds from 0, got "1e1"');
+    expect(parseArgs(['demo', '--until', '16', '--seed', '16', '--fault', '2.5:delete-pod:pod/web-0'])).toMatchObject({ until: 16, seed: 16, faults: ['2.5:delete-pod:pod/web-0'] });
+  });
+
+  it('echoes a value on one line, cut when long', () => {
+    expect(shown('a\nb')).toBe('"a\\nb"');
+    expect(cut('say "hi"\u001b[2J\u007f')).toBe('say "hi"\\u001b[2J\\u007f');
+    expect(cut('x'.repeat(5000))).toBe(`${'x'.repeat(80)}… (5000 characters)`);
+    expect(() => parseArgs(['demo', '--set', 'y'.repeat(100_000)])).toThrow(`--set: expected path=value, got "${'y'.repeat(80)}"… (100000 characters)`);
+    expect(() => parseArgs(['demo', '--out', ''])).toThrow('--out: needs a file path, got ""');
   });
 });
