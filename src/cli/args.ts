@@ -1,3 +1,5 @@
+import { echo, oneLine } from '../sim';
+
 /** Command-line arguments of `npm run sim`, parsed without side effects so they can be tested. */
 export interface CliArgs {
   scenario?: string;
@@ -49,7 +51,7 @@ fails or on an internal error (one line; NETMORTEM_DEBUG=1 adds the stack trace)
 
 function takeValue(argv: string[], i: number, flag: string): string {
   const value = argv[i + 1];
-  if (value === undefined || value.startsWith('--')) throw new UsageError(`${cut(flag)}: needs a value`);
+  if (value === undefined || value.startsWith('--')) throw new UsageError(`${oneLine(flag)}: needs a value`);
   return value;
 }
 
@@ -68,31 +70,6 @@ const UNTIL: NumberRule = { integer: false, min: 0, aboveMin: true, unit: 'secon
 const FAULT_AT: NumberRule = { integer: false, min: 0, unit: 'seconds' };
 const PCAP_EVERY: NumberRule = { integer: true, min: 1 };
 
-// Echoed values are cut here so a hostile argument cannot make a hostile message.
-const SHOWN_CHARS = 80;
-
-/** The first `limit` characters, with control characters (a newline, an escape sequence) written as escapes. */
-function escapedHead(text: string, limit: number): string {
-  return text.slice(0, limit).replace(/\p{Cc}/gu, (c) => {
-    const escaped = JSON.stringify(c).slice(1, -1);
-    return escaped.length > 1 ? escaped : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
-
-function cutNote(text: string, limit: number): string {
-  return text.length <= limit ? '' : `… (${text.length} characters)`;
-}
-
-/** A user's text for a one-line message: control characters escaped, cut with its length when long. */
-export function cut(text: string, limit = SHOWN_CHARS): string {
-  return escapedHead(text, limit) + cutNote(text, limit);
-}
-
-/** A user's value for a message, quoted so an empty or spaced value shows as one. */
-export function shown(text: string): string {
-  return `"${escapedHead(text, SHOWN_CHARS)}"${cutNote(text, SHOWN_CHARS)}`;
-}
-
 /** Reads a plain decimal (no sign, exponent, hex or spaces) within the rule's range, or throws naming the flag. */
 export function parseNumber(flag: string, text: string, rule: NumberRule): number {
   const pattern = rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
@@ -101,7 +78,7 @@ export function parseNumber(flag: string, text: string, rule: NumberRule): numbe
   if (pattern.test(text) && Number.isFinite(value) && (!rule.integer || Number.isSafeInteger(value)) && inRange) return value;
   const what = `${rule.integer ? 'a whole number' : 'a number'}${rule.unit ? ` of ${rule.unit}` : ''}`;
   const range = `${rule.aboveMin ? 'above' : 'from'} ${rule.min}${rule.max === undefined ? '' : ` to ${rule.max}`}`;
-  throw new UsageError(`${flag}: expected ${what} ${range}, got ${shown(text)}`);
+  throw new UsageError(`${flag}: expected ${what} ${range}, got ${echo(text)}`);
 }
 
 export function parseArgs(argv: string[]): CliArgs {
@@ -133,7 +110,7 @@ export function parseArgs(argv: string[]): CliArgs {
         break;
       case '--set': {
         const text = value();
-        if (!text.includes('=')) throw new UsageError(`--set: expected path=value, got ${shown(text)}`);
+        if (!text.includes('=')) throw new UsageError(`--set: expected path=value, got ${echo(text)}`);
         args.sets.push(text);
         break;
       }
@@ -142,8 +119,8 @@ export function parseArgs(argv: string[]): CliArgs {
         break;
       case '--fault': {
         const text = value();
-        if (!FAULT_SPEC.test(text)) throw new UsageError(`--fault: expected AT:FAULT:KIND/NAME[:param=value,...], got ${shown(text)}`);
-        parseNumber(`--fault ${cut(text)}: AT`, text.slice(0, text.indexOf(':')), FAULT_AT);
+        if (!FAULT_SPEC.test(text)) throw new UsageError(`--fault: expected AT:FAULT:KIND/NAME[:param=value,...], got ${echo(text)}`);
+        parseNumber(`--fault ${oneLine(text)}: AT`, text.slice(0, text.indexOf(':')), FAULT_AT);
         args.faults.push(text);
         break;
       }
@@ -160,8 +137,8 @@ export function parseArgs(argv: string[]): CliArgs {
         args.csv = filePath(flag, value());
         break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`${cut(flag)}: unknown option (see --help)`);
-        if (args.scenario !== undefined) throw new UsageError(`unexpected argument ${shown(arg)}: only one scenario per run`);
+        if (arg.startsWith('-')) throw new UsageError(`${oneLine(flag)}: unknown option (see --help)`);
+        if (args.scenario !== undefined) throw new UsageError(`unexpected argument ${echo(arg)}: only one scenario per run`);
         args.scenario = arg;
     }
   }

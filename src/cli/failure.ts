@@ -1,4 +1,5 @@
-import { cut, OutputError, UsageError } from './args';
+import { oneLine } from '../sim';
+import { OutputError, UsageError } from './args';
 
 /** Set to 1 to see the stack trace of an internal error. */
 export const DEBUG_ENV = 'NETMORTEM_DEBUG';
@@ -20,5 +21,5 @@ export function failure(error: unknown, debug: boolean): { code: 1 | 2; text: st
   if (error instanceof OutputError) return { code: 1, text: lines(error.message) };
   if (debug) return { code: 1, text: `netmortem: internal error: ${error instanceof Error ? error.stack : String(error)}\n` };
   const message = error instanceof Error ? error.message : String(error);
-  return { code: 1, text: `netmortem: internal error: ${cut(message.split('\n')[0]!, INTERNAL_MESSAGE_CHARS)} (${DEBUG_ENV}=1 shows the stack trace)\n` };
+  return { code: 1, text: `netmortem: internal error: ${oneLine(message.split('\n')[0]!, INTERNAL_MESSAGE_CHARS)} (${DEBUG_ENV}=1 shows the stack trace)\n` };
 }

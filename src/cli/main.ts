@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { atSeconds, seconds, toSeconds, type SimTime, loadScenario, faultCatalog, FAULT_IDS, seriesCsv } from '../sim';
-import { cut, OutputError, parseArgs, shown, USAGE, UsageError, type CliArgs } from './args';
+import { atSeconds, echo, oneLine, seconds, toSeconds, type SimTime, loadScenario, faultCatalog, FAULT_IDS, seriesCsv } from '../sim';
+import { OutputError, parseArgs, USAGE, UsageError, type CliArgs } from './args';
 import { DEBUG_ENV, failure } from './failure';
 import { prepareRun, unwritable, type PreparedRun } from './prepare';
 import { readScenarioSource, shippedScenarios } from './shipped';
@@ -38,7 +38,7 @@ function checkLanded(run: PreparedRun, landing: number): void {
     const event = failed.find((e) => e.message.startsWith(prefix));
     if (!event) continue;
     const reason = event.message.slice(event.message.indexOf(': ', prefix.length) + 2);
-    throw new UsageError(`--fault ${cut(fault.spec)}: ${reason} (when it landed at ${fault.at} s; nothing was written)`);
+    throw new UsageError(`--fault ${oneLine(fault.spec)}: ${reason} (when it landed at ${fault.at} s; nothing was written)`);
   }
 }
 
@@ -46,7 +46,7 @@ function writeOutput(flag: string, path: string, data: string | Uint8Array): voi
   try {
     writeFileSync(path, data);
   } catch (error) {
-    throw new OutputError(`${flag} ${shown(path)}: ${unwritable(error as NodeJS.ErrnoException, path)}`);
+    throw new OutputError(`${flag} ${echo(path)}: ${unwritable(error as NodeJS.ErrnoException, path)}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { closeSync, openSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { atSeconds, createSim, faultCatalog, FAULT_IDS, loadScenario, type Scenario, type Sim, type TopologyView } from '../sim';
-import { cut, faultSets, shown, UsageError, type CliArgs } from './args';
+import { atSeconds, createSim, echo, faultCatalog, FAULT_IDS, loadScenario, oneLine, type Scenario, type Sim, type TopologyView } from '../sim';
+import { faultSets, UsageError, type CliArgs } from './args';
 import { readScenarioSource } from './shipped';
 
 // The latest million packets: about 60 MB of file, enough for minutes of a busy scenario.
@@ -30,7 +30,7 @@ function loadProblems(fileName: string, errors: readonly string[], faults: reado
   return errors
     .map((error) => {
       const fault = bySet.find((f) => error.startsWith(f.label));
-      if (fault) return `--fault ${cut(fault.spec)}: ${error.slice(fault.label.length)}`;
+      if (fault) return `--fault ${oneLine(fault.spec)}: ${error.slice(fault.label.length)}`;
       return error.startsWith('--set ') ? error : `${fileName}: ${error}`;
     })
     .join('\n');
@@ -43,7 +43,7 @@ function loadProblems(fileName: string, errors: readonly string[], faults: reado
 export function prepareRun(args: CliArgs): PreparedRun {
   const arg = args.scenario!;
   const source = readScenarioSource(arg);
-  if (!source) throw new UsageError(`scenario ${shown(arg)}: no such file, and no shipped scenario has that id (see --list)`);
+  if (!source) throw new UsageError(`scenario ${echo(arg)}: no such file, and no shipped scenario has that id (see --list)`);
   checkOutputs(args, source.fileName);
 
   const options = { seed: args.seed, sets: args.sets, faultIds: FAULT_IDS, faults: faultCatalog() };
@@ -67,7 +67,7 @@ export function prepareRun(args: CliArgs): PreparedRun {
   const faults = args.faults.map((spec, i): CliFault => ({ spec, index: first + i, at: scenario.timeline[first + i]!.at }));
   for (const fault of faults) {
     if (args.until !== undefined && fault.at > args.until) {
-      throw new UsageError(`--fault ${cut(fault.spec)}: at ${fault.at} s it lands after the run stops (--until ${args.until})`);
+      throw new UsageError(`--fault ${oneLine(fault.spec)}: at ${fault.at} s it lands after the run stops (--until ${args.until})`);
     }
   }
   const capture = args.pcap === undefined ? undefined : { every: args.pcapEvery, capacity: PCAP_CAPACITY };
@@ -82,7 +82,7 @@ function checkFixNames(names: readonly string[], scenario: Scenario): void {
   for (const name of names) {
     if (Object.hasOwn(scenario.fixes, name)) continue;
     const list = available.length > 0 ? `its fixes: ${available.join(', ')}` : 'it has no fixes';
-    throw new UsageError(`--fix ${shown(name)}: scenario "${scenario.id}" has no such fix; ${list}`);
+    throw new UsageError(`--fix ${echo(name)}: scenario "${scenario.id}" has no such fix; ${list}`);
   }
 }
 
@@ -97,7 +97,7 @@ function checkOutputs(args: CliArgs, scenarioFile: string): void {
     if (path === undefined) continue;
     const full = resolve(path);
     const other = taken.get(full);
-    if (other !== undefined) throw new UsageError(`${flag} ${shown(path)}: is ${other}; give each output its own file`);
+    if (other !== undefined) throw new UsageError(`${flag} ${echo(path)}: is ${other}; give each output its own file`);
     taken.set(full, flag);
     checkWritable(flag, path);
   }
@@ -117,7 +117,7 @@ function checkWritable(flag: string, path: string): void {
       closeSync(openSync(path, 'a'));
     }
   } catch (error) {
-    throw new UsageError(`${flag} ${shown(path)}: ${unwritable(error as NodeJS.ErrnoException, path)}`);
+    throw new UsageError(`${flag} ${echo(path)}: ${unwritable(error as NodeJS.ErrnoException, path)}`);
   }
 }
 
@@ -125,7 +125,7 @@ function checkWritable(flag: string, path: string): void {
 export function unwritable(error: NodeJS.ErrnoException, path: string): string {
   switch (error.code) {
     case 'ENOENT':
-      return `folder ${shown(dirname(path))} does not exist`;
+      return `folder ${echo(dirname(path))} does not exist`;
     case 'ENOTDIR':
       return 'a part of the path is a file, not a folder';
     case 'EISDIR':
@@ -158,6 +158,6 @@ function checkFaultPods(faults: readonly CliFault[], scenario: Scenario, view: T
     const name = target.slice('pod/'.length);
     if (pods.includes(name) || deployments.some((d) => name.startsWith(`${d}-`) && /^\d+$/.test(name.slice(d.length + 1)))) continue;
     const listed = pods.length > 8 ? `${pods.slice(0, 8).join(', ')} and ${pods.length - 8} more` : pods.join(', ');
-    throw new UsageError(`--fault ${cut(fault.spec)}: scenario "${scenario.id}" has no pod ${shown(name)}; its pods at the start: ${listed}`);
+    throw new UsageError(`--fault ${oneLine(fault.spec)}: scenario "${scenario.id}" has no pod ${echo(name)}; its pods at the start: ${listed}`);
   }
 }

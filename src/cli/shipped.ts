@@ -1,7 +1,8 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shown, UsageError } from './args';
+import { echo, formatCount, MAX_SCENARIO_CHARS } from '../sim';
+import { UsageError } from './args';
 
 export const SCENARIO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../public/scenarios');
 
@@ -22,14 +23,18 @@ export function shippedScenarios(): ShippedEntry[] {
  */
 export function readScenarioSource(arg: string): { text: string; fileName: string } | null {
   const stat = statOrNull(arg);
-  if (stat?.isDirectory()) throw new UsageError(`scenario ${shown(arg)}: is a folder; give a scenario file (YAML or JSON) or a shipped scenario id (see --list)`);
+  if (stat?.isDirectory()) throw new UsageError(`scenario ${echo(arg)}: is a folder; give a scenario file (YAML or JSON) or a shipped scenario id (see --list)`);
   // A pipe is read to its end (`/dev/stdin`); a device such as /dev/zero might never end.
-  if (stat && !stat.isFile() && !stat.isFIFO()) throw new UsageError(`scenario ${shown(arg)}: is neither a file nor a pipe`);
+  if (stat && !stat.isFile() && !stat.isFIFO()) throw new UsageError(`scenario ${echo(arg)}: is neither a file nor a pipe`);
+  // A UTF-8 character takes at most 4 bytes: a bigger file is over the loader's limit, and is not read into memory.
+  if (stat?.isFile() && stat.size > 4 * MAX_SCENARIO_CHARS) {
+    throw new UsageError(`scenario ${echo(arg)}: is ${formatCount(stat.size)} bytes; a scenario may have at most ${formatCount(MAX_SCENARIO_CHARS)} characters`);
+  }
   if (stat) {
     try {
       return { text: readFileSync(arg, 'utf8'), fileName: arg };
     } catch (error) {
-      throw new UsageError(`scenario ${shown(arg)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new UsageError(`scenario ${echo(arg)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
   const entry = shippedScenarios().find((s) => s.id === arg || s.file === arg);
@@ -45,6 +50,6 @@ function statOrNull(path: string): Stats | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENAMETOOLONG' || code === 'ENOTDIR' || code === 'ELOOP') return null;
-    throw new UsageError(`scenario ${shown(path)}: cannot be read (${code ?? (error as Error).message})`);
+    throw new UsageError(`scenario ${echo(path)}: cannot be read (${code ?? (error as Error).message})`);
   }
 }

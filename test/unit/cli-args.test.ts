@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cut, faultSets, parseArgs, shown, UsageError } from '../../src/cli/args';
+import { echo, oneLine } from '../../src/sim';
+import { faultSets, parseArgs, UsageError } from '../../src/cli/args';
 
 describe('CLI arguments', () => {
   it('parses a full command line, repeated flags kept in order', () => {
@@ -70,7 +71,7 @@ describe('CLI arguments', () => {
   it.each(
     NUMBER_FLAGS.flatMap(([flag, extra, message]) => ['0x10', '1e3', '+5', ' 5', '5 ', 'Infinity', 'NaN', '', '.5', '1'.repeat(400)].map((text) => [flag, text, extra, message] as const)),
   )('reads %s %j as every number flag does', (flag, text, extra, message) => {
-    expect(() => parseArgs(['demo', ...extra, `${flag}=${text}`])).toThrow(`${message} ${shown(text)}`);
+    expect(() => parseArgs(['demo', ...extra, `${flag}=${text}`])).toThrow(`${message} ${echo(text)}`);
   });
 
   it('reads the time of a --fault by the same rule', () => {
@@ -80,10 +81,11 @@ describe('CLI arguments', () => {
   });
 
   it('echoes a value on one line, cut when long', () => {
-    expect(shown('a\nb')).toBe('"a\\nb"');
-    expect(cut('say "hi"\u001b[2J\u007f')).toBe('say "hi"\\u001b[2J\\u007f');
-    expect(cut('x'.repeat(5000))).toBe(`${'x'.repeat(80)}… (5000 characters)`);
-    expect(() => parseArgs(['demo', '--set', 'y'.repeat(100_000)])).toThrow(`--set: expected path=value, got "${'y'.repeat(80)}"… (100000 characters)`);
+    expect(echo('a\nb\u0085')).toBe('"a\\u000ab\\u0085"');
+    expect(oneLine('say "hi"\u001b[2J\u007f')).toBe('say "hi"\\u001b[2J\\u007f');
+    expect(oneLine('x'.repeat(5000))).toMatch(/^x+… \(5,000 characters\)$/);
+    expect(oneLine('x'.repeat(5000))).toHaveLength(80);
+    expect(() => parseArgs(['demo', '--set', 'y'.repeat(100_000)])).toThrow(`--set: expected path=value, got "${'y'.repeat(80)}…" (100,000 characters)`);
     expect(() => parseArgs(['demo', '--out', ''])).toThrow('--out: needs a file path, got ""');
   });
 });

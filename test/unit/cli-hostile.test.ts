@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,14 @@ function expectRefused(exit: Exit, ...pieces: string[]): void {
 }
 
 describe.concurrent('npm run sim on hostile input', () => {
+  it('refuses a file too big to be a scenario without reading it', async () => {
+    const path = join(tmp, 'huge.yaml');
+    // Sparse: 3 GB on the file system's word, none of it written.
+    writeFileSync(path, '');
+    truncateSync(path, 3e9);
+    expectRefused(await sim([path]), `scenario "${path}": is 3,000,000,000 bytes; a scenario may have at most 500,000 characters`);
+  });
+
   it('refuses a folder as the scenario', async () => {
     expectRefused(await sim(['test/fixtures']), 'scenario "test/fixtures": is a folder');
   });

@@ -43,10 +43,20 @@ export function clip(text: string, max: number): string {
   return text.slice(0, Math.max(0, max - suffix.length)) + suffix;
 }
 
-/** A value as a message repeats it: quoted, and cut short with its length when it is long. */
+/** Control characters (a newline, an escape sequence) and line separators written as escapes: a message stays one line. */
+function escapeControls(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A value as a message repeats it: quoted, on one line, and cut short with its length when it is long. */
 export function echo(value: string): string {
-  if (value.length <= MAX_ECHO_CHARS) return JSON.stringify(value);
-  return `${JSON.stringify(`${value.slice(0, MAX_ECHO_CHARS)}…`)} (${formatCount(value.length)} characters)`;
+  const head = value.length <= MAX_ECHO_CHARS ? value : `${value.slice(0, MAX_ECHO_CHARS)}…`;
+  return `"${escapeControls(head.replace(/["\\]/g, '\\$&'))}"${value.length <= MAX_ECHO_CHARS ? '' : ` (${formatCount(value.length)} characters)`}`;
+}
+
+/** Text a message repeats unquoted (a flag, a fault spec, an error's first line): on one line, at most `max` characters. */
+export function oneLine(text: string, max = MAX_ECHO_CHARS): string {
+  return clip(escapeControls(text), max);
 }
 
 /**
