@@ -19,11 +19,7 @@ async function loaded(page: Page, file: string): Promise<void> {
 describe('hostile links and nothing lost', () => {
   it.each([
     ['a fault list the decoder throws on', `?scenario=${DEMO}&faults=zYPVShau`, 'faults: the list of applied faults in the link is damaged (the link may have been cut off)'],
-    [
-      'a scenario cut off',
-      `?name=mine.yaml&src=${compressToEncodedURIComponent('version: 1\n'.repeat(40)).slice(0, 30)}`,
-      'src: the scenario in the link is damaged (the link may have been cut off)',
-    ],
+    ['a scenario the decoder throws on', '?name=mine.yaml&src=zHDBNWHiUN', 'src: the scenario in the link is damaged (the link may have been cut off)'],
     ['a moment past the end of the run', `?scenario=${DEMO}&t=1e300`, `t: ${DEMO} runs 60 s; the link asks for 1e+300 s`],
   ])(
     'names what is wrong with %s over the gallery, with the app behind it, and replays nothing',
