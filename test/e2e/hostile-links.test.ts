@@ -92,6 +92,24 @@ describe('hostile links and nothing lost', () => {
     });
   }, 120_000);
 
+  it('forgets a run left for over two weeks, and says so', async () => {
+    await withApp('session-pruned', `?scenario=${DEMO}`, async (app) => {
+      const { page } = app;
+      await loaded(page, DEMO);
+      await page.evaluate((file) => {
+        const run = { scenario: { file }, seed: 1, fixes: [], faults: [], t: 0 };
+        localStorage.setItem('netmortem.session.gone', JSON.stringify({ tab: 'gone', savedAt: Date.now() - 15 * 24 * 3600e3, run }));
+        localStorage.setItem('netmortem.session.kept', JSON.stringify({ tab: 'kept', savedAt: Date.now() - 13 * 24 * 3600e3, run }));
+      }, F5);
+      await page.reload();
+      await expect
+        .poll(() => text(page, 'notice-message'), { timeout: 20_000 })
+        .toMatch(new RegExp(`^Back where you left off: demo\\.yaml at 0\\.0 s\\. Forgot 1 saved run left for over 14 days: ${F5.replace('.', '\\.')} of .+\\.$`));
+      expect(await page.evaluate(() => [localStorage.getItem('netmortem.session.gone'), localStorage.getItem('netmortem.session.kept') !== null])).toEqual([null, true]);
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 60_000);
+
   it('keeps text typed into the editor of a tab whose scenario did not load', async () => {
     const broken = 'version: 1\nid: mine\ntopology: 7\n';
     await withApp('draft-without-run', `?name=mine.yaml&src=${compressToEncodedURIComponent(broken)}`, async (app) => {

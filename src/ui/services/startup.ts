@@ -144,7 +144,8 @@ async function start(): Promise<void> {
   // A scenario that came in the link and did not load is gone from the address bar below; the editor keeps it to mend.
   else if (!ok && params.inline && editorStore.getState().text === '') editorStore.setState({ text: params.inline.text, fileName: params.inline.name, undo: [], redo: [] });
   if (choice?.kind === 'other-tab-open') notes.unshift({ message: 'Netmortem is open in another tab with its own run. This tab keeps a separate one, so neither overwrites the other.' });
-  if (notes.length > 0) notify({ message: notes.map((n) => n.message).join(' '), ...notes.find((n) => n.action) });
+  const action = notes.find((n) => n.action)?.action;
+  if (notes.length > 0) notify({ message: notes.map((n) => n.message).join(' '), ...(action ? { action } : {}) });
   if (tabs) {
     startAutosave(tabs.tab);
     // The run now lives in this tab's saved session, which a reload restores with everything done since; a link left
