@@ -1,4 +1,5 @@
 import { decompressFromEncodedURIComponent } from 'lz-string';
+import { echo } from '../sim';
 import { SPEED_ERROR, type Speed, type TimedFault } from '../worker/protocol';
 import { MAX_LINK_CHARS } from './share-link';
 import { parseSpeed } from './speed';
@@ -38,15 +39,6 @@ export function isScenarioFileName(name: string): boolean {
 // Model choice: longer than any fix name a shipped scenario uses, short enough that naming an unknown one stays short.
 const MAX_FIX_CHARS = 80;
 
-// Model choice: enough of a value to recognise it, short enough that a hostile link cannot fill the screen.
-const ECHO_CHARS = 80;
-
-/** A value from the link, quoted for a message: at most ECHO_CHARS of it, with how long the rest was. */
-export function quoted(value: string): string {
-  if (value.length <= ECHO_CHARS) return JSON.stringify(value);
-  return `${JSON.stringify(value.slice(0, ECHO_CHARS))}… (${value.length.toLocaleString('en-US')} characters)`;
-}
-
 /**
  * Text compressed into a link parameter, or why it cannot be read. URLSearchParams reads the alphabet's `+` as a
  * space, so it is put back. The decoder throws on some damaged input, and its output can grow with the square of its
@@ -73,7 +65,7 @@ export function parseUrlParams(search: string): UrlParams {
   const scenario = q.get('scenario');
   if (scenario !== null) {
     if (isScenarioFileName(scenario)) out.scenario = scenario;
-    else out.errors.push(`scenario: expected a shipped scenario file name like "demo.yaml", got ${quoted(scenario)}`);
+    else out.errors.push(`scenario: expected a shipped scenario file name like "demo.yaml", got ${echo(scenario)}`);
   }
 
   const speed = q.get('speed');
@@ -102,7 +94,7 @@ export function parseUrlParams(search: string): UrlParams {
     const name = q.get('name') ?? 'shared.yaml';
     const packed = unpack(src);
     if (out.scenario !== undefined) out.errors.push('src: a link carries either a shipped scenario or its own, not both');
-    else if (!isScenarioFileName(name)) out.errors.push(`name: expected a file name like "mine.yaml", got ${quoted(name)}`);
+    else if (!isScenarioFileName(name)) out.errors.push(`name: expected a file name like "mine.yaml", got ${echo(name)}`);
     else if ('problem' in packed) out.errors.push(`src: the scenario in the link ${packed.problem}`);
     else out.inline = { name, text: packed.text };
   }
@@ -111,13 +103,13 @@ export function parseUrlParams(search: string): UrlParams {
   if (t !== null) {
     const n = Number(t);
     if (t.trim() !== '' && Number.isFinite(n) && n >= 0) out.t = n;
-    else out.errors.push(`t: expected simulated seconds from 0, got ${quoted(t)}`);
+    else out.errors.push(`t: expected simulated seconds from 0, got ${echo(t)}`);
   }
 
   const chapter = q.get('chapter');
   if (chapter !== null) {
     const n = Number(chapter);
-    if (!/^\d+$/.test(chapter) || n < 1 || !Number.isSafeInteger(n)) out.errors.push(`chapter: expected a chapter number from 1, got ${quoted(chapter)}`);
+    if (!/^\d+$/.test(chapter) || n < 1 || !Number.isSafeInteger(n)) out.errors.push(`chapter: expected a chapter number from 1, got ${echo(chapter)}`);
     else if (out.t !== undefined) out.errors.push('chapter: a link starts at a chapter or at t, not both');
     else out.chapter = n;
   }
@@ -125,14 +117,14 @@ export function parseUrlParams(search: string): UrlParams {
   const select = q.get('select');
   if (select !== null) {
     if (/^[a-z][a-z-]*\/\S{1,200}$/.test(select)) out.select = select;
-    else out.errors.push(`select: expected an entity like "pod/web-1", got ${quoted(select)}`);
+    else out.errors.push(`select: expected an entity like "pod/web-1", got ${echo(select)}`);
   }
 
   const zoom = q.get('zoom');
   if (zoom !== null) {
     const [from, to, ...rest] = zoom.split(',').map((part) => (part.trim() === '' ? NaN : Number(part)));
     if (rest.length === 0 && from !== undefined && to !== undefined && Number.isFinite(from) && Number.isFinite(to) && from >= 0 && from < to) out.zoom = [from, to];
-    else out.errors.push(`zoom: expected the timeline's range as "from,to" in seconds, from < to, got ${quoted(zoom)}`);
+    else out.errors.push(`zoom: expected the timeline's range as "from,to" in seconds, from < to, got ${echo(zoom)}`);
   }
 
   const faults = q.get('faults');
@@ -159,7 +151,7 @@ export function parseUrlParams(search: string): UrlParams {
   const [bad, ...more] = badFixes;
   if (bad !== undefined) {
     const others = more.length === 0 ? '' : ` (and ${more.length.toLocaleString('en-US')} more)`;
-    out.errors.push(`fix: expected a fix name of 1–${MAX_FIX_CHARS} characters, got ${bad.trim() === '' ? 'an empty value' : quoted(bad)}${others}`);
+    out.errors.push(`fix: expected a fix name of 1–${MAX_FIX_CHARS} characters, got ${bad.trim() === '' ? 'an empty value' : echo(bad)}${others}`);
   }
   return out;
 }

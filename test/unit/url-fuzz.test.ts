@@ -190,8 +190,8 @@ describe('link fuzzing', () => {
 
   it('echoes at most 80 characters of a value, and says how long it was', () => {
     expect(parsed(`?scenario=${'a'.repeat(1_000_000)}&select=${'x'.repeat(5000)}`).errors).toEqual([
-      `scenario: expected a shipped scenario file name like "demo.yaml", got "${'a'.repeat(80)}"… (1,000,000 characters)`,
-      `select: expected an entity like "pod/web-1", got "${'x'.repeat(80)}"… (5,000 characters)`,
+      `scenario: expected a shipped scenario file name like "demo.yaml", got "${'a'.repeat(80)}…" (1,000,000 characters)`,
+      `select: expected an entity like "pod/web-1", got "${'x'.repeat(80)}…" (5,000 characters)`,
     ]);
   });
 });

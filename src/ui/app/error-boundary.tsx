@@ -1,7 +1,7 @@
 import { Component, type ReactNode } from 'react';
 import { appStore } from '../../state/app-store';
 import { editorStore } from '../../state/editor';
-import { quoted } from '../../state/url-params';
+import { echo } from '../../sim';
 import { button, primaryButton } from '../components/styles';
 import { exitPresenter } from '../presenter/presenter';
 
@@ -34,7 +34,7 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
       <div role="alert" data-testid="app-error" className="mx-auto flex max-w-2xl flex-col gap-3 p-6 text-slate-800 dark:text-slate-100">
         <h1 className="text-lg font-semibold">Something went wrong while drawing Netmortem</h1>
         <p data-testid="app-error-message" className="font-mono text-sm break-words text-red-800 dark:text-red-200">
-          {quoted(error instanceof Error ? error.message : String(error))}
+          {echo(error instanceof Error ? error.message : String(error))}
         </p>
         <p className="text-sm">Your run and your editor&apos;s draft are saved in this browser. Open the scenario gallery to carry on, or reload the page.</p>
         <div className="flex gap-2">

@@ -4,7 +4,8 @@ import { shareQuery } from '../../state/share-link';
 import { editorStore, editText } from '../../state/editor';
 import { checkFixNames } from '../../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../../state/scenario-index';
-import { parseUrlParams, quoted, type UrlParams } from '../../state/url-params';
+import { echo } from '../../sim';
+import { parseUrlParams, type UrlParams } from '../../state/url-params';
 import { selectEntity } from '../../state/selection';
 import { setZoom } from '../../state/timeline';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
@@ -51,7 +52,7 @@ export async function startApp(): Promise<void> {
   try {
     await start();
   } catch (error) {
-    showError({ title: 'Netmortem could not open what the link asked for', message: quoted(String(error)), restartable: false, kind: 'input' });
+    showError({ title: 'Netmortem could not open what the link asked for', message: echo(String(error)), restartable: false, kind: 'input' });
     appStore.setState({ gallery: {} });
   }
 }
@@ -90,7 +91,7 @@ async function start(): Promise<void> {
   if (params.scenario !== undefined) {
     if (scenarios.some((s) => s.file === params.scenario)) file = params.scenario;
     else if (scenarios.length > 0) {
-      problems.push(`scenario: no shipped scenario ${quoted(params.scenario)} (available: ${scenarios.map((s) => s.file).join(', ')})`);
+      problems.push(`scenario: no shipped scenario ${echo(params.scenario)} (available: ${scenarios.map((s) => s.file).join(', ')})`);
     }
   }
 
