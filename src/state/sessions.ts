@@ -1,3 +1,4 @@
+import { isSpeed } from '../worker/protocol';
 import type { SharedRun } from './share-link';
 
 /**
@@ -6,9 +7,10 @@ import type { SharedRun } from './share-link';
  */
 export interface SavedSession {
   tab: string;
-  /** Wall-clock ms of the save, to find the newest. */
+  /** Wall-clock ms of the save, to find the newest; a session is saved only when something in it changed. */
   savedAt: number;
-  run: SharedRun;
+  /** The run as it stood; absent when no scenario had loaded in the tab, and the editor's draft is all there is. */
+  run?: SharedRun;
   /** The scenario editor's text when it differs from the run's, and whether the editor was open. */
   draft?: EditorDraft;
 }
@@ -20,8 +22,10 @@ export interface EditorDraft {
 }
 
 export const SESSION_PREFIX = 'netmortem.session.';
-// Model choice: enough to come back to the last few tabs without filling the origin's storage with old runs.
-export const MAX_SESSIONS = 5;
+// Model choice: a run or draft left alone for two weeks is forgotten, with a notice, so old tabs do not fill the
+// origin's storage; a draft written within the last day is never dropped.
+export const SESSION_MAX_AGE_DAYS = 14;
+const SESSION_MAX_AGE_MS = SESSION_MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
 
 /** The minimal view of Storage this needs, so tests can hand in a Map-backed one. */
 export interface KeyValueStore {
@@ -44,14 +48,32 @@ export function parseSession(text: string | null): SavedSession | null {
     return null;
   }
   const s = value as Partial<SavedSession> | null;
-  const run = s?.run as Partial<SharedRun> | undefined;
-  const scenario = run?.scenario as { file?: unknown; name?: unknown; text?: unknown } | undefined;
-  const scenarioOk = typeof scenario?.file === 'string' || (typeof scenario?.name === 'string' && typeof scenario.text === 'string');
-  if (typeof s?.tab !== 'string' || typeof s.savedAt !== 'number' || !run || !scenarioOk) return null;
-  if (typeof run.seed !== 'number' || !isStrings(run.fixes) || !Array.isArray(run.faults) || typeof run.t !== 'number') return null;
+  if (typeof s?.tab !== 'string' || typeof s.savedAt !== 'number' || !Number.isFinite(s.savedAt)) return null;
   const draft = s.draft as Partial<EditorDraft> | undefined;
-  if (draft !== undefined && (typeof draft.text !== 'string' || typeof draft.fileName !== 'string' || typeof draft.open !== 'boolean')) return null;
-  return s as SavedSession;
+  if (draft !== undefined && (typeof draft?.text !== 'string' || typeof draft.fileName !== 'string' || typeof draft.open !== 'boolean')) return null;
+  if (s.run === undefined) return s.draft === undefined ? null : { tab: s.tab, savedAt: s.savedAt, draft: s.draft };
+  const run = parseRun(s.run);
+  return run === null ? null : { tab: s.tab, savedAt: s.savedAt, run, ...(s.draft === undefined ? {} : { draft: s.draft }) };
+}
+
+/** A saved run as shareQuery can write it again, or null; a view that is not one is left out rather than the run. */
+function parseRun(value: unknown): SharedRun | null {
+  const run = value as Partial<SharedRun> | null;
+  const given = run?.scenario as { file?: unknown; name?: unknown; text?: unknown } | undefined;
+  let scenario: SharedRun['scenario'];
+  if (typeof given?.file === 'string') scenario = { file: given.file };
+  else if (typeof given?.name === 'string' && typeof given.text === 'string') scenario = { name: given.name, text: given.text };
+  else return null;
+  const { seed, fixes, faults, t } = run!;
+  if (typeof seed !== 'number' || !isStrings(fixes) || !Array.isArray(faults) || typeof t !== 'number' || !Number.isFinite(t)) return null;
+  const v = run!.view as Partial<Record<keyof NonNullable<SharedRun['view']>, unknown>> | null | undefined;
+  const zoom = v?.zoom;
+  const view = {
+    ...(typeof v?.selected === 'string' ? { selected: v.selected } : {}),
+    ...(Array.isArray(zoom) && zoom.length === 2 && zoom.every(Number.isFinite) ? { zoom: zoom as [number, number] } : {}),
+    ...(isSpeed(v?.speed) ? { speed: v.speed } : {}),
+  };
+  return { scenario, seed, fixes, faults: faults as SharedRun['faults'], t, ...(v === undefined ? {} : { view }) };
 }
 
 /** Every readable saved session, newest first. */
@@ -66,18 +88,36 @@ export function readSessions(store: KeyValueStore): SavedSession[] {
   return out.sort((a, b) => b.savedAt - a.savedAt);
 }
 
-/** Saves a tab's session and forgets the oldest beyond MAX_SESSIONS; returns why it could not, e.g. a full store. */
+/** Saves a tab's session; returns why it could not, e.g. a full store. */
 export function writeSession(store: KeyValueStore, session: SavedSession): string | null {
-  const key = SESSION_PREFIX + session.tab;
-  // Only a new entry can push the count past the limit; saves of an existing one skip reading every other.
-  const added = store.getItem(key) === null;
   try {
-    store.setItem(key, JSON.stringify(session));
+    store.setItem(SESSION_PREFIX + session.tab, JSON.stringify(session));
   } catch (error) {
     return (error as Error).message;
   }
-  if (added) for (const old of readSessions(store).slice(MAX_SESSIONS)) store.removeItem(SESSION_PREFIX + old.tab);
   return null;
+}
+
+/** Forgets every session but `ownTab`'s not saved for SESSION_MAX_AGE_MS, and returns them so the user can be told. */
+export function pruneSessions(store: KeyValueStore, now: number, ownTab: string): SavedSession[] {
+  const old = readSessions(store).filter((s) => s.tab !== ownTab && now - s.savedAt > SESSION_MAX_AGE_MS);
+  for (const s of old) store.removeItem(SESSION_PREFIX + s.tab);
+  return old;
+}
+
+/**
+ * Copies a tab's session under a key of its own, so a link opened in that tab can take the tab's place without its
+ * draft; the copy is like one a closed tab left. Returns the copy, or why it could not be written.
+ */
+export function setAside(store: KeyValueStore, session: SavedSession): SavedSession | string {
+  const kept = { ...session, tab: `${session.tab}-kept-${session.savedAt}` };
+  return writeSession(store, kept) ?? kept;
+}
+
+/** What a session holds, for a notice: its scenario's file name, or `a draft of mine.yaml` without a run. */
+export function sessionName({ run, draft }: SavedSession): string {
+  if (run) return 'file' in run.scenario ? run.scenario.file : run.scenario.name;
+  return `a draft of ${draft?.fileName ?? 'a scenario'}`;
 }
 
 export type RestoreChoice =

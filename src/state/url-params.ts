@@ -1,5 +1,7 @@
 import { decompressFromEncodedURIComponent } from 'lz-string';
+import { echo } from '../sim';
 import { SPEED_ERROR, type Speed, type TimedFault } from '../worker/protocol';
+import { MAX_LINK_CHARS } from './share-link';
 import { parseSpeed } from './speed';
 
 export interface UrlParams {
@@ -34,9 +36,25 @@ export function isScenarioFileName(name: string): boolean {
   return /^[\w.-]+\.(ya?ml|json)$/.test(name);
 }
 
-/** Text compressed into a link parameter; URLSearchParams reads the alphabet's `+` as a space, so it is put back. */
-function unpack(value: string): string | null {
-  return decompressFromEncodedURIComponent(value.replaceAll(' ', '+')) || null;
+// Model choice: longer than any fix name a shipped scenario uses, short enough that naming an unknown one stays short.
+const MAX_FIX_CHARS = 80;
+
+/**
+ * Text compressed into a link parameter, or why it cannot be read. URLSearchParams reads the alphabet's `+` as a
+ * space, so it is put back. The decoder throws on some damaged input, and its output can grow with the square of its
+ * input, so a parameter longer than any link the app writes is refused by its length before decoding.
+ */
+function unpack(value: string): { text: string } | { problem: string } {
+  if (value.length > MAX_LINK_CHARS) {
+    return { problem: `is ${value.length.toLocaleString('en-US')} characters long, longer than any link Netmortem writes (${MAX_LINK_CHARS.toLocaleString('en-US')})` };
+  }
+  try {
+    const text = decompressFromEncodedURIComponent(value.replaceAll(' ', '+'));
+    if (text) return { text };
+  } catch {
+    // Same as an empty result: the compressed text is damaged.
+  }
+  return { problem: 'is damaged (the link may have been cut off)' };
 }
 
 /** Reads `?scenario=demo.yaml&speed=max&autoplay=1&seed=42&fix=a&fix=b`. Whether the scenario exists is checked once the index is in. */
@@ -47,7 +65,7 @@ export function parseUrlParams(search: string): UrlParams {
   const scenario = q.get('scenario');
   if (scenario !== null) {
     if (isScenarioFileName(scenario)) out.scenario = scenario;
-    else out.errors.push(`scenario: expected a shipped scenario file name like "demo.yaml", got "${scenario}"`);
+    else out.errors.push(`scenario: expected a shipped scenario file name like "demo.yaml", got ${echo(scenario)}`);
   }
 
   const speed = q.get('speed');
@@ -74,24 +92,24 @@ export function parseUrlParams(search: string): UrlParams {
   const src = q.get('src');
   if (src !== null) {
     const name = q.get('name') ?? 'shared.yaml';
-    const text = unpack(src);
+    const packed = unpack(src);
     if (out.scenario !== undefined) out.errors.push('src: a link carries either a shipped scenario or its own, not both');
-    else if (!isScenarioFileName(name)) out.errors.push(`name: expected a file name like "mine.yaml", got "${name}"`);
-    else if (text === null) out.errors.push('src: the scenario in the link is damaged (the link may have been cut off)');
-    else out.inline = { name, text };
+    else if (!isScenarioFileName(name)) out.errors.push(`name: expected a file name like "mine.yaml", got ${echo(name)}`);
+    else if ('problem' in packed) out.errors.push(`src: the scenario in the link ${packed.problem}`);
+    else out.inline = { name, text: packed.text };
   }
 
   const t = q.get('t');
   if (t !== null) {
     const n = Number(t);
     if (t.trim() !== '' && Number.isFinite(n) && n >= 0) out.t = n;
-    else out.errors.push(`t: expected simulated seconds from 0, got "${t}"`);
+    else out.errors.push(`t: expected simulated seconds from 0, got ${echo(t)}`);
   }
 
   const chapter = q.get('chapter');
   if (chapter !== null) {
     const n = Number(chapter);
-    if (!/^\d+$/.test(chapter) || n < 1) out.errors.push(`chapter: expected a chapter number from 1, got "${chapter}"`);
+    if (!/^\d+$/.test(chapter) || n < 1 || !Number.isSafeInteger(n)) out.errors.push(`chapter: expected a chapter number from 1, got ${echo(chapter)}`);
     else if (out.t !== undefined) out.errors.push('chapter: a link starts at a chapter or at t, not both');
     else out.chapter = n;
   }
@@ -99,33 +117,41 @@ export function parseUrlParams(search: string): UrlParams {
   const select = q.get('select');
   if (select !== null) {
     if (/^[a-z][a-z-]*\/\S{1,200}$/.test(select)) out.select = select;
-    else out.errors.push(`select: expected an entity like "pod/web-1", got "${select}"`);
+    else out.errors.push(`select: expected an entity like "pod/web-1", got ${echo(select)}`);
   }
 
   const zoom = q.get('zoom');
   if (zoom !== null) {
     const [from, to, ...rest] = zoom.split(',').map((part) => (part.trim() === '' ? NaN : Number(part)));
     if (rest.length === 0 && from !== undefined && to !== undefined && Number.isFinite(from) && Number.isFinite(to) && from >= 0 && from < to) out.zoom = [from, to];
-    else out.errors.push(`zoom: expected the timeline's range as "from,to" in seconds, from < to, got "${zoom}"`);
+    else out.errors.push(`zoom: expected the timeline's range as "from,to" in seconds, from < to, got ${echo(zoom)}`);
   }
 
   const faults = q.get('faults');
   if (faults !== null) {
-    const text = unpack(faults);
-    let list: unknown;
-    try {
-      list = text === null ? null : JSON.parse(text);
-    } catch {
-      list = null;
+    const packed = unpack(faults);
+    let list: unknown = null;
+    if ('text' in packed) {
+      try {
+        list = JSON.parse(packed.text);
+      } catch {
+        // Not JSON: damaged like a list that does not decompress.
+      }
     }
     if (Array.isArray(list)) out.faults = list as TimedFault[];
-    else out.errors.push('faults: the list of applied faults in the link is damaged (the link may have been cut off)');
+    else out.errors.push(`faults: the list of applied faults in the link ${'problem' in packed ? packed.problem : 'is damaged (the link may have been cut off)'}`);
   }
 
+  const badFixes: string[] = [];
   for (const fix of q.getAll('fix')) {
     const name = fix.trim();
-    if (name === '') out.errors.push('fix: expected a fix name, got an empty value');
+    if (name === '' || name.length > MAX_FIX_CHARS) badFixes.push(fix);
     else if (!out.fixes.includes(name)) out.fixes.push(name);
+  }
+  const [bad, ...more] = badFixes;
+  if (bad !== undefined) {
+    const others = more.length === 0 ? '' : ` (and ${more.length.toLocaleString('en-US')} more)`;
+    out.errors.push(`fix: expected a fix name of 1–${MAX_FIX_CHARS} characters, got ${bad.trim() === '' ? 'an empty value' : echo(bad)}${others}`);
   }
   return out;
 }

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SESSIONS, parseSession, readSessions, SESSION_PREFIX, sessionToRestore, writeSession, type KeyValueStore, type SavedSession } from '../../src/state/sessions';
+import {
+  parseSession,
+  pruneSessions,
+  readSessions,
+  SESSION_MAX_AGE_DAYS,
+  SESSION_PREFIX,
+  sessionToRestore,
+  setAside,
+  writeSession,
+  type KeyValueStore,
+  type SavedSession,
+} from '../../src/state/sessions';
 
 function memoryStore(limit = Infinity): KeyValueStore & { map: Map<string, string> } {
   const map = new Map<string, string>();
@@ -18,6 +29,8 @@ function memoryStore(limit = Infinity): KeyValueStore & { map: Map<string, strin
   };
 }
 
+const DAY = 24 * 60 * 60 * 1000;
+
 const session = (tab: string, savedAt: number, t = 1_000_000): SavedSession => ({
   tab,
   savedAt,
@@ -35,10 +48,49 @@ describe('saved sessions', () => {
     expect(readSessions(store)).toEqual([session('b', 3), session('a', 1)]);
   });
 
-  it(`keep the newest ${MAX_SESSIONS}`, () => {
+  it(`keep every session, however many, until it has been left for ${SESSION_MAX_AGE_DAYS} days, and say which went`, () => {
     const store = memoryStore();
-    for (let i = 0; i < MAX_SESSIONS + 3; i++) writeSession(store, session(`tab-${i}`, i));
-    expect(readSessions(store).map((s) => s.tab)).toEqual(['tab-7', 'tab-6', 'tab-5', 'tab-4', 'tab-3']);
+    const now = 100 * DAY;
+    for (let i = 0; i < 8; i++) writeSession(store, session(`tab-${i}`, now - i * DAY));
+    writeSession(store, { ...session('old-draft', now - 20 * DAY), draft: { text: 'id: mine', fileName: 'mine.yaml', open: true } });
+    writeSession(store, session('own', now - 30 * DAY));
+    expect(readSessions(store)).toHaveLength(10);
+    expect(pruneSessions(store, now, 'own').map((s) => s.tab)).toEqual(['old-draft']);
+    expect(pruneSessions(store, now + 7 * DAY + 1, 'own').map((s) => s.tab)).toEqual(['tab-7']);
+    expect(readSessions(store).map((s) => s.tab)).toEqual(['tab-0', 'tab-1', 'tab-2', 'tab-3', 'tab-4', 'tab-5', 'tab-6', 'own']);
+  });
+
+  it('never drop a draft written within the last day', () => {
+    const store = memoryStore();
+    const now = 100 * DAY;
+    for (let i = 0; i < 20; i++) writeSession(store, session(`tab-${i}`, now - (SESSION_MAX_AGE_DAYS + 1) * DAY - i));
+    writeSession(store, { ...session('draft', now - DAY + 1), draft: { text: 'id: mine', fileName: 'mine.yaml', open: false } });
+    expect(pruneSessions(store, now, 'other')).toHaveLength(20);
+    expect(readSessions(store).map((s) => s.tab)).toEqual(['draft']);
+  });
+
+  it('keep a draft typed where no scenario loaded, without a run', () => {
+    const draftOnly = { tab: 'a', savedAt: 5, draft: { text: 'version: 1\nid: x\n', fileName: 'x.yaml', open: true } };
+    expect(parseSession(JSON.stringify(draftOnly))).toEqual(draftOnly);
+    expect(parseSession(JSON.stringify({ tab: 'a', savedAt: 5 }))).toBeNull();
+  });
+
+  it('read a run whose view is damaged without the view, rather than losing the run', () => {
+    const damaged = { ...session('a', 1), run: { ...session('a', 1).run, view: { zoom: 5, selected: 'pod/web-1', speed: 'fast' } } };
+    expect(parseSession(JSON.stringify(damaged))?.run).toEqual({ ...session('a', 1).run, view: { selected: 'pod/web-1' } });
+  });
+
+  it("set a tab's draft aside as a session of its own, which a new tab takes up", () => {
+    const store = memoryStore();
+    const own = { ...session('a', 7), draft: { text: 'id: mine', fileName: 'mine.yaml', open: true } };
+    writeSession(store, own);
+    const kept = setAside(store, own);
+    expect(kept).toEqual({ ...own, tab: 'a-kept-7' });
+    // The link's run then takes the tab's place.
+    writeSession(store, session('a', 9));
+    expect(readSessions(store)).toEqual([session('a', 9), kept]);
+    expect(sessionToRestore(readSessions(store), 'new', new Set(['a']))).toEqual({ kind: 'restore', session: kept, adopted: true });
+    expect(setAside(memoryStore(10), own)).toMatch(/quota/);
   });
 
   it('say why a save failed instead of throwing', () => {

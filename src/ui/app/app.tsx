@@ -13,6 +13,7 @@ import { useEditor } from '../../state/editor';
 const EditorLayout = lazy(() => import('../editor/editor-layout'));
 import { parseUrlParams } from '../../state/url-params';
 import { ErrorBanner } from './error-banner';
+import { ErrorBoundary } from './error-boundary';
 import { NoticeBar } from './notice-bar';
 import { GalleryDialog } from '../header/gallery-dialog';
 import { Dock, layoutFor, useViewport } from '../components/layout';
@@ -59,7 +60,16 @@ function SideColumn({ className }: { className: string }) {
   );
 }
 
+/** The app, with any error thrown while drawing it shown with a way back instead of a blank page. */
 export function App() {
+  return (
+    <ErrorBoundary>
+      <Sandbox />
+    </ErrorBoundary>
+  );
+}
+
+function Sandbox() {
   const theme = useThemeClass();
   useKeymap();
   useEffect(() => {

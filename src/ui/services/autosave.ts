@@ -16,21 +16,22 @@ const SAVE_EVERY_MS = 2_000;
 
 /**
  * Saves this tab's run (scenario, seed, fixes, applied faults, moment) and the editor's draft whenever they change,
- * and as the page goes.
+ * and as the page goes. Before any scenario has loaded the draft alone is saved, so text typed into the editor of a
+ * tab whose scenario failed is kept too.
  */
 export function startAutosave(tab: string): void {
   let last = '';
   let warned = false;
   const save = (): void => {
     const run = currentRun();
-    if (!run) return;
     const kept = draft();
+    if (!run && !kept) return;
     const text = JSON.stringify([run, kept]);
     if (text === last) return;
     last = text;
     let problem: string | null;
     try {
-      problem = writeSession(localStorage, { tab, savedAt: Date.now(), run, ...(kept ? { draft: kept } : {}) });
+      problem = writeSession(localStorage, { tab, savedAt: Date.now(), ...(run ? { run } : {}), ...(kept ? { draft: kept } : {}) });
     } catch (error) {
       problem = (error as Error).message;
     }
