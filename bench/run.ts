@@ -1,16 +1,25 @@
 import { runDemoBench } from './demo';
 import { runHoldBench } from './hold';
+import { LOADER_BAR_MS, printLoader, runLoaderBench } from './loader';
 import { printPacketPath, runPacketPathBench } from './packet-path';
 import { printReplay, printScaling, runItsNotDnsBench } from './its-not-dns';
 import { runUiBenches } from './ui';
 
-// `npm run bench`: figures only, never pass/fail on timings. `npm run bench:ui` (argument `ui`) runs only the UI sections.
+// `npm run bench`: figures only, never pass/fail on timings. `npm run bench:ui` (argument `ui`) runs only the UI sections,
+// `npm run bench:loader` (argument `loader`) only the loader on hostile input.
+const SELECTIONS = ['ui', 'loader'];
 const only = process.argv[2];
-if (only !== undefined && only !== 'ui') throw new Error(`unknown bench selection ${JSON.stringify(only)}; the only one is "ui"`);
+if (only !== undefined && !SELECTIONS.includes(only)) {
+  throw new Error(`unknown bench selection ${JSON.stringify(only)}; the selections are ${SELECTIONS.map((s) => JSON.stringify(s)).join(', ')}`);
+}
 console.log('Netmortem benchmarks\n');
-if (only === undefined) runSimBenches();
-// A bar the UI misses prints FAIL but is a figure too; only a run that could not happen (no browser) exits non-zero.
-if (!(await runUiBenches())) process.exitCode = 1;
+if (only === 'loader') {
+  runLoaderSection();
+} else {
+  if (only === undefined) runSimBenches();
+  // A bar the UI misses prints FAIL but is a figure too; only a run that could not happen (no browser) exits non-zero.
+  if (!(await runUiBenches())) process.exitCode = 1;
+}
 
 /** A duration from the environment, in simulated seconds. */
 function envSeconds(name: string, fallback: number): number {
@@ -33,6 +42,10 @@ function runSimBenches(): void {
       `${Math.round(demo.eventsPerSecond).toLocaleString('en-US')} events/s`,
   );
 
+  // Before the big replays, whose garbage would otherwise be collected inside these short timings.
+  console.log();
+  runLoaderSection();
+
   console.log('\n== Service discovery at scale (public/scenarios/service-discovery.yaml; best of 2 after a warm-up) ==');
   const discovery = runDemoBench('service-discovery', 2);
   console.log(
@@ -53,4 +66,9 @@ function runSimBenches(): void {
   console.log(`\n== Scaling with the number of clients (its-not-dns to ${scalingUntil} s, the storm's peak included) ==`);
   printScaling([500, 2000, 5000, 20_000], scalingUntil);
   console.log();
+}
+
+function runLoaderSection(): void {
+  console.log(`== Loader on hostile input (target: every answer under ${LOADER_BAR_MS / 1000} s for inputs up to 2 MB; best of 3 after a warm-up) ==`);
+  printLoader(runLoaderBench());
 }
