@@ -244,7 +244,7 @@ export class World implements PicturedWorld {
 
   /** The chain behind one symptom (a drop reason or error kind) at an entity, or where it happened most. */
   whyOf(kind: string, entity?: string): WhyChain | null {
-    return whyFor(this.ctx.causes, this.whyWorld(), kind, entity, (k) => (k in DROP_REASONS ? explainDrop(k as DropReason) : undefined));
+    return whyFor(this.ctx.causes, this.whyWorld(), kind, entity, (k) => (Object.hasOwn(DROP_REASONS, k) ? explainDrop(k as DropReason) : undefined));
   }
 
   /** What the chain builders ask of the world about addresses, pods and clients. */

@@ -1,5 +1,6 @@
-import { deploymentParamsSchema, PARAM_SECTIONS } from './params';
+import { deploymentParamsSchema, knobsOf, PARAM_SECTIONS } from './params';
 import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { hostLocalRange, podAddressCapacity } from '../infra/pod-range';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
@@ -15,6 +16,8 @@ export function checkScenario(scenario: Scenario): ScenarioIssue[] {
   checkReferences(scenario, report);
   checkTimes(scenario, report);
   checkFixes(scenario, report);
+  // Placing pods needs every reference resolved and every address valid.
+  if (issues.length === 0) checkPodAddresses(scenario, report);
   return issues;
 }
 
@@ -303,4 +306,112 @@ function checkFixes(scenario: Scenario, report: Report): void {
       }
     }
   }
+}
+
+/**
+ * The pods a run starts with, placed as the engine places them (k8s/workloads.ts: explicit pods first, then CoreDNS
+ * and each deployment in order, each pod on the allowed joined node with the fewest pods that has an address left):
+ * every one must get an address from its node's pod range (docs/limits.md#pod-addresses).
+ */
+function checkPodAddresses(scenario: Scenario, report: Report): void {
+  const { nodes, deployments, dns } = scenario.topology;
+  const { calico, node: nodeParams } = scenario.params;
+  const blocks = calico.ipam === 'blocks' && nodeParams.podNetwork !== 'eni';
+  // With block IPAM, calico-node's tunnel address comes out of the same pool (infra/cni.ts).
+  const tunnel = blocks && nodeParams.podNetwork === 'ipip' && nodeParams.tunnelHasIp ? 1 : 0;
+  const free: number[] = [];
+  const load: number[] = [];
+  nodes.forEach((node, n) => {
+    const cidr = parseCidr(node.podCidr)!;
+    const { first, last } = hostLocalRange(cidr);
+    free[n] = podAddressCapacity(cidr, blocks) - tunnel;
+    load[n] = node.pods.length;
+    node.pods.forEach((pod, p) => {
+      const ip = pod.ip === undefined ? null : parseIpv4(pod.ip);
+      // An explicit address outside what IPAM hands out (the gateway, say) takes nothing from it.
+      if (ip !== null && !blocks && (ip < first || ip > last)) return;
+      if (free[n]! > 0) free[n]!--;
+      else report(['topology', 'nodes', n, 'pods', p], `node ${node.name}'s podCidr ${node.podCidr} has no address left for pod ${pod.name}`);
+    });
+  });
+  const joined = nodes.flatMap((node, n) => (node.joined ? [n] : []));
+  const place = (name: string, path: PathSegment[], count: number, allowed: readonly number[]) => {
+    const left = spread(count, allowed, load, free);
+    if (left === 0) return;
+    const where =
+      allowed.length === 0
+        ? 'no joined node may run them'
+        : allowed.length > 3
+          ? `the ${allowed.length} nodes it may run on are full`
+          : `${allowed.map((n) => nodes[n]!.name).join(', ')} ${allowed.length === 1 ? 'is' : 'are'} full`;
+    report(path, `${left} of ${name}'s pods get no address: the pod range (podCidr) of ${where}`);
+  };
+  if (dns) place('coredns', ['topology', 'dns', 'replicas'], dns.replicas, joined);
+  const explicitOf = new Map<string, number[]>();
+  nodes.forEach((node, n) =>
+    node.pods.forEach((pod) => {
+      const counts = explicitOf.get(pod.deployment) ?? nodes.map(() => 0);
+      counts[n]!++;
+      explicitOf.set(pod.deployment, counts);
+    }),
+  );
+  for (const [name, deployment] of Object.entries(deployments)) {
+    const allowed = joined.filter((n) => deployment.nodes === undefined || deployment.nodes.includes(nodes[n]!.name));
+    const explicit = explicitOf.get(name) ?? nodes.map(() => 0);
+    if (deployment.kind === 'DaemonSet') {
+      for (const n of allowed) {
+        const node = nodes[n]!;
+        if (explicit[n]! > 0) continue;
+        if (spread(1, [n], load, free) > 0) report(['topology', 'nodes', n, 'podCidr'], `${node.podCidr} has no address left for the pod of DaemonSet ${name} on ${node.name}`);
+      }
+      continue;
+    }
+    const knob = knobsOf(scenario.params, name).replicas;
+    const path = knob === undefined ? ['topology', 'deployments', name, 'replicas'] : ['params', name, 'replicas'];
+    place(name, path, (knob ?? deployment.replicas ?? 0) - explicit.reduce((a, b) => a + b, 0), allowed);
+  }
+}
+
+/**
+ * Places `count` pods one by one on the allowed node with the fewest pods (the first of equals) that has an address
+ * left, as the engine's scheduler does; returns how many found none. A heap of load × nodes + index keeps it fast.
+ */
+function spread(count: number, allowed: readonly number[], load: number[], free: number[]): number {
+  const width = load.length;
+  const heap: number[] = [];
+  const push = (key: number) => {
+    let i = heap.push(key) - 1;
+    while (i > 0 && heap[(i - 1) >> 1]! > key) {
+      heap[i] = heap[(i - 1) >> 1]!;
+      i = (i - 1) >> 1;
+    }
+    heap[i] = key;
+  };
+  const pop = (): number => {
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= heap.length) break;
+        const c = l + 1 < heap.length && heap[l + 1]! < heap[l]! ? l + 1 : l;
+        if (heap[c]! >= last) break;
+        heap[i] = heap[c]!;
+        i = c;
+      }
+      heap[i] = last;
+    }
+    return top;
+  };
+  for (const n of allowed) if (free[n]! > 0) push(load[n]! * width + n);
+  let left = count;
+  while (left > 0 && heap.length > 0) {
+    const n = pop() % width;
+    load[n]!++;
+    free[n]!--;
+    left--;
+    if (free[n]! > 0) push(load[n]! * width + n);
+  }
+  return left;
 }
