@@ -49,7 +49,7 @@ for (const file of files.length > 0 ? files : SHIPPED) {
   console.log(`${file}: ${runs} mutants, ${loaded} ran, slowest ${(slowest / 1000).toFixed(1)} s, ${seconds} s in all (seed ${seed})`);
   if (result.failed) {
     failed++;
-    console.log(fc.defaultReportMessage(result));
+    console.log(`${String(result.errorInstance)}\n${fc.defaultReportMessage(result)}`);
   }
 }
 process.exit(failed > 0 ? 1 : 0);

@@ -110,6 +110,23 @@ describe('numbers the engine cannot schedule', () => {
   });
 });
 
+describe('load', () => {
+  it('more requests a second than the engine runs are refused at the busiest clients', () => {
+    const text = scenarioText({ ...BASE, params: { client: { requestsPerSecond: 10_000 } } }, (s) => {
+      s.topology.deployments['caller']!.replicas = 3;
+    });
+    expect(errorsOf(text)).toEqual(['topology.deployments.caller.replicas: the clients would send 30000 requests a second (30000 from here); the engine runs at most 20000']);
+  });
+
+  it('so are more client connections than it runs', () => {
+    const text = scenarioText({ ...BASE, params: { client: { requestsPerSecond: 1, connectionsPerPod: 64 } } }, (s) => {
+      s.topology.nodes = nodes(2, (i) => ({ podCidr: `10.${i + 1}.0.0/16` }));
+      s.topology.deployments['caller']!.replicas = 400;
+    });
+    expect(errorsOf(text)).toEqual(['params.client.connectionsPerPod: the HTTP clients would hold 25600 connections; the engine runs at most 20000']);
+  });
+});
+
 describe('pod addresses', () => {
   it('a /32 pod range is refused at the replicas that find no address', () => {
     const text = scenarioText(BASE, (s) => {

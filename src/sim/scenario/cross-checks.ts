@@ -1,6 +1,7 @@
 import { deploymentParamsSchema, knobsOf, PARAM_SECTIONS } from './params';
 import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
 import { hostLocalRange, podAddressCapacity } from '../infra/pod-range';
+import { GRPC_CLIENT_DEFAULTS } from '../apps/grpc-client';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
@@ -18,6 +19,7 @@ export function checkScenario(scenario: Scenario): ScenarioIssue[] {
   checkFixes(scenario, report);
   // Placing pods needs every reference resolved and every address valid.
   if (issues.length === 0) checkPodAddresses(scenario, report);
+  if (issues.length === 0) checkLoad(scenario, report);
   return issues;
 }
 
@@ -414,4 +416,40 @@ function spread(count: number, allowed: readonly number[], load: number[], free:
     if (free[n]! > 0) push(load[n]! * width + n);
   }
   return left;
+}
+
+// What the engine runs five simulated seconds of in well under a minute on a 2-core machine (docs/limits.md#load).
+export const MAX_OFFERED_PER_SECOND = 20_000;
+export const MAX_CLIENT_CONNECTIONS = 20_000;
+
+/**
+ * The load the clients offer at the start (requests, RPCs and lookups per second, over every client pod and machine)
+ * and the connections the HTTP clients hold, against what the engine can run (docs/limits.md#load).
+ */
+function checkLoad(scenario: Scenario, report: Report): void {
+  const { deployments, externalClients } = scenario.topology;
+  const { client, dnsClient, mesh } = scenario.params;
+  let offered = externalClients.length * client.requestsPerSecond;
+  let connections = externalClients.length * client.connectionsPerPod;
+  let busiest: { path: PathSegment[]; offered: number } = { path: ['params', 'client', 'requestsPerSecond'], offered };
+  for (const [name, deployment] of Object.entries(deployments)) {
+    const knobs = knobsOf(scenario.params, name);
+    const replicas = deployment.kind === 'DaemonSet' ? scenario.topology.nodes.length : (knobs.replicas ?? deployment.replicas ?? 0);
+    let perPod = 0;
+    if (deployment.app === 'http-client') {
+      perPod = client.requestsPerSecond;
+      connections += replicas * client.connectionsPerPod;
+    } else if (deployment.app === 'dns-client') perPod = dnsClient.lookupsPerSecond;
+    else if (deployment.app === 'grpc-client') perPod = knobs.rpcsPerSecond ?? GRPC_CLIENT_DEFAULTS.rpcsPerSecond;
+    else if (deployment.app === 'mesh-client') perPod = mesh.requestsPerSecond * deployment.uses.length;
+    offered += replicas * perPod;
+    const path = knobs.replicas === undefined ? ['topology', 'deployments', name, 'replicas'] : ['params', name, 'replicas'];
+    if (replicas * perPod > busiest.offered) busiest = { path, offered: replicas * perPod };
+  }
+  if (offered > MAX_OFFERED_PER_SECOND) {
+    report(busiest.path, `the clients would send ${Math.round(offered)} requests a second (${Math.round(busiest.offered)} from here); the engine runs at most ${MAX_OFFERED_PER_SECOND}`);
+  }
+  if (connections > MAX_CLIENT_CONNECTIONS) {
+    report(['params', 'client', 'connectionsPerPod'], `the HTTP clients would hold ${connections} connections; the engine runs at most ${MAX_CLIENT_CONNECTIONS}`);
+  }
 }
