@@ -85,8 +85,9 @@ export class World implements PicturedWorld {
       host.inCluster = n.joined;
       host.schedulable = n.joined;
       if (n.platform === 'cloud') {
-        const allowance = Math.round(params.instance.conntrackAllowance * n.size);
-        const settings = { ...params.instance, conntrackAllowance: allowance, ppsAllowance: params.instance.ppsAllowance * n.size };
+        // However small the instance, its allowances hold one connection and pass one packet a second.
+        const allowance = Math.max(1, Math.round(params.instance.conntrackAllowance * n.size));
+        const settings = { ...params.instance, conntrackAllowance: allowance, ppsAllowance: Math.max(1, params.instance.ppsAllowance * n.size) };
         host.hypervisor = new Hypervisor(n.name, settings, ctx.metrics, DROP_REASON_IDS.length);
       }
       return host;

@@ -90,6 +90,15 @@ describe('numbers the engine cannot schedule', () => {
     expect(errorsOf(scenarioText(BASE, (s) => setIn(s, path, Number(value))))).toEqual([error]);
   });
 
+  it('a cloud instance of the smallest size still holds one tracked connection and passes a packet a second', () => {
+    const text = scenarioText(BASE, (s) => {
+      s.topology.nodes = nodes(2, { platform: 'cloud', size: 0.000001 });
+    });
+    const { report } = runText(text);
+    expect(report.totals['hypervisor.conntrack_allowance_available{instance=node-a}']).toBe(1);
+    expect(report.totals['requests.ok']).toBeGreaterThan(0);
+  });
+
   it('every number in the JSON Schema has a floor and a ceiling', () => {
     const unbounded: string[] = [];
     walk(scenarioJsonSchema(), '', (at, node) => {
@@ -115,7 +124,12 @@ describe('load', () => {
     const text = scenarioText({ ...BASE, params: { client: { requestsPerSecond: 10_000 } } }, (s) => {
       s.topology.deployments['caller']!.replicas = 3;
     });
-    expect(errorsOf(text)).toEqual(['topology.deployments.caller.replicas: the clients would send 30000 requests a second (30000 from here); the engine runs at most 20000']);
+    expect(errorsOf(text)).toEqual(['topology.deployments.caller.replicas: the clients would send 30000 requests a second at their peak (30000 from here); the engine runs at most 20000']);
+  });
+
+  it('counts the clients a timeline scales up at their peak', () => {
+    const text = scenarioText({ ...BASE, params: { client: { requestsPerSecond: 100 } }, timeline: [fault(3, 'scale-deployment', 'deployment/caller', { replicas: 300 })] });
+    expect(errorsOf(text)).toEqual(['topology.deployments.caller.replicas: the clients would send 30000 requests a second at their peak (30000 from here); the engine runs at most 20000']);
   });
 
   it('so are more client connections than it runs', () => {

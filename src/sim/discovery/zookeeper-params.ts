@@ -8,7 +8,7 @@ export const zookeeperParams = z.strictObject({
   // Model choice: the packets per second a ZooKeeper host's network interface allows before the hypervisor drops the
   // excess; the talk met such a limit on EC2 without a published number
   // (docs/sources/incidents.md#service-discovery-at-scale).
-  ppsAllowance: z.number().min(MIN_RATE).max(1_000_000_000).default(60_000),
+  ppsAllowance: z.number().min(1).max(1_000_000_000).default(60_000),
   // Model choice: the packet-rate alert on each ZooKeeper host fires above this rate.
   alarmPps: z.number().min(MIN_RATE).max(1_000_000_000).default(40_000),
   // Model choice: round trip between a pod and a ZooKeeper server in the same region.

@@ -1,4 +1,4 @@
-import { MAX_RUN_S, MIN_RATE } from '../scenario/formats';
+import { MAX_RUN_S } from '../scenario/formats';
 import { z } from '../scenario/zod';
 
 /** What the cloud's hypervisor allows each instance, per size unit, and how it tracks flows (`params.instance`). */
@@ -7,7 +7,7 @@ export const instanceParams = z.strictObject({
   // (docs/sources/cloud-hypervisor.md#tracked-connection-allowance). Per size unit.
   conntrackAllowance: z.number().int().min(1).max(100_000_000).default(75_000),
   // Model choice: AWS does not publish PPS maxima either; a few hundred thousand packets per second per size unit.
-  ppsAllowance: z.number().min(MIN_RATE).max(1_000_000_000).default(400_000),
+  ppsAllowance: z.number().min(1).max(1_000_000_000).default(400_000),
   // Security-group rules that allow all traffic both ways leave flows untracked
   // (docs/sources/cloud-hypervisor.md#security-group-connection-tracking).
   untracked: z.boolean().default(false),

@@ -2,6 +2,9 @@ import { deploymentParamsSchema, knobsOf, PARAM_SECTIONS } from './params';
 import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
 import { hostLocalRange, podAddressCapacity } from '../infra/pod-range';
 import { GRPC_CLIENT_DEFAULTS } from '../apps/grpc-client';
+import { resolveParams, type Fault } from '../faults/fault';
+import { loadSpike } from '../faults/load-spike';
+import { scaleDeployment } from '../faults/scale-deployment';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
@@ -429,12 +432,21 @@ export const MAX_CLIENT_CONNECTIONS = 20_000;
 function checkLoad(scenario: Scenario, report: Report): void {
   const { deployments, externalClients } = scenario.topology;
   const { client, dnsClient, mesh } = scenario.params;
-  let offered = externalClients.length * client.requestsPerSecond;
+  // The timeline's load spikes and scale-ups raise the load while the run goes on: count them at their peak.
+  const spike = Math.max(1, ...scenario.timeline.map((entry) => (entry.fault === loadSpike.id ? (faultParam(loadSpike, entry.params, 'factor') ?? 1) : 1)));
+  const scaledTo = new Map<string, number>();
+  for (const entry of scenario.timeline) {
+    const replicas = entry.fault === scaleDeployment.id ? faultParam(scaleDeployment, entry.params, 'replicas') : undefined;
+    const name = entry.target.slice('deployment/'.length);
+    if (replicas !== undefined) scaledTo.set(name, Math.max(replicas, scaledTo.get(name) ?? 0));
+  }
+  let offered = externalClients.length * client.requestsPerSecond * spike;
   let connections = externalClients.length * client.connectionsPerPod;
   let busiest: { path: PathSegment[]; offered: number } = { path: ['params', 'client', 'requestsPerSecond'], offered };
   for (const [name, deployment] of Object.entries(deployments)) {
     const knobs = knobsOf(scenario.params, name);
-    const replicas = deployment.kind === 'DaemonSet' ? scenario.topology.nodes.length : (knobs.replicas ?? deployment.replicas ?? 0);
+    const start = deployment.kind === 'DaemonSet' ? scenario.topology.nodes.length : (knobs.replicas ?? deployment.replicas ?? 0);
+    const replicas = Math.max(start, scaledTo.get(name) ?? 0);
     let perPod = 0;
     if (deployment.app === 'http-client') {
       perPod = client.requestsPerSecond;
@@ -447,9 +459,22 @@ function checkLoad(scenario: Scenario, report: Report): void {
     if (replicas * perPod > busiest.offered) busiest = { path, offered: replicas * perPod };
   }
   if (offered > MAX_OFFERED_PER_SECOND) {
-    report(busiest.path, `the clients would send ${Math.round(offered)} requests a second (${Math.round(busiest.offered)} from here); the engine runs at most ${MAX_OFFERED_PER_SECOND}`);
+    report(
+      busiest.path,
+      `the clients would send ${Math.round(offered)} requests a second at their peak (${Math.round(busiest.offered)} from here); the engine runs at most ${MAX_OFFERED_PER_SECOND}`,
+    );
   }
   if (connections > MAX_CLIENT_CONNECTIONS) {
     report(['params', 'client', 'connectionsPerPod'], `the HTTP clients would hold ${connections} connections; the engine runs at most ${MAX_CLIENT_CONNECTIONS}`);
+  }
+}
+
+/** A fault's numeric parameter as a timeline entry sets it or by its default; undefined when the entry's are invalid. */
+function faultParam(fault: Fault, params: Scenario['timeline'][number]['params'], name: string): number | undefined {
+  try {
+    const value = resolveParams(fault, params)[name];
+    return typeof value === 'number' ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
