@@ -11,6 +11,7 @@ export const clientParams = z.strictObject({
   reconnectMs: z.number().min(0).max(MAX_RUN_MS).default(1000),
   // Close a connection after this many answered requests and dial a new one at once; 0 keeps it for good. Servers cap
   // keep-alive the same way (nginx keepalive_requests, default 1000), which is what makes new connections all day.
+  // At most a million, far above what any server allows (docs/limits.md#counts).
   requestsPerConnection: z.number().int().min(0).max(1_000_000).default(0),
   // Model choice: application connect timeout, shorter than the kernel's SYN retry budget.
   connectTimeoutMs: z.number().min(1).max(MAX_RUN_MS).default(5000),

@@ -16,6 +16,7 @@ export const envoyParams = z.strictObject({
   baseEjectionS: z.number().min(0).max(MAX_RUN_S).default(30),
   maxEjectionPercent: z.number().min(0).max(100).default(10),
   // Model choice: Envoy's endpoint table takes 2 kB per host, so a large cluster costs megabytes, not a process each.
+  // Memory figures go up to a million of their unit (docs/limits.md#counts).
   memoryBaseMb: z.number().min(0).max(1_000_000).default(30),
   memoryPerHostKb: z.number().min(0).max(1_000_000).default(2),
 });

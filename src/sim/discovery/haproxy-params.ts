@@ -15,8 +15,10 @@ export const haproxyParams = z.strictObject({
   // Model choice: parsing a configuration and starting a process takes 0.3 s plus 1 ms per server line, so a few
   // thousand lines take the 2–5 s the talk reports.
   reloadBaseMs: z.number().min(0).max(MAX_RUN_MS).default(300),
+  // At most a second per server line (docs/limits.md#counts).
   reloadPerServerMs: z.number().min(0).max(1000).default(1),
   // Model choice: a process holds 20 MB plus 40 kB per server line (its health checks and connection slots).
+  // Memory figures go up to a million of their unit (docs/limits.md#counts).
   memoryBaseMb: z.number().min(0).max(1_000_000).default(20),
   memoryPerServerKb: z.number().min(0).max(1_000_000).default(40),
   // Model choice: the app keeps 8 connections to its local HAProxy and recycles each after about a minute; an old

@@ -4,6 +4,7 @@ import { z } from '../scenario/zod';
 /** The ZooKeeper ensemble that service discovery registers in and reads from (topology.zookeeper sizes it). */
 export const zookeeperParams = z.strictObject({
   // Model choice: reads one server answers per second from memory; ZooKeeper's own benchmarks reach tens of thousands.
+  // Capacities, not events: up to 10^7 reads and 10^9 packets a second (docs/limits.md#rates).
   readsPerSecond: z.number().min(MIN_RATE).max(10_000_000).default(20_000),
   // Model choice: the packets per second a ZooKeeper host's network interface allows before the hypervisor drops the
   // excess; the talk met such a limit on EC2 without a published number
@@ -12,6 +13,7 @@ export const zookeeperParams = z.strictObject({
   // Model choice: the packet-rate alert on each ZooKeeper host fires above this rate.
   alarmPps: z.number().min(MIN_RATE).max(1_000_000_000).default(40_000),
   // Model choice: round trip between a pod and a ZooKeeper server in the same region.
+  // From a microsecond to 10 s (docs/limits.md#times).
   rttMs: z.number().min(0.001).max(10_000).default(0.5),
   // Model choice: sessions of 10 s; ZooKeeper bounds a session to 2–20 ticks (tickTime 2 s by default: 4–40 s).
   sessionTimeoutS: z.number().min(1).max(120).default(10),

@@ -5,6 +5,7 @@ import { z } from '../scenario/zod';
 export const instanceParams = z.strictObject({
   // AWS does not publish tracked-connection maxima; a third-party benchmark saw ~77k on a large size
   // (docs/sources/cloud-hypervisor.md#tracked-connection-allowance). Per size unit.
+  // Up to 10^8 tracked connections and 10^9 packets a second, at least one of each (docs/limits.md#counts, docs/limits.md#rates).
   conntrackAllowance: z.number().int().min(1).max(100_000_000).default(75_000),
   // Model choice: AWS does not publish PPS maxima either; a few hundred thousand packets per second per size unit.
   ppsAllowance: z.number().min(1).max(1_000_000_000).default(400_000),
@@ -26,6 +27,7 @@ export const instanceParams = z.strictObject({
   // EC2 checks source/destination by default: an instance may only send from its own addresses.
   sourceDestCheck: z.boolean().default(true),
   // Model choice: the incident's m5.4xlarge at AWS's commonly listed us-east-1 on-demand rate, $0.768/h (m5.large $0.096 × 8).
+  // Up to a million dollars an hour (docs/limits.md#counts).
   hourlyCost: z.number().min(0).max(1_000_000).default(0.768),
 });
 export type InstanceParams = z.output<typeof instanceParams>;

@@ -13,6 +13,7 @@ export const kubeProxyParams = z.strictObject({
   restore: z.enum(['full', 'partial']).default('partial'),
   // Model choice: 10 µs per rule puts 150k endpoints × 3 rules near the 4–5 s iptables runs of kubernetes#92836
   // (docs/sources/kube-proxy.md#full-and-partial-restores).
+  // Up to a millisecond a rule (docs/limits.md#counts).
   syncCostPerRuleUs: z.number().min(0).max(1000).default(10),
   // The rest of a large cluster, not simulated as pods: Services and endpoints whose rules every node still holds. A
   // full restore rewrites all of them; a partial one only their jump rules.

@@ -52,6 +52,7 @@ const dns = z.strictObject({
   resolverIp: ipv4.default('169.254.169.253'),
   records: namedRecord(hostname, z.array(ipv4).min(1)).default(noNames),
   // external-dns writes Route 53 records with TTL 300 s unless told otherwise (docs/sources/dns.md#external-dns).
+  // The same ceiling as params.externalDns.recordTtlS (docs/limits.md#times).
   recordTtl: z.number().int().min(0).max(172_800).default(300),
   externalDns: externalDns.optional(),
 });
