@@ -130,6 +130,15 @@ describe('load', () => {
     expect(errorsOf(text)).toEqual(['topology.deployments.caller.replicas: the clients would send 30000 requests a second at their peak (30000 from here); the engine runs at most 20000']);
   });
 
+  it('so are more pods than it builds', () => {
+    const text = scenarioText(BASE, (s) => {
+      s.topology.nodes = nodes(2, (i) => ({ podCidr: `10.${i + 1}.0.0/16` }));
+      s.topology.deployments['web']!.replicas = 20_000;
+      s.topology.deployments['caller']!.replicas = 6_000;
+    });
+    expect(errorsOf(text)).toEqual(['topology.deployments.web.replicas: the scenario would run 26000 pods (20000 from here); the engine runs at most 25000']);
+  });
+
   it('so are more client connections than it runs', () => {
     const text = scenarioText({ ...BASE, params: { client: { requestsPerSecond: 1, connectionsPerPod: 64 } } }, (s) => {
       s.topology.nodes = nodes(2, (i) => ({ podCidr: `10.${i + 1}.0.0/16` }));
