@@ -171,6 +171,16 @@ describe('pod addresses', () => {
     expect(errorsOf(text)).toEqual(["params.caller.replicas: 96 of caller's pods get no address: the pod range (podCidr) of node-a, node-b are full"]);
   });
 
+  it('more explicitly placed pods than a replicas knob asks for is no shortage (its-not-dns with params.metric.replicas=16)', () => {
+    const text = scenarioText({ ...BASE, params: { web: { replicas: 1 } } }, (s) => {
+      s.topology.nodes[0]!.pods = [
+        { name: 'web-0', deployment: 'web' },
+        { name: 'web-1', deployment: 'web' },
+      ];
+    });
+    expect(load(text)).toMatchObject({ ok: true });
+  });
+
   it('CoreDNS replicas count against the same ranges', () => {
     const text = scenarioText(BASE, (s) => {
       s.topology.nodes = nodes(1, { podCidr: '10.244.1.0/30' });

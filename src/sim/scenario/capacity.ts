@@ -63,7 +63,7 @@ function checkPodAddresses(scenario: Scenario, report: Report): void {
     const queue = selector === undefined ? anyNode : new NodeQueue(allowed, load, free);
     let left = count;
     while (left > 0 && queue.placeOne()) left--;
-    if (left === 0) return;
+    if (left <= 0) return;
     const where =
       allowed.length === 0
         ? 'no joined node may run them'
