@@ -85,8 +85,9 @@ export class World implements PicturedWorld {
       host.inCluster = n.joined;
       host.schedulable = n.joined;
       if (n.platform === 'cloud') {
-        const allowance = Math.round(params.instance.conntrackAllowance * n.size);
-        const settings = { ...params.instance, conntrackAllowance: allowance, ppsAllowance: params.instance.ppsAllowance * n.size };
+        // However small the instance, its allowances hold one connection and pass one packet a second.
+        const allowance = Math.max(1, Math.round(params.instance.conntrackAllowance * n.size));
+        const settings = { ...params.instance, conntrackAllowance: allowance, ppsAllowance: Math.max(1, params.instance.ppsAllowance * n.size) };
         host.hypervisor = new Hypervisor(n.name, settings, ctx.metrics, DROP_REASON_IDS.length);
       }
       return host;
@@ -244,7 +245,7 @@ export class World implements PicturedWorld {
 
   /** The chain behind one symptom (a drop reason or error kind) at an entity, or where it happened most. */
   whyOf(kind: string, entity?: string): WhyChain | null {
-    return whyFor(this.ctx.causes, this.whyWorld(), kind, entity, (k) => (k in DROP_REASONS ? explainDrop(k as DropReason) : undefined));
+    return whyFor(this.ctx.causes, this.whyWorld(), kind, entity, (k) => (Object.hasOwn(DROP_REASONS, k) ? explainDrop(k as DropReason) : undefined));
   }
 
   /** What the chain builders ask of the world about addresses, pods and clients. */

@@ -31,14 +31,14 @@ describe('fieldsAt', () => {
     expect(inText).toEqual(['pods']);
   });
 
-  it('goes into a named record entry and one map below it, and leaves out a range nobody wrote', () => {
+  it('goes into a named record entry and one map below it, with the range the format allows', () => {
     const { fields, inText } = fieldsAt(DEMO, ['topology', 'deployments', 'web']);
     expect(field(fields, 'replicas')).toMatchObject({ input: 'number', integer: true, min: 0, max: 20_000, value: 3, required: false });
     expect(field(fields, 'maxSurge')).toMatchObject({ input: 'text', numeric: true });
     expect(field(fields, 'autoscale.maxReplicas')).toMatchObject({ path: ['topology', 'deployments', 'web', 'autoscale', 'maxReplicas'], input: 'number', required: true });
     expect(inText).toContain('nodes');
     expect(inText).not.toContain('autoscale');
-    expect(fieldsAt(DEMO, ['params', 'client']).fields.find((f) => f.key === 'requestsPerConnection')).not.toHaveProperty('max');
+    expect(fieldsAt(DEMO, ['params', 'client']).fields.find((f) => f.key === 'requestsPerConnection')).toMatchObject({ min: 0, max: 1_000_000 });
   });
 
   it('gives a deployment the fields of its own app kind, and its app as a choice among all of them', () => {
@@ -59,7 +59,7 @@ describe('fieldsAt', () => {
     expect(root.inText).toEqual(['topology', 'params', 'timeline', 'fixes', 'expect', 'chapters', 'charts']);
     const client = fieldsAt(DEMO, ['params', 'client']).fields;
     expect(field(client, 'reconnectMs')).toMatchObject({ value: 300, default: 1000, min: 0 });
-    expect(field(client, 'requestsPerSecond')).toMatchObject({ value: 20, above: 0 });
+    expect(field(client, 'requestsPerSecond')).toMatchObject({ value: 20, min: 0.001, max: 10_000 });
   });
 
   it('has fields for every item the outline lists', () => {

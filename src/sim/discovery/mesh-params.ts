@@ -1,3 +1,4 @@
+import { MAX_POD_RATE, MIN_RATE } from '../scenario/formats';
 import { z } from '../scenario/zod';
 
 /** Client pods of the service mesh: which proxy each one runs, and how much it sends. */
@@ -7,6 +8,6 @@ export const meshParams = z.strictObject({
   // The kill switch: every pod that starts from now on runs HAProxy, whatever the percentage.
   killSwitch: z.boolean().default(false),
   // Model choice: each client pod sends two requests a second to each service it uses.
-  requestsPerSecond: z.number().gt(0).max(10_000).default(2),
+  requestsPerSecond: z.number().min(MIN_RATE).max(MAX_POD_RATE).default(2),
 });
 export type MeshSectionParams = z.output<typeof meshParams>;

@@ -41,9 +41,12 @@ export function routerNamed(world: World, name: string): RouterHop {
 export function dnsServerNamed(world: World, name: string): ServerImpairment {
   const dns = world.dns;
   if (!dns) throw new Error(`target: the scenario has no DNS (topology.dns), so there is no dns named "${name}"`);
-  const servers: Record<string, ClusterDns['impairment']> = { cluster: dns.cluster.impairment, provider: dns.providerImpairment };
-  const server = servers[name];
-  if (!server) throw missing('dns', name, Object.keys(servers));
+  const servers = new Map<string, ClusterDns['impairment']>([
+    ['cluster', dns.cluster.impairment],
+    ['provider', dns.providerImpairment],
+  ]);
+  const server = servers.get(name);
+  if (!server) throw missing('dns', name, [...servers.keys()]);
   return server;
 }
 

@@ -62,6 +62,11 @@ export class BlockIpam {
     return this.blockSize;
   }
 
+  /** Addresses of the pool no one holds, in claimed blocks or not. */
+  get free(): number {
+    return cidrSize(this.pool) - this.handles.size;
+  }
+
   private lowestFree(block: Cidr): Ipv4 | null {
     for (let i = 0; i < this.blockSize; i++) if (!this.handles.has(block.base + i)) return (block.base + i) as Ipv4;
     return null;

@@ -1,4 +1,4 @@
-import { cidrContains, cidrSize, formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
+import { cidrContains, formatIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
 import { ConntrackTable, KUBE_PROXY_TIMEOUTS } from '../net/conntrack';
 import { PolicyRouting } from '../net/policy-routing';
 import type { RpFilterMode } from '../net/rp-filter';
@@ -10,6 +10,7 @@ import type { Pod } from './pod';
 import type { PacketPool } from '../net/packet';
 import type { DropReason } from '../report/drop-reasons';
 import type { BlockIpam } from './block-ipam';
+import { hostLocalRange, podAddressCapacity } from './pod-range';
 
 export interface HostOptions {
   index: number;
@@ -55,6 +56,8 @@ export class Host {
   udp!: UdpStack;
   /** Addresses handed out and not yet released, so IPAM never gives one out twice. */
   private readonly allocated = new Set<number>();
+  /** How many of `allocated` lie in the range host-local IPAM hands out. */
+  private heldAllocatable = 0;
   /** Calico block IPAM, when the pod network uses it; otherwise host-local style allocation over podCidr. */
   ipam: BlockIpam | null = null;
   private ipamCursor: number;
@@ -140,13 +143,30 @@ export class Host {
 
   reserve(ip: Ipv4, handle = 'reserved'): void {
     if (!this.ownsPodAddress(ip)) throw new Error(`${formatIpv4(ip)} is outside ${this.name}'s pod CIDR`);
-    this.allocated.add(ip);
+    this.hold(ip);
     this.ipam?.assign(ip, handle);
   }
 
   release(ip: Ipv4): void {
-    this.allocated.delete(ip);
+    if (this.allocated.delete(ip) && this.allocatable(ip)) this.heldAllocatable--;
     this.ipam?.release(ip);
+  }
+
+  /** Whether allocate() would find an address, so the scheduler can pass over a node whose pod range is full. */
+  hasFreePodAddress(): boolean {
+    if (this.ipam) return this.ipam.free > 0;
+    return this.heldAllocatable < podAddressCapacity(this.podCidr, false);
+  }
+
+  private hold(ip: number): void {
+    if (this.allocated.has(ip)) return;
+    this.allocated.add(ip);
+    if (this.allocatable(ip)) this.heldAllocatable++;
+  }
+
+  private allocatable(ip: number): boolean {
+    const { first, last } = hostLocalRange(this.podCidr);
+    return ip >= first && ip <= last;
   }
 
   /**
@@ -159,17 +179,15 @@ export class Host {
     if (this.ipam) {
       const ip = this.ipam.allocate(handle);
       if (ip === null) throw new Error(`${this.name} has no free pod address left in its blocks`);
-      this.allocated.add(ip);
+      this.hold(ip);
       return ip;
     }
-    const size = cidrSize(this.podCidr);
-    const first = this.podCidr.base + 2;
-    const last = this.podCidr.base + size - 2;
+    const { first, last } = hostLocalRange(this.podCidr);
     for (let tries = 0; tries <= last - first; tries++) {
       const ip = this.ipamCursor;
       this.ipamCursor = ip >= last ? first : ip + 1;
       if (!this.allocated.has(ip)) {
-        this.allocated.add(ip);
+        this.hold(ip);
         return ip as Ipv4;
       }
     }

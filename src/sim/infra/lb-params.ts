@@ -1,11 +1,13 @@
+import { MAX_RUN_S } from '../scenario/formats';
 import { z } from '../scenario/zod';
 
 /** The hardware load balancer's monitors, SNAT and headers (`params.lb`). */
 export const lbParams = z.strictObject({
   // BIG-IP HTTP/TCP monitor interval 5 s (docs/sources/load-balancers.md#big-ip-health-monitors).
-  monitorIntervalS: z.number().gt(0).default(5),
+  // At least a second, the shortest interval BIG-IP offers (docs/limits.md#periods).
+  monitorIntervalS: z.number().min(1).max(MAX_RUN_S).default(5),
   // BIG-IP monitor timeout 16 s = 3 × interval + 1 (docs/sources/load-balancers.md#big-ip-health-monitors).
-  monitorTimeoutS: z.number().gt(0).default(16),
+  monitorTimeoutS: z.number().min(1).max(MAX_RUN_S).default(16),
   // Whether members whose health is still unknown get new connections; unconfirmed, the bare-metal talk says yes
   // (docs/sources/load-balancers.md#members-with-unknown-health).
   unknownReceivesTraffic: z.boolean().default(true),

@@ -1,3 +1,4 @@
+import { MAX_RUN_S } from '../scenario/formats';
 import { z } from '../scenario/zod';
 
 const rpFilter = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (off), 1 (strict) or 2 (loose)' });
@@ -12,7 +13,8 @@ export const nodeParams = z.strictObject({
   // bandwidth control.
   cores: z.number().int().min(1).max(512).default(8),
   // Unset: kube-proxy's max(131072, 32768 × cores) (docs/sources/linux-conntrack.md#kube-proxy-settings).
-  conntrackMax: z.number().int().min(1).optional(),
+  // nf_conntrack_max is a C int (docs/limits.md#counts).
+  conntrackMax: z.number().int().min(1).max(2_147_483_647).optional(),
   // How pod addresses reach the node: routed per-node blocks (Calico BGP-style), IP-in-IP between nodes over tunl0
   // (Calico IPIP), or a secondary cloud interface (Cilium ENI mode).
   podNetwork: z.enum(['routed', 'ipip', 'eni']).default('routed'),
@@ -23,6 +25,6 @@ export const nodeParams = z.strictObject({
   // (docs/sources/calico.md#tunnel-address).
   tunnelHasIp: z.boolean().default(true),
   // Model choice: the CNI removes a deleted pod's ip rule as it cleans up the endpoint, at once.
-  sourceRuleGcSeconds: z.number().min(0).default(0),
+  sourceRuleGcSeconds: z.number().min(0).max(MAX_RUN_S).default(0),
 });
 export type NodeParams = z.output<typeof nodeParams>;

@@ -394,7 +394,7 @@ export class Workloads {
     for (let i = 0; i < plan.create; i++) {
       const host = this.placeFor(d);
       if (!host) {
-        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: no node is schedulable`);
+        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: no node is schedulable with a free pod address`);
         break;
       }
       const pod = this.createPod(d.spec.name, host);
@@ -414,7 +414,9 @@ export class Workloads {
     let best: Host | undefined;
     let bestLoad = Infinity;
     for (const host of this.hosts) {
-      if (!this.fits(d, host)) continue;
+      // Model choice: a node whose pod range is full gets no pod, where Kubernetes would leave one failing to get an
+      // address from the CNI's IPAM (docs/limits.md#pod-addresses); either way no pod runs there.
+      if (!this.fits(d, host) || !host.hasFreePodAddress()) continue;
       if (d.spec.perNode) {
         if (host.inCluster && !d.pods.some((p) => p.active && p.host === host)) return host;
         continue;

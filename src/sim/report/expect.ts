@@ -53,10 +53,11 @@ export function expectationsFor(assertions: readonly Assertion[], fixes: readonl
  */
 export function evaluateExpectations(assertions: readonly Assertion[], totals: Record<string, number>, series: Record<string, SeriesReport>, sampleCount: number): ExpectResult[] {
   return assertions.map((a) => {
-    const s = series[a.metric];
+    // A metric name may be an inherited property's (`constructor`); only the run's own series count.
+    const s = Object.hasOwn(series, a.metric) ? series[a.metric] : undefined;
     let actual: number | null = null;
     let missing: string | undefined;
-    if (a.agg === 'total' && !a.window && a.metric in totals) actual = totals[a.metric]!;
+    if (a.agg === 'total' && !a.window && Object.hasOwn(totals, a.metric)) actual = totals[a.metric]!;
     else if (!s) missing = `no metric named ${a.metric}`;
     else if (a.window && a.window[1] > sampleCount * s.stepSeconds + 1e-9) {
       missing = `the run stopped at ${sampleCount * s.stepSeconds} s, before the window ends at ${a.window[1]} s`;

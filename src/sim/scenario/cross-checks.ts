@@ -1,5 +1,6 @@
 import { deploymentParamsSchema, PARAM_SECTIONS } from './params';
 import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { checkCapacity } from './capacity';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
@@ -15,10 +16,12 @@ export function checkScenario(scenario: Scenario): ScenarioIssue[] {
   checkReferences(scenario, report);
   checkTimes(scenario, report);
   checkFixes(scenario, report);
+  // Counting and placing pods needs every reference resolved and every address valid.
+  if (issues.length === 0) checkCapacity(scenario, report);
   return issues;
 }
 
-type Report = (path: PathSegment[], message: string) => void;
+export type Report = (path: PathSegment[], message: string) => void;
 
 function checkNames(scenario: Scenario, report: Report): void {
   const nodeNames = new Map<string, PathSegment[]>();

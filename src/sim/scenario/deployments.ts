@@ -1,9 +1,12 @@
 import { z } from './zod';
-import { cidrv4, dnsLabel, dnsLabelOf, port, requiredFor } from './formats';
-
-const intOrPercent = z.union([z.number().int().min(0), z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>]);
+import { cidrv4, dnsLabel, dnsLabelOf, MAX_POD_RATE, MIN_RATE, port, requiredFor } from './formats';
 
 export const MAX_REPLICAS = 20_000;
+
+const intOrPercent = z.union([
+  z.number().int().min(0).max(MAX_REPLICAS),
+  z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>,
+]);
 
 /** What every deployment has, whatever app its pods run: the workload controller's fields. */
 const workload = {
@@ -31,7 +34,7 @@ const autoscale = z
   .strictObject({
     minReplicas: z.number().int().min(1).max(10_000).default(1),
     maxReplicas: z.number().int().min(1).max(10_000),
-    targetRequestsPerSecond: z.number().gt(0),
+    targetRequestsPerSecond: z.number().min(MIN_RATE).max(MAX_POD_RATE),
   })
   .optional();
 

@@ -491,7 +491,8 @@ function removeFrom(doc: Document, m: Model, path: YamlPath): void {
 }
 
 function hasKnobs(m: Model, deployment: string): boolean {
-  return !PARAM_SECTIONS.includes(deployment) && rec(m.js['params'])[deployment] !== undefined;
+  const params = rec(m.js['params']);
+  return !PARAM_SECTIONS.includes(deployment) && Object.hasOwn(params, deployment) && params[deployment] !== undefined;
 }
 
 /** Deletes explicit placements, last index first so the others keep their places. */

@@ -1,5 +1,14 @@
 import { z } from './zod';
 
+// A run lasts at most an hour, and every time a scenario sets fits in one (docs/limits.md#times).
+export const MAX_RUN_S = 3600;
+export const MAX_RUN_MS = MAX_RUN_S * 1000;
+// The engine's clock counts whole microseconds, so a time that must be positive is at least one (docs/limits.md#times).
+export const TICK_MS = 0.001;
+// What one pod or machine may send or serve per second, at least one event in a run (docs/limits.md#rates).
+export const MIN_RATE = 0.001;
+export const MAX_POD_RATE = 10_000;
+
 // Kubernetes IsDNS1123Label: lower-case alphanumerics and '-', alphanumeric at both ends, at most 63 characters.
 const DNS1123_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Kubernetes IsDNS1035Label (required for Service names): like a DNS-1123 label but starting with a letter.
@@ -25,6 +34,19 @@ export const dnsLabel = dnsLabelOf();
 export const serviceName = z.string().regex(DNS1035_LABEL, {
   error: 'must be a DNS-1035 label: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
 });
+
+/**
+ * A record keyed by names the scenario gives (deployments, Services, fixes, DNS records), parsed into an object with no
+ * prototype: looking up a name such as `constructor` or `toString` finds only what the file wrote.
+ */
+export function namedRecord<K extends z.core.$ZodRecordKey, V extends z.core.SomeType>(key: K, value: V) {
+  return z.record(key, value).overwrite((entries) => Object.assign(noNames(), entries));
+}
+
+/** The empty value of a namedRecord, for its default: `.default(noNames)`. */
+export function noNames<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
 
 export const ipv4 = z.ipv4({ error: 'not an IPv4 address' });
 export const cidrv4 = z.cidrv4({ error: 'not an IPv4 CIDR block (like 10.244.1.0/24)' });

@@ -22,6 +22,7 @@ import { kubeParams } from '../k8s/kube-params';
 import { tcpParams } from '../net/tcp-params';
 import { RECONNECT_INTERVAL_MS } from '../apps/grpc/backoff';
 import { MAX_REPLICAS } from './deployments';
+import { MAX_POD_RATE, MIN_RATE } from './formats';
 import { z } from './zod';
 
 /** Tunable mechanism parameters. Every key is optional; a missing key takes the default written beside it. */
@@ -42,10 +43,10 @@ export const deploymentParamsSchema = z.strictObject({
   lbPolicy: z.enum(['pick_first', 'round_robin']).optional(),
   reconnect: z.enum(['backoff', 'fixed']).optional(),
   reconnectIntervalMs: z.number().min(RECONNECT_INTERVAL_MS.min).max(RECONNECT_INTERVAL_MS.max).optional(),
-  minConnectTimeoutMs: z.number().gt(0).max(600_000).optional(),
+  minConnectTimeoutMs: z.number().min(1).max(600_000).optional(),
   resolutionIntervalS: z.number().min(0).max(3600).optional(),
   resolverRefresh: z.enum(['defer', 'drop']).optional(),
-  rpcsPerSecond: z.number().gt(0).max(10_000).optional(),
+  rpcsPerSecond: z.number().min(MIN_RATE).max(MAX_POD_RATE).optional(),
   deadlineMs: z.number().min(0).max(600_000).optional(),
   maxAttempts: z.number().int().min(1).max(5).optional(),
 });
@@ -87,7 +88,8 @@ export type ScenarioParams = z.output<typeof paramsSchema>;
 
 /** The knobs a scenario sets for one deployment (empty when none). */
 export function knobsOf(params: ScenarioParams, deployment: string): DeploymentParams {
-  if (PARAM_SECTIONS.includes(deployment) || params[deployment] === undefined) return {};
+  // params is a plain object, so a deployment named like one of its inherited properties (`constructor`) sets no knobs.
+  if (PARAM_SECTIONS.includes(deployment) || !Object.hasOwn(params, deployment) || params[deployment] === undefined) return {};
   return deploymentParamsSchema.parse(params[deployment]);
 }
 

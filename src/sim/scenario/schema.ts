@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { checkScenario } from './cross-checks';
 import { DEFAULT_CHARTS } from './default-charts';
+import { MAX_RUN_S, namedRecord, noNames } from './formats';
 import { paramsSchema } from './params';
 import { topologySchema } from './topology';
 import { SCENARIO_VERSION } from './version';
@@ -20,8 +21,11 @@ const CHART_METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*\{[A-Za-z0-9_]+=\*\}$/;
 
 const id = z.string().regex(ID, { error: 'must be lower-case letters, digits and "-"' });
 
+// Times in a run: from its start to the end of the longest run (docs/limits.md#times).
+const runTime = z.number().min(0).max(MAX_RUN_S);
+
 const timelineEntry = z.strictObject({
-  at: z.number().min(0),
+  at: runTime,
   fault: id,
   target: z.string().regex(TARGET, {
     error: 'must be kind/name with kind node, pod, deployment, service, router, lb, dns, external or zookeeper (like pod/web-0)',
@@ -44,16 +48,17 @@ const expectation = z.strictObject({
   description: z.string().optional(),
   metric,
   agg: z.enum(['total', 'peak', 'mean', 'min', 'last']),
-  window: z.tuple([z.number().min(0), z.number().min(0)]).optional(),
+  window: z.tuple([runTime, runTime]).optional(),
   op: z.enum(['<', '<=', '>', '>=', '==', '!=']),
-  value: z.number(),
+  // Compared with a metric's total or a sample; doubles hold integers exactly up to 2^53 (docs/limits.md#counts).
+  value: z.number().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
   // Held only in a run with exactly these fixes applied ([]: the run without fixes); left out, in every run.
   fixes: z.array(z.string()).optional(),
 });
 
 /** A chapter of the story a scenario tells, for a workshop host stepping through it: when, what, and what to try. */
 const chapter = z.strictObject({
-  at: z.number().min(0),
+  at: runTime,
   title: z.string().min(1).max(120),
   text: z.string().min(1),
   // What the audience or the host should do now, e.g. "Open the flow log" or "Apply the fix default-backoff".
@@ -90,11 +95,11 @@ const scenarioObject = z.strictObject({
   title: z.string().min(1),
   description: z.string(),
   seed: z.number().int().min(0).max(0xffffffff),
-  duration: z.number().gt(0).max(3600),
+  duration: z.number().gt(0).max(MAX_RUN_S),
   topology: topologySchema,
   params: paramsSchema,
   timeline: z.array(timelineEntry).default([]),
-  fixes: z.record(id, fix).default({}),
+  fixes: namedRecord(id, fix).default(noNames),
   expect: z.array(expectation).default([]),
   chapters: z.array(chapter).default([]),
   charts: z.array(chart).min(1).max(8).default(DEFAULT_CHARTS),

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { deploymentSchema } from './deployments';
-import { cidrv4, dnsLabel, hostname, ipv4, port, serviceName } from './formats';
+import { cidrv4, dnsLabel, hostname, ipv4, namedRecord, noNames, port, serviceName } from './formats';
 
 const pod = z.strictObject({
   name: dnsLabel,
@@ -50,9 +50,10 @@ const dns = z.strictObject({
   nodeLocal: z.boolean().default(false),
   // The Amazon-provided DNS resolver's link-local address (docs/sources/dns.md#amazon-provided-dns).
   resolverIp: ipv4.default('169.254.169.253'),
-  records: z.record(hostname, z.array(ipv4).min(1)).default({}),
+  records: namedRecord(hostname, z.array(ipv4).min(1)).default(noNames),
   // external-dns writes Route 53 records with TTL 300 s unless told otherwise (docs/sources/dns.md#external-dns).
-  recordTtl: z.number().int().min(0).default(300),
+  // The same ceiling as params.externalDns.recordTtlS (docs/limits.md#times).
+  recordTtl: z.number().int().min(0).max(172_800).default(300),
   externalDns: externalDns.optional(),
 });
 
@@ -117,8 +118,8 @@ const zookeeper = z.strictObject({
 
 export const topologySchema = z.strictObject({
   nodes: z.array(node).min(1),
-  deployments: z.record(dnsLabel, deploymentSchema),
-  services: z.record(serviceName, service).default({}),
+  deployments: namedRecord(dnsLabel, deploymentSchema),
+  services: namedRecord(serviceName, service).default(noNames),
   dns: dns.optional(),
   routers: z.array(router).default([]),
   bgp: bgp.optional(),
