@@ -1,11 +1,11 @@
-import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type ToStringOptions } from 'yaml';
+import { isAlias, isCollection, isMap, isScalar, isSeq, type Document, type ToStringOptions } from 'yaml';
 import { faultCatalog, FAULT_IDS } from '../faults/catalog';
 import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4, type Cidr, type Ipv4 } from '../net/ipv4';
 import { DNS_NAMES } from './cross-checks';
 import { loadScenario, type LoadResult } from './load';
 import { PARAM_SECTIONS } from './params';
 import { keepLayout } from './keep-layout';
-import { withoutBom } from './parse-text';
+import { readYaml, withoutBom } from './parse-text';
 import { formatPath, isPrefix, parsePath } from './path';
 import { HTTP_SERVING_APPS } from './deployments';
 import type { Edit, EditKind, OutlineItem, ScalarValue, YamlPath } from './edit-kinds';
@@ -105,9 +105,9 @@ function valueOf(doc: Document): unknown {
 }
 
 function parseText(text: string): Document.Parsed {
-  const source = withoutBom(text);
-  const lines = new LineCounter();
-  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const read = readYaml(withoutBom(text));
+  if (!read.ok) throw new Error(`${read.error}; fix the text first`);
+  const { doc, lines } = read;
   const error = doc.errors[0];
   if (error) {
     const { line, col } = lines.linePos(error.pos[0]);
