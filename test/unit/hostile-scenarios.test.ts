@@ -64,6 +64,16 @@ describe('names that are properties of every object', () => {
     expect(errorsOf(scenarioText(BASE), [name])).toEqual([`fixes: unknown fix "${name}"; this scenario has no fixes`]);
   });
 
+  it('a key __proto__ is refused where it stands, in YAML and in JSON, rather than dropped', () => {
+    const yaml = `${scenarioText(BASE)}\nfixes:\n  __proto__:\n    description: d\n    set: {}\n`;
+    expect(errorsOf(yaml)).toEqual(['fixes.__proto__: "__proto__" cannot be a key or a name']);
+    const json = JSON.stringify({ topology: { deployments: JSON.parse('{"__proto__": {"app": "http-server"}}') } });
+    expect(loadScenario(json, 'hostile.json', { faultIds: FAULT_IDS, faults: faultCatalog() })).toEqual({
+      ok: false,
+      errors: ['topology.deployments.__proto__: "__proto__" cannot be a key or a name'],
+    });
+  });
+
   it('a params key named like an inherited property is an unknown key', () => {
     const text = scenarioText(BASE, (s) => {
       (s.params as Record<string, unknown>)['toString'] = { replicas: 3 };

@@ -308,10 +308,10 @@ describe('syntax errors', () => {
     expect(errorsOf(loadScenario('{version: 1', 'clipboard'))).toEqual(['(root): YAML syntax error at line 1, column 12: Flow map must end with a }']);
   });
 
-  it('treats __proto__ as an unknown key, not as a prototype', () => {
+  it('refuses __proto__ as a key, naming it, and never takes it for a prototype', () => {
     const doc = placed();
     const text = JSON.stringify(doc).replace('{"version":1,', '{"__proto__":{"polluted":1},"version":1,');
-    expect(errorsOf(loadScenario(text, 'x.json'))).toEqual(['__proto__: unknown key']);
+    expect(errorsOf(loadScenario(text, 'x.json'))).toEqual(['__proto__: "__proto__" cannot be a key or a name']);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
