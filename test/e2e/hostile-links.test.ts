@@ -1,8 +1,7 @@
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, text, untilLoaded, untilStatus } from './page';
 import { editorText, fillEditor } from './code-editor';
 
 const DEMO = 'demo.yaml';
@@ -10,11 +9,6 @@ const F5 = 'f5-unknown-health.yaml';
 
 const harness = appHarness();
 const { withApp } = harness;
-
-async function loaded(page: Page, file: string): Promise<void> {
-  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(file);
-  await untilStatus(page, 'paused');
-}
 
 describe('hostile links and nothing lost', () => {
   it.each([
@@ -66,7 +60,7 @@ describe('hostile links and nothing lost', () => {
   it('keeps an unsaved draft when a link opens in its tab, and offers it back', async () => {
     await withApp('draft-and-link', `?scenario=${DEMO}`, async (app) => {
       const { page, context } = app;
-      await loaded(page, DEMO);
+      await untilLoaded(page, DEMO);
       await byTestId(page, 'edit-button').click();
       await byTestId(page, 'editor-text').click({ timeout: 20_000 });
       const draft = `${await editorText(page)}# my unsaved draft\n`;
@@ -74,7 +68,7 @@ describe('hostile links and nothing lost', () => {
 
       // Opening a link in the same tab: the page goes (and saves), the link's run takes the tab.
       await page.goto(`${harness.server().url}?scenario=${F5}`);
-      await loaded(page, F5);
+      await untilLoaded(page, F5);
       await expect
         .poll(() => text(page, 'notice-message'), { timeout: 20_000 })
         .toBe(`The link opened in place of this tab's run of ${DEMO}; your draft of ${DEMO} is kept and comes back in a new tab.`);
@@ -95,7 +89,7 @@ describe('hostile links and nothing lost', () => {
   it('forgets a run left for over two weeks, and says so', async () => {
     await withApp('session-pruned', `?scenario=${DEMO}`, async (app) => {
       const { page } = app;
-      await loaded(page, DEMO);
+      await untilLoaded(page, DEMO);
       await page.evaluate((file) => {
         const run = { scenario: { file }, seed: 1, fixes: [], faults: [], t: 0 };
         localStorage.setItem('netmortem.session.gone', JSON.stringify({ tab: 'gone', savedAt: Date.now() - 15 * 24 * 3600e3, run }));

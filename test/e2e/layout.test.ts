@@ -3,17 +3,12 @@ import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
 import { readFileSync } from 'node:fs';
 import { boxOf, clippedWithoutCue, pictureBoxesUnderOverlays, pictureTextSmallerThan, rowsOf, settled, textSmallerThan } from './geometry';
-import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, text, untilLoaded, untilStatus } from './page';
 
 const { withApp } = appHarness({ viewport: { width: 1600, height: 900 } });
 
 /** The longest texts of the shipped scenarios: title, description, twelve chapters, eight fixes, three drop reasons by 60 s. */
 const HEAVY = 'its-not-dns.yaml';
-
-async function loaded(page: Page, file: string): Promise<void> {
-  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 30_000 }).toBe(file);
-  await untilStatus(page, 'paused');
-}
 
 /** Width of the option the closed select shows, in its font, and the width its text gets (less padding and arrow). */
 function pickerText(page: Page): Promise<{ shown: string; textPx: number; roomPx: number }> {
@@ -36,7 +31,7 @@ describe('layouts that fit their screens', () => {
   it('desktop: a one-row header from 1400 px, the picker’s text whole, palette cards at 1280, and a right column that never clips without a cue', async () => {
     await withApp('layout-desktop', `?scenario=${HEAVY}&speed=max`, async (app) => {
       const { page } = app;
-      await loaded(page, HEAVY);
+      await untilLoaded(page, HEAVY);
       await byTestId(page, 'pause-at-chapters').uncheck();
       await byTestId(page, 'play-button').click();
       await expect.poll(() => clockUs(page), { timeout: 120_000 }).toBeGreaterThanOrEqual(60e6);
@@ -90,7 +85,7 @@ describe('layouts that fit their screens', () => {
   it('pauses the run while a fault is placed and set, applies it at the moment it was dropped, then plays on', async () => {
     await withApp('layout-placing-pauses', '?scenario=demo.yaml&speed=2', async (app) => {
       const { page } = app;
-      await loaded(page, 'demo.yaml');
+      await untilLoaded(page, 'demo.yaml');
       await byTestId(page, 'play-button').click();
       await expect.poll(() => clockUs(page), { timeout: 10_000 }).toBeGreaterThan(2e6);
 
@@ -131,7 +126,7 @@ describe('layouts that fit their screens', () => {
   it('fits the shortcuts list on a 768 px tall screen, every key as wide as its label', async () => {
     await withApp('layout-shortcuts', '?scenario=demo.yaml', async (app) => {
       const { page } = app;
-      await loaded(page, 'demo.yaml');
+      await untilLoaded(page, 'demo.yaml');
       for (const width of [1366, 1024]) {
         await page.setViewportSize({ width, height: 768 });
         await byTestId(page, 'shortcuts-button').click();
@@ -166,7 +161,7 @@ describe('layouts that fit their screens', () => {
     await withApp('machine-groups', `?scenario=${HEAVY}`, async (app) => {
       const { page } = app;
       await page.setViewportSize({ width: 1280, height: 720 });
-      await loaded(page, HEAVY);
+      await untilLoaded(page, HEAVY);
       const caption = page.getByTestId('element-caption');
       await expect.poll(() => caption.textContent()).toMatch(/^svc\/kube-dns · svc\/kube-dns-upstream · .*dns-resolver × 2$/);
       expect(await caption.evaluate((el) => getComputedStyle(el).visibility)).toBe('visible');

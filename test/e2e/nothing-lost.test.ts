@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { appHarness } from './harness';
-import { byTestId, clockUs, text, untilStatus } from './page';
+import { byTestId, clockUs, text, untilLoaded, untilStatus } from './page';
 
 const DEMO = 'demo.yaml';
 const F5 = 'f5-unknown-health.yaml';
 
 const harness = appHarness();
 const { withApp } = harness;
-
-async function loaded(page: Page, file: string): Promise<void> {
-  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 20_000 }).toBe(file);
-  await untilStatus(page, 'paused');
-}
 
 /** Deletes web-1 from its inspector, with no grace period, at the run's present moment. */
 async function deleteWeb1(page: Page): Promise<void> {
@@ -34,7 +29,7 @@ describe('nothing lost', () => {
   it('a crashed worker is replaced by itself, and the run replayed with the fault applied by hand to the same digest', async () => {
     await withApp('worker-crash', `?scenario=${DEMO}&speed=max`, async (app) => {
       const { page } = app;
-      await loaded(page, DEMO);
+      await untilLoaded(page, DEMO);
       await deleteWeb1(page);
       await byTestId(page, 'play-button').click();
       await expect.poll(() => text(page, 'digest'), { timeout: 60_000 }).toMatch(/^[0-9a-f]{16}$/);
@@ -62,7 +57,7 @@ describe('nothing lost', () => {
   it('keeps the run across a reload, keeps two tabs apart, and hands a closed tab’s run to the next one', async () => {
     await withApp('autosave', `?scenario=${DEMO}&speed=5`, async (app) => {
       const { page, context } = app;
-      await loaded(page, DEMO);
+      await untilLoaded(page, DEMO);
       // The link has done its work: a reload now restores the saved run, not the link's.
       expect(new URL(page.url()).search).toBe('');
       await deleteWeb1(page);
@@ -82,9 +77,9 @@ describe('nothing lost', () => {
       await expect
         .poll(() => text(second, 'notice-message'), { timeout: 20_000 })
         .toBe('Netmortem is open in another tab with its own run. This tab keeps a separate one, so neither overwrites the other.');
-      await loaded(second, DEMO);
+      await untilLoaded(second, DEMO);
       await byTestId(second, 'scenario-picker').selectOption(F5);
-      await loaded(second, F5);
+      await untilLoaded(second, F5);
       // Past the next autosave of both tabs.
       await second.waitForTimeout(2_500);
 

@@ -32,3 +32,9 @@ export async function clockUs(page: Page): Promise<number> {
 export async function untilStatus(page: Page, status: 'running' | 'paused', timeout = 30_000): Promise<void> {
   await expect.poll(() => text(page, 'run-status'), { timeout }).toBe(status);
 }
+
+/** Waits until the picker shows `file` and its run is ready, paused at its start. */
+export async function untilLoaded(page: Page, file: string): Promise<void> {
+  await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 30_000 }).toBe(file);
+  await untilStatus(page, 'paused');
+}

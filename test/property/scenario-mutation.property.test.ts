@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadScenario, type LoadOptions } from '../../src/sim/scenario/load';
 import { formatPath, type PathSegment } from '../../src/sim/scenario/path';
+import { getAt, modifyAt, places } from '../fixtures/doc-paths';
 
 const SCENARIOS = new URL('../../public/scenarios/', import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, SCENARIOS), 'utf8');
@@ -17,40 +18,6 @@ const ERROR = /^(\(root\)|[A-Za-z0-9_.[\]{}"=-]+): ./;
 const SET_ERROR = /^--set [^ ]+=[^ ]*: ./;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** Every place in a document, root first, depth first. */
-function places(value: unknown, at: PathSegment[] = []): PathSegment[][] {
-  const out = [at];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...places(v, [...at, i])));
-  else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) out.push(...places(v, [...at, k]));
-  }
-  return out;
-}
-
-function get(value: unknown, path: readonly PathSegment[]): unknown {
-  let current = value;
-  for (const segment of path) current = (current as Record<PropertyKey, unknown>)[segment];
-  return current;
-}
-
-/** Returns a copy of `doc` with the value at `path` replaced by `update(old)`; `undefined` removes it. */
-function modify(doc: unknown, path: readonly PathSegment[], update: (old: unknown) => unknown): unknown {
-  const [head, ...rest] = path;
-  if (head === undefined) return update(doc);
-  if (Array.isArray(doc)) {
-    const copy = doc.slice();
-    const next = modify(copy[head as number], rest, update);
-    if (next === undefined && rest.length === 0) copy.splice(head as number, 1);
-    else copy[head as number] = next;
-    return copy;
-  }
-  const copy = { ...(doc as Record<string, unknown>) };
-  const next = modify(copy[head], rest, update);
-  if (next === undefined && rest.length === 0) delete copy[head];
-  else copy[head] = next;
-  return copy;
-}
 
 const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
@@ -77,26 +44,26 @@ function shuffleType(v: unknown): unknown {
 type Mutation = (doc: unknown, path: PathSegment[]) => fc.Arbitrary<unknown>;
 
 const mutations: Mutation[] = [
-  (doc, path) => fc.constant(path.length === 0 ? doc : modify(doc, path, () => undefined)),
+  (doc, path) => fc.constant(path.length === 0 ? doc : modifyAt(doc, path, () => undefined)),
   (doc, path) =>
     fc.tuple(key, json).map(([k, v]) => {
-      const target = get(doc, path);
+      const target = getAt(doc, path);
       if (target === null || typeof target !== 'object' || Array.isArray(target)) return doc;
-      return modify(doc, path, (old) => ({ ...(old as object), [k]: v }));
+      return modifyAt(doc, path, (old) => ({ ...(old as object), [k]: v }));
     }),
   (doc, path) => {
-    const old = get(doc, path);
-    return json.filter((v) => typeOf(v) !== typeOf(old)).map((v) => modify(doc, path, () => v));
+    const old = getAt(doc, path);
+    return json.filter((v) => typeOf(v) !== typeOf(old)).map((v) => modifyAt(doc, path, () => v));
   },
-  (doc, path) => oddNumber.map((n) => modify(doc, path, (old) => (typeof old === 'number' ? -Math.abs(old) * 0 + n : n))),
+  (doc, path) => oddNumber.map((n) => modifyAt(doc, path, (old) => (typeof old === 'number' ? -Math.abs(old) * 0 + n : n))),
   (doc, path) =>
     fc.nat().map((i) => {
-      const target = get(doc, path);
+      const target = getAt(doc, path);
       if (!Array.isArray(target) || target.length === 0) return doc;
       const item: unknown = target[i % target.length];
-      return modify(doc, path, () => [...target, structuredClone(item)]);
+      return modifyAt(doc, path, () => [...target, structuredClone(item)]);
     }),
-  (doc, path) => fc.constant(modify(doc, path, shuffleType)),
+  (doc, path) => fc.constant(modifyAt(doc, path, shuffleType)),
 ];
 
 /** One random mutation at a random place of `doc`. */
@@ -147,7 +114,7 @@ describe('scenario loader under random mutations of the demo', () => {
       fc.property(fc.constantFrom(...places(demo).filter((p) => typeof p[p.length - 1] === 'string')), (path) => {
         const last = path[path.length - 1] as string;
         const renamed = `${last}x`;
-        const doc = modify(demo, path.slice(0, -1), (parent) => {
+        const doc = modifyAt(demo, path.slice(0, -1), (parent) => {
           const { [last]: value, ...rest } = parent as Record<string, unknown>;
           return { ...rest, [renamed]: value };
         });
