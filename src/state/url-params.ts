@@ -1,5 +1,5 @@
 import { decompressFromEncodedURIComponent } from 'lz-string';
-import { echo } from '../sim';
+import { echo, formatCount } from '../sim';
 import { SPEED_ERROR, type Speed, type TimedFault } from '../worker/protocol';
 import { MAX_LINK_CHARS } from './share-link';
 import { parseSpeed } from './speed';
@@ -46,7 +46,7 @@ const MAX_FIX_CHARS = 80;
  */
 function unpack(value: string): { text: string } | { problem: string } {
   if (value.length > MAX_LINK_CHARS) {
-    return { problem: `is ${value.length.toLocaleString('en-US')} characters long, longer than any link Netmortem writes (${MAX_LINK_CHARS.toLocaleString('en-US')})` };
+    return { problem: `is ${formatCount(value.length)} characters long, longer than any link Netmortem writes (${formatCount(MAX_LINK_CHARS)})` };
   }
   try {
     const text = decompressFromEncodedURIComponent(value.replaceAll(' ', '+'));
@@ -150,7 +150,7 @@ export function parseUrlParams(search: string): UrlParams {
   }
   const [bad, ...more] = badFixes;
   if (bad !== undefined) {
-    const others = more.length === 0 ? '' : ` (and ${more.length.toLocaleString('en-US')} more)`;
+    const others = more.length === 0 ? '' : ` (and ${formatCount(more.length)} more)`;
     out.errors.push(`fix: expected a fix name of 1–${MAX_FIX_CHARS} characters, got ${bad.trim() === '' ? 'an empty value' : echo(bad)}${others}`);
   }
   return out;

@@ -13,13 +13,19 @@ export function parseScenarioText(text: string, fileName: string): ParsedText {
   const size = sizeProblem(source);
   if (size !== undefined) return { ok: false, errors: [size] };
   if (source.trim() === '') return { ok: false, errors: ['(root): the file is empty'] };
-  const lower = fileName.toLowerCase();
-  // Unknown name (pasted text, a URL): JSON when it parses as JSON, otherwise YAML, whose errors carry positions.
-  const asJson = lower.endsWith('.json') || !/\.ya?ml$/.test(lower) ? parseJson(source) : undefined;
-  const parsed = asJson === undefined || (!asJson.ok && !lower.endsWith('.json')) ? parseYaml(source) : asJson;
+  const parsed = parseByName(source, fileName);
   if (!parsed.ok) return parsed;
   const proto = protoKeys(parsed.value, [], []);
   return proto.length > 0 ? { ok: false, errors: proto } : parsed;
+}
+
+function parseByName(source: string, fileName: string): ParsedText {
+  const lower = fileName.toLowerCase();
+  if (lower.endsWith('.json')) return parseJson(source);
+  if (/\.ya?ml$/.test(lower)) return parseYaml(source);
+  // Unknown name (pasted text, a URL): JSON when it parses as JSON, otherwise YAML, whose errors carry positions.
+  const asJson = parseJson(source);
+  return asJson.ok ? asJson : parseYaml(source);
 }
 
 /**

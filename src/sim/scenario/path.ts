@@ -1,4 +1,4 @@
-import { clip, echo, MAX_ECHO_CHARS } from './limits';
+import { echo, oneLine } from './limits';
 
 /** A location inside a scenario document: object keys and array indexes. */
 export type PathSegment = string | number;
@@ -101,7 +101,7 @@ function readBracket(text: string, open: number): { segment: PathSegment; end: n
     try {
       key = JSON.parse(text.slice(start, j + 1));
     } catch {
-      throw new Error(`bad quoted key ${clip(text.slice(start, j + 1), MAX_ECHO_CHARS)}`);
+      throw new Error(`bad quoted key ${oneLine(text.slice(start, j + 1))}`);
     }
     if (text[j + 1] !== ']') throw new Error(`expected "]" after quoted key in ${echo(text)}`);
     return { segment: String(key), end: j + 2 };
