@@ -81,6 +81,42 @@ describe('names that are properties of every object', () => {
     expect(errorsOf(text)).toContainEqual(expect.stringMatching(/^params\.toString: unknown key/));
   });
 
+  it('--set and a fix reach a deployment named constructor or prototype; --set through __proto__ is refused', () => {
+    const text = scenarioText({
+      ...BASE,
+      topology: {
+        nodes: nodes(2),
+        deployments: { constructor: httpServer(2), prototype: httpClient(2, 'web') },
+        services: { web: service('constructor', '10.96.0.20') },
+      },
+      fixes: { more: { description: 'more servers', set: { 'topology.deployments.constructor.replicas': 3 } } },
+    });
+    const loaded = loadScenario(text, 'hostile.yaml', { faultIds: FAULT_IDS, faults: faultCatalog(), fixes: ['more'], sets: ['topology.deployments.prototype.replicas=5'] });
+    expect(loaded.ok && [loaded.scenario.topology.deployments['constructor']?.replicas, loaded.scenario.topology.deployments['prototype']?.replicas]).toEqual([3, 5]);
+    const refused = loadScenario(text, 'hostile.yaml', { faultIds: FAULT_IDS, faults: faultCatalog(), sets: ['topology.__proto__.replicas=5'] });
+    expect(refused).toEqual({ ok: false, errors: ['--set topology.__proto__.replicas=5: "__proto__" is not a scenario key'] });
+  });
+
+  it('a key constructor where the format has fixed keys is an unknown key, in any kind of deployment', () => {
+    const text = scenarioText(BASE, (s) => {
+      (s.topology as Record<string, unknown>)['constructor'] = 1;
+      (s.topology.deployments['web'] as Record<string, unknown>)['constructor'] = 1;
+    });
+    const errors = errorsOf(text);
+    expect(errors).toContainEqual(expect.stringMatching(/^topology\.constructor: unknown key/));
+    expect(errors).toContainEqual(expect.stringMatching(/^topology\.deployments\.web\.constructor: unknown key/));
+    expect(errors.join('\n')).not.toMatch(/deployments have/);
+  });
+
+  it('a pod no run can name is refused in the timeline; one its deployment may create later is left to the run', () => {
+    const at = (target: string) => scenarioText({ ...BASE, timeline: [fault(1, 'delete-pod', target)] });
+    expect(errorsOf(at('pod/wep-0'))).toEqual([
+      'timeline[0].target: no pod can be named "wep-0": a pod is placed by name under topology.nodes, or named <deployment>-<n> (did you mean "web-0"?)',
+    ]);
+    expect(errorsOf(at('pod/coredns-0'))[0]).toMatch(/^timeline\[0\]\.target: no pod can be named "coredns-0"/);
+    expect(load(at('pod/web-7'))).toMatchObject({ ok: true });
+  });
+
   it('an expectation on a metric named like an inherited property is missing, not a crash', () => {
     const text = scenarioText({ ...BASE, expect: [{ metric: 'constructor', agg: 'peak', op: '>', value: 0 }] });
     const { report } = runText(text);
@@ -189,6 +225,27 @@ describe('pod addresses', () => {
       ];
     });
     expect(load(text)).toMatchObject({ ok: true });
+  });
+
+  it("a shortfall only the scheduler's order makes is left to the run: the pods wait and the deployment says so", () => {
+    // wide spreads 3 and 3 over two /29 ranges of 5 addresses; pinned may only use node-a, which has 2 left for its 4.
+    const text = scenarioText(BASE, (s) => {
+      s.topology.nodes = nodes(2, (i) => ({ podCidr: `10.244.${i + 1}.0/29` }));
+      s.topology.deployments = { wide: httpServer(6), pinned: httpServer(4, { nodes: ['node-a'] }) };
+      s.topology.services = { web: service('wide', '10.96.0.20') };
+    });
+    const { sim } = runText(text);
+    const waiting = sim.eventsSince(0).filter((e) => e.kind === 'pod.unschedulable');
+    expect(waiting.map((e) => [e.entity, e.message])).toEqual([['deployment/pinned', '2 pod(s) wait: no node is schedulable with a free pod address']]);
+  });
+
+  it('pods beyond every free address of the nodes they may use are refused, whatever the order', () => {
+    const text = scenarioText(BASE, (s) => {
+      s.topology.nodes = nodes(2, (i) => ({ podCidr: `10.244.${i + 1}.0/29` }));
+      s.topology.deployments = { wide: httpServer(6), pinned: httpServer(6, { nodes: ['node-a'] }) };
+      s.topology.services = { web: service('wide', '10.96.0.20') };
+    });
+    expect(errorsOf(text)).toEqual(["topology.deployments.pinned.replicas: 2 of pinned's pods get no address: the pod range (podCidr) of node-a is full"]);
   });
 
   it('CoreDNS replicas count against the same ranges', () => {

@@ -510,7 +510,10 @@ describe('cross-field checks', () => {
     expect(errorsFor(doc)).toEqual(['topology.nodes: needs at least 1 item']);
     const empty = placed();
     empty['topology'] = { nodes: [{ name: 'node-a', ip: '10.0.0.11', podCidr: '10.244.1.0/24' }], deployments: {} };
-    expect(errorsFor(empty)).toEqual(['topology.deployments: needs at least one deployment']);
+    expect(errorsFor(empty)).toEqual([
+      'topology.deployments: needs at least one deployment',
+      'timeline[0].target: no pod can be named "web-0": a pod is placed by name under topology.nodes, or named <deployment>-<n>',
+    ]);
   });
 
   it('rejects a timeline entry after the end of the run', () => {

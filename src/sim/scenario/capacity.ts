@@ -27,9 +27,11 @@ export function checkCapacity(scenario: Scenario, report: Report): void {
 }
 
 /**
- * The pods a run starts with, placed as the engine places them (k8s/workloads.ts: explicit pods first, then CoreDNS
- * and each deployment in order, each pod on the allowed joined node with the fewest pods that has an address left):
- * every one must get an address from its node's pod range (docs/limits.md#pod-addresses).
+ * The pods a run starts with must find addresses in their nodes' pod ranges (docs/limits.md#pod-addresses). An
+ * explicitly placed pod is checked on its node. The others are placed by the engine's scheduler (k8s/workloads.ts),
+ * which this does not repeat: it refuses only the pods that no placement could give an address, those beyond the
+ * free addresses of the nodes they may run on or of all joined nodes after the pods before them. A shortfall only
+ * the scheduler's order causes is the engine's to report: the pods wait, and the deployment says so.
  */
 function checkPodAddresses(scenario: Scenario, report: Report): void {
   const { nodes, deployments, dns } = scenario.topology;
@@ -37,14 +39,12 @@ function checkPodAddresses(scenario: Scenario, report: Report): void {
   const blocks = calico.ipam === 'blocks' && nodeParams.podNetwork !== 'eni';
   // With block IPAM, calico-node's tunnel address comes out of the same pool (infra/cni.ts).
   const tunnel = blocks && nodeParams.podNetwork === 'ipip' && nodeParams.tunnelHasIp ? 1 : 0;
-  const load: number[] = [];
   const free: number[] = [];
   const explicitOf = new Map<string, Map<number, number>>();
   nodes.forEach((node, n) => {
     const cidr = parseCidr(node.podCidr)!;
     const { first, last } = hostLocalRange(cidr);
     free[n] = podAddressCapacity(cidr, blocks) - tunnel;
-    load[n] = node.pods.length;
     node.pods.forEach((pod, p) => {
       const counts = explicitOf.get(pod.deployment) ?? new Map<number, number>();
       counts.set(n, (counts.get(n) ?? 0) + 1);
@@ -57,31 +57,30 @@ function checkPodAddresses(scenario: Scenario, report: Report): void {
     });
   });
   const joined = joinedNodes(nodes);
-  const anyNode = new NodeQueue(joined(undefined), load, free);
-  const place = (name: string, path: PathSegment[], count: number, selector: readonly string[] | undefined) => {
-    const allowed = joined(selector);
-    const queue = selector === undefined ? anyNode : new NodeQueue(allowed, load, free);
-    let left = count;
-    while (left > 0 && queue.placeOne()) left--;
-    if (left <= 0) return;
+  const freeOn = (allowed: readonly number[]) => allowed.reduce((sum, n) => sum + free[n]!, 0);
+  let left = freeOn(joined(undefined));
+  const place = (name: string, path: PathSegment[], count: number, allowed: readonly number[]) => {
+    const placed = Math.max(0, Math.min(count, left, freeOn(allowed)));
+    left -= placed;
+    if (placed >= count) return;
     const where =
       allowed.length === 0
         ? 'no joined node may run them'
         : allowed.length > 3
           ? `the ${allowed.length} nodes it may run on are full`
           : `${allowed.map((n) => nodes[n]!.name).join(', ')} ${allowed.length === 1 ? 'is' : 'are'} full`;
-    report(path, `${left} of ${name}'s pods get no address: the pod range (podCidr) of ${where}`);
+    report(path, `${count - placed} of ${name}'s pods get no address: the pod range (podCidr) of ${where}`);
   };
-  if (dns) place('coredns', ['topology', 'dns', 'replicas'], dns.replicas, undefined);
+  if (dns) place('coredns', ['topology', 'dns', 'replicas'], dns.replicas, joined(undefined));
   for (const [name, deployment] of Object.entries(deployments)) {
     const explicit = explicitOf.get(name);
     if (deployment.kind === 'DaemonSet') {
       for (const n of joined(deployment.nodes)) {
         if (explicit?.has(n)) continue;
         const node = nodes[n]!;
-        if (free[n]! > 0) {
+        if (free[n]! > 0 && left > 0) {
           free[n]!--;
-          load[n]!++;
+          left--;
         } else report(['topology', 'nodes', n, 'podCidr'], `${node.podCidr} has no address left for the pod of DaemonSet ${name} on ${node.name}`);
       }
       continue;
@@ -89,7 +88,7 @@ function checkPodAddresses(scenario: Scenario, report: Report): void {
     const knob = knobsOf(scenario.params, name).replicas;
     const path = knob === undefined ? ['topology', 'deployments', name, 'replicas'] : ['params', name, 'replicas'];
     const placed = [...(explicit?.values() ?? [])].reduce((a, b) => a + b, 0);
-    place(name, path, (knob ?? deployment.replicas ?? 0) - placed, deployment.nodes);
+    place(name, path, (knob ?? deployment.replicas ?? 0) - placed, joined(deployment.nodes));
   }
 }
 
@@ -98,71 +97,6 @@ function joinedNodes(nodes: Scenario['topology']['nodes']): (selector: readonly 
   const all = nodes.flatMap((node, n) => (node.joined ? [n] : []));
   const byName = new Map(all.map((n) => [nodes[n]!.name, n]));
   return (selector) => (selector === undefined ? all : [...new Set(selector.flatMap((name) => byName.get(name) ?? []))].sort((a, b) => a - b));
-}
-
-/**
- * Nodes by (pods on them, index), as the engine's scheduler picks them; a node leaves once its range is full. Loads
- * only grow, so a node whose load grew through another queue is put back at its new place when it comes up.
- */
-class NodeQueue {
-  private readonly heap: number[] = [];
-  private readonly width: number;
-
-  constructor(
-    nodes: readonly number[],
-    private readonly load: number[],
-    private readonly free: number[],
-  ) {
-    this.width = load.length;
-    for (const n of nodes) if (free[n]! > 0) this.push(load[n]! * this.width + n);
-  }
-
-  /** Places one pod on the least loaded node with an address left; false when there is none. */
-  placeOne(): boolean {
-    while (this.heap.length > 0) {
-      const key = this.pop();
-      const n = key % this.width;
-      if (this.free[n]! <= 0) continue;
-      if (key !== this.load[n]! * this.width + n) {
-        this.push(this.load[n]! * this.width + n);
-        continue;
-      }
-      this.load[n]!++;
-      this.free[n]!--;
-      if (this.free[n]! > 0) this.push(this.load[n]! * this.width + n);
-      return true;
-    }
-    return false;
-  }
-
-  private push(key: number): void {
-    const heap = this.heap;
-    let i = heap.push(key) - 1;
-    while (i > 0 && heap[(i - 1) >> 1]! > key) {
-      heap[i] = heap[(i - 1) >> 1]!;
-      i = (i - 1) >> 1;
-    }
-    heap[i] = key;
-  }
-
-  private pop(): number {
-    const heap = this.heap;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= heap.length) break;
-        const c = l + 1 < heap.length && heap[l + 1]! < heap[l]! ? l + 1 : l;
-        if (heap[c]! >= last) break;
-        heap[i] = heap[c]!;
-        i = c;
-      }
-      heap[i] = last;
-    }
-    return top;
-  }
 }
 
 // What the engine runs five simulated seconds of in well under a minute on a 2-core machine (docs/limits.md#load).

@@ -249,6 +249,24 @@ function checkMesh(scenario: Scenario, report: Report): void {
   }
 }
 
+/**
+ * The names a pod may have during a run: those placed explicitly, and `<deployment>-<n>`, as the ReplicaSet controller
+ * names the pods it creates (k8s/workloads.ts). Whether such a pod exists at the fault's time only the run knows.
+ */
+function podNamer(topology: Scenario['topology']): { possible: (name: string) => boolean; examples: () => string[] } {
+  const explicit = new Set(topology.nodes.flatMap((node) => node.pods.map((pod) => pod.name)));
+  const owners = new Set(Object.keys(topology.deployments));
+  if (topology.dns) owners.add(DNS_NAMES[0]);
+  return {
+    possible: (name) => {
+      if (explicit.has(name)) return true;
+      const generated = /^(.+)-\d+$/.exec(name);
+      return generated !== null && owners.has(generated[1]!);
+    },
+    examples: () => [...explicit, ...[...owners].map((owner) => `${owner}-0`)],
+  };
+}
+
 function checkTimes(scenario: Scenario, report: Report): void {
   const { duration, topology } = scenario;
   const known: Record<string, string[]> = {
@@ -261,12 +279,14 @@ function checkTimes(scenario: Scenario, report: Report): void {
     external: topology.externalClients.map((c) => c.name),
     zookeeper: topology.zookeeper ? ['ensemble'] : [],
   };
+  const podNames = podNamer(topology);
   scenario.timeline.forEach((entry, i) => {
     if (entry.at > duration) report(['timeline', i, 'at'], `${entry.at} s is after the end of the run (duration ${duration} s)`);
     const [kind = '', name = ''] = entry.target.split('/');
-    // Pods beyond the explicit placements are named by the simulation, so only other kinds can be checked here.
     const names = known[kind];
-    if (kind === 'dns' && !topology.dns) report(['timeline', i, 'target'], 'the scenario has no topology.dns to target');
+    if (kind === 'pod' && !podNames.possible(name)) {
+      report(['timeline', i, 'target'], `no pod can be named "${name}": a pod is placed by name under topology.nodes, or named <deployment>-<n>${didYouMean(name, podNames.examples())}`);
+    } else if (kind === 'dns' && !topology.dns) report(['timeline', i, 'target'], 'the scenario has no topology.dns to target');
     else if (kind === 'zookeeper' && !topology.zookeeper) report(['timeline', i, 'target'], 'the scenario has no topology.zookeeper to target');
     else if (names !== undefined && !names.includes(name)) {
       report(['timeline', i, 'target'], `unknown ${kind} "${name}"${didYouMean(name, names)}`);

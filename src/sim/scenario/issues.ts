@@ -174,7 +174,7 @@ function otherBranchKey(schema: z.core.$ZodType, path: readonly PathSegment[], i
   const found = objectAt(schema, path, input);
   if (!found?.union || !found.shape) return undefined;
   const { options, discriminator } = found.union;
-  const owners = options.filter((o) => key in o.shape).map((o) => String(literalOf(o.shape[discriminator])));
+  const owners = options.filter((o) => Object.hasOwn(o.shape, key)).map((o) => String(literalOf(o.shape[discriminator])));
   if (owners.length === 0) return undefined;
   const list = owners.length > 1 ? `${owners.slice(0, -1).join(', ')} and ${owners[owners.length - 1]}` : owners[0];
   const parent = path[path.length - 2];
@@ -198,11 +198,11 @@ function objectAt(schema: z.core.$ZodType, path: readonly PathSegment[], input: 
   for (const segment of path) {
     if (current === undefined) return undefined;
     const def = current._zod.def as unknown as SchemaDef;
-    if (def.type === 'object') current = def.shape?.[String(segment)];
+    if (def.type === 'object') current = def.shape && Object.hasOwn(def.shape, segment) ? def.shape[String(segment)] : undefined;
     else if (def.type === 'record') current = def.valueType;
     else if (def.type === 'array') current = def.element;
     else if (def.type === 'tuple') current = typeof segment === 'number' ? def.items?.[segment] : undefined;
-    else if (def.type === 'union') current = branchesOf(def).find((b) => segment in b.shape)?.shape[String(segment)];
+    else if (def.type === 'union') current = branchesOf(def).find((b) => Object.hasOwn(b.shape, segment))?.shape[String(segment)];
     else return undefined;
     current = current && unwrap(current);
   }

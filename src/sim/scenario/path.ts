@@ -5,8 +5,8 @@ export type PathSegment = string | number;
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-/** Keys that would reach an object's prototype if assigned; never valid in a scenario. */
-export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
+/** The key that reaches an object's prototype when assigned; the loader refuses it anywhere in a scenario too. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__']);
 
 /**
  * `topology.nodes[0].podCidr`; keys that are not plain identifiers are quoted (`set["params.tcp.synRetries"]`).

@@ -39,7 +39,7 @@ export function branches(schema: JsonSchema, value: unknown): JsonSchema[] {
 export function childSchema(schema: JsonSchema, segment: PathSegment): JsonSchema | undefined {
   const index = typeof segment === 'number' ? segment : /^\d+$/.test(segment) ? Number(segment) : undefined;
   if (index !== undefined && (schema.items || schema.prefixItems)) return schema.prefixItems?.[index] ?? schema.items;
-  const field = schema.properties?.[String(segment)];
+  const field = schema.properties && Object.hasOwn(schema.properties, segment) ? schema.properties[String(segment)] : undefined;
   if (field) return field;
   const rest = schema.additionalProperties;
   return typeof rest === 'object' && Object.keys(rest).length > 0 ? rest : undefined;
@@ -47,7 +47,7 @@ export function childSchema(schema: JsonSchema, segment: PathSegment): JsonSchem
 
 function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   let value = root;
-  for (const segment of path) value = isObject(value) || Array.isArray(value) ? (value as Record<string, unknown>)[String(segment)] : undefined;
+  for (const segment of path) value = (isObject(value) || Array.isArray(value)) && Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[String(segment)] : undefined;
   return value;
 }
 

@@ -78,7 +78,7 @@ function findMark(node: unknown, path: PathSegment[]): { kind: 'key' | 'value'; 
 
 function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   let value = root;
-  for (const segment of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[String(segment)] : undefined;
+  for (const segment of path) value = typeof value === 'object' && value !== null && Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[String(segment)] : undefined;
   return value;
 }
 
