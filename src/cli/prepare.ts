@@ -1,6 +1,6 @@
 import { closeSync, openSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { atSeconds, createSim, echo, faultCatalog, FAULT_IDS, loadScenario, oneLine, type Scenario, type Sim, type TopologyView } from '../sim';
+import { atSeconds, createSim, echo, faultCatalog, FAULT_IDS, loadScenario, oneLine, type Scenario, type Sim } from '../sim';
 import { faultSets, UsageError, type CliArgs } from './args';
 import { readScenarioSource } from './shipped';
 
@@ -72,7 +72,6 @@ export function prepareRun(args: CliArgs): PreparedRun {
   }
   const capture = args.pcap === undefined ? undefined : { every: args.pcapEvery, capacity: PCAP_CAPACITY };
   const sim = createSim(scenario, { fixes: loaded.appliedFixes, capture });
-  checkFaultPods(faults, scenario, sim.topology());
   return { scenario, sim, end: args.until === undefined ? sim.durationUs : atSeconds(args.until), faults };
 }
 
@@ -141,23 +140,5 @@ export function unwritable(error: NodeJS.ErrnoException, path: string): string {
       return 'no space left on the device';
     default:
       return `cannot be written (${error.code ?? error.message})`;
-  }
-}
-
-/**
- * Pods named by `--fault` checked against the world before it runs: the loader checks every other kind of target by
- * name, but pods are named as the simulation creates them. One that is not there yet passes when a ReplicaSet could
- * still name it (`<deployment>-<n>`, src/sim/k8s/workloads.ts); the run checks it again when the fault lands.
- */
-function checkFaultPods(faults: readonly CliFault[], scenario: Scenario, view: TopologyView): void {
-  const pods = view.pods.map((p) => p.name);
-  const deployments = [...new Set([...Object.keys(scenario.topology.deployments), ...view.pods.map((p) => p.deployment)])];
-  for (const fault of faults) {
-    const target = scenario.timeline[fault.index]!.target;
-    if (!target.startsWith('pod/')) continue;
-    const name = target.slice('pod/'.length);
-    if (pods.includes(name) || deployments.some((d) => name.startsWith(`${d}-`) && /^\d+$/.test(name.slice(d.length + 1)))) continue;
-    const listed = pods.length > 8 ? `${pods.slice(0, 8).join(', ')} and ${pods.length - 8} more` : pods.join(', ');
-    throw new UsageError(`--fault ${oneLine(fault.spec)}: scenario "${scenario.id}" has no pod ${echo(name)}; its pods at the start: ${listed}`);
   }
 }

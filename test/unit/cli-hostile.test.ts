@@ -77,7 +77,7 @@ describe.concurrent('npm run sim on hostile input', () => {
 
   it('refuses a --fault on a target the scenario does not have, before the run', async () => {
     const exit = await sim([MINIMAL, '--fault', '5:delete-pod:pod/nope']);
-    expectRefused(exit, '--fault 5:delete-pod:pod/nope: scenario "minimal" has no pod "nope"; its pods at the start: web-0, client-0');
+    expectRefused(exit, '--fault 5:delete-pod:pod/nope: no pod can be named "nope": a pod is placed by name under topology.nodes, or named <deployment>-<n>');
     expect(exit.stdout).toBe('');
     expectRefused(await sim([MINIMAL, '--fault', '1:scale-deployment:deployment/constructor:replicas=2']), '--fault 1:scale-deployment:deployment/constructor:replicas=2: ', '"constructor"');
   });
