@@ -72,9 +72,9 @@ interface Run {
   lost: number;
 }
 
-/** Runs the scenario with `fixes` until `untilS`; `keep` reads the event log as it goes (it costs a little). */
-function run(fixes: string[], untilS: number, keep = false): Run {
-  const loaded = loadScenario(TEXT, FILE, { faultIds: FAULT_IDS, fixes });
+/** Runs the scenario with `fixes` and `sets` until `untilS`; `keep` reads the event log as it goes (it costs a little). */
+function run(fixes: string[], untilS: number, keep = false, sets: string[] = []): Run {
+  const loaded = loadScenario(TEXT, FILE, { faultIds: FAULT_IDS, fixes, sets });
   if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
   const sim = createSim(loaded.scenario, { fixes: loaded.appliedFixes });
   const end = atSeconds(untilS);
@@ -96,7 +96,7 @@ function run(fixes: string[], untilS: number, keep = false): Run {
   const wallMs = performance.now() - started;
   const report = sim.report(Math.round(wallMs));
   // Left in on purpose: the file's cost is part of what it reports.
-  console.info(`its-not-dns ${fixes.join('+') || 'base'} to ${report.simulatedSeconds} s: ${(wallMs / 1000).toFixed(1)} s wall`);
+  console.info(`its-not-dns ${[...fixes, ...sets].join(' ') || 'base'} to ${report.simulatedSeconds} s: ${(wallMs / 1000).toFixed(1)} s wall`);
   return { report, kept, lost };
 }
 
@@ -394,6 +394,28 @@ describe('its-not-dns.yaml', () => {
           ),
         ),
       ).toBeGreaterThan(CLIENTS * BATCH);
+    });
+  });
+
+  describe('switch-over steps: the talk saw 30, 60 or 90 s after each deletion', () => {
+    // 200 clients instead of 2,000: the steps come from the resolution clock and the record, not from the load.
+    const FEW = 'params.alerting.replicas=200';
+    /** The share of switch-overs 25 to 35 s after the SIGTERM of their pod: one resolution interval. */
+    const oneStep = (r: RunReport) => (r.totals['grpc.client.switchover_s.le_35']! - r.totals['grpc.client.switchover_s.le_25']!) / r.totals['grpc.client.switchover_s.count']!;
+
+    it('as shipped, batches 10 s apart share the first batch’s resolution clock, so later ones wait 40 or 50 s', () => {
+      const r = run([], BASE_UNTIL, false, [FEW]).report;
+      expect(r.totals['grpc.client.switchover_s.count']).toBe(200 * OLD_IPS.length);
+      expect(oneStep(r)).toBeLessThanOrEqual(0.5);
+      expect(r.totals['grpc.client.switchover_s.le_50']! - r.totals['grpc.client.switchover_s.le_35']!).toBeGreaterThanOrEqual(200 * 2 * BATCH);
+    });
+
+    it('batches 30 s apart (pods Ready after 30 s) each get a resolution of their own: every address goes one step after its SIGTERM', () => {
+      const readyS = RESOLUTION_S;
+      const lastSigterm = ROLLOUT_AT + 4 * readyS;
+      const r = run([], lastSigterm + RESOLUTION_S + 2, false, [FEW, `topology.deployments.metric.readySeconds=${readyS}`]).report;
+      expect(r.totals['grpc.client.switchover_s.count']).toBe(200 * OLD_IPS.length);
+      expect(oneStep(r)).toBe(1);
     });
   });
 
