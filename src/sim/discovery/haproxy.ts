@@ -13,7 +13,7 @@ import type { Registration } from './zookeeper';
 const TURNAROUND_MS = 1000;
 
 /** One HAProxy process: the configuration it parsed, and its life from start to exit. */
-interface Process {
+export interface Process {
   pid: number;
   /** When it finished parsing and took over the listening sockets; Infinity while still parsing. */
   activeAt: number;
@@ -42,6 +42,13 @@ export class Haproxies {
   readonly reloadSeconds: Histogram;
   readonly rng: RngStream;
   private readonly instances: Haproxy[] = [];
+  private readonly checkPackets: Counter;
+  private readonly ledgerSent: Counter;
+  private readonly ledgerDelivered: Counter;
+  /** Server lines the active processes check, since `checkedSince`; the fraction of a packet not yet booked. */
+  private checkedLines = 0;
+  private checkedSince = 0;
+  private packetCarry = 0;
 
   constructor(
     readonly ctx: SimContext,
@@ -57,6 +64,41 @@ export class Haproxies {
     this.reloads = ctx.metrics.counter('haproxy.reloads');
     this.reloadSeconds = ctx.metrics.histogram('haproxy.reload.seconds', [0.5, 1, 2, 3, 5, 10, 30]);
     this.rng = ctx.rng.stream('haproxy');
+    this.checkPackets = ctx.metrics.counter('haproxy.checks.packets');
+    this.ledgerSent = ctx.metrics.counter('packets.sent');
+    this.ledgerDelivered = ctx.metrics.counter('packets.delivered');
+  }
+
+  /**
+   * A process starts (1) or stops (-1) checking every server line it has, each once per `inter`: the backends it lists
+   * gain or lose a checker. A process that soft-stops after a reload stops its checks
+   * (docs/sources/service-discovery.md#health-check-traffic).
+   */
+  checking(process: Process, sign: 1 | -1): void {
+    this.bookChecks();
+    for (const list of process.config.values()) {
+      for (const r of list) {
+        const server = this.servers.of(r.pod);
+        if (server) server.checkers += sign;
+      }
+    }
+    this.checkedLines += sign * process.lines;
+  }
+
+  /**
+   * Books the checks' packets since the last change as a flow, lines / inter checks a second of `checkPackets` each,
+   * rather than an event per check; whole packets only, the fraction carried to the next booking.
+   */
+  private bookChecks(): void {
+    const now = this.ctx.sched.now;
+    const checks = (this.checkedLines * (now - this.checkedSince)) / (this.settings.checkInterMs * 1000);
+    this.checkedSince = now;
+    this.packetCarry += checks * this.settings.checkPackets;
+    const whole = Math.floor(this.packetCarry);
+    this.packetCarry -= whole;
+    this.checkPackets.inc(whole);
+    this.ledgerSent.inc(whole);
+    this.ledgerDelivered.inc(whole);
   }
 
   create(owner: string, services: readonly string[]): Haproxy {
@@ -67,6 +109,7 @@ export class Haproxies {
 
   /** Live processes over every client pod, and server lines health-checked per second by the active ones. */
   census(): { processes: number; checksPerSecond: number } {
+    this.bookChecks();
     let processes = 0;
     let lines = 0;
     for (const instance of this.instances) {
@@ -106,6 +149,7 @@ export class Haproxy implements MeshProxy {
     const process = this.spawn();
     process.activeAt = this.all.ctx.sched.now;
     this.active = process;
+    this.all.checking(process, 1);
     this.lastReloadAt = this.all.ctx.sched.now;
   }
 
@@ -178,6 +222,7 @@ export class Haproxy implements MeshProxy {
   stop(): void {
     this.stopped = true;
     if (this.reloadTimer) this.all.ctx.sched.cancel(this.reloadTimer);
+    if (this.active) this.all.checking(this.active, -1);
     this.processes.length = 0;
     this.active = null;
   }
@@ -252,7 +297,11 @@ export class Haproxy implements MeshProxy {
     const old = this.active;
     process.activeAt = ctx.sched.now;
     this.active = process;
-    if (old) this.retire(old);
+    this.all.checking(process, 1);
+    if (old) {
+      this.all.checking(old, -1);
+      this.retire(old);
+    }
   }
 
   onExit(pid: number): void {
