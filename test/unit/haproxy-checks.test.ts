@@ -36,6 +36,16 @@ describe('health checks are traffic: every active HAProxy process checks every s
     for (const b of backends) expect(b.checkers).toBe(clients);
   });
 
+  it("the backend's inspector shows the checks it answers and its workers' share of them", () => {
+    const { ctx, w } = world(4, { mesh: { backendWorkers: 2, checkCostMs: 100 } }, 1, 1);
+    at(ctx, 3);
+    const [b] = backendsOf(w);
+    const rows = Object.fromEntries(b!.inspect()[0]!.rows);
+    // 4 processes every 2 s at 100 ms a check: 0.2 s a second over 2 workers.
+    expect(rows['health checks']).toBe('2/s from 4 HAProxy processes');
+    expect(rows['workers']).toMatch(/^[0-2] of 2 busy, 10 % of their time on checks$/);
+  });
+
   it('a reload moves the checks to the new process: the old one stops its own, so every backend keeps one checker per client', () => {
     const { ctx, w } = world(3, {}, 1, 10);
     at(ctx, 2);

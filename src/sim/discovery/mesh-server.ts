@@ -1,3 +1,5 @@
+import type { InspectSection } from '../api';
+import { formatCount } from '../core/format';
 import type { NerveParams } from './nerve-params';
 import type { SimContext } from '../context';
 import type { HandlerId } from '../core/scheduler';
@@ -67,6 +69,19 @@ export class MeshServer implements PodApp {
     const busyMs = serviceMs / spare;
     this.freeAt[k] = start + busyMs * 1000;
     return { waitMs: (start - at) / 1000, serviceMs: busyMs };
+  }
+
+  inspect(): InspectSection[] {
+    const now = this.servers.ctx.sched.now;
+    const { workers, checkInterMs } = this.servers.capacity;
+    const busy = this.freeAt.filter((t) => t > now).length;
+    const backlogMs = Math.max(0, Math.min(...this.freeAt) - now) / 1000;
+    const rows: [string, string][] = [
+      ['health checks', `${formatCount(Math.round(this.checkers / (checkInterMs / 1000)))}/s from ${formatCount(this.checkers)} HAProxy processes`],
+      ['workers', `${busy} of ${workers} busy, ${Math.round(this.checkLoad() * 100)} % of their time on checks`],
+      ['queue', backlogMs > 0 ? `a new request waits ${backlogMs.toFixed(1)} ms` : 'empty'],
+    ];
+    return [{ title: 'Backend', rows }];
   }
 
   get state(): BackendState {
