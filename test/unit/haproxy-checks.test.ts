@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SimContext } from '../../src/sim/context';
 import { atSeconds } from '../../src/sim/core/time';
-import { LATENCY_BUCKETS } from '../../src/sim/discovery/mesh-client';
+import { LATENCY_BUCKETS, type MeshClient } from '../../src/sim/discovery/mesh-client';
 import type { MeshServer } from '../../src/sim/discovery/mesh-server';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
@@ -34,6 +34,23 @@ describe('health checks are traffic: every active HAProxy process checks every s
     const backends = backendsOf(w);
     expect(backends).toHaveLength(20);
     for (const b of backends) expect(b.checkers).toBe(clients);
+  });
+
+  it('a server synapse disables over the stats socket is no longer checked, long before the reload that drops it', () => {
+    // Reloads 30 s apart: the first after the run's start comes at 30 s.
+    const { ctx, w } = world(3, { synapse: { restartIntervalS: 30 } }, 1, 10);
+    at(ctx, 2);
+    const [victim] = w.workloads.pods.filter((p) => p.deployment === 's0' && p.phase === 'running');
+    const server = w.mesh!.servers.of(victim!.index)!;
+    expect(server.checkers).toBe(3);
+    w.workloads.deletePod(victim!, undefined, 'test');
+    at(ctx, 10);
+    expect(ctx.metrics.counter('haproxy.reloads').total).toBe(0);
+    // Every watcher has read s0 without it: each HAProxy put it in maintenance and stopped its checks.
+    for (const c of w.workloads.pods.filter((p) => p.deployment === 'api')) expect((c.app as MeshClient).watcherOf('s0')!.list.some((r) => r.pod === victim!.index)).toBe(false);
+    expect(server.checkers).toBe(0);
+    // 3 pods × (10 lines − 1 disabled) / 2 s; its replacement joins at the next reload.
+    expect(w.mesh!.clients.haproxies.census().checksPerSecond).toBe((3 * 9) / 2);
   });
 
   it("the backend's inspector shows the checks it answers and its workers' share of them", () => {

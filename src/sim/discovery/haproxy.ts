@@ -69,27 +69,19 @@ export class Haproxies {
     this.ledgerDelivered = ctx.metrics.counter('packets.delivered');
   }
 
-  /**
-   * A process starts (1) or stops (-1) checking every server line it has, each once per `inter`: the backends it lists
-   * gain or lose a checker. A process that soft-stops after a reload stops its checks
-   * (docs/sources/service-discovery.md#health-check-traffic).
-   */
-  checking(process: Process, sign: 1 | -1): void {
-    this.bookChecks();
-    for (const list of process.config.values()) {
-      for (const r of list) {
-        const server = this.servers.of(r.pod);
-        if (server) server.checkers += sign;
-      }
-    }
-    this.checkedLines += sign * process.lines;
+  /** One process starts (1) or stops (-1) checking one server line, once per `inter`; call bookChecks() first. */
+  check(r: Registration, sign: 1 | -1): void {
+    const server = this.servers.of(r.pod);
+    if (server) server.checkers += sign;
+    this.checkedLines += sign;
   }
 
   /**
-   * Books the checks' packets since the last change as a flow, lines / inter checks a second of `checkPackets` each,
-   * rather than an event per check; whole packets only, the fraction carried to the next booking.
+   * Books the checks' packets up to now as a flow, lines / inter checks a second of `checkPackets` each, rather than
+   * an event per check (docs/sources/service-discovery.md#health-check-traffic); whole packets only, the fraction
+   * carried to the next booking.
    */
-  private bookChecks(): void {
+  bookChecks(): void {
     const now = this.ctx.sched.now;
     const checks = (this.checkedLines * (now - this.checkedSince)) / (this.settings.checkInterMs * 1000);
     this.checkedSince = now;
@@ -107,16 +99,12 @@ export class Haproxies {
     return instance;
   }
 
-  /** Live processes over every client pod, and server lines health-checked per second by the active ones. */
+  /** Live processes over every client pod, and the checks a second the active ones make of their enabled servers. */
   census(): { processes: number; checksPerSecond: number } {
     this.bookChecks();
     let processes = 0;
-    let lines = 0;
-    for (const instance of this.instances) {
-      processes += instance.processCount();
-      lines += instance.activeLines();
-    }
-    return { processes, checksPerSecond: lines / (this.settings.checkInterMs / 1000) };
+    for (const instance of this.instances) processes += instance.processCount();
+    return { processes, checksPerSecond: this.checkedLines / (this.settings.checkInterMs / 1000) };
   }
 }
 
@@ -149,13 +137,14 @@ export class Haproxy implements MeshProxy {
     const process = this.spawn();
     process.activeAt = this.all.ctx.sched.now;
     this.active = process;
-    this.all.checking(process, 1);
+    this.setChecking(process, 1);
     this.lastReloadAt = this.all.ctx.sched.now;
   }
 
   update(service: string, list: readonly Registration[]): void {
     if (this.stopped || this.desired.get(service) === list) return;
     this.desired.set(service, list);
+    this.uncheckDisabled(service, this.all.ctx.sched.now);
     this.readAt.set(service, this.all.ctx.sched.now);
     // Servers the running process has are enabled or disabled over the stats socket (see `disabled`); a new one needs
     // a reload.
@@ -222,7 +211,7 @@ export class Haproxy implements MeshProxy {
   stop(): void {
     this.stopped = true;
     if (this.reloadTimer) this.all.ctx.sched.cancel(this.reloadTimer);
-    if (this.active) this.all.checking(this.active, -1);
+    if (this.active) this.setChecking(this.active, -1);
     this.processes.length = 0;
     this.active = null;
   }
@@ -240,6 +229,27 @@ export class Haproxy implements MeshProxy {
       return r;
     }
     return null;
+  }
+
+  /**
+   * The process starts (1) or stops (-1) checking its server lines, all but those synapse has disabled: HAProxy does
+   * not check a server in maintenance. A process that soft-stops after a reload stops its checks
+   * (docs/sources/service-discovery.md#haproxy-health-checks).
+   */
+  private setChecking(process: Process, sign: 1 | -1): void {
+    this.all.bookChecks();
+    for (const list of process.config.values()) {
+      for (const r of list) if (!this.disabled(r)) this.all.check(r, sign);
+    }
+  }
+
+  /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
+  private uncheckDisabled(service: string, now: number): void {
+    const running = this.active?.config.get(service);
+    if (!running) return;
+    const before = this.readAt.get(service) ?? -Infinity;
+    this.all.bookChecks();
+    for (const r of running) if (r.deletedAt > before && r.deletedAt <= now) this.all.check(r, -1);
   }
 
   /**
@@ -297,9 +307,9 @@ export class Haproxy implements MeshProxy {
     const old = this.active;
     process.activeAt = ctx.sched.now;
     this.active = process;
-    this.all.checking(process, 1);
+    this.setChecking(process, 1);
     if (old) {
-      this.all.checking(old, -1);
+      this.setChecking(old, -1);
       this.retire(old);
     }
   }
