@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SimContext } from '../../src/sim/context';
 import { atSeconds } from '../../src/sim/core/time';
 import { Haproxy } from '../../src/sim/discovery/haproxy';
+import { haproxyParams } from '../../src/sim/discovery/haproxy-params';
 import type { MeshClient } from '../../src/sim/discovery/mesh-client';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
@@ -212,5 +213,49 @@ describe('vector 3: restart interval 30 s and a maxSurge 100 % rollout done in ~
     expect(count(ctx, 'requests.failed')).toBe(0);
     expect(count(ctx, 'mesh.requests.ok', 'envoy')).toBeGreaterThan(6 * 2 * 40 * 0.8);
     expect(count(ctx, 'haproxy.reloads')).toBe(0);
+  });
+});
+
+describe('reload time grows with the configuration: base + per line × M services × N backends (docs/sources/service-discovery.md#reload-time)', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const reload = Haproxy.prototype.onReload;
+  const activate = Haproxy.prototype.onActivate;
+
+  /** Every reload's time from start to takeover, with the lines the new process parsed. */
+  function reloadTimes(services: number, backends: number): { seconds: number; lines: number }[] {
+    const { ctx, w } = worldOf(scenario({ services, backends, clients: 2, backend: { readySeconds: 2, maxSurge: 1, maxUnavailable: 0 } }));
+    const started = new Map<string, number>();
+    const times: { seconds: number; lines: number }[] = [];
+    vi.spyOn(Haproxy.prototype, 'onReload').mockImplementation(function (this: Haproxy) {
+      started.set(this.owner, ctx.sched.now);
+      reload.call(this);
+    });
+    vi.spyOn(Haproxy.prototype, 'onActivate').mockImplementation(function (this: Haproxy, pid: number) {
+      activate.call(this, pid);
+      times.push({ seconds: (ctx.sched.now - started.get(this.owner)!) / 1e6, lines: this.activeLines() });
+    });
+    at(ctx, 2);
+    w.workloads.rollout('s0', 'test');
+    at(ctx, 40);
+    return times;
+  }
+
+  it('each reload takes 0.3 s + 2 ms per server line, so four times the lines take nearly four times as long to parse', () => {
+    const small = reloadTimes(1, 10);
+    const large = reloadTimes(4, 10);
+    for (const run of [small, large]) {
+      expect(run.length).toBeGreaterThan(4);
+      for (const r of run) expect(r.seconds).toBeCloseTo(0.3 + 0.002 * r.lines, 5);
+    }
+    expect(Math.min(...large.map((r) => r.lines))).toBeGreaterThanOrEqual(40);
+    expect(Math.max(...small.map((r) => r.lines))).toBeLessThanOrEqual(11);
+  });
+
+  it("at the talk's scale, 1,000 to 2,350 server lines, a reload takes its 2–5 s; the shipped 1,300 lines take 2.9 s", () => {
+    const h = haproxyParams.parse({});
+    const reload = (lines: number) => (h.reloadBaseMs + h.reloadPerServerMs * lines) / 1000;
+    expect(reload(1000)).toBeGreaterThanOrEqual(2);
+    expect(reload(1300)).toBeCloseTo(2.9, 9);
+    expect(reload(2350)).toBeLessThanOrEqual(5);
   });
 });

@@ -88,7 +88,8 @@ describe('scenario defaults', () => {
         retries: 3,
         connectTimeoutMs: 5000,
         reloadBaseMs: 300,
-        reloadPerServerMs: 1,
+        reloadPerServerMs: 2,
+        checkPackets: 4,
         memoryBaseMb: 20,
         memoryPerServerKb: 40,
         clientConnections: 8,
@@ -104,7 +105,7 @@ describe('scenario defaults', () => {
         memoryBaseMb: 30,
         memoryPerHostKb: 2,
       },
-      mesh: { envoyPercent: 0, killSwitch: false, requestsPerSecond: 2 },
+      mesh: { envoyPercent: 0, killSwitch: false, requestsPerSecond: 2, backendWorkers: 4, checkCostMs: 1 },
     });
     expect(s.topology.nodes[0]?.platform).toBe('bare-metal');
     expect(s.topology.nodes[0]?.size).toBe(1);

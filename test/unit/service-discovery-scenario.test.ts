@@ -46,6 +46,22 @@ describe(FILE, () => {
     expect(Math.max(...fixed['envoy']!.series['mesh.proxy.memory_mb.max']!.values)).toBeLessThan(perProcess);
   });
 
+  it('health checks are traffic in proportion to pods × lines: 780,000 packets a second, 480,000 when split, none on Envoy', () => {
+    const first = (r: RunReport) => r.series['haproxy.checks.packets']!.values[0]!;
+    // 300 pods × 1,300 lines / 2 s × 4 packets, and 800 lines once search is split.
+    expect(first(base)).toBe(780_000);
+    expect(first(fixed['split-service']!) / first(base)).toBeCloseTo(800 / 1300, 3);
+    expect(total(fixed['envoy']!, 'haproxy.checks.packets')).toBe(0);
+    // Each backend is checked by all 300 pods every 2 s, and the checks take 150 × 1 ms of its 4 workers' time.
+    expect(Math.max(...base.series['mesh.backend.checks_per_second.max']!.values)).toBe(150);
+    expect(Math.max(...base.series['mesh.backend.check_load_pct.max']!.values)).toBe(4);
+  });
+
+  it("restarts take the talk's 2–5 s: 2.9 s for 1,300 lines, every one of them in the 2–3 s bucket", () => {
+    expect(total(base, 'haproxy.reload.seconds.le_2')).toBe(0);
+    expect(total(base, 'haproxy.reload.seconds.le_3')).toBe(total(base, 'haproxy.reloads'));
+  });
+
   it('the Envoy share moves failures and restarts in step: 0 %, 50 %, 100 %', () => {
     const failed = [base, fixed['envoy-half']!, fixed['envoy']!].map((r) => total(r, 'requests.failed'));
     const reloads = [base, fixed['envoy-half']!, fixed['envoy']!].map((r) => total(r, 'haproxy.reloads'));

@@ -3,8 +3,9 @@ import { z } from '../scenario/zod';
 
 /** The HAProxy each client pod runs under synapse (docs/sources/service-discovery.md#synapse, #haproxy-reloads). */
 export const haproxyParams = z.strictObject({
-  // Server options `check inter 2000 fall 2` (synapse's example, docs/sources/service-discovery.md#synapse);
-  // its `rise 3` matters only to a server coming back, which the model does not follow.
+  // Server options `check inter 2000 fall 2` (synapse's example, docs/sources/service-discovery.md#synapse; HAProxy's
+  // own defaults are inter 2000 and fall 3, #haproxy-health-checks); `rise` matters only to a server coming back,
+  // which the model does not follow.
   // At least 100 ms: every client pod checks every server line (docs/limits.md#periods).
   checkInterMs: z.number().min(100).max(MAX_RUN_MS).default(2000),
   fall: z.number().int().min(1).max(100).default(2),
@@ -12,11 +13,14 @@ export const haproxyParams = z.strictObject({
   retries: z.number().int().min(0).max(10).default(3),
   // `timeout connect 5s`, as common SmartStack and HAProxy configurations set it (HAProxy itself has no default).
   connectTimeoutMs: z.number().min(1).max(MAX_RUN_MS).default(5000),
-  // Model choice: parsing a configuration and starting a process takes 0.3 s plus 1 ms per server line, so a few
-  // thousand lines take the 2–5 s the talk reports.
+  // Model choice fitted to the talk: a reload takes 0.3 s plus 2 ms per server line, so 1,000–2,350 lines take its
+  // 2–5 s (docs/sources/service-discovery.md#reload-time).
   reloadBaseMs: z.number().min(0).max(MAX_RUN_MS).default(300),
   // At most a second per server line (docs/limits.md#counts).
-  reloadPerServerMs: z.number().min(0).max(1000).default(1),
+  reloadPerServerMs: z.number().min(0).max(1000).default(2),
+  // Model choice: a TCP check is the three-way handshake and one packet closing it, four packets
+  // (docs/sources/service-discovery.md#health-check-traffic).
+  checkPackets: z.number().int().min(1).max(100).default(4),
   // Model choice: a process holds 20 MB plus 40 kB per server line (its health checks and connection slots).
   // Memory figures go up to a million of their unit (docs/limits.md#counts).
   memoryBaseMb: z.number().min(0).max(1_000_000).default(20),

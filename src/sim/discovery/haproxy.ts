@@ -13,7 +13,7 @@ import type { Registration } from './zookeeper';
 const TURNAROUND_MS = 1000;
 
 /** One HAProxy process: the configuration it parsed, and its life from start to exit. */
-interface Process {
+export interface Process {
   pid: number;
   /** When it finished parsing and took over the listening sockets; Infinity while still parsing. */
   activeAt: number;
@@ -42,6 +42,13 @@ export class Haproxies {
   readonly reloadSeconds: Histogram;
   readonly rng: RngStream;
   private readonly instances: Haproxy[] = [];
+  private readonly checkPackets: Counter;
+  private readonly ledgerSent: Counter;
+  private readonly ledgerDelivered: Counter;
+  /** Server lines the active processes check, since `checkedSince`; the fraction of a packet not yet booked. */
+  private checkedLines = 0;
+  private checkedSince = 0;
+  private packetCarry = 0;
 
   constructor(
     readonly ctx: SimContext,
@@ -57,6 +64,33 @@ export class Haproxies {
     this.reloads = ctx.metrics.counter('haproxy.reloads');
     this.reloadSeconds = ctx.metrics.histogram('haproxy.reload.seconds', [0.5, 1, 2, 3, 5, 10, 30]);
     this.rng = ctx.rng.stream('haproxy');
+    this.checkPackets = ctx.metrics.counter('haproxy.checks.packets');
+    this.ledgerSent = ctx.metrics.counter('packets.sent');
+    this.ledgerDelivered = ctx.metrics.counter('packets.delivered');
+  }
+
+  /** One process starts (1) or stops (-1) checking one server line, once per `inter`; call bookChecks() first. */
+  check(r: Registration, sign: 1 | -1): void {
+    const server = this.servers.of(r.pod);
+    if (server) server.checkers += sign;
+    this.checkedLines += sign;
+  }
+
+  /**
+   * Books the checks' packets up to now as a flow, lines / inter checks a second of `checkPackets` each, rather than
+   * an event per check (docs/sources/service-discovery.md#health-check-traffic); whole packets only, the fraction
+   * carried to the next booking.
+   */
+  bookChecks(): void {
+    const now = this.ctx.sched.now;
+    const checks = (this.checkedLines * (now - this.checkedSince)) / (this.settings.checkInterMs * 1000);
+    this.checkedSince = now;
+    this.packetCarry += checks * this.settings.checkPackets;
+    const whole = Math.floor(this.packetCarry);
+    this.packetCarry -= whole;
+    this.checkPackets.inc(whole);
+    this.ledgerSent.inc(whole);
+    this.ledgerDelivered.inc(whole);
   }
 
   create(owner: string, services: readonly string[]): Haproxy {
@@ -65,15 +99,12 @@ export class Haproxies {
     return instance;
   }
 
-  /** Live processes over every client pod, and server lines health-checked per second by the active ones. */
+  /** Live processes over every client pod, and the checks a second the active ones make of their enabled servers. */
   census(): { processes: number; checksPerSecond: number } {
+    this.bookChecks();
     let processes = 0;
-    let lines = 0;
-    for (const instance of this.instances) {
-      processes += instance.processCount();
-      lines += instance.activeLines();
-    }
-    return { processes, checksPerSecond: lines / (this.settings.checkInterMs / 1000) };
+    for (const instance of this.instances) processes += instance.processCount();
+    return { processes, checksPerSecond: this.checkedLines / (this.settings.checkInterMs / 1000) };
   }
 }
 
@@ -106,12 +137,14 @@ export class Haproxy implements MeshProxy {
     const process = this.spawn();
     process.activeAt = this.all.ctx.sched.now;
     this.active = process;
+    this.setChecking(process, 1);
     this.lastReloadAt = this.all.ctx.sched.now;
   }
 
   update(service: string, list: readonly Registration[]): void {
     if (this.stopped || this.desired.get(service) === list) return;
     this.desired.set(service, list);
+    this.uncheckDisabled(service, this.all.ctx.sched.now);
     this.readAt.set(service, this.all.ctx.sched.now);
     // Servers the running process has are enabled or disabled over the stats socket (see `disabled`); a new one needs
     // a reload.
@@ -178,6 +211,7 @@ export class Haproxy implements MeshProxy {
   stop(): void {
     this.stopped = true;
     if (this.reloadTimer) this.all.ctx.sched.cancel(this.reloadTimer);
+    if (this.active) this.setChecking(this.active, -1);
     this.processes.length = 0;
     this.active = null;
   }
@@ -195,6 +229,27 @@ export class Haproxy implements MeshProxy {
       return r;
     }
     return null;
+  }
+
+  /**
+   * The process starts (1) or stops (-1) checking its server lines, all but those synapse has disabled: HAProxy does
+   * not check a server in maintenance. A process that soft-stops after a reload stops its checks
+   * (docs/sources/service-discovery.md#haproxy-health-checks).
+   */
+  private setChecking(process: Process, sign: 1 | -1): void {
+    this.all.bookChecks();
+    for (const list of process.config.values()) {
+      for (const r of list) if (!this.disabled(r)) this.all.check(r, sign);
+    }
+  }
+
+  /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
+  private uncheckDisabled(service: string, now: number): void {
+    const running = this.active?.config.get(service);
+    if (!running) return;
+    const before = this.readAt.get(service) ?? -Infinity;
+    this.all.bookChecks();
+    for (const r of running) if (r.deletedAt > before && r.deletedAt <= now) this.all.check(r, -1);
   }
 
   /**
@@ -252,7 +307,11 @@ export class Haproxy implements MeshProxy {
     const old = this.active;
     process.activeAt = ctx.sched.now;
     this.active = process;
-    if (old) this.retire(old);
+    this.setChecking(process, 1);
+    if (old) {
+      this.setChecking(old, -1);
+      this.retire(old);
+    }
   }
 
   onExit(pid: number): void {

@@ -11,7 +11,7 @@ import type { ZookeeperParams } from './zookeeper-params';
 import type { Counter, Gauge, Histogram } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
-import { micros, millis } from '../core/time';
+import { micros, millis, type SimTime } from '../core/time';
 import type { Pod, PodApp } from '../infra/pod';
 import type { InspectSection } from '../api';
 import { Envoys } from './envoy';
@@ -30,6 +30,7 @@ interface InFlight {
   failure: MeshFailure | null;
   latencyMs: number;
   gone: Registration | null;
+  sentAt: SimTime;
 }
 
 /** The share of a deployment's new pods that run Envoy, and the switch that sends them all back to HAProxy. */
@@ -41,7 +42,7 @@ export interface Rollout {
 const FAILURES: MeshFailure[] = ['timeout', 'no_server', 'connect_failed'];
 
 // Latency buckets in ms, as the HTTP clients use: sub-millisecond answers up to multi-second timeouts.
-const LATENCY_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+export const LATENCY_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
 
 /** Every client pod of the mesh: their proxies, watchers, request timers and instruments. */
 /** The parameter sections service discovery reads: its own parts' and the clients' request settings. */
@@ -61,6 +62,7 @@ export class MeshClients {
   readonly arrive: HandlerId;
   readonly begin: HandlerId;
   private readonly finish: HandlerId;
+  private readonly reach: HandlerId;
   readonly watchers: ServiceWatchers;
   readonly haproxies: Haproxies;
   readonly envoys: Envoys;
@@ -75,6 +77,9 @@ export class MeshClients {
   private readonly byProxy: Record<ProxyKind, { ok: Counter; failed: Counter }>;
   private readonly goneAttempts: Counter;
   private readonly latency: Histogram;
+  private readonly backendWait: Histogram;
+  private readonly checkLoad: Gauge;
+  private readonly checksPerBackend: Gauge;
   private readonly memoryMax: Gauge;
   private readonly memoryMean: Gauge;
   private readonly processes: Gauge;
@@ -104,6 +109,9 @@ export class MeshClients {
     };
     this.goneAttempts = m.counter('mesh.gone_backend.attempts');
     this.latency = m.histogram('requests.latency_ms', LATENCY_BUCKETS);
+    this.backendWait = m.histogram('mesh.backend.wait_ms', LATENCY_BUCKETS);
+    this.checkLoad = m.gauge('mesh.backend.check_load_pct.max');
+    this.checksPerBackend = m.gauge('mesh.backend.checks_per_second.max');
     this.memoryMax = m.gauge('mesh.proxy.memory_mb.max');
     this.memoryMean = m.gauge('mesh.proxy.memory_mb.mean');
     this.processes = m.gauge('haproxy.processes');
@@ -113,6 +121,7 @@ export class MeshClients {
     this.arrive = s.register('mesh-client.request', (i) => this.clients[i]!.onArrival());
     this.begin = s.register('mesh-client.begin', (i) => this.clients[i]!.onBegin());
     this.finish = s.register('mesh-client.done', (slot) => this.onDone(slot));
+    this.reach = s.register('mesh-client.reach', (slot) => this.onReach(slot));
   }
 
   /** Requests per second each client pod sends to each service it uses (`params.mesh`). */
@@ -146,23 +155,31 @@ export class MeshClients {
     this.sent.inc();
     const outcome: Outcome = client.proxy.forward(service);
     this.goneAttempts.inc(outcome.goneAttempts);
-    const deadline = this.params.client.requestTimeoutMs;
     const hops = (4 * this.params.network.hopLatencyUs) / 1000;
-    let latencyMs = outcome.connectMs + hops;
-    let failure = outcome.failure;
-    const backend = outcome.backend;
-    if (backend) {
-      backend.inFlight++;
-      latencyMs += this.rng.exponential(this.params.server.serviceTimeMs);
-    }
-    if (latencyMs >= deadline) {
-      latencyMs = deadline;
-      failure = 'timeout';
-    }
-    const request: InFlight = { client, service, backend, failure, latencyMs, gone: outcome.gone };
+    const { backend, failure, connectMs, gone } = outcome;
+    const request: InFlight = { client, service, backend, failure, latencyMs: connectMs + hops, gone, sentAt: this.ctx.sched.now };
     const slot = this.free.pop() ?? this.inFlight.length;
     this.inFlight[slot] = request;
-    this.ctx.sched.after(micros(latencyMs * 1000), this.finish, slot);
+    if (backend) backend.inFlight++;
+    // A request that tried other backends first joins this one's queue when its connection is made, not before.
+    if (backend && connectMs > 0 && request.latencyMs < this.params.client.requestTimeoutMs) this.ctx.sched.after(micros(connectMs * 1000), this.reach, slot);
+    else this.onReach(slot);
+  }
+
+  /** The request reaches its backend's queue, or has none: its end is known. */
+  private onReach(slot: number): void {
+    const request = this.inFlight[slot]!;
+    const deadline = this.params.client.requestTimeoutMs;
+    if (request.backend && request.latencyMs < deadline) {
+      const served = request.backend.serve(this.ctx.sched.now, this.rng.exponential(this.params.server.serviceTimeMs));
+      this.backendWait.observe(served.waitMs);
+      request.latencyMs += served.waitMs + served.serviceMs;
+    }
+    if (request.latencyMs >= deadline) {
+      request.latencyMs = deadline;
+      request.failure = 'timeout';
+    }
+    this.ctx.sched.at((request.sentAt + Math.round(request.latencyMs * 1000)) as SimTime, this.finish, slot);
   }
 
   private onDone(slot: number): void {
@@ -224,6 +241,15 @@ export class MeshClients {
     }
     this.memoryMax.set(Math.round(max));
     this.memoryMean.set(live === 0 ? 0 : Math.round(sum / live));
+    let checkers = 0;
+    let load = 0;
+    for (const server of this.servers.all()) {
+      checkers = Math.max(checkers, server.checkers);
+      load = Math.max(load, server.checkLoad());
+    }
+    this.checksPerBackend.set(Math.round(checkers / (this.params.haproxy.checkInterMs / 1000)));
+    // In per cent of the workers' time, so the gauge's whole numbers keep the detail.
+    this.checkLoad.set(Math.round(load * 100));
     const census = this.haproxies.census();
     this.processes.set(census.processes);
     this.checks.set(Math.round(census.checksPerSecond));

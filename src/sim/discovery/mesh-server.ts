@@ -1,3 +1,5 @@
+import type { InspectSection } from '../api';
+import { formatCount } from '../core/format';
 import type { NerveParams } from './nerve-params';
 import type { SimContext } from '../context';
 import type { HandlerId } from '../core/scheduler';
@@ -22,6 +24,10 @@ export class MeshServer implements PodApp {
   /** When the backend last started or stopped answering checks. */
   changedAt = 0 as SimTime;
   inFlight = 0;
+  /** Active HAProxy processes whose configuration lists this backend: each one checks it once every `inter`. */
+  checkers = 0;
+  /** When each worker is next free, in simulated µs. */
+  private readonly freeAt: number[];
   private exit: (() => void) | null = null;
   private session = -1;
   private registration: Registration | null = null;
@@ -36,7 +42,47 @@ export class MeshServer implements PodApp {
     readonly pod: Pod,
     readonly service: string,
     readonly announcer: AnnouncerKind,
-  ) {}
+  ) {
+    this.freeAt = new Array<number>(servers.capacity.workers).fill(0);
+  }
+
+  /**
+   * Share of each worker's time the health checks take: checkers / inter checks a second, each costing `checkCostMs`,
+   * spread over the workers (docs/sources/service-discovery.md#backend-queue).
+   */
+  checkLoad(): number {
+    const { workers, checkCostMs, checkInterMs } = this.servers.capacity;
+    return ((this.checkers / (checkInterMs / 1000)) * (checkCostMs / 1000)) / workers;
+  }
+
+  /**
+   * A request that arrives at `at` (µs) and needs `serviceMs` of a worker: it waits for the worker that frees first
+   * (first come, first served) and runs at the speed the health checks leave it. Returns its wait and its time in
+   * service, in ms; an infinite service when checks take every worker's whole time.
+   */
+  serve(at: number, serviceMs: number): { waitMs: number; serviceMs: number } {
+    const spare = 1 - this.checkLoad();
+    if (spare <= 0) return { waitMs: 0, serviceMs: Infinity };
+    let k = 0;
+    for (let i = 1; i < this.freeAt.length; i++) if (this.freeAt[i]! < this.freeAt[k]!) k = i;
+    const start = Math.max(at, this.freeAt[k]!);
+    const busyMs = serviceMs / spare;
+    this.freeAt[k] = start + busyMs * 1000;
+    return { waitMs: (start - at) / 1000, serviceMs: busyMs };
+  }
+
+  inspect(): InspectSection[] {
+    const now = this.servers.ctx.sched.now;
+    const { workers, checkInterMs } = this.servers.capacity;
+    const busy = this.freeAt.filter((t) => t > now).length;
+    const backlogMs = Math.max(0, Math.min(...this.freeAt) - now) / 1000;
+    const rows: [string, string][] = [
+      ['health checks', `${formatCount(Math.round(this.checkers / (checkInterMs / 1000)))}/s from ${formatCount(this.checkers)} HAProxy processes`],
+      ['workers', `${busy} of ${workers} busy, ${Math.round(this.checkLoad() * 100)} % of their time on checks`],
+      ['queue', backlogMs > 0 ? `a new request waits ${backlogMs.toFixed(1)} ms` : 'empty'],
+    ];
+    return [{ title: 'Backend', rows }];
+  }
 
   get state(): BackendState {
     if (this.serving) return 'serving';
@@ -136,6 +182,13 @@ export class MeshServer implements PodApp {
   }
 }
 
+/** A backend's workers (`params.mesh.backendWorkers`) and the health checks that share them (`params.haproxy`). */
+export interface BackendCapacity {
+  workers: number;
+  checkCostMs: number;
+  checkInterMs: number;
+}
+
 /** Every mesh backend of the run, by pod index, with the announcers' shared timer. */
 export class MeshServers {
   readonly checkHandler: HandlerId;
@@ -146,6 +199,8 @@ export class MeshServers {
     readonly zk: ZooKeeper,
     /** How nerve checks and announces (`params.nerve`). */
     readonly nerve: NerveParams,
+    /** What each backend can serve, and what one HAProxy health check of it costs. */
+    readonly capacity: BackendCapacity,
   ) {
     this.checkHandler = ctx.sched.register('announcer.check', (pod) => this.byPod.get(pod)?.check());
   }
@@ -155,6 +210,11 @@ export class MeshServers {
     let server = this.byPod.get(pod.index);
     if (!server) this.byPod.set(pod.index, (server = new MeshServer(this, pod, service, announcer)));
     return server;
+  }
+
+  /** Every backend app the run has made, gone pods' included. */
+  all(): IterableIterator<MeshServer> {
+    return this.byPod.values();
   }
 
   /** The backend app of a pod; undefined for a pod that runs none (or no longer: a crashed container). */

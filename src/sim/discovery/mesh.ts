@@ -14,7 +14,11 @@ export class Mesh {
 
   constructor(ctx: SimContext, zookeeperServers: number, params: MeshParams) {
     this.zk = new ZooKeeper(ctx, zookeeperServers, params.zookeeper);
-    this.servers = new MeshServers(ctx, this.zk, params.nerve);
+    this.servers = new MeshServers(ctx, this.zk, params.nerve, {
+      workers: params.mesh.backendWorkers,
+      checkCostMs: params.mesh.checkCostMs,
+      checkInterMs: params.haproxy.checkInterMs,
+    });
     this.clients = new MeshClients(ctx, this.zk, this.servers, params);
   }
 
