@@ -26,6 +26,9 @@ import { slowUpstream } from './slow-upstream';
 import { slowZookeeper } from './slow-zookeeper';
 import { partitionZookeeper } from './partition-zookeeper';
 import { setEnvoyRollout } from './set-envoy-rollout';
+import { powerOffNode } from './power-off-node';
+import { hangBgpSpeaker } from './hang-bgp-speaker';
+import { restartBgpSpeaker } from './restart-bgp-speaker';
 
 /** Every fault, one file each, in palette order. */
 export const FAULTS: readonly Fault[] = [
@@ -55,6 +58,9 @@ export const FAULTS: readonly Fault[] = [
   slowZookeeper,
   partitionZookeeper,
   setEnvoyRollout,
+  powerOffNode,
+  hangBgpSpeaker,
+  restartBgpSpeaker,
 ];
 
 export const FAULT_IDS: string[] = FAULTS.map((f) => f.id);
