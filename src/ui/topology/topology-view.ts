@@ -296,7 +296,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         quiet(n.select('.topo-node-title')).text(
           (b) => `node/${b.node.name}${!b.node.powered ? ' · powered off' : !b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`,
         );
-        quiet(n.select('.topo-far-title')).text((b) => (b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
+        quiet(n.select('.topo-far-title')).text((b) => (!b.node.powered ? `${b.node.name} (off)` : b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
         quiet(n.select('.topo-node-sub')).text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
         quiet(n.select('.topo-ifaces')).text((b) => interfacesLine(b.node));
         quiet(n.select('[data-gauge="dns"]')).attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
