@@ -224,8 +224,11 @@ export class Bgp {
   }
 
   /**
-   * Re-establishes a session. The speaker sends what changed since the router last heard from it. Model choice: a
-   * peer back before the hold timer fired keeps its routes, as with graceful restart (RFC 4724).
+   * Re-establishes a session. The speaker sends what changed since the router last heard from it; routes it kept
+   * (stale under graceful restart, or held for a silent peer) stay where they are in the ECMP group. Model choice: a
+   * peer back before the hold timer fired keeps its routes even without graceful restart, as a hung speaker that
+   * resumes in time does; a rebooted node's new session would reset the old one instead (RFC 4271 §6.8), which the
+   * model does not do.
    */
   sessionUp(session: number): void {
     const ss = this.session(session);
