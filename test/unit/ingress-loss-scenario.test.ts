@@ -49,6 +49,25 @@ describe(FILE, () => {
     expect(ratio).toBeLessThan((30 / 80) * 1.4);
   });
 
+  it('a hung speaker instead of a power loss: node-c drained at 110 s black-holes until the hold timer, and BFD does not help', () => {
+    const hang = ['timeline.1.fault=hang-bgp-speaker', 'timeline.2={at: 110, fault: drain-node, target: node/node-c, params: {gracePeriodSeconds: 0}}'];
+    const lost = (r: RunReport) => r.series['packets.dropped{reason=no_local_endpoint}']!.values;
+    for (const fixes of [[], ['bfd']]) {
+      const r = runShipped(FILE, fixes, hang);
+      expect(sum(r, BLACKHOLED, 0, 330)).toBe(0);
+      expect(
+        lost(r)
+          .slice(170, 180)
+          .reduce((a, b) => a + b, 0),
+      ).toBeGreaterThan(0);
+      expect(
+        lost(r)
+          .slice(182, 330)
+          .reduce((a, b) => a + b, 0),
+      ).toBe(0);
+    }
+  });
+
   it('new connections fail for as long as the black hole lasts: about one in four hashes to node-c', () => {
     const attempts = sum(base, 'client.connections.ok', 110, 180) + sum(base, 'client.connections.failed', 110, 180);
     const share = sum(base, 'client.connections.failed', 110, 180) / attempts;

@@ -58,6 +58,7 @@ export class MetalLb {
     if (!this.services.includes(service)) return;
     const prefix = prefixOf(service);
     for (const s of this.speakers) {
+      // A hung speaker does not even notice the change: it neither withdraws nor claims to.
       if (!s.running || s.hung) continue;
       const wants = this.wants(service, s.host);
       const announcing = this.bgp.isAnnouncing(s.id, prefix);
