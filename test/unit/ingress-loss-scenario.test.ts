@@ -65,6 +65,12 @@ describe(FILE, () => {
           .slice(182, 330)
           .reduce((a, b) => a + b, 0),
       ).toBe(0);
+      const chain = r.why.find((c) => c.symptom === 'packets black-holed at node/node-c')!;
+      expect(chain.steps.map((step) => step.text)).toEqual([
+        expect.stringContaining('it runs no endpoint of the Service under externalTrafficPolicy Local, yet the router kept sending it a share'),
+        'its MetalLB speaker hung at 100.0 s: it sent no more KEEPALIVEs and could not withdraw the address when the node lost its endpoints',
+        'kept 10.0.0.13 as a next hop, stale, until its BGP hold timer fired at 180.0 s: 90 s after the last KEEPALIVE, received at 90.0 s',
+      ]);
     }
   });
 

@@ -57,6 +57,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   if (reset && causes.of('ecmp_changed').length > 0) chains.push({ symptom: `connections reset at ${reset.entity}`, steps: ecmpSteps(causes, reset) });
   const blackholed = causes.of('node_down').find((f) => f.entity.startsWith('router/'));
   if (blackholed) chains.push({ symptom: `packets black-holed at ${blackholed.entity}`, steps: staleNextHopSteps(causes, world, blackholed) });
+  const unheard = causes.of('no_local_endpoint').find((f) => silentPeer(causes, f.entity));
+  if (unheard) chains.push({ symptom: `packets black-holed at ${unheard.entity}`, steps: hungSpeakerSteps(unheard, silentPeer(causes, unheard.entity)!) });
   const gone = causes.of('stale_backend')[0];
   if (gone) chains.push({ symptom: `requests to gone backends at ${gone.entity}`, steps: goneBackendSteps(causes, world, gone) });
   const stale = causes.of('stale_endpoint')[0];
@@ -112,7 +114,26 @@ function staleNextHopSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): 
   const dark = causes.find('node_powered_off', node);
   if (dark) steps.push(factStep(dark, `lost power at ${seconds(dark.firstAt)}: its MetalLB speaker died with it and withdrew nothing, so the router kept the route`));
   const lost = causes.find('bgp_peer_lost', node);
-  if (!lost) return steps;
+  if (lost) steps.push(heldRouteStep(lost, hop));
+  return steps;
+}
+
+/** Packets a node dropped for want of a local endpoint while its hung speaker could not withdraw the Service's address. */
+function hungSpeakerSteps(drop: CauseFact, lost: CauseFact): WhyStep[] {
+  const hop = Number(lost.detail['nextHop']);
+  return [
+    factStep(drop, `dropped ${formatCount(drop.count)} packets: it runs no endpoint of the Service under externalTrafficPolicy Local, yet the router kept sending it a share`),
+    {
+      entity: drop.entity,
+      at: lost.firstAt,
+      text: `its MetalLB speaker hung at ${seconds(lost.firstAt)}: it sent no more KEEPALIVEs and could not withdraw the address when the node lost its endpoints`,
+    },
+    heldRouteStep(lost, hop),
+  ];
+}
+
+/** How long the router held a lost peer's route: until BFD or the hold timer noticed, plus graceful restart's stale time. */
+function heldRouteStep(lost: CauseFact, hop: number): WhyStep {
   const d = lost.detail;
   const detectedAt = Number(d['detectedAt']);
   const stale = Number(d['staleS']);
@@ -121,8 +142,13 @@ function staleNextHopSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): 
       ? `BFD declared the session down at ${seconds(detectedAt)}, when the BFD packets had stopped for the detection time`
       : `its BGP hold timer fired at ${seconds(detectedAt)}: ${d['holdTimeS']} s after the last KEEPALIVE, received at ${seconds(Number(d['lastKeepaliveAt']))}`;
   const kept = stale > 0 ? `; graceful restart then kept the route as stale for ${stale} s more` : '';
-  steps.push({ entity: String(d['router']), at: detectedAt, text: `kept ${formatIpv4(hop)} as a next hop, stale, until ${notice}${kept}` });
-  return steps;
+  return { entity: String(d['router']), at: detectedAt, text: `kept ${formatIpv4(hop)} as a next hop, stale, until ${notice}${kept}` };
+}
+
+/** The BGP session a node's speaker let fall silent (hung), if it did. */
+function silentPeer(causes: CauseLog, node: string): CauseFact | undefined {
+  const lost = causes.find('bgp_peer_lost', node);
+  return lost?.detail['end'] === 'silent' ? lost : undefined;
 }
 
 /** The node that reset the most packets of connections it did not know. */
@@ -380,6 +406,11 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
     case 'node_down':
       if (!fact.entity.startsWith('router/')) break;
       return { symptom, steps: staleNextHopSteps(causes, world, fact) };
+    case 'no_local_endpoint': {
+      const lost = silentPeer(causes, fact.entity);
+      if (!lost) break;
+      return { symptom, steps: hungSpeakerSteps(fact, lost) };
+    }
     case 'cpu_delayed':
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);
