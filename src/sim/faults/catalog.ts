@@ -47,6 +47,9 @@ export const FAULTS: readonly Fault[] = [
   addBgpSpeaker,
   removeBgpSpeaker,
   changeEcmpHash,
+  powerOffNode,
+  hangBgpSpeaker,
+  restartBgpSpeaker,
   setInstanceAllowance,
   setRpFilter,
   addInterfaceAddress,
@@ -58,9 +61,6 @@ export const FAULTS: readonly Fault[] = [
   slowZookeeper,
   partitionZookeeper,
   setEnvoyRollout,
-  powerOffNode,
-  hangBgpSpeaker,
-  restartBgpSpeaker,
 ];
 
 export const FAULT_IDS: string[] = FAULTS.map((f) => f.id);
