@@ -75,6 +75,8 @@ export interface NodeView {
   schedulable: boolean;
   /** False for a node not yet joined (`joined: false`) or removed (remove-node), until join-node registers it. */
   inCluster: boolean;
+  /** False once the machine has lost power (power-off-node). */
+  powered: boolean;
 }
 
 export interface RouterView {

@@ -1,6 +1,6 @@
 import type { HttpClient, HttpClients } from './apps/http-client';
-import { millis, seconds, toSeconds, type SimTime } from './core/time';
-import { Bgp } from './infra/bgp';
+import { seconds, toSeconds, type SimTime } from './core/time';
+import { Bgp, bgpOptions } from './infra/bgp';
 import { ExternalHost } from './infra/external-host';
 import { toElement } from './infra/fabric';
 import type { MemberSpec } from './infra/lb-pool';
@@ -54,7 +54,7 @@ export function setUpEdge(world: WorldCore, scenario: Scenario, clients: HttpCli
     // A node not yet joined starts its speaker when it joins.
     const speakers = world.hosts.filter((h) => speakerNames.includes(h.name) && h.inCluster);
     const announced = [...world.services.values()].filter((s) => s.type === 'LoadBalancer' && s.loadBalancerIp !== undefined);
-    const bgp = new Bgp(world.ctx, { convergenceDelay: millis(params.bgp.convergenceMs) });
+    const bgp = new Bgp(world.ctx, bgpOptions(params.bgp));
     const speakersOf = new MetalLb(world.ctx, bgp, hop.router, speakers, announced);
     metallb = speakersOf;
     for (const service of announced) world.network.fabric.addBlock({ base: service.loadBalancerIp! as Ipv4, prefix: 32 }, toElement(hop.element));

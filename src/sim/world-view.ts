@@ -70,6 +70,7 @@ export function topologyView(world: PicturedWorld, version: number): TopologyVie
       dnsMaxConcurrent: nodeLocal && nodeLocal.inFlightOn(h.name) >= 0 ? nodeLocal.maxConcurrent : null,
       schedulable: h.schedulable,
       inCluster: h.inCluster,
+      powered: h.powered,
     })),
     pods: world.workloads.pods
       .filter((p) => p.shown)

@@ -52,7 +52,12 @@ describe('scenario defaults', () => {
         snat: true,
         xff: 'preserve',
       },
-      bgp: { convergenceMs: 500 },
+      bgp: {
+        convergenceMs: 500,
+        holdTimeS: 90,
+        bfd: { enabled: false, receiveIntervalMs: 300, transmitIntervalMs: 300, detectMultiplier: 3 },
+        gracefulRestart: { enabled: false, restartTimeS: 120 },
+      },
       node: { rpFilter: 2, cores: 8, podNetwork: 'routed', podInterfaceHasIp: false, tunnelHasIp: true, sourceRuleGcSeconds: 0 },
       calico: { ipam: 'node-cidr', blockSize: 26, leakGraceS: 900 },
       instance: {

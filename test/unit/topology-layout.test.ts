@@ -21,6 +21,7 @@ function node(i: number, cloud = true): NodeView {
     dnsMaxConcurrent: 1000,
     schedulable: true,
     inCluster: true,
+    powered: true,
   };
 }
 

@@ -26,6 +26,9 @@ import { slowUpstream } from './slow-upstream';
 import { slowZookeeper } from './slow-zookeeper';
 import { partitionZookeeper } from './partition-zookeeper';
 import { setEnvoyRollout } from './set-envoy-rollout';
+import { powerOffNode } from './power-off-node';
+import { hangBgpSpeaker } from './hang-bgp-speaker';
+import { restartBgpSpeaker } from './restart-bgp-speaker';
 
 /** Every fault, one file each, in palette order. */
 export const FAULTS: readonly Fault[] = [
@@ -44,6 +47,9 @@ export const FAULTS: readonly Fault[] = [
   addBgpSpeaker,
   removeBgpSpeaker,
   changeEcmpHash,
+  powerOffNode,
+  hangBgpSpeaker,
+  restartBgpSpeaker,
   setInstanceAllowance,
   setRpFilter,
   addInterfaceAddress,

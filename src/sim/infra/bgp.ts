@@ -2,6 +2,7 @@ import type { SimContext } from '../context';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import { millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
 import { formatCidr, formatIpv4, type Cidr } from '../net/ipv4';
+import type { BgpParams } from './bgp-params';
 import type { Router } from './router';
 
 export interface BgpOptions {
@@ -11,6 +12,10 @@ export interface BgpOptions {
   holdTime: Duration;
   /** Interval between the speaker's KEEPALIVEs, which fixes when the hold timer fires after a silent failure. */
   keepaliveTime: Duration;
+  /** BFD on every session, or null: the router declares a peer whose forwarding path died down `detectTime` after its last BFD packet. */
+  bfd: { interval: Duration; detectTime: Duration } | null;
+  /** Graceful restart negotiated on every session, or null: how long the router keeps a lost peer's routes as stale. */
+  restartTime: Duration | null;
 }
 
 export const BGP_DEFAULTS: BgpOptions = {
@@ -21,7 +26,32 @@ export const BGP_DEFAULTS: BgpOptions = {
   holdTime: seconds(90),
   // RFC 4271 §10: KeepaliveTime one third of HoldTime, 30 s.
   keepaliveTime: seconds(30),
+  bfd: null,
+  restartTime: null,
 };
+
+/** The options a scenario's `params.bgp` sets. */
+export function bgpOptions(p: BgpParams): BgpOptions {
+  const holdTime = seconds(p.holdTimeS);
+  // RFC 5880 §6.8.4: packets come every max(our RequiredMinRx, their DesiredMinTx), and the session goes down after
+  // DetectMult of them are missed; both ends use the same profile here (docs/sources/load-balancers.md#bfd).
+  const interval = millis(Math.max(p.bfd.receiveIntervalMs, p.bfd.transmitIntervalMs));
+  return {
+    convergenceDelay: millis(p.convergenceMs),
+    holdTime,
+    // RFC 4271 §10 suggests a KeepaliveTime of one third of the HoldTime (docs/sources/load-balancers.md#bgp-timers).
+    keepaliveTime: Math.floor(holdTime / 3) as Duration,
+    bfd: p.bfd.enabled ? { interval, detectTime: (interval * p.bfd.detectMultiplier) as Duration } : null,
+    restartTime: p.gracefulRestart.enabled ? seconds(p.gracefulRestart.restartTimeS) : null,
+  };
+}
+
+/**
+ * How a session ends, as the router sees it. `cease`: the speaker closes it cleanly (NOTIFICATION Cease). `restart`: a
+ * planned restart of the speaker. `silent`: the speaker's BGP stops talking while its node still forwards (a hung
+ * daemon). `dark`: the node and its link are gone (power loss): no KEEPALIVE, no BFD packet, nothing forwarded.
+ */
+export type SessionEnd = 'cease' | 'restart' | 'silent' | 'dark';
 
 interface Speaker {
   nextHop: number;
@@ -40,21 +70,24 @@ interface Session {
   sent: Set<number>;
   /** Prefixes the router holds now. */
   delivered: Set<number>;
-  /** The pending hold-timer flush of every route of this session, or -1. */
-  holdTimerFlush: EventHandle;
+  /** The pending flush of every route of this session (hold timer, BFD, restart timer), or -1. */
+  pendingFlush: EventHandle;
 }
 
 const WITHDRAW = 0;
 const ANNOUNCE = 1;
 const CLOSED = 0;
 const HOLD_TIMER_EXPIRED = 1;
+const BFD_DOWN = 2;
+const RESTART_TIMER_EXPIRED = 3;
 
 /**
  * MetalLB-style BGP between speakers (one per node, identified by its next-hop address) and routers. A speaker
  * announces or withdraws prefixes (LoadBalancer /32s); each router learns of it after the convergence delay, and
  * routes that differ only in next hop join one ECMP group in the order they arrived. A session that closes
  * gracefully takes its routes with it after the convergence delay; one that goes silent keeps them until the
- * router's hold timer fires.
+ * router's hold timer fires (or BFD notices a dead node first); with graceful restart the router keeps them longer, as
+ * stale routes.
  */
 export class Bgp {
   private readonly opts: BgpOptions;
@@ -73,6 +106,9 @@ export class Bgp {
     if (!(this.opts.keepaliveTime > 0 && this.opts.keepaliveTime <= this.opts.holdTime)) {
       throw new RangeError('BGP keepaliveTime must be positive and at most holdTime');
     }
+    if (this.opts.bfd && !(this.opts.bfd.interval > 0 && this.opts.bfd.detectTime >= this.opts.bfd.interval)) {
+      throw new RangeError('BFD interval must be positive and detectTime at least one interval');
+    }
     this.deliverHandler = ctx.sched.register('bgp/update', (session, update) => this.deliver(session, update));
     this.flushHandler = ctx.sched.register('bgp/flush', (session, why) => this.flushSession(session, why));
   }
@@ -88,7 +124,7 @@ export class Bgp {
     const s = this.speaker(speaker);
     const id = this.sessions.length;
     const now = this.ctx.sched.now;
-    this.sessions.push({ speaker, router, up: false, upSince: now, sent: new Set(), delivered: new Set(), holdTimerFlush: -1 });
+    this.sessions.push({ speaker, router, up: false, upSince: now, sent: new Set(), delivered: new Set(), pendingFlush: -1 });
     s.sessions.push(id);
     this.sessionUp(id);
     return id;
@@ -141,42 +177,67 @@ export class Bgp {
   }
 
   /**
-   * Ends a session. Graceful (NOTIFICATION Cease, speaker shut down cleanly): the router withdraws the session's
-   * routes at once, i.e. after the convergence delay. Otherwise (node or link died): the router keeps forwarding to
-   * the dead next hop until the hold timer fires, holdTime after the last KEEPALIVE it received.
+   * Ends a session (see SessionEnd). A clean close withdraws the session's routes after the convergence delay. A planned
+   * restart under graceful restart leaves them in place, stale, for the Restart Time (RFC 4724 §4.2); without it, it is
+   * a clean close. A silent or dark peer keeps them until the router notices: the hold timer, holdTime after the last
+   * KEEPALIVE it received, or for a dark node BFD, detectTime after the last BFD packet, whichever comes first.
    */
-  sessionDown(session: number, graceful: boolean): void {
+  sessionDown(session: number, end: SessionEnd): void {
     const ss = this.session(session);
     if (!ss.up) return;
     ss.up = false;
     const s = this.speakers[ss.speaker]!;
     const now = this.ctx.sched.now;
-    const { holdTime, keepaliveTime, convergenceDelay } = this.opts;
-    if (graceful) {
+    const { holdTime, keepaliveTime, convergenceDelay, bfd, restartTime } = this.opts;
+    if (end === 'cease' || (end === 'restart' && restartTime === null)) {
       ss.sent.clear();
       this.ctx.sched.after(convergenceDelay, this.flushHandler, session, CLOSED);
       this.ctx.note('info', s.entity, 'bgp.session.down', `closed its BGP session with ${ss.router.entity}; routes withdrawn`);
       return;
     }
+    if (end === 'restart') {
+      // RFC 4724 §4.2 (docs/sources/load-balancers.md#graceful-restart).
+      ss.pendingFlush = this.ctx.sched.after(restartTime!, this.flushHandler, session, RESTART_TIMER_EXPIRED);
+      const kept = `the router keeps its ${ss.delivered.size} route(s) as stale for up to ${toSeconds(restartTime!)} s (graceful restart)`;
+      this.ctx.note('info', s.entity, 'bgp.session.down', `restarts its BGP session with ${ss.router.entity}; ${kept}`);
+      return;
+    }
     const lastKeepalive = ss.upSince + Math.floor((now - ss.upSince) / keepaliveTime) * keepaliveTime;
-    const expiry = (lastKeepalive + holdTime) as SimTime;
-    ss.holdTimerFlush = this.ctx.sched.at((expiry + convergenceDelay) as SimTime, this.flushHandler, session, HOLD_TIMER_EXPIRED);
-    const until = `the router keeps its routes until the hold timer fires at ${toSeconds(expiry)} s`;
-    this.ctx.note('warn', s.entity, 'bgp.session.down', `lost its BGP session with ${ss.router.entity}; ${until}`);
+    const holdExpiry = lastKeepalive + holdTime;
+    const lastBfd = bfd === null ? 0 : ss.upSince + Math.floor((now - ss.upSince) / bfd.interval) * bfd.interval;
+    const byBfd = end === 'dark' && bfd !== null && lastBfd + bfd.detectTime < holdExpiry;
+    const detectedAt = (byBfd ? lastBfd + bfd.detectTime : holdExpiry) as SimTime;
+    ss.pendingFlush = this.ctx.sched.at((detectedAt + convergenceDelay) as SimTime, this.flushHandler, session, byBfd ? BFD_DOWN : HOLD_TIMER_EXPIRED);
+    const by = byBfd ? 'BFD declares it down' : 'the hold timer fires';
+    const detail = {
+      router: ss.router.entity,
+      nextHop: s.nextHop,
+      end,
+      detection: byBfd ? 'BFD' : 'hold timer',
+      lastKeepaliveAt: lastKeepalive,
+      holdTimeS: toSeconds(holdTime),
+      detectedAt,
+      staleS: restartTime !== null && !byBfd ? toSeconds(restartTime) : 0,
+    };
+    this.ctx.causes.record('bgp_peer_lost', s.entity, now, detail);
+    this.ctx.note('warn', s.entity, 'bgp.session.down', `lost its BGP session with ${ss.router.entity}; the router keeps its routes until ${by} at ${toSeconds(detectedAt)} s`);
   }
 
   /**
-   * Re-establishes a session. The speaker sends what changed since the router last heard from it. Model choice: a
-   * peer back before the hold timer fired keeps its routes, as with graceful restart (RFC 4724).
+   * Re-establishes a session. The speaker sends what changed since the router last heard from it; routes it kept
+   * (stale under graceful restart, or held for a silent peer) stay where they are in the ECMP group. Model choice: a
+   * peer back before the hold timer fired keeps its routes even without graceful restart, as a hung speaker that
+   * resumes in time does; a rebooted node's new session would reset the old one instead (RFC 4271 §6.8), which the
+   * model does not do.
    */
   sessionUp(session: number): void {
     const ss = this.session(session);
     if (ss.up) return;
     ss.up = true;
     ss.upSince = this.ctx.sched.now;
-    if (ss.holdTimerFlush !== -1) {
-      this.ctx.sched.cancel(ss.holdTimerFlush);
-      ss.holdTimerFlush = -1;
+    if (ss.pendingFlush !== -1) {
+      this.ctx.sched.cancel(ss.pendingFlush);
+      ss.pendingFlush = -1;
     }
     const s = this.speakers[ss.speaker]!;
     this.ctx.note('info', s.entity, 'bgp.session.up', `established a BGP session with ${ss.router.entity}`);
@@ -185,8 +246,8 @@ export class Bgp {
   }
 
   /** Every session of a speaker down (the node or its speaker pod goes away). */
-  speakerDown(speaker: number, graceful: boolean): void {
-    for (const session of this.speaker(speaker).sessions) this.sessionDown(session, graceful);
+  speakerDown(speaker: number, end: SessionEnd): void {
+    for (const session of this.speaker(speaker).sessions) this.sessionDown(session, end);
   }
 
   speakerUp(speaker: number): void {
@@ -217,11 +278,22 @@ export class Bgp {
   private flushSession(session: number, why: number): void {
     const ss = this.sessions[session]!;
     const s = this.speakers[ss.speaker]!;
-    if (why === HOLD_TIMER_EXPIRED) {
-      ss.holdTimerFlush = -1;
-      ss.sent.clear();
-      const what = `hold timer expired for peer ${formatIpv4(s.nextHop)}; ${ss.delivered.size} route(s) withdrawn`;
+    if (why !== CLOSED) ss.pendingFlush = -1;
+    const peer = formatIpv4(s.nextHop);
+    const restartTime = this.opts.restartTime;
+    if (why === HOLD_TIMER_EXPIRED && restartTime !== null) {
+      // RFC 8538: under graceful restart an expired hold timer starts RFC 4724's stale-route keeping, not a reset
+      // (docs/sources/load-balancers.md#graceful-restart).
+      ss.pendingFlush = this.ctx.sched.after(restartTime, this.flushHandler, session, RESTART_TIMER_EXPIRED);
+      const what = `hold timer expired for peer ${peer}; its ${ss.delivered.size} route(s) kept as stale for ${toSeconds(restartTime)} s (graceful restart)`;
       this.ctx.note('warn', ss.router.entity, 'bgp.hold_timer.expired', what, { cause: s.entity });
+      return;
+    }
+    if (why !== CLOSED) {
+      ss.sent.clear();
+      const kind = why === HOLD_TIMER_EXPIRED ? 'bgp.hold_timer.expired' : why === BFD_DOWN ? 'bgp.bfd.down' : 'bgp.restart_timer.expired';
+      const event = why === HOLD_TIMER_EXPIRED ? 'hold timer expired' : why === BFD_DOWN ? 'BFD session down' : 'restart timer expired';
+      this.ctx.note('warn', ss.router.entity, kind, `${event} for peer ${peer}; ${ss.delivered.size} route(s) withdrawn`, { cause: s.entity });
     }
     for (const prefix of ss.delivered) ss.router.forget(this.prefixes[prefix]!, s.nextHop, s.entity);
     ss.delivered.clear();

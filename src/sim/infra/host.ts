@@ -51,6 +51,8 @@ export class Host {
   schedulable = true;
   /** The Node object exists; a removed node leaves load-balancer pools and BGP, though the machine still forwards. */
   inCluster = true;
+  /** The machine has power: one without receives nothing and sends nothing. */
+  powered = true;
   /** Sockets of host-network processes (node-local DNS, kube-proxy's health server). */
   tcp!: TcpStack;
   udp!: UdpStack;

@@ -162,6 +162,10 @@ export class Network {
     }
     if (ns >= 0) {
       const pod = this.pods[ns]!;
+      if (!pod.host.powered) {
+        this.drop(id, 'node_down', pod.host);
+        return;
+      }
       this.traceHop(id, pod.entity, 'sent');
       p.iface[id] = pod.veth;
       this.forward(id, Stage.hostFromPod, pod.host.index);
@@ -170,6 +174,10 @@ export class Network {
     const index = -1 - ns;
     if (index < this.hosts.length) {
       const host = this.hosts[index]!;
+      if (!host.powered) {
+        this.drop(id, 'node_down', host);
+        return;
+      }
       this.traceHop(id, host.entity, 'sent by a host process');
       this.datapath.process(id, host, -1);
       return;
@@ -334,7 +342,7 @@ export class Network {
       if (!live) this.ctx.causes.attempt(dst, this.originOf(p.srcIp[id]!));
     }
     if (target === NOWHERE) this.drop(id, 'no_route', this.fabricSite);
-    else this.toTarget(id, target, p.at[id]!);
+    else this.toTarget(id, target, p.at[id]!, this.fabricSite);
   }
 
   /** Who a source address belongs to: a pod's deployment, a node, an element, or the bare address. */
@@ -359,7 +367,7 @@ export class Network {
   forwardTo(id: number, nextHop: number, site: DropSite, element: number): void {
     const target = this.fabric.holder(nextHop);
     if (target === NOWHERE) this.drop(id, 'no_route', site);
-    else this.toTarget(id, target, this.elementSite(element));
+    else this.toTarget(id, target, this.elementSite(element), site);
   }
 
   /** An element (a load balancer) puts a packet it rewrote back on the fabric, which routes it by destination. */
@@ -367,7 +375,12 @@ export class Network {
     this.forward(id, Stage.fabric, this.elementSite(element));
   }
 
-  private toTarget(id: number, target: number, from: number): void {
+  /** Hands the packet to an element or a host; a host without power loses it, and `site`, which sent it there, counts the drop. */
+  private toTarget(id: number, target: number, from: number, site: DropSite): void {
+    if (!isElement(target) && !this.hosts[hostOf(target)]!.powered) {
+      this.drop(id, 'node_down', site);
+      return;
+    }
     const to = isElement(target) ? this.elementSite(elementOf(target)) : hostOf(target);
     this.countTraffic(id, from, to);
     if (isElement(target)) {

@@ -1,5 +1,6 @@
 import { formatIpv4 } from '../net/ipv4';
-import { DROP_REASON_IDS } from '../report/drop-reasons';
+import type { PacketPool } from '../net/packet';
+import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
 import { toElement } from './fabric';
 import type { Network, PacketElement } from './network';
 import type { Router } from './router';
@@ -23,6 +24,18 @@ export class RouterHop implements PacketElement {
 
   get entity(): string {
     return this.router.entity;
+  }
+
+  /** For a packet lost at a dead node: the next hop the router still sent it to. */
+  dropDetail(reason: DropReason, p: PacketPool, id: number): Record<string, number | string> | undefined {
+    if (reason !== 'node_down') return undefined;
+    return { nextHop: this.router.route(p.proto[id]!, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!) };
+  }
+
+  describeDrop(reason: DropReason, p: PacketPool, id: number): string | undefined {
+    if (reason !== 'node_down') return undefined;
+    const hop = formatIpv4(Number(this.dropDetail(reason, p, id)!['nextHop']));
+    return `ECMP still holds next hop ${hop}, a node without power: BGP has not noticed yet`;
   }
 
   receive(id: number): void {

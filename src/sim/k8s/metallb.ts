@@ -1,4 +1,6 @@
 import type { SimContext } from '../context';
+import type { HandlerId } from '../core/scheduler';
+import { seconds } from '../core/time';
 import type { Bgp } from '../infra/bgp';
 import type { Host } from '../infra/host';
 import type { Router } from '../infra/router';
@@ -10,6 +12,8 @@ interface Speaker {
   id: number;
   /** The speaker pod runs; a stopped one has closed its sessions and announces nothing. */
   running: boolean;
+  /** Its BGP has stopped talking (a hung daemon): it neither announces nor withdraws, and sends no KEEPALIVE. */
+  hung: boolean;
 }
 
 /**
@@ -20,6 +24,7 @@ interface Speaker {
  */
 export class MetalLb {
   private readonly speakers: Speaker[];
+  private readonly restartDone: HandlerId;
 
   constructor(
     private readonly ctx: SimContext,
@@ -31,7 +36,12 @@ export class MetalLb {
     this.speakers = speakerHosts.map((host) => {
       const id = bgp.addSpeaker(host.ip, host.entity);
       bgp.connect(id, router);
-      return { host, id, running: true };
+      return { host, id, running: true, hung: false };
+    });
+    this.restartDone = ctx.sched.register('metallb.speaker-restarted', (host) => {
+      const s = this.speakers.find((x) => x.host.index === host)!;
+      if (!s.host.powered) return;
+      this.startSpeaker(s.host, `restart of ${s.host.entity}'s speaker`);
     });
   }
 
@@ -48,7 +58,8 @@ export class MetalLb {
     if (!this.services.includes(service)) return;
     const prefix = prefixOf(service);
     for (const s of this.speakers) {
-      if (!s.running) continue;
+      // A hung speaker does not even notice the change: it neither withdraws nor claims to.
+      if (!s.running || s.hung) continue;
       const wants = this.wants(service, s.host);
       const announcing = this.bgp.isAnnouncing(s.id, prefix);
       if (wants === announcing) continue;
@@ -65,9 +76,14 @@ export class MetalLb {
     return this.bgp.sessionStates();
   }
 
-  /** Whether a speaker runs on the node. */
+  /** Whether a speaker runs on the node (hung or not). */
   runsOn(host: Host): boolean {
     return this.speakers.some((s) => s.host === host && s.running);
+  }
+
+  /** Whether the node's speaker runs and talks. */
+  talksOn(host: Host): boolean {
+    return this.speakers.some((s) => s.host === host && s.running && !s.hung);
   }
 
   /**
@@ -77,8 +93,9 @@ export class MetalLb {
   startSpeaker(host: Host, cause: string): void {
     let s = this.speakers.find((x) => x.host === host);
     if (s?.running) return;
+    if (s) s.hung = false;
     if (!s) {
-      s = { host, id: this.bgp.addSpeaker(host.ip, host.entity), running: true };
+      s = { host, id: this.bgp.addSpeaker(host.ip, host.entity), running: true, hung: false };
       this.speakers.push(s);
       this.note(host.entity, 'metallb.speaker.started', 'MetalLB speaker started', cause);
       this.bgp.connect(s.id, this.router);
@@ -97,7 +114,39 @@ export class MetalLb {
     s.running = false;
     this.note(host.entity, 'metallb.speaker.stopped', 'MetalLB speaker stopped', cause);
     for (const service of this.services) this.bgp.withdraw(s.id, prefixOf(service));
-    this.bgp.speakerDown(s.id, true);
+    this.bgp.speakerDown(s.id, 'cease');
+  }
+
+  /**
+   * The node's speaker pod is restarted on purpose (a MetalLB upgrade rolls the speaker DaemonSet): its session goes
+   * down for `downSeconds` with what it announces unchanged, and comes back. Without graceful restart the router
+   * withdraws the node's routes meanwhile.
+   */
+  restartSpeaker(host: Host, downSeconds: number, cause: string): void {
+    const s = this.speakers.find((x) => x.host === host && x.running);
+    if (!s) return;
+    s.running = false;
+    s.hung = false;
+    this.note(host.entity, 'metallb.speaker.restarting', `MetalLB speaker restarting; back in ${downSeconds} s`, cause);
+    this.bgp.speakerDown(s.id, 'restart');
+    this.ctx.sched.after(seconds(downSeconds), this.restartDone, host.index);
+  }
+
+  /** The node's speaker hangs: it keeps its sessions open but sends nothing, so the router hears from it no more. */
+  hangSpeaker(host: Host, cause: string): void {
+    const s = this.speakers.find((x) => x.host === host && x.running && !x.hung);
+    if (!s) return;
+    s.hung = true;
+    this.ctx.note('warn', host.entity, 'metallb.speaker.hung', 'MetalLB speaker hung: no more KEEPALIVEs, announcements or withdrawals', { cause });
+    this.bgp.speakerDown(s.id, 'silent');
+  }
+
+  /** The node lost power: its speaker dies with it, withdrawing nothing. */
+  nodeDark(host: Host): void {
+    const s = this.speakers.find((x) => x.host === host && x.running);
+    if (!s) return;
+    s.running = false;
+    this.bgp.speakerDown(s.id, 'dark');
   }
 
   private note(entity: string, kind: string, message: string, cause: string): void {

@@ -51,6 +51,10 @@ export const DROP_REASONS = {
     kind: 'packet',
     text: 'The datagram reached a host where nothing listens on its port, so the kernel discards it.',
   },
+  node_down: {
+    kind: 'packet',
+    text: 'The packet was sent to a machine that has lost power, which receives nothing and sends nothing; a router that still holds the machine as a BGP next hop keeps sending it packets until BGP notices.',
+  },
   lb_member_down: {
     kind: 'packet',
     text: 'The load balancer has no pool member it may send a new connection to, so it drops the connection attempt.',

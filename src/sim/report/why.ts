@@ -55,6 +55,10 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   if (collision) chains.push({ symptom: `${collision.entity} unreachable`, steps: collisionSteps(causes, collision) });
   const reset = nodeResets(causes);
   if (reset && causes.of('ecmp_changed').length > 0) chains.push({ symptom: `connections reset at ${reset.entity}`, steps: ecmpSteps(causes, reset) });
+  const blackholed = causes.of('node_down').find((f) => f.entity.startsWith('router/'));
+  if (blackholed) chains.push({ symptom: `packets black-holed at ${blackholed.entity}`, steps: staleNextHopSteps(causes, world, blackholed) });
+  const unheard = causes.of('no_local_endpoint').find((f) => silentPeer(causes, f.entity));
+  if (unheard) chains.push({ symptom: `packets black-holed at ${unheard.entity}`, steps: hungSpeakerSteps(unheard, silentPeer(causes, unheard.entity)!) });
   const gone = causes.of('stale_backend')[0];
   if (gone) chains.push({ symptom: `requests to gone backends at ${gone.entity}`, steps: goneBackendSteps(causes, world, gone) });
   const stale = causes.of('stale_endpoint')[0];
@@ -94,6 +98,57 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
       steps.push({ entity: node, at: deletedAt, text: `was deleted from the cluster at ${seconds(deletedAt)}${back}; tunl0 kept the address the deleted node's allocation was for` });
   }
   return steps;
+}
+
+/**
+ * Packets a router sent to a node that had lost power: the next hop it still held, when the node went dark, and the
+ * hold timer (or BFD) that decides how long the router keeps sending there.
+ */
+function staleNextHopSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): WhyStep[] {
+  const hop = Number(drop.detail['nextHop']);
+  const node = world.nodeByIp(hop);
+  const steps: WhyStep[] = [
+    factStep(drop, `sent ${formatCount(drop.count)} packets to ECMP next hop ${formatIpv4(hop)}${node ? ` (${node})` : ''}, a node without power, where they were lost`),
+  ];
+  if (!node) return steps;
+  const dark = causes.find('node_powered_off', node);
+  if (dark) steps.push(factStep(dark, `lost power at ${seconds(dark.firstAt)}: its MetalLB speaker died with it and withdrew nothing, so the router kept the route`));
+  const lost = causes.find('bgp_peer_lost', node);
+  if (lost) steps.push(heldRouteStep(lost, hop));
+  return steps;
+}
+
+/** Packets a node dropped for want of a local endpoint while its hung speaker could not withdraw the Service's address. */
+function hungSpeakerSteps(drop: CauseFact, lost: CauseFact): WhyStep[] {
+  const hop = Number(lost.detail['nextHop']);
+  return [
+    factStep(drop, `dropped ${formatCount(drop.count)} packets: it runs no endpoint of the Service under externalTrafficPolicy Local, yet the router kept sending it a share`),
+    {
+      entity: drop.entity,
+      at: lost.firstAt,
+      text: `its MetalLB speaker hung at ${seconds(lost.firstAt)}: it sent no more KEEPALIVEs and could not withdraw the address when the node lost its endpoints`,
+    },
+    heldRouteStep(lost, hop),
+  ];
+}
+
+/** How long the router held a lost peer's route: until BFD or the hold timer noticed, plus graceful restart's stale time. */
+function heldRouteStep(lost: CauseFact, hop: number): WhyStep {
+  const d = lost.detail;
+  const detectedAt = Number(d['detectedAt']);
+  const stale = Number(d['staleS']);
+  const notice =
+    d['detection'] === 'BFD'
+      ? `BFD declared the session down at ${seconds(detectedAt)}, when the BFD packets had stopped for the detection time`
+      : `its BGP hold timer fired at ${seconds(detectedAt)}: ${d['holdTimeS']} s after the last KEEPALIVE, received at ${seconds(Number(d['lastKeepaliveAt']))}`;
+  const kept = stale > 0 ? `; graceful restart then kept the route as stale for ${stale} s more` : '';
+  return { entity: String(d['router']), at: detectedAt, text: `kept ${formatIpv4(hop)} as a next hop, stale, until ${notice}${kept}` };
+}
+
+/** The BGP session a node's speaker let fall silent (hung), if it did. */
+function silentPeer(causes: CauseLog, node: string): CauseFact | undefined {
+  const lost = causes.find('bgp_peer_lost', node);
+  return lost?.detail['end'] === 'silent' ? lost : undefined;
 }
 
 /** The node that reset the most packets of connections it did not know. */
@@ -348,6 +403,14 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       };
     case 'pod_ip_collision':
       return { symptom, steps: collisionSteps(causes, fact) };
+    case 'node_down':
+      if (!fact.entity.startsWith('router/')) break;
+      return { symptom, steps: staleNextHopSteps(causes, world, fact) };
+    case 'no_local_endpoint': {
+      const lost = silentPeer(causes, fact.entity);
+      if (!lost) break;
+      return { symptom, steps: hungSpeakerSteps(fact, lost) };
+    }
     case 'cpu_delayed':
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);

@@ -286,14 +286,17 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         quiet(n)
           .attr('data-entity', (b) => `node/${b.node.name}`)
           .attr('data-in-cluster', (b) => String(b.node.inCluster))
-          .attr('aria-label', (b) => `node ${b.node.name}${b.node.inCluster ? '' : ', not in the cluster'}`)
+          .attr('data-powered', (b) => String(b.node.powered))
+          .attr('aria-label', (b) => `node ${b.node.name}${b.node.powered ? '' : ', powered off'}${b.node.inCluster ? '' : ', not in the cluster'}`)
           .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`);
         quiet(n.select('.topo-ring')).attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
         quiet(n.select('.topo-node-box'))
           .attr('width', (b) => b.inner.w)
           .attr('height', (b) => b.inner.h);
-        quiet(n.select('.topo-node-title')).text((b) => `node/${b.node.name}${!b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`);
-        quiet(n.select('.topo-far-title')).text((b) => (b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
+        quiet(n.select('.topo-node-title')).text(
+          (b) => `node/${b.node.name}${!b.node.powered ? ' · powered off' : !b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`,
+        );
+        quiet(n.select('.topo-far-title')).text((b) => (!b.node.powered ? `${b.node.name} (off)` : b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
         quiet(n.select('.topo-node-sub')).text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
         quiet(n.select('.topo-ifaces')).text((b) => interfacesLine(b.node));
         quiet(n.select('[data-gauge="dns"]')).attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
@@ -580,8 +583,11 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         return p;
       })
       .call((p) => {
-        quiet(p).attr('d', (d) => curve(d.router.x + d.router.w / 2, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2, d.node.y));
-        quiet(p.select('title')).text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}`);
+        quiet(p)
+          .attr('data-dark', (d) => String(!d.node.node.powered))
+          .attr('d', (d) => curve(d.router.x + d.router.w / 2, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2, d.node.y));
+        const dark = ' — powered off, yet still a next hop: its share of the flows is lost until BGP notices';
+        quiet(p.select('title')).text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}${d.node.node.powered ? '' : dark}`);
       });
   }
 
