@@ -11,7 +11,7 @@ import { createSim, FAULT_IDS } from '../../src/sim/sim';
 import { loadText, runText } from '../fixtures/scenario-run';
 
 /** One web pod behind a Service and a client; at 5 s web scales to 2, so web-1 is created at 5 s and starts at 7 s. */
-const scenario = (web: string, duration = 40): string => `
+const scenario = (web: string, duration = 40, params = '{}'): string => `
 version: 1
 id: probes
 title: Probes
@@ -26,6 +26,7 @@ topology:
     client: { app: http-client, replicas: 1, target: web }
   services:
     web: { selector: web, clusterIp: 10.96.0.10 }
+params: ${params}
 timeline:
   - { at: 5, fault: scale-deployment, target: deployment/web, params: { replicas: 2 } }
 `;
@@ -85,6 +86,26 @@ describe('kubelet probes', () => {
     expect(web1(live, 11)).toMatchObject({ ready: true });
     expect(web1(live, 13)).toMatchObject({ ready: false });
     expect(web1(live, 23)).toMatchObject({ ready: true });
+  });
+
+  it('an HTTP probe the server answers later than timeoutSeconds fails as a client timeout; a longer timeout passes it', () => {
+    const failures = (timeoutSeconds: number) =>
+      runText(scenario(`readinessProbe: { httpGet: {}, timeoutSeconds: ${timeoutSeconds} }`, 40, '{ server: { serviceTimeMs: 5000 } }'))
+        .sim.eventsSince(0)
+        .filter((e) => e.kind === 'probe.failed')
+        .map((e) => e.message);
+    const slow = failures(1);
+    expect(slow.length).toBeGreaterThan(2);
+    expect(slow).toContain('Readiness probe failed: Get "http://10.244.1.4:8080/": context deadline exceeded (Client.Timeout exceeded while awaiting headers)');
+    expect(failures(60)).toEqual([]);
+  });
+
+  it('a probe slower than the period delays the next one instead of being cut short', () => {
+    const sent = (timeoutSeconds: number) =>
+      runText(scenario(`readinessProbe: { httpGet: {}, timeoutSeconds: ${timeoutSeconds} }`, 40, '{ server: { serviceTimeMs: 30000 } }')).report.totals['kubelet.probes.sent']!;
+    // Answers take 30 s on average: with a 1 s timeout every tick probes (4 + 4), with 60 s each probe waits for its answer.
+    expect(sent(1)).toBe(8);
+    expect(sent(60)).toBeLessThan(6);
   });
 
   it('probes every pod once a period: half the period, twice the probes', () => {

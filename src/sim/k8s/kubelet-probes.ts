@@ -4,6 +4,7 @@ import type { RngStream } from '../core/rng';
 import { seconds } from '../core/time';
 import type { SimContext } from '../context';
 import type { Pod } from '../infra/pod';
+import { HTTP_OK } from '../apps/http-request';
 import { formatIpv4 } from '../net/ipv4';
 import { Payload } from '../net/packet';
 import type { CloseCause, Socket, SocketOwner } from '../net/tcp';
@@ -51,10 +52,12 @@ interface Worker {
   settings: ProbeSettings;
   lastOk: boolean | null;
   run: number;
-  /** The result the kubelet acts on: readiness starts failing, liveness passing (prober/worker.go). */
+  /** The result the kubelet acts on: readiness starts failing, liveness passing (docs/sources/kubernetes.md#container-probes). */
   result: boolean;
   timer: EventHandle;
   socket: Socket | null;
+  /** A tick came while a probe was still out (timeout longer than the period). */
+  tickWaiting: boolean;
   stopped: boolean;
 }
 
@@ -105,7 +108,7 @@ export class KubeletProbes {
       const settings = probes[kind];
       if (!settings) continue;
       const index = this.workers.length;
-      const w: Worker = { index, pod, kind, settings, lastOk: null, run: 0, result: running || kind === 'liveness', timer: -1, socket: null, stopped: false };
+      const w: Worker = { index, pod, kind, settings, lastOk: null, run: 0, result: running || kind === 'liveness', timer: -1, socket: null, tickWaiting: false, stopped: false };
       this.workers.push(w);
       list.push(w);
       let delay = settings.initialDelaySeconds;
@@ -133,22 +136,29 @@ export class KubeletProbes {
   private probe(w: Worker): void {
     if (w.stopped) return;
     w.timer = this.ctx.sched.after(seconds(w.settings.periodSeconds), this.tick, w.index);
-    // The previous probe still waits for its answer only when the timeout exceeds the period: it has failed.
-    if (w.socket) this.abandon(w, w.socket);
+    // A probe runs to its answer or timeout; a tick that comes meanwhile waits in the ticker's channel and fires as it ends.
+    if (w.socket) w.tickWaiting = true;
+    else this.send(w);
+  }
+
+  /** One probe: a connection from the node to the pod's address, and a GET on it for an HTTP probe. */
+  private send(w: Worker): void {
     this.sent.inc();
     const host = w.pod.host;
     const http = w.settings.http;
+    let connected = false;
     const owner: SocketOwner = {
       onConnected: (socket) => {
+        connected = true;
         if (http) host.tcp.send(socket, Payload.request, 0);
         else this.finish(w, socket, null);
       },
       onData: (socket, payload, message) => {
         if (payload !== Payload.response) return;
-        const status = message >= FIRST_STATUS && message <= LAST_STATUS ? message : 200;
+        const status = message >= FIRST_STATUS && message <= LAST_STATUS ? message : HTTP_OK;
         this.finish(w, socket, status < FIRST_FAILING_STATUS ? null : `HTTP probe failed with statuscode: ${status}`);
       },
-      onClosed: (socket, cause) => this.closed(w, socket, cause),
+      onClosed: (socket, cause) => this.closed(w, socket, connected ? 'read: connection reset by peer' : dialError(cause, this.target(w))),
     };
     const socket = host.tcp.connect(w.pod.ip, w.settings.port, owner);
     w.socket = socket;
@@ -168,12 +178,10 @@ export class KubeletProbes {
     this.verdict(w, why);
   }
 
-  private closed(w: Worker, socket: Socket, cause: CloseCause): void {
+  private closed(w: Worker, socket: Socket, error: string): void {
     if (w.socket !== socket) return;
     w.socket = null;
-    const target = this.target(w);
-    const dial = cause === 'syn_timeout' ? `dial tcp ${target}: i/o timeout` : cause === 'reset' ? `dial tcp ${target}: connect: connection refused` : 'connection closed';
-    this.verdict(w, w.settings.http ? `Get "http://${target}/": ${dial}` : dial);
+    this.verdict(w, w.settings.http ? `Get "http://${this.target(w)}/": ${error}` : error);
   }
 
   private finish(w: Worker, socket: Socket, why: string | null): void {
@@ -199,9 +207,20 @@ export class KubeletProbes {
     }
     w.run = w.lastOk === ok ? w.run + 1 : 1;
     w.lastOk = ok;
-    if (ok === w.result || w.run < (ok ? w.settings.successThreshold : w.settings.failureThreshold)) return;
-    w.result = ok;
-    if (w.kind === 'readiness') this.effects.readinessChanged(w.pod, ok);
-    else this.effects.livenessFailed(w.pod, why!);
+    if (ok !== w.result && w.run >= (ok ? w.settings.successThreshold : w.settings.failureThreshold)) {
+      w.result = ok;
+      if (w.kind === 'readiness') this.effects.readinessChanged(w.pod, ok);
+      else this.effects.livenessFailed(w.pod, why!);
+    }
+    if (w.tickWaiting && !w.stopped) {
+      w.tickWaiting = false;
+      this.send(w);
+    }
   }
+}
+
+/** A failed connect as Go's dialler words it. */
+function dialError(cause: CloseCause, target: string): string {
+  if (cause === 'syn_timeout') return `dial tcp ${target}: i/o timeout`;
+  return cause === 'reset' ? `dial tcp ${target}: connect: connection refused` : `dial tcp ${target}: connection closed`;
 }
