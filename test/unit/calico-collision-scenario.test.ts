@@ -55,6 +55,27 @@ describe(FILE, () => {
     expect(base.totals['kubelet.probes.failed{probe=liveness}']).toBe(9);
   });
 
+  it('the time the pod stays in the endpoints is (failureThreshold − 1) × period per restart, and client failures follow it', () => {
+    const kills = (set: string) => {
+      const sim = shippedSim(FILE, [], [set]);
+      sim.runUntil(sim.durationUs);
+      return {
+        at: sim
+          .eventsSince(0)
+          .filter((e) => e.kind === 'pod.crashed')
+          .map((e) => e.t / 1e6),
+        failed: sim.report(0).totals['client.connections.failed']!,
+      };
+    };
+    const patient = kills('topology.deployments.web.livenessProbe.failureThreshold=6');
+    const eager = kills('topology.deployments.web.livenessProbe.periodSeconds=5');
+    expect(patient.at).toEqual([92]);
+    expect(eager.at).toEqual([52, 72, 102]);
+    const failed = base.totals['client.connections.failed']!;
+    expect(patient.failed / failed).toBeGreaterThan(1.4);
+    expect(eager.failed / failed).toBeLessThan(0.7);
+  });
+
   it('with a readiness probe the pod never turns Ready: clients see nothing while the kubelet still restarts it', () => {
     const sim = shippedSim(FILE, ['readiness-probe']);
     expect(victimAt(sim, 60)).toMatchObject({ phase: 'running', ready: false });
