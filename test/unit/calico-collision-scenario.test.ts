@@ -40,7 +40,13 @@ describe(FILE, () => {
     const kill = sim.eventsSince(0).find((e) => e.kind === 'pod.crashed')!;
     expect(kill.t).toBe(atSeconds(62));
     expect(kill.message).toMatch(/^Container web failed liveness probe, will be restarted \(restart 1\); CrashLoopBackOff: back-off 10 s/);
+    const kubelet = () => sim.inspect(`pod/${victimAt(sim, sim.now() / 1e6).name}`)!.sections.find((x) => x.title === 'Probes (kubelet)')!.rows;
+    expect(kubelet()).toEqual([
+      ['liveness', 'httpGet 10.244.2.0:8080 every 10 s (timeout 1 s); stopped, the container is not running; last failed (3 in a row of 3 needed)'],
+      ['restarts', '1'],
+    ]);
     expect(victimAt(sim, 73)).toMatchObject({ phase: 'running', ready: true });
+    expect(kubelet()[0]![1]).toBe('httpGet 10.244.2.0:8080 every 10 s (timeout 1 s); passing; last failed (1 in a row of 3 needed)');
     // Refused while in the endpoints, nothing while out of them; each kill waits twice as long as the last.
     expect(failedIn(base, 42, 62)).toBeGreaterThan(100);
     expect(failedIn(base, 64, 72)).toBe(0);

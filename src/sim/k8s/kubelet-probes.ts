@@ -1,3 +1,4 @@
+import type { InspectSection } from '../api';
 import type { Counter } from '../core/metrics';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
@@ -125,12 +126,26 @@ export class KubeletProbes {
   stop(pod: Pod): void {
     const list = this.byPod.get(pod.index);
     if (!list) return;
-    this.byPod.delete(pod.index);
+    // The workers stay listed, stopped, so the inspector still shows their last results while the container is down.
     for (const w of list) {
       w.stopped = true;
       this.ctx.sched.cancel(w.timer);
       if (w.socket) w.pod.host.tcp.abort(w.socket);
     }
+  }
+
+  /** The pod's probes as the kubelet holds them, for the inspector: what each sends, and what it concluded so far. */
+  inspect(pod: Pod, restarts: number): InspectSection | null {
+    const list = this.byPod.get(pod.index);
+    if (!list) return null;
+    const rows: [string, string][] = list.map((w) => {
+      const s = w.settings;
+      const action = `${s.http ? 'httpGet' : 'tcpSocket'} ${formatIpv4(pod.ip)}:${s.port} every ${s.periodSeconds} s (timeout ${s.timeoutSeconds} s)`;
+      const last = w.lastOk === null ? 'no probe yet' : `last ${w.lastOk ? 'passed' : 'failed'} (${w.run} in a row of ${w.lastOk ? s.successThreshold : s.failureThreshold} needed)`;
+      return [w.kind, `${action}; ${w.stopped ? 'stopped, the container is not running' : w.result ? 'passing' : 'failing'}; ${last}`];
+    });
+    rows.push(['restarts', String(restarts)]);
+    return { title: 'Probes (kubelet)', rows };
   }
 
   private probe(w: Worker): void {

@@ -2,6 +2,7 @@ import { formatCount } from '../core/format';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, type Duration, type SimTime } from '../core/time';
+import type { InspectSection } from '../api';
 import type { SimContext } from '../context';
 import type { KubeParams } from './kube-params';
 import type { Host } from '../infra/host';
@@ -354,6 +355,11 @@ export class Workloads {
       if (jitter === 0) this.onCrash(pod);
       else this.scheduleCrash(pod, d, Math.round(runFor * jitter * this.crashRng(d).next()));
     }
+  }
+
+  /** The kubelet's view of the pod's probes, for the inspector; null when its deployment declares none. */
+  probeSection(pod: Pod): InspectSection | null {
+    return this.probes?.inspect(pod, this.restartCount(pod)) ?? null;
   }
 
   /** Restarts of a pod's container so far. */
