@@ -120,3 +120,40 @@ describe('kubelet probes', () => {
     expect(Object.keys(report.totals).filter((k) => k.startsWith('kubelet.'))).toEqual([]);
   });
 });
+
+describe('the probe each app kind answers (docs/sources/kubernetes.md#container-probes)', () => {
+  /** A deployment `probed` of one pod, scaled to two at 5 s; its second pod starts at 7 s and is probed at once. */
+  const kinds = (probed: string) => `
+version: 1
+id: probe-kinds
+title: Probe kinds
+description: Each app kind behind the kubelet's probe.
+seed: 1
+duration: 20
+topology:
+  nodes:
+    - { name: node-a, ip: 10.0.0.11, podCidr: 10.244.1.0/24 }
+  deployments:
+    web: { app: http-server, replicas: 1 }
+    ${probed}
+  services:
+    web: { selector: web, clusterIp: 10.96.0.10 }
+timeline:
+  - { at: 5, fault: scale-deployment, target: deployment/probed, params: { replicas: 2 } }
+`;
+  const readyAt = (probed: string) => {
+    const sim = createSim(loadText(kinds(probed)));
+    sim.runUntil(atSeconds(20));
+    return { ready: eventTimes(sim, 'pod.ready', 'pod/probed-1'), failed: eventTimes(sim, 'probe.failed', 'pod/probed-1').length };
+  };
+
+  it('an HTTP server answers an httpGet, an ingress proxy and a gRPC server a tcpSocket on their port: Ready at the first probe', () => {
+    expect(readyAt('probed: { app: http-server, replicas: 1, readinessProbe: { httpGet: {} } }')).toEqual({ ready: [7], failed: 0 });
+    expect(readyAt('probed: { app: ingress-proxy, replicas: 1, target: web, readinessProbe: { tcpSocket: {} } }')).toEqual({ ready: [7], failed: 0 });
+    expect(readyAt('probed: { app: grpc-server, replicas: 1, port: 9090, readinessProbe: { tcpSocket: {} } }')).toEqual({ ready: [7], failed: 0 });
+  });
+
+  it('a client listens on nothing: a probe declared on it is refused every time and it never turns Ready', () => {
+    expect(readyAt('probed: { app: http-client, replicas: 1, target: web, readinessProbe: { tcpSocket: {} } }')).toEqual({ ready: [], failed: 2 });
+  });
+});
