@@ -151,6 +151,8 @@ function inspectPod(world: World, name: string): InspectSection[] | null {
     },
   ];
   if (pod.phase !== 'gone') sections.push(sockets(pod.tcp));
+  const probes = world.workloads.probeSection(pod);
+  if (probes) sections.push(probes);
   if (pod.phase !== 'gone' && pod.app?.inspect) sections.push(...pod.app.inspect());
   return sections;
 }

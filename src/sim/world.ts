@@ -36,6 +36,7 @@ import { deployApp, PodTemplates, type Fleets } from './apps/catalog';
 import { DialCohort } from './apps/grpc/dial-cohort';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
+import { probeSettings } from './k8s/kubelet-probes';
 import { Mesh } from './discovery/mesh';
 
 /** Everything a scenario's topology turns into, wired together. */
@@ -160,6 +161,7 @@ export class World implements PicturedWorld {
         readySeconds: dep.readySeconds,
         nodes: dep.nodes,
         perNode: dep.kind === 'DaemonSet',
+        probes: { readiness: probeSettings(dep.readinessProbe, dep.port), liveness: probeSettings(dep.livenessProbe, dep.port) },
       };
       this.workloads.addDeployment(spec, deployApp(fleets, this.templates, name, dep, knobs));
     }

@@ -10,7 +10,8 @@ function harness(tcpParams: { initialRtoMs?: number; synRetries?: number } = {})
   const { sched, metrics } = ctx;
   const tcp = new Tcp(ctx, paramsSchema.parse({ tcp: tcpParams }).tcp);
   const wire: { t: number; from: number; flags: number; srcPort: number; dstIp: number; dstPort: number }[] = [];
-  tcp.wire = (stack, srcPort, dstIp, dstPort, flags) => wire.push({ t: toSeconds(sched.now), from: stack.ip, flags, srcPort, dstIp, dstPort });
+  tcp.wire = (stack, srcPort, dstIp, dstPort, flags, _payload, _message, _anon, _generation, srcIp = stack.ip) =>
+    wire.push({ t: toSeconds(sched.now), from: srcIp, flags, srcPort, dstIp, dstPort });
   const closed: CloseCause[] = [];
   const owner: SocketOwner = { onConnected: () => {}, onData: () => {}, onClosed: (_s, cause) => closed.push(cause) };
   return { sched, tcp, wire, closed, owner, metrics };
@@ -51,6 +52,15 @@ describe('TCP endpoint', () => {
     listener.accepting = false;
     server.receive(1, 40002, 80, TcpFlag.SYN, 0, 0);
     expect(wire.at(-1)!.flags).toBe(TcpFlag.RST | TcpFlag.ACK);
+  });
+
+  it('refuses a SYN to another of its addresses from that address, so the caller takes the reset (a tunl0 address on a node)', () => {
+    const { tcp, wire } = harness();
+    const node = new TcpStack(tcp, 12, -1);
+    node.receive(1, 40000, 8080, TcpFlag.SYN, 0, 0, 20);
+    expect(wire.at(-1)).toMatchObject({ from: 20, srcPort: 8080, dstIp: 1, dstPort: 40000, flags: TcpFlag.RST | TcpFlag.ACK });
+    node.receive(1, 40001, 8080, TcpFlag.SYN, 0, 0);
+    expect(wire.at(-1)).toMatchObject({ from: 12, dstPort: 40001 });
   });
 
   it('completes a handshake, then a reset tears the connection down and tells the owner', () => {

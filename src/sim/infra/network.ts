@@ -113,8 +113,8 @@ export class Network {
     return this.elements.length - 1;
   }
 
-  private readonly sendTcp: TcpWire = (stack: TcpStack, srcPort, dstIp, dstPort, flags, payload, message, anon = -1, generation = 0) => {
-    const id = this.emit(stack.ip, srcPort, dstIp, dstPort, Proto.tcp, payload, message);
+  private readonly sendTcp: TcpWire = (stack: TcpStack, srcPort, dstIp, dstPort, flags, payload, message, anon = -1, generation = 0, srcIp = stack.ip) => {
+    const id = this.emit(srcIp, srcPort, dstIp, dstPort, Proto.tcp, payload, message);
     const p = this.packets;
     p.flags[id] = flags;
     if (anon < 0 && this.answering >= 0) {
@@ -446,7 +446,7 @@ export class Network {
       this.delivered.inc();
       p.release(id);
     }
-    tcp.receive(srcIp, srcPort, dstPort, flags, payload, message);
+    tcp.receive(srcIp, srcPort, dstPort, flags, payload, message, dstIp);
     this.answering = -1;
   }
 

@@ -2,6 +2,7 @@ import { formatCount } from '../core/format';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, type Duration, type SimTime } from '../core/time';
+import type { InspectSection } from '../api';
 import type { SimContext } from '../context';
 import type { KubeParams } from './kube-params';
 import type { Host } from '../infra/host';
@@ -13,6 +14,7 @@ import type { Cni } from '../infra/cni';
 import type { KubeProxy } from './kube-proxy';
 import { planRollout, resolveFenceposts, type IntOrPercent } from './rollout';
 import type { Service } from './service';
+import { KubeletProbes, type ProbeKind, type ProbeSettings } from './kubelet-probes';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
 const GONE_SHOWN_FOR = seconds(10);
@@ -36,6 +38,8 @@ export interface DeploymentSpec {
   nodes?: readonly string[];
   /** A DaemonSet: one pod on every node of the cluster that `nodes` allows, cordoned or not; `replicas` follows. */
   perNode?: boolean;
+  /** The kubelet's probes of the pod's container; none when unset, as in Kubernetes. */
+  probes?: Partial<Record<ProbeKind, ProbeSettings>>;
 }
 
 // Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30
@@ -109,6 +113,8 @@ export class Workloads {
   private readonly restarts = new Map<number, Restarts>();
   /** Draws of pod start times, made on first use so runs without start jitter draw nothing. */
   private startRng: RngStream | null = null;
+  /** The kubelets' probers, made for the first deployment that declares a probe. */
+  private probes: KubeletProbes | null = null;
 
   constructor(
     private readonly ctx: SimContext,
@@ -151,6 +157,12 @@ export class Workloads {
     const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1, crash: null };
     this.deployments.push(d);
     this.byName.set(spec.name, d);
+    if (spec.probes && (spec.probes.readiness || spec.probes.liveness)) {
+      this.probes ??= new KubeletProbes(this.ctx, {
+        readinessChanged: (pod, ready) => this.readinessChanged(pod, ready),
+        livenessFailed: (pod, why) => this.livenessFailed(pod, why),
+      });
+    }
   }
 
   /** Registers a Service; returns its index in kube-proxy, which the health-check server asks about. */
@@ -218,7 +230,11 @@ export class Workloads {
     for (const service of this.services) service.slice.update(this.deployment(service.selector).pods, service.targetPort);
     this.kubeProxy.programAll();
     this.running = true;
-    for (const pod of this.pods) pod.app?.start();
+    for (const pod of this.pods) {
+      pod.app?.start();
+      const probes = this.deployment(pod.deployment).spec.probes;
+      if (probes) this.probes?.start(pod, probes, true);
+    }
   }
 
   /**
@@ -341,6 +357,11 @@ export class Workloads {
     }
   }
 
+  /** The kubelet's view of the pod's probes, for the inspector; null when its deployment declares none. */
+  probeSection(pod: Pod): InspectSection | null {
+    return this.probes?.inspect(pod, this.restartCount(pod)) ?? null;
+  }
+
   /** Restarts of a pod's container so far. */
   restartCount(pod: Pod): number {
     return this.restarts.get(pod.index)?.count ?? 0;
@@ -446,17 +467,61 @@ export class Workloads {
   private onStart(pod: Pod): void {
     if (pod.phase !== 'pending') return;
     pod.phase = 'running';
-    pod.ready = true;
+    const d = this.deployment(pod.deployment);
+    // Ready as the app starts when no readiness probe gates it: the mini announcer reads it from start() on.
+    pod.ready = !d.spec.probes?.readiness;
     pod.app?.start();
-    this.ctx.note('info', pod.entity, 'pod.ready', 'running and ready');
+    if (this.startProbes(pod, d, 'running; not ready until its readiness probe passes')) this.becameReady(pod, 'pod.ready', 'running and ready');
+    if (d.crash) this.armCrash(pod, d);
+  }
+
+  /**
+   * The container runs and its probes start; true when it is ready at once, with no readiness probe to pass first
+   * (docs/sources/kubernetes.md#container-probes).
+   */
+  private startProbes(pod: Pod, d: Deployment, waiting: string): boolean {
+    const probes = d.spec.probes;
+    if (probes) this.probes?.start(pod, probes, false);
+    if (!probes?.readiness) return true;
+    this.ctx.note('info', pod.entity, 'pod.started', waiting);
+    this.ctx.touchTopology();
+    return false;
+  }
+
+  /** The container turned Ready: its endpoint follows, and a rollout waiting on it moves on. */
+  private becameReady(pod: Pod, kind: string, message: string): void {
+    pod.ready = true;
+    this.ctx.note('info', pod.entity, kind, message);
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
     // A rollout moves on when a new pod turns Ready; the controller sees it through its informer.
     const d = this.deployment(pod.deployment);
-    if (d.crash) this.armCrash(pod, d);
-    if (d.pods.some((p) => p.active && p.revision !== d.revision)) {
+    if (kind === 'pod.ready' && d.pods.some((p) => p.active && p.revision !== d.revision)) {
       this.ctx.sched.after(millis(this.settings.replaceDelayMs), this.createReplacement, d.index, -1);
     }
+  }
+
+  /** The readiness probe's result changed: the pod's endpoint follows (ready, or serving while it terminates). */
+  private readinessChanged(pod: Pod, ready: boolean): void {
+    if (!pod.app || (pod.phase !== 'running' && pod.phase !== 'terminating')) return;
+    if (ready && pod.phase === 'running') {
+      this.becameReady(pod, 'pod.ready', 'ready: its readiness probe passed');
+      return;
+    }
+    pod.ready = ready;
+    if (!ready) {
+      const threshold = this.deployment(pod.deployment).spec.probes!.readiness!.failureThreshold;
+      this.ctx.note('warn', pod.entity, 'pod.not-ready', `not ready: its readiness probe failed ${threshold} times in a row; its endpoint is ready=false`);
+    }
+    this.ctx.touchTopology();
+    this.endpointsChanged(pod.deployment);
+  }
+
+  /** The liveness probe failed: the kubelet kills the container and restarts it after its back-off. */
+  private livenessFailed(pod: Pod, why: string): void {
+    if (pod.phase !== 'running' || !pod.app) return;
+    this.ctx.causes.record('liveness_killed', pod.entity, this.ctx.sched.now, { reason: why });
+    this.stopContainer(pod, `Container ${pod.deployment} failed liveness probe, will be restarted`, pod.host.entity);
   }
 
   /** SIGTERM reaches the app once preStop is done; it exits when it has drained. */
@@ -495,10 +560,15 @@ export class Workloads {
     return r;
   }
 
-  /** The container exits: the kernel resets its sockets, readiness fails, and the kubelet waits out its back-off. */
+  /** The container exits by itself. */
   private onCrash(pod: Pod): void {
     if (pod.phase !== 'running' || !pod.app) return;
     const d = this.deployment(pod.deployment);
+    this.stopContainer(pod, 'container exited', d.crash?.cause ?? `deployment/${d.spec.name}`);
+  }
+
+  /** The container is gone: the kernel resets its sockets, readiness fails, and the kubelet waits out its back-off. */
+  private stopContainer(pod: Pod, what: string, cause: string): void {
     const r = this.restartsOf(pod);
     // Applied again while a crash was pending: this crash replaces that one.
     this.ctx.sched.cancel(r.crashTimer);
@@ -508,12 +578,13 @@ export class Workloads {
     pod.ready = false;
     pod.tcp.killAll();
     pod.udp.unbindAll();
-    pod.app.killed?.();
+    pod.app?.killed?.();
     pod.app = null;
+    this.probes?.stop(pod);
     const backoff = Math.min(CRASH_BACKOFF_INITIAL_S * 2 ** r.count, CRASH_BACKOFF_MAX_S);
     r.count++;
-    const message = `container exited (restart ${formatCount(r.count)}); CrashLoopBackOff: back-off ${backoff} s restarting failed container`;
-    this.ctx.note('warn', pod.entity, 'pod.crashed', message, { cause: d.crash?.cause ?? `deployment/${d.spec.name}` });
+    const message = `${what} (restart ${formatCount(r.count)}); CrashLoopBackOff: back-off ${backoff} s restarting failed container`;
+    this.ctx.note('warn', pod.entity, 'pod.crashed', message, { cause });
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
     this.ctx.sched.after(seconds(backoff), this.restartContainer, pod.index);
@@ -524,11 +595,10 @@ export class Workloads {
     if (pod.phase !== 'running' || pod.app) return;
     const d = this.deployment(pod.deployment);
     pod.app = d.makeApp(pod);
-    pod.ready = true;
+    pod.ready = !d.spec.probes?.readiness;
     pod.app.start();
-    this.ctx.note('info', pod.entity, 'pod.restarted', `container restarted (${this.restartCount(pod)} restarts so far)`);
-    this.ctx.touchTopology();
-    this.endpointsChanged(pod.deployment);
+    const restarted = `container restarted (${this.restartCount(pod)} restarts so far)`;
+    if (this.startProbes(pod, d, `${restarted}; not ready until its readiness probe passes`)) this.becameReady(pod, 'pod.restarted', restarted);
     if (d.crash) this.armCrash(pod, d);
   }
 
@@ -543,6 +613,7 @@ export class Workloads {
     if (pod.phase === 'gone') return;
     pod.phase = 'gone';
     pod.ready = false;
+    this.probes?.stop(pod);
     pod.tcp.killAll();
     pod.udp.unbindAll();
     pod.app?.killed?.();

@@ -26,9 +26,21 @@ export interface Listener {
 
 /**
  * Sends a packet out of a pod; the network layer decides where it goes. `anon` names the anonymous flow the packet
- * belongs to (net/anonymous-flows.ts) and `generation` its attempt; -1 for an ordinary packet.
+ * belongs to (net/anonymous-flows.ts) and `generation` its attempt; -1 for an ordinary packet. `srcIp` is the stack's
+ * own address unless given: a reset answers from the address the segment it answers was sent to.
  */
-export type TcpWire = (stack: TcpStack, srcPort: number, dstIp: number, dstPort: number, flags: number, payload: PayloadId, message: number, anon?: number, generation?: number) => void;
+export type TcpWire = (
+  stack: TcpStack,
+  srcPort: number,
+  dstIp: number,
+  dstPort: number,
+  flags: number,
+  payload: PayloadId,
+  message: number,
+  anon?: number,
+  generation?: number,
+  srcIp?: number,
+) => void;
 
 /** A connection attempt that holds a local port without a socket (an anonymous flow's); made real on demand. */
 export interface AnonymousAttempt {
@@ -321,11 +333,11 @@ export class TcpStack {
     return (flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && this.listeners.get(dstPort)?.accepting === true;
   }
 
-  /** Handles a packet addressed to this namespace. */
-  receive(srcIp: number, srcPort: number, dstPort: number, flags: number, payload: PayloadId, message: number): void {
+  /** Handles a packet addressed to this namespace, at `dstIp` (one of its addresses; a host has several). */
+  receive(srcIp: number, srcPort: number, dstPort: number, flags: number, payload: PayloadId, message: number, dstIp = this.ip): void {
     const socket = this.find(dstPort, srcIp, srcPort);
     if (socket === undefined) {
-      this.receiveWithoutSocket(srcIp, srcPort, dstPort, flags);
+      this.receiveWithoutSocket(srcIp, srcPort, dstPort, flags, dstIp);
       return;
     }
     if (flags & TcpFlag.RST) {
@@ -374,7 +386,7 @@ export class TcpStack {
     }
   }
 
-  private receiveWithoutSocket(srcIp: number, srcPort: number, dstPort: number, flags: number): void {
+  private receiveWithoutSocket(srcIp: number, srcPort: number, dstPort: number, flags: number, localIp: number): void {
     if (flags & TcpFlag.RST) return;
     const listener = this.listeners.get(dstPort);
     if ((flags & (TcpFlag.SYN | TcpFlag.ACK)) === TcpFlag.SYN && listener?.accepting) {
@@ -383,13 +395,14 @@ export class TcpStack {
       this.tcp.wire(this, dstPort, srcIp, srcPort, TcpFlag.SYN | TcpFlag.ACK, Payload.none, 0);
       return;
     }
-    // No socket and no listener taking connections: the kernel answers with a reset (RFC 9293 section 3.10.7.1).
-    this.sendRst(dstPort, srcIp, srcPort);
+    // No socket and no listener taking connections: the kernel answers with a reset from the address the segment was
+    // sent to (docs/sources/tcp.md#resets).
+    this.sendRst(dstPort, srcIp, srcPort, localIp);
   }
 
-  private sendRst(srcPort: number, dstIp: number, dstPort: number): void {
+  private sendRst(srcPort: number, dstIp: number, dstPort: number, localIp = this.ip): void {
     this.tcp.rstSent.inc();
-    this.tcp.wire(this, srcPort, dstIp, dstPort, TcpFlag.RST | TcpFlag.ACK, Payload.none, 0);
+    this.tcp.wire(this, srcPort, dstIp, dstPort, TcpFlag.RST | TcpFlag.ACK, Payload.none, 0, -1, 0, localIp);
   }
 
   private establish(socket: Socket): void {

@@ -22,6 +22,7 @@ export interface WhyWorld {
 }
 
 const seconds = (us: number) => `${(us / 1e6).toFixed(1)} s`;
+const times = (n: number) => (n === 1 ? 'once' : `${formatCount(n)} times`);
 
 /**
  * Builds chains for the run's main symptoms, following recorded causes only: a step appears when its fact was
@@ -84,6 +85,7 @@ function collisionSteps(causes: CauseLog, collision: CauseFact): WhyStep[] {
       `its address ${ip} is also tunl0's on ${node}: the host's local route wins, so packets to the pod are delivered to the node itself${refused ? `, which refused ${formatCount(refused.count)} of them` : ''}`,
     ),
   ];
+  steps.push(...probeSteps(causes, collision.entity, node));
   const leak = causes.find('ipam_leak_released', node);
   if (leak) {
     steps.push({
@@ -149,6 +151,30 @@ function heldRouteStep(lost: CauseFact, hop: number): WhyStep {
 function silentPeer(causes: CauseLog, node: string): CauseFact | undefined {
   const lost = causes.find('bgp_peer_lost', node);
   return lost?.detail['end'] === 'silent' ? lost : undefined;
+}
+
+/** What the kubelet saw of a pod: its probes failing, what that did to its readiness, and the restarts it made. */
+function probeSteps(causes: CauseLog, pod: string, node: string): WhyStep[] {
+  const steps: WhyStep[] = [];
+  const readiness = causes.find('readiness_probe_failed', pod);
+  const liveness = causes.find('liveness_probe_failed', pod);
+  const killed = causes.find('liveness_killed', pod);
+  if (readiness) {
+    steps.push({
+      entity: node,
+      at: readiness.firstAt,
+      text: `the kubelet's readiness probes of the pod failed ${times(readiness.count)} from ${seconds(readiness.firstAt)} (${readiness.detail['reason']}), so its endpoint is not ready and the Service sends it nothing`,
+    });
+  }
+  if (liveness) {
+    const restarts = killed ? `, so the kubelet killed its container ${times(killed.count)} and restarts it under CrashLoopBackOff` : '';
+    steps.push({
+      entity: node,
+      at: liveness.firstAt,
+      text: `the kubelet's liveness probes of the pod failed ${times(liveness.count)} from ${seconds(liveness.firstAt)} (${liveness.detail['reason']})${restarts}`,
+    });
+  }
+  return steps;
 }
 
 /** The node that reset the most packets of connections it did not know. */

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { cidrv4, dnsLabel, dnsLabelOf, MAX_POD_RATE, MIN_RATE, port, requiredFor } from './formats';
+import { cidrv4, dnsLabel, dnsLabelOf, MAX_POD_RATE, MAX_RUN_S, MIN_RATE, port, requiredFor } from './formats';
 
 export const MAX_REPLICAS = 20_000;
 
@@ -7,6 +7,31 @@ const intOrPercent = z.union([
   z.number().int().min(0).max(MAX_REPLICAS),
   z.string().regex(/^(100|[1-9]?\d)%$/, { error: 'must be a count or a percentage like 25%' }) as z.ZodType<`${number}%`>,
 ]);
+
+// A probe's count of results in a row: Kubernetes' minimum 1; at most an hour of probes a second (docs/limits.md#counts).
+const threshold = z.number().int().min(1).max(MAX_RUN_S);
+// A probe's seconds: Kubernetes' minimum 1, within the longest run (docs/limits.md#periods).
+const probeSeconds = z.number().int().min(1).max(MAX_RUN_S);
+
+/**
+ * The kubelet's probe of a container, from the node to the pod's address: a `tcpSocket` connect or an `httpGet` on a
+ * port (the deployment's when left out). Defaults are Kubernetes' (docs/sources/kubernetes.md#container-probes).
+ */
+function probeSchema(kind: 'readiness' | 'liveness') {
+  const action = z.strictObject({ port: port.optional() });
+  return z
+    .strictObject({
+      tcpSocket: action.optional(),
+      httpGet: action.optional(),
+      initialDelaySeconds: z.number().int().min(0).max(MAX_RUN_S).default(0),
+      periodSeconds: probeSeconds.default(10),
+      timeoutSeconds: probeSeconds.default(1),
+      failureThreshold: threshold.default(3),
+      // Must be 1 for a liveness probe (Probe API reference).
+      successThreshold: kind === 'liveness' ? z.literal(1).default(1) : threshold.default(1),
+    })
+    .refine((p) => (p.tcpSocket === undefined) !== (p.httpGet === undefined), { error: 'needs exactly one of tcpSocket or httpGet' });
+}
 
 /** What every deployment has, whatever app its pods run: the workload controller's fields. */
 const workload = {
@@ -27,6 +52,9 @@ const workload = {
   preStopSeconds: z.number().min(0).max(3600).default(0),
   // Creation to Ready for this deployment's new pods; params.kube.podStartSeconds when left out.
   readySeconds: z.number().min(0).max(3600).optional(),
+  // The kubelet's probes of the pod's container; none when left out, as in Kubernetes.
+  readinessProbe: probeSchema('readiness').optional(),
+  livenessProbe: probeSchema('liveness').optional(),
 };
 
 // A HorizontalPodAutoscaler on requests per second per ready pod; params.hpa holds the controller's settings.
@@ -114,6 +142,7 @@ const meshClient = z.strictObject({
 export const deploymentSchema = z.discriminatedUnion('app', [httpServer, httpClient, ingressProxy, dnsClient, grpcServer, grpcClient, meshServer, meshClient]);
 
 export type Deployment = z.output<typeof deploymentSchema>;
+export type ProbeSpec = NonNullable<Deployment['readinessProbe']>;
 export type AppName = Deployment['app'];
 export type DeploymentOf<A extends AppName> = Extract<Deployment, { app: A }>;
 
