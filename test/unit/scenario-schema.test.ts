@@ -50,6 +50,7 @@ describe('scenario defaults', () => {
         unknownReceivesTraffic: true,
         activation: 'immediate',
         snat: true,
+        returnRoutes: [],
         xff: 'preserve',
       },
       bgp: { convergenceMs: 500 },

@@ -4,9 +4,12 @@
  * the data centre unless a header carries the client through; a client that writes the header itself shows why the
  * first hop must reset it.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RequestJourney, RunReport } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
+import { loadScenario } from '../../src/sim/scenario/load';
+import { FAULT_IDS } from '../../src/sim/sim';
 import { runShipped, shippedSim } from '../fixtures/scenario-run';
 
 const FILE = 'source-ip.yaml';
@@ -72,6 +75,49 @@ describe(FILE, () => {
     expect(local.totals['ingress.peer{kind=lb}']).toBeGreaterThan(0);
     expect(journeyOf(local, '203.0.113.7').hops[2]!.what).not.toContain('source NAT');
     expect(logged(both, 'client')).toBeGreaterThan(0);
+  });
+
+  it('keeps the client address without SNAT only with the load balancer on the way back', () => {
+    // SNAT off alone: the node answers from its own address, the client resets the SYN-ACK, nothing connects.
+    const alone = run([], ['params.lb.snat=false']);
+    expect(alone.totals['requests.ok']).toBe(0);
+    expect(alone.drops['no_socket_reset']).toBeGreaterThan(0);
+    const routed = run(['no-snat-gateway']);
+    const direct = run(['no-snat-gateway', 'etp-local']);
+    for (const [fix, report] of Object.entries({ routed, direct }))
+      expect(
+        report.expect.filter((e) => !e.held),
+        fix,
+      ).toEqual([]);
+    expect(routed.totals['requests.failed']).toBe(0);
+    expect(routed.totals['requests.ok']).toBe(base.totals['requests.ok']);
+    // Every request reaches the shop with its shopper's address, and no hop wrote a header for it.
+    expect(logged(direct, 'client') / direct.totals['requests.ok']!).toBe(1);
+    const lb = journeyOf(direct, '203.0.113.7').hops[1]!;
+    expect(lb.what).toContain('source kept');
+    expect(lb.src.startsWith('203.0.113.7:')).toBe(true);
+  });
+
+  it("probes the members the same with or without clients: SNAT off, the monitor's failures do not depend on client traffic", () => {
+    // Probes come from the self IP, clients from their own addresses; masquerading both to a node's address must
+    // still give each flow its own reply tuple, though alice's ports and the monitor's count from the same number.
+    const busy = run([], ['params.lb.snat=false']);
+    const idle = run([], ['params.lb.snat=false', 'topology.externalClients=[]']);
+    expect(idle.totals['requests.sent'] ?? 0).toBe(0);
+    expect(busy.totals['lb.probes.sent{vs=shop}']).toBe(idle.totals['lb.probes.sent{vs=shop}']);
+    expect(busy.totals['lb.probes.failed{vs=shop}']).toBe(idle.totals['lb.probes.failed{vs=shop}']);
+    expect(busy.totals['lb.probes.failed{vs=shop}']).toBe(0);
+  });
+
+  it('refuses return routes it cannot install, naming the field', () => {
+    const problems = (sets: string[]): string[] => {
+      const text = readFileSync(new URL(`../../public/scenarios/${FILE}`, import.meta.url), 'utf8');
+      const loaded = loadScenario(text, FILE, { faultIds: FAULT_IDS, sets });
+      return loaded.ok ? [] : loaded.errors;
+    };
+    expect(problems(['params.lb.returnRoutes=[203.0.113.7/24]']).join('\n')).toMatch(/params\.lb\.returnRoutes\[0\]: host bits are set/);
+    expect(problems(['params.lb.returnRoutes=[203.0.113.0/24]', 'topology.nodes.1.platform=cloud']).join('\n')).toMatch(/returnRoutes=.*: node-b is a cloud instance/);
+    expect(problems(['params.lb.returnRoutes=[203.0.113.0/24]', 'topology.loadBalancers=[]']).join('\n')).toMatch(/returnRoutes=.*: the nodes route these via the load balancer, so the topology needs exactly one; it has 0/);
   });
 
   it('needs Traefik to trust the hop before it: trusting no one, it replaces the header the load balancer wrote', () => {

@@ -122,6 +122,16 @@ function checkEdge(scenario: Scenario, report: Report): void {
       if (!nodeNames.includes(name)) report(['topology', 'bgp', 'speakers', i], `unknown node "${name}"${didYouMean(name, nodeNames)}`);
     });
   }
+  const returnRoutes = scenario.params.lb.returnRoutes;
+  returnRoutes.forEach((text, i) => {
+    if (parseCidr(text) === null) report(['params', 'lb', 'returnRoutes', i], hostBitsProblem(text));
+  });
+  if (returnRoutes.length > 0) {
+    if (loadBalancers.length !== 1)
+      report(['params', 'lb', 'returnRoutes'], `the nodes route these via the load balancer, so the topology needs exactly one; it has ${loadBalancers.length}`);
+    const cloud = nodes.find((n) => n.platform === 'cloud');
+    if (cloud) report(['params', 'lb', 'returnRoutes'], `${cloud.name} is a cloud instance, whose network delivers by destination; these routes are for bare-metal nodes`);
+  }
   loadBalancers.forEach((lb, i) =>
     lb.virtualServers.forEach((v, j) => {
       const path = ['topology', 'loadBalancers', i, 'virtualServers', j, 'service'];
