@@ -113,7 +113,7 @@ function setUpLoadBalancer(
     hop!.probe(m.ip, hop!.probePort.get(member) ?? m.port, probeTimeout, done);
   });
   hop = new LoadBalancerHop(world.ctx, world.network, lb, world.tcp, world.udp, settings.xff);
-  for (const prefix of settings.returnRoutes) {
+  for (const prefix of spec.returnRoutes) {
     for (const host of world.hosts) host.routing.main.add({ dst: cidr(prefix), type: 'unicast', dev: 'eth0', via: lb.selfIp });
   }
   const pool = {

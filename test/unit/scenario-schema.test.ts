@@ -50,7 +50,6 @@ describe('scenario defaults', () => {
         unknownReceivesTraffic: true,
         activation: 'immediate',
         snat: true,
-        returnRoutes: [],
         xff: 'preserve',
       },
       bgp: { convergenceMs: 500 },

@@ -115,9 +115,13 @@ describe(FILE, () => {
       const loaded = loadScenario(text, FILE, { faultIds: FAULT_IDS, sets });
       return loaded.ok ? [] : loaded.errors;
     };
-    expect(problems(['params.lb.returnRoutes=[203.0.113.7/24]']).join('\n')).toMatch(/params\.lb\.returnRoutes\[0\]: host bits are set/);
-    expect(problems(['params.lb.returnRoutes=[203.0.113.0/24]', 'topology.nodes.1.platform=cloud']).join('\n')).toMatch(/returnRoutes=.*: node-b is a cloud instance/);
-    expect(problems(['params.lb.returnRoutes=[203.0.113.0/24]', 'topology.loadBalancers=[]']).join('\n')).toMatch(/returnRoutes=.*: the nodes route these via the load balancer, so the topology needs exactly one; it has 0/);
+    const routes = 'topology.loadBalancers.0.returnRoutes';
+    expect(problems([`${routes}=[203.0.113.7/24]`]).join('\n')).toMatch(/loadBalancers\[0\]\.returnRoutes\[0\]: host bits are set/);
+    expect(problems([`${routes}=[203.0.113.0/24]`, 'topology.nodes.1.platform=cloud']).join('\n')).toMatch(/returnRoutes=.*: node-b is a cloud instance/);
+    const spare = '{name: spare, ip: 10.0.0.251, virtualServers: [{name: shop, vip: 192.0.2.11, port: 80, service: traefik}], returnRoutes: [203.0.113.0/24]}';
+    expect(problems([`${routes}=[203.0.113.0/24]`, `topology.loadBalancers.1=${spare}`]).join('\n')).toMatch(
+      /loadBalancers\[1\]\.returnRoutes\[0\]: the nodes already route 203\.0\.113\.0\/24 via load balancer bigip/,
+    );
   });
 
   it('needs Traefik to trust the hop before it: trusting no one, it replaces the header the load balancer wrote', () => {

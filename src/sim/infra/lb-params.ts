@@ -1,4 +1,4 @@
-import { cidrv4, MAX_RUN_S } from '../scenario/formats';
+import { MAX_RUN_S } from '../scenario/formats';
 import { z } from '../scenario/zod';
 
 /** The hardware load balancer's monitors, SNAT and headers (`params.lb`). */
@@ -15,10 +15,6 @@ export const lbParams = z.strictObject({
   activation: z.enum(['immediate', 'after-healthy']).default('immediate'),
   // F5 CIS configures SNAT automap by default; unconfirmed (docs/sources/load-balancers.md#snat-automap).
   snat: z.boolean().default(true),
-  // Prefixes every bare-metal node routes via the load balancer's self IP (`ip route add <prefix> via <self IP>`), so
-  // replies to clients there pass back through it, as a virtual server without SNAT needs
-  // (docs/sources/load-balancers.md#return-path-without-snat). None by default: nodes answer clients directly.
-  returnRoutes: z.array(cidrv4).default([]),
   // The HTTP profile's Insert X-Forwarded-For is off in the parent profile, unconfirmed
   // (docs/sources/load-balancers.md#forwarded-headers): `preserve` leaves the header as the client sent it; `append`
   // adds the client's address; `replace` drops what the client sent first.

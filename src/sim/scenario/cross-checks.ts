@@ -1,5 +1,5 @@
 import { deploymentParamsSchema, PARAM_SECTIONS } from './params';
-import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { cidrContains, formatCidr, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
 import { checkCapacity } from './capacity';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
@@ -122,16 +122,20 @@ function checkEdge(scenario: Scenario, report: Report): void {
       if (!nodeNames.includes(name)) report(['topology', 'bgp', 'speakers', i], `unknown node "${name}"${didYouMean(name, nodeNames)}`);
     });
   }
-  const returnRoutes = scenario.params.lb.returnRoutes;
-  returnRoutes.forEach((text, i) => {
-    if (parseCidr(text) === null) report(['params', 'lb', 'returnRoutes', i], hostBitsProblem(text));
+  const routedVia = new Map<string, string>();
+  const cloud = nodes.find((n) => n.platform === 'cloud');
+  loadBalancers.forEach((lb, i) => {
+    const path = ['topology', 'loadBalancers', i, 'returnRoutes'];
+    if (cloud && lb.returnRoutes.length > 0) report(path, `${cloud.name} is a cloud instance, whose network delivers by destination; these routes are for bare-metal nodes`);
+    lb.returnRoutes.forEach((text, j) => {
+      const block = parseCidr(text);
+      if (block === null) report([...path, j], hostBitsProblem(text));
+      const key = block ? formatCidr(block) : text;
+      const other = routedVia.get(key);
+      if (other === undefined) routedVia.set(key, lb.name);
+      else report([...path, j], `the nodes already route ${key} via load balancer ${other}`);
+    });
   });
-  if (returnRoutes.length > 0) {
-    if (loadBalancers.length !== 1)
-      report(['params', 'lb', 'returnRoutes'], `the nodes route these via the load balancer, so the topology needs exactly one; it has ${loadBalancers.length}`);
-    const cloud = nodes.find((n) => n.platform === 'cloud');
-    if (cloud) report(['params', 'lb', 'returnRoutes'], `${cloud.name} is a cloud instance, whose network delivers by destination; these routes are for bare-metal nodes`);
-  }
   loadBalancers.forEach((lb, i) =>
     lb.virtualServers.forEach((v, j) => {
       const path = ['topology', 'loadBalancers', i, 'virtualServers', j, 'service'];
