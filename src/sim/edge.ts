@@ -114,7 +114,9 @@ function setUpLoadBalancer(
   });
   hop = new LoadBalancerHop(world.ctx, world.network, lb, world.tcp, world.udp, settings.xff);
   for (const prefix of spec.returnRoutes) {
-    for (const host of world.hosts) host.routing.main.add({ dst: cidr(prefix), type: 'unicast', dev: 'eth0', via: lb.selfIp });
+    const block = cidr(prefix);
+    hop.returnRoutes.push(block);
+    for (const host of world.hosts) host.routing.main.add({ dst: block, type: 'unicast', dev: 'eth0', via: lb.selfIp });
   }
   const pool = {
     monitor: { intervalSeconds: settings.monitorIntervalS, timeoutSeconds: settings.monitorTimeoutS },

@@ -98,6 +98,17 @@ describe(FILE, () => {
     expect(lb.src.startsWith('203.0.113.7:')).toBe(true);
   });
 
+  it('shows the return path: the load balancer lists the prefixes the nodes route via it, and each node has the route', () => {
+    const rows = (sim: ReturnType<typeof shippedSim>, entity: string) => sim.inspect(entity)!.sections.flatMap((section) => section.rows);
+    const routed = shippedSim(FILE, ['no-snat-gateway']);
+    routed.runUntil(atSeconds(1));
+    expect(rows(routed, 'lb/bigip')).toContainEqual(['nodes route back via it', '203.0.113.0/24, 198.51.100.0/24']);
+    expect(rows(routed, 'node/node-b').some(([, value]) => value.includes('via 10.0.0.250 dev eth0'))).toBe(true);
+    const direct = shippedSim(FILE);
+    direct.runUntil(atSeconds(1));
+    expect(rows(direct, 'lb/bigip')).toContainEqual(['nodes route back via it', 'nothing: they answer clients directly']);
+  });
+
   it("probes the members the same with or without clients: SNAT off, the monitor's failures do not depend on client traffic", () => {
     // Probes come from the self IP, clients from their own addresses; masquerading both to a node's address must
     // still give each flow its own reply tuple, though alice's ports and the monitor's count from the same number.
