@@ -70,6 +70,8 @@ describe(FILE, () => {
     const ratio = failed(halved) / failed(base);
     expect(ratio).toBeGreaterThan(0.35);
     expect(ratio).toBeLessThan(0.6);
+    // One connection per request: every request sent made one attempt, and each failed attempt failed its request.
+    expect(total(base, 'client.connections.ok') + failed(base)).toBe(total(base, 'requests.sent'));
     expect(total(base, 'requests.failed')).toBe(failed(base));
     // While every node's rules name only departed pods, every request fails: 3 pods × 40 a second.
     expect(Math.max(...base.series['client.connections.failed']!.values)).toBeGreaterThan(100);

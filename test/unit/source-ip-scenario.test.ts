@@ -93,6 +93,10 @@ describe(FILE, () => {
     expect(routed.totals['requests.ok']).toBe(base.totals['requests.ok']);
     // Every request reaches the shop with its shopper's address, and no hop wrote a header for it.
     expect(logged(direct, 'client') / direct.totals['requests.ok']!).toBe(1);
+    // Routing back only alice's and bob's network: mallory's third of the requests meets the reset again.
+    const partial = run(['no-snat-gateway'], ['topology.loadBalancers.0.returnRoutes=[203.0.113.0/24]']);
+    expect(partial.totals['requests.failed']).toBe(logged(base, 'forged'));
+    expect(partial.totals['requests.ok']).toBe(logged(base, 'internal'));
     const lb = journeyOf(direct, '203.0.113.7').hops[1]!;
     expect(lb.what).toContain('source kept');
     expect(lb.src.startsWith('203.0.113.7:')).toBe(true);
