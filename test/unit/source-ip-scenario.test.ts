@@ -133,6 +133,8 @@ describe(FILE, () => {
     const routes = 'topology.loadBalancers.0.returnRoutes';
     expect(problems([`${routes}=[203.0.113.7/24]`]).join('\n')).toMatch(/loadBalancers\[0\]\.returnRoutes\[0\]: host bits are set/);
     expect(problems([`${routes}=[203.0.113.0/24]`, 'topology.nodes.1.platform=cloud']).join('\n')).toMatch(/returnRoutes=.*: node-b is a cloud instance/);
+    expect(problems([`${routes}=[0.0.0.0/0]`]).join('\n')).toMatch(/returnRoutes\[0\]: 0\.0\.0\.0\/0 holds node-a's addresses; route only the clients' networks/);
+    expect(problems([`${routes}=[10.244.2.128/25]`]).join('\n')).toMatch(/returnRoutes\[0\]: 10\.244\.2\.128\/25 holds node-b's addresses/);
     const spare = '{name: spare, ip: 10.0.0.251, virtualServers: [{name: shop, vip: 192.0.2.11, port: 80, service: traefik}], returnRoutes: [203.0.113.0/24]}';
     expect(problems([`${routes}=[203.0.113.0/24]`, `topology.loadBalancers.1=${spare}`]).join('\n')).toMatch(
       /loadBalancers\[1\]\.returnRoutes\[0\]: the nodes already route 203\.0\.113\.0\/24 via load balancer bigip/,

@@ -1,5 +1,5 @@
 import { deploymentParamsSchema, PARAM_SECTIONS } from './params';
-import { cidrContains, formatCidr, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { cidrContains, formatCidr, formatIpv4, maskOf, parseCidr, parseIpv4, type Cidr } from '../net/ipv4';
 import { checkCapacity } from './capacity';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
@@ -130,6 +130,10 @@ function checkEdge(scenario: Scenario, report: Report): void {
     lb.returnRoutes.forEach((text, j) => {
       const block = parseCidr(text);
       if (block === null) report([...path, j], hostBitsProblem(text));
+      // The box forwards only its own flows, so a route that swallowed the cluster's addresses would cut the nodes off.
+      const overlaps = (pods: Cidr | null): boolean => block !== null && pods !== null && (cidrContains(block, pods.base) || cidrContains(pods, block.base));
+      const inside = block && nodes.find((n) => cidrContains(block, parseIpv4(n.ip) ?? 0) || overlaps(parseCidr(n.podCidr)));
+      if (inside) report([...path, j], `${text} holds ${inside.name}'s addresses; route only the clients' networks via a load balancer`);
       const key = block ? formatCidr(block) : text;
       const other = routedVia.get(key);
       if (other === undefined) routedVia.set(key, lb.name);
