@@ -10,7 +10,7 @@ import { Router } from './infra/router';
 import { RouterHop } from './infra/router-hop';
 import { MetalLb } from './k8s/metallb';
 import { parseForwardedFor } from './net/forwarded';
-import { ipv4, type Ipv4 } from './net/ipv4';
+import { cidr, ipv4, type Ipv4 } from './net/ipv4';
 import type { Scenario } from './scenario/schema';
 import type { WorldCore } from './world-core';
 
@@ -113,6 +113,11 @@ function setUpLoadBalancer(
     hop!.probe(m.ip, hop!.probePort.get(member) ?? m.port, probeTimeout, done);
   });
   hop = new LoadBalancerHop(world.ctx, world.network, lb, world.tcp, world.udp, settings.xff);
+  for (const prefix of spec.returnRoutes) {
+    const block = cidr(prefix);
+    hop.returnRoutes.push(block);
+    for (const host of world.hosts) host.routing.main.add({ dst: block, type: 'unicast', dev: 'eth0', via: lb.selfIp });
+  }
   const pool = {
     monitor: { intervalSeconds: settings.monitorIntervalS, timeoutSeconds: settings.monitorTimeoutS },
     probeTimeoutSeconds: toSeconds(probeTimeout),

@@ -204,6 +204,7 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
       ['self IP', formatIpv4(lb.selfIp)],
       ['virtual servers', formatCount(lb.virtualServerCount)],
       ['X-Forwarded-For', XFF_POLICY_TEXT[element.xff]],
+      ['nodes route back via it', element.returnRoutes.length === 0 ? 'nothing: they answer clients directly' : element.returnRoutes.map(formatCidr).join(', ')],
     ];
     const out: InspectSection[] = [{ title: 'Load balancer', rows }];
     for (let vs = 0; vs < lb.virtualServerCount; vs++) {

@@ -192,6 +192,14 @@ describe('load', () => {
     });
     expect(errorsOf(text)).toEqual(['params.client.connectionsPerPod: the HTTP clients would hold 25600 connections; the engine runs at most 20000']);
   });
+
+  it('so are the hanging dials of clients that dial per request: rate times connect timeout', () => {
+    const text = scenarioText({ ...BASE, params: { client: { requestsPerSecond: 10, connectionMode: 'per-request', connectTimeoutMs: 30_000 } } }, (s) => {
+      s.topology.nodes = nodes(2, (i) => ({ podCidr: `10.${i + 1}.0.0/16` }));
+      s.topology.deployments['caller']!.replicas = 100;
+    });
+    expect(errorsOf(text)).toEqual(['params.client.connectTimeoutMs: the HTTP clients would hold 30000 connections; the engine runs at most 20000']);
+  });
 });
 
 describe('pod addresses', () => {

@@ -64,6 +64,31 @@ describe(FILE, () => {
     expect(failed(slower)).toBeGreaterThan(failed(base));
   });
 
+  it('lets the failures follow the time rules take to land: half the work per rule, about half the failures', () => {
+    // Every request dials its own connection and nothing caps the dials in progress, so only the stale window limits them.
+    const halved = run([], ['params.kubeProxy.syncCostPerRuleUs=5']);
+    const ratio = failed(halved) / failed(base);
+    expect(ratio).toBeGreaterThan(0.35);
+    expect(ratio).toBeLessThan(0.6);
+    // One connection per request: every request sent made one attempt, and each failed attempt failed its request.
+    expect(total(base, 'client.connections.ok') + failed(base)).toBe(total(base, 'requests.sent'));
+    expect(total(base, 'requests.failed')).toBe(failed(base));
+    // While every node's rules name only departed pods, every request fails: 3 pods × 40 a second.
+    expect(Math.max(...base.series['client.connections.failed']!.values)).toBeGreaterThan(100);
+  });
+
+  it('under a fixed pool caps failed attempts at its slots over the connect timeout and reconnect delay instead', () => {
+    const pool = ['params.client.connectionMode=pool', 'params.client.connectionsPerPod=8', 'params.client.requestsPerConnection=1', 'params.client.reconnectMs=200'];
+    const pooled = run([], pool);
+    const failing = pooled.series['client.connections.failed']!.values.filter((v) => v > 0);
+    const rate = failing.reduce((a, b) => a + b, 0) / failing.length;
+    // 3 pods × 8 slots, each held 1 s + 0.2 s by an unanswered dial: 20 a second at most.
+    expect(rate).toBeGreaterThan(15);
+    expect(rate).toBeLessThanOrEqual(20);
+    const halved = run([], [...pool, 'params.kubeProxy.syncCostPerRuleUs=5']);
+    expect(failed(halved) / failed(pooled)).toBeGreaterThan(0.65);
+  });
+
   it('explains the failed connections: stale rules, a long full restore, and the crash-looping deployment', () => {
     const chain = base.why.find((c) => c.symptom.startsWith('connections to departed pods'))!;
     expect(chain.steps.map((s) => s.entity)).toEqual([expect.stringMatching(/^node\//), expect.stringMatching(/^node\//), 'deployment/flaky']);

@@ -179,7 +179,7 @@ describe('addItem', () => {
 
   it('adds a load balancer with pod members in front of a ClusterIP Service', () => {
     const lb = load(addItem(DEMO, 'load-balancer')).topology.loadBalancers[0];
-    expect(lb).toEqual({ name: 'lb', ip: '10.0.0.250', virtualServers: [{ name: 'web', vip: '192.0.2.10', port: 80, service: 'web', members: 'pods' }] });
+    expect(lb).toEqual({ name: 'lb', ip: '10.0.0.250', virtualServers: [{ name: 'web', vip: '192.0.2.10', port: 80, service: 'web', members: 'pods' }], returnRoutes: [] });
   });
 
   it('adds a load balancer with node members in front of a NodePort Service, in the flow style of its siblings', () => {
@@ -188,6 +188,7 @@ describe('addItem', () => {
       name: 'lb',
       ip: '10.0.0.249',
       virtualServers: [{ name: 'traefik', vip: '192.0.2.51', port: 80, service: 'traefik', members: 'nodes' }],
+      returnRoutes: [],
     });
     expect(text).toContain('    - { name: lb, ip: 10.0.0.249, virtualServers: [ { name: traefik, vip: 192.0.2.51, port: 80, service: traefik } ] }\n');
   });

@@ -35,7 +35,7 @@ describe('scenario defaults', () => {
       engine: { cohorts: true },
       network: { hopLatencyUs: 50 },
       tcp: { initialRtoMs: 1000, synRetries: 6 },
-      client: { requestsPerSecond: 10, connectionsPerPod: 1, reconnectMs: 1000, requestsPerConnection: 0, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
+      client: { requestsPerSecond: 10, connectionMode: 'pool', connectionsPerPod: 1, reconnectMs: 1000, requestsPerConnection: 0, connectTimeoutMs: 5000, requestTimeoutMs: 2000 },
       server: { serviceTimeMs: 5 },
       cpu: { periodMs: 100, sliceMs: 5, kernel: 'fixed' },
       dnsClient: { lookupsPerSecond: 1 },

@@ -4,9 +4,12 @@
  * the data centre unless a header carries the client through; a client that writes the header itself shows why the
  * first hop must reset it.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RequestJourney, RunReport } from '../../src/sim/api';
 import { atSeconds } from '../../src/sim/core/time';
+import { loadScenario } from '../../src/sim/scenario/load';
+import { FAULT_IDS } from '../../src/sim/sim';
 import { runShipped, shippedSim } from '../fixtures/scenario-run';
 
 const FILE = 'source-ip.yaml';
@@ -72,6 +75,70 @@ describe(FILE, () => {
     expect(local.totals['ingress.peer{kind=lb}']).toBeGreaterThan(0);
     expect(journeyOf(local, '203.0.113.7').hops[2]!.what).not.toContain('source NAT');
     expect(logged(both, 'client')).toBeGreaterThan(0);
+  });
+
+  it('keeps the client address without SNAT only with the load balancer on the way back', () => {
+    // SNAT off alone: the node answers from its own address, the client resets the SYN-ACK, nothing connects.
+    const alone = run([], ['params.lb.snat=false']);
+    expect(alone.totals['requests.ok']).toBe(0);
+    expect(alone.drops['no_socket_reset']).toBeGreaterThan(0);
+    const routed = run(['no-snat-gateway']);
+    const direct = run(['no-snat-gateway', 'etp-local']);
+    for (const [fix, report] of Object.entries({ routed, direct }))
+      expect(
+        report.expect.filter((e) => !e.held),
+        fix,
+      ).toEqual([]);
+    expect(routed.totals['requests.failed']).toBe(0);
+    expect(routed.totals['requests.ok']).toBe(base.totals['requests.ok']);
+    // Every request reaches the shop with its shopper's address, and no hop wrote a header for it.
+    expect(logged(direct, 'client') / direct.totals['requests.ok']!).toBe(1);
+    // Routing back only alice's and bob's network: mallory's third of the requests meets the reset again.
+    const partial = run(['no-snat-gateway'], ['topology.loadBalancers.0.returnRoutes=[203.0.113.0/24]']);
+    expect(partial.totals['requests.failed']).toBe(logged(base, 'forged'));
+    expect(partial.totals['requests.ok']).toBe(logged(base, 'internal'));
+    const lb = journeyOf(direct, '203.0.113.7').hops[1]!;
+    expect(lb.what).toContain('source kept');
+    expect(lb.src.startsWith('203.0.113.7:')).toBe(true);
+  });
+
+  it('shows the return path: the load balancer lists the prefixes the nodes route via it, and each node has the route', () => {
+    const rows = (sim: ReturnType<typeof shippedSim>, entity: string) => sim.inspect(entity)!.sections.flatMap((section) => section.rows);
+    const routed = shippedSim(FILE, ['no-snat-gateway']);
+    routed.runUntil(atSeconds(1));
+    expect(rows(routed, 'lb/bigip')).toContainEqual(['nodes route back via it', '203.0.113.0/24, 198.51.100.0/24']);
+    expect(rows(routed, 'node/node-b').some(([, value]) => value.includes('via 10.0.0.250 dev eth0'))).toBe(true);
+    const direct = shippedSim(FILE);
+    direct.runUntil(atSeconds(1));
+    expect(rows(direct, 'lb/bigip')).toContainEqual(['nodes route back via it', 'nothing: they answer clients directly']);
+  });
+
+  it("probes the members the same with or without clients: SNAT off, the monitor's failures do not depend on client traffic", () => {
+    // Probes come from the self IP, clients from their own addresses; masquerading both to a node's address must
+    // still give each flow its own reply tuple, though alice's ports and the monitor's count from the same number.
+    const busy = run([], ['params.lb.snat=false']);
+    const idle = run([], ['params.lb.snat=false', 'topology.externalClients=[]']);
+    expect(idle.totals['requests.sent'] ?? 0).toBe(0);
+    expect(busy.totals['lb.probes.sent{vs=shop}']).toBe(idle.totals['lb.probes.sent{vs=shop}']);
+    expect(busy.totals['lb.probes.failed{vs=shop}']).toBe(idle.totals['lb.probes.failed{vs=shop}']);
+    expect(busy.totals['lb.probes.failed{vs=shop}']).toBe(0);
+  });
+
+  it('refuses return routes it cannot install, naming the field', () => {
+    const problems = (sets: string[]): string[] => {
+      const text = readFileSync(new URL(`../../public/scenarios/${FILE}`, import.meta.url), 'utf8');
+      const loaded = loadScenario(text, FILE, { faultIds: FAULT_IDS, sets });
+      return loaded.ok ? [] : loaded.errors;
+    };
+    const routes = 'topology.loadBalancers.0.returnRoutes';
+    expect(problems([`${routes}=[203.0.113.7/24]`]).join('\n')).toMatch(/loadBalancers\[0\]\.returnRoutes\[0\]: host bits are set/);
+    expect(problems([`${routes}=[203.0.113.0/24]`, 'topology.nodes.1.platform=cloud']).join('\n')).toMatch(/returnRoutes=.*: node-b is a cloud instance/);
+    expect(problems([`${routes}=[0.0.0.0/0]`]).join('\n')).toMatch(/returnRoutes\[0\]: 0\.0\.0\.0\/0 holds node-a's addresses; route only the clients' networks/);
+    expect(problems([`${routes}=[10.244.2.128/25]`]).join('\n')).toMatch(/returnRoutes\[0\]: 10\.244\.2\.128\/25 holds node-b's addresses/);
+    const spare = '{name: spare, ip: 10.0.0.251, virtualServers: [{name: shop, vip: 192.0.2.11, port: 80, service: traefik}], returnRoutes: [203.0.113.0/24]}';
+    expect(problems([`${routes}=[203.0.113.0/24]`, `topology.loadBalancers.1=${spare}`]).join('\n')).toMatch(
+      /loadBalancers\[1\]\.returnRoutes\[0\]: the nodes already route 203\.0\.113\.0\/24 via load balancer bigip/,
+    );
   });
 
   it('needs Traefik to trust the hop before it: trusting no one, it replaces the header the load balancer wrote', () => {

@@ -5,6 +5,11 @@ import { z } from '../scenario/zod';
 export const clientParams = z.strictObject({
   // Model choice: a steady, light load per client pod.
   requestsPerSecond: z.number().min(MIN_RATE).max(MAX_POD_RATE).default(10),
+  // `pool`: connectionsPerPod keep-alive connections, each redialled when it fails; a request finding none ready fails.
+  // `per-request`: every request dials its own connection and closes it when answered, with no cap on dials in
+  // progress, as Go's net/http Transport with DisableKeepAlives and MaxConnsPerHost 0, its default
+  // (docs/sources/http-clients.md#connections-per-request).
+  connectionMode: z.enum(['pool', 'per-request']).default('pool'),
   // Model choice: one keep-alive connection per pod, like a simple HTTP client with pooling.
   connectionsPerPod: z.number().int().min(1).max(64).default(1),
   // Model choice: delay before reconnecting after a connection fails or is reset.

@@ -114,14 +114,18 @@ export class HttpClients {
 }
 
 /**
- * Sends requests at a Poisson rate over a fixed number of keep-alive connections to a target, and reconnects a
- * connection `reconnectMs` after it fails or closes.
+ * Sends requests at a Poisson rate to a target. `pool`: over a fixed number of keep-alive connections, each redialled
+ * `reconnectMs` after it fails or closes. `per-request`: each request dials a connection of its own, however many are
+ * dialling already, and closes it once answered.
  */
 export class HttpClient implements PodApp, SocketOwner {
   private readonly slots: (Socket | null)[];
   /** Requests answered on each slot's current connection, for requestsPerConnection. */
   private readonly served: number[];
   private readonly pending = new Map<number, Pending>();
+  /** Per-request connections still in their handshake, with the request each will carry. */
+  private readonly dialing = new Map<Socket, { message: number; createdAt: SimTime; done: RequestDone | null }>();
+  private readonly perRequest: boolean;
   /** Whether each slot's current connection completed its handshake. */
   private readonly handshaken: boolean[];
   private requestCount = 0;
@@ -141,7 +145,8 @@ export class HttpClient implements PodApp, SocketOwner {
     private readonly rng: RngStream,
     private readonly options: HttpClientOptions,
   ) {
-    this.slots = new Array<Socket | null>(shared.settings.connectionsPerPod).fill(null);
+    this.perRequest = shared.settings.connectionMode === 'per-request';
+    this.slots = new Array<Socket | null>(this.perRequest ? 0 : shared.settings.connectionsPerPod).fill(null);
     this.served = new Array<number>(this.slots.length).fill(0);
     this.handshaken = new Array<boolean>(this.slots.length).fill(false);
   }
@@ -161,6 +166,7 @@ export class HttpClient implements PodApp, SocketOwner {
     if (this.tickTimer >= 0) this.shared.ctx.sched.cancel(this.tickTimer);
     for (const socket of this.slots) if (socket) this.host.tcp.close(socket);
     this.slots.fill(null);
+    for (const socket of [...this.dialing.keys()]) this.host.tcp.close(socket);
     exit();
   }
 
@@ -173,6 +179,12 @@ export class HttpClient implements PodApp, SocketOwner {
 
   onConnected(socket: Socket): void {
     this.shared.connected.inc();
+    const request = this.dialing.get(socket);
+    if (request) {
+      this.dialing.delete(socket);
+      this.transmit(socket, request.message, request.createdAt, request.done);
+      return;
+    }
     const slot = this.slots.indexOf(socket);
     if (slot >= 0) this.handshaken[slot] = true;
   }
@@ -191,6 +203,10 @@ export class HttpClient implements PodApp, SocketOwner {
       this.shared.ok.inc();
       this.shared.latency.observe(toMillis((this.shared.ctx.sched.now - request.sentAt) as Duration));
     }
+    if (this.perRequest) {
+      this.host.tcp.close(socket);
+      return;
+    }
     const limit = this.params.requestsPerConnection;
     const slot = this.slots.indexOf(socket);
     if (limit === 0 || slot < 0 || ++this.served[slot]! < limit) return;
@@ -206,6 +222,13 @@ export class HttpClient implements PodApp, SocketOwner {
       this.shared.ctx.sched.cancel(request.timer);
       this.pending.delete(message);
       this.giveUp(message, request.done, 'connection_closed');
+    }
+    const dialled = this.dialing.get(socket);
+    if (dialled) {
+      this.dialing.delete(socket);
+      this.shared.connectFailed.inc();
+      this.giveUp(dialled.message, dialled.done, 'no_connection');
+      return;
     }
     const slot = this.slots.indexOf(socket);
     if (slot < 0) return;
@@ -278,11 +301,17 @@ export class HttpClient implements PodApp, SocketOwner {
   }
 
   private connect(slot: number): void {
-    const socket = this.host.tcp.connect(this.target.ip, this.target.port, this);
+    const socket = this.dial();
     this.slots[slot] = socket;
     this.served[slot] = 0;
     this.handshaken[slot] = false;
+  }
+
+  /** Opens a connection to the target, given up if its handshake has not completed within the connect timeout. */
+  private dial(): Socket {
+    const socket = this.host.tcp.connect(this.target.ip, this.target.port, this);
     this.shared.ctx.sched.after(millis(this.params.connectTimeoutMs), this.shared.connectTimeout, socket.id);
+    return socket;
   }
 
   private scheduleTick(): void {
@@ -292,14 +321,24 @@ export class HttpClient implements PodApp, SocketOwner {
 
   private sendRequest(message: number, done: RequestDone | null): void {
     this.shared.sent.inc();
+    const now = this.shared.ctx.sched.now;
+    if (this.perRequest) {
+      this.dialing.set(this.dial(), { message, createdAt: now, done });
+      return;
+    }
     const socket = this.pickConnection();
     if (!socket) {
       this.giveUp(message, done, 'no_connection');
       return;
     }
+    this.transmit(socket, message, now, done);
+  }
+
+  /** Writes the request on a connection; its latency counts from `createdAt`, the dial included. */
+  private transmit(socket: Socket, message: number, createdAt: SimTime, done: RequestDone | null): void {
     const timer = this.shared.ctx.sched.after(millis(this.params.requestTimeoutMs), this.shared.requestTimeout, this.index, message);
     const now = this.shared.ctx.sched.now;
-    this.pending.set(message, { sentAt: now, socket, timer, done });
+    this.pending.set(message, { sentAt: createdAt, socket, timer, done });
     const requests = this.shared.ctx.requests;
     if (requests.sampled(message)) {
       const src = `${formatIpv4(this.host.tcp.ip)}:${socket.localPort}`;

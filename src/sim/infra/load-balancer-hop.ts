@@ -4,7 +4,7 @@ import type { Duration, SimTime } from '../core/time';
 import { ConntrackTable, CtState, KERNEL_TIMEOUTS } from '../net/conntrack';
 import { applyTrackedNat } from '../net/nat';
 import { forwardThrough, XFF_POLICY_TEXT, type XffPolicy } from '../net/forwarded';
-import { formatIpv4 } from '../net/ipv4';
+import { formatIpv4, type Cidr } from '../net/ipv4';
 import { Payload, Proto, TcpFlag } from '../net/packet';
 import { TcpStack, type SocketOwner, type Tcp } from '../net/tcp';
 import { UdpStack, type Udp } from '../net/udp';
@@ -42,6 +42,8 @@ export class LoadBalancerHop implements PacketElement {
   private readonly abandon: HandlerId;
   /** Port each member is probed on, when it differs from its traffic port (a healthCheckNodePort). */
   readonly probePort = new Map<number, number>();
+  /** Prefixes the nodes route via the self IP, so replies to clients there come back through the box. */
+  readonly returnRoutes: Cidr[] = [];
 
   constructor(
     private readonly ctx: SimContext,

@@ -363,11 +363,14 @@ export class Network {
     return counter;
   }
 
-  /** An element (a router) hands a packet to whoever holds the next-hop address, whatever its destination. */
-  forwardTo(id: number, nextHop: number, site: DropSite, element: number): void {
+  /**
+   * A router, or a node whose route names a gateway, hands a packet to whoever holds the next-hop address, whatever its
+   * destination; `from` is the wire site it leaves (elementSite for an element, the host index for a node).
+   */
+  forwardTo(id: number, nextHop: number, site: DropSite, from: number): void {
     const target = this.fabric.holder(nextHop);
     if (target === NOWHERE) this.drop(id, 'no_route', site);
-    else this.toTarget(id, target, this.elementSite(element), site);
+    else this.toTarget(id, target, from, site);
   }
 
   /** An element (a load balancer) puts a packet it rewrote back on the fabric, which routes it by destination. */

@@ -5,7 +5,7 @@ import type { SimContext } from '../context';
 import { KEEP } from '../net/anonymous-flows';
 import { CtState, nextTcpState } from '../net/conntrack';
 import { formatCidr, formatIpv4 } from '../net/ipv4';
-import { applyTrackedNat } from '../net/nat';
+import { applyTrackedNat, uniqueSourcePort } from '../net/nat';
 import { Payload, Proto, Stage, TcpFlag } from '../net/packet';
 import { checkSource, effectiveRpFilter } from '../net/rp-filter';
 import type { Host } from './host';
@@ -120,10 +120,12 @@ export class NodeDatapath {
       const replyDst = masquerade ? host.masqueradeAddress(out) : srcIp;
       const state = proto === Proto.tcp ? nextTcpState(CtState.synSent, flags, false) : CtState.udpUnreplied;
       const dport = p.dstPort[id]!;
-      let made = p.anon[id]! >= 0 ? flows.insert(p, id, ct, origDst, origDport, dst, dport, replyDst, srcPort, state, now) : KEEP;
+      // Two clients may use the same port; masquerading both to the node's address must not give them one reply tuple.
+      const replyPort = masquerade ? uniqueSourcePort(ct, proto, dst, dport, replyDst, srcPort, now) : srcPort;
+      let made = p.anon[id]! >= 0 ? flows.insert(p, id, ct, origDst, origDport, dst, dport, replyDst, replyPort, state, now) : KEEP;
       if (made === KEEP) {
         if (p.anon[id]! >= 0) this.net.promote(id);
-        made = ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, dport, replyDst, srcPort, state, now);
+        made = ct.insertNat(proto, srcIp, srcPort, origDst, origDport, dst, dport, replyDst, replyPort, state, now);
       }
       if (made < 0) {
         this.net.drop(id, 'host_conntrack_full', host);
@@ -131,7 +133,11 @@ export class NodeDatapath {
       }
       if (masquerade) {
         p.srcIp[id] = replyDst;
-        if (this.net.traced(id)) this.net.traceHop(id, host.entity, `masquerade: source now ${formatIpv4(replyDst)}`);
+        p.srcPort[id] = replyPort;
+        if (this.net.traced(id)) {
+          const port = replyPort === srcPort ? '' : `, port ${replyPort} (${srcPort} was taken)`;
+          this.net.traceHop(id, host.entity, `masquerade: source now ${formatIpv4(replyDst)}${port}`);
+        }
       }
       if (servicePod >= 0) {
         const socket = host.pods.get(srcIp)?.tcp.clientSocket(srcPort);
@@ -160,6 +166,11 @@ export class NodeDatapath {
       p.outerDst[id] = route.via ?? dst;
       p.iface[id] = host.ifaceIndex('eth0');
     } else p.iface[id] = out;
+    if (route.via !== undefined && iface.kind !== 'tunnel' && !host.hypervisor) {
+      // A gateway route: the frame goes to the gateway (a load balancer that is the nodes' way back to clients).
+      this.net.forwardTo(id, route.via, host, host.index);
+      return;
+    }
     if (host.hypervisor) this.net.forward(id, Stage.hypervisorOut, host.index);
     else this.net.forward(id, Stage.fabric, host.index);
   }

@@ -50,6 +50,6 @@ export class RouterHop implements PacketElement {
       return;
     }
     if (this.network.traced(id)) this.network.traceHop(id, this.entity, `ECMP next hop ${formatIpv4(nextHop)}`);
-    this.network.forwardTo(id, nextHop, this, this.element);
+    this.network.forwardTo(id, nextHop, this, this.network.elementSite(this.element));
   }
 }

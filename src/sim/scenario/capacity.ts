@@ -113,13 +113,16 @@ function checkLoad(scenario: Scenario, report: Report): void {
   // The timeline's load spikes raise the rate of internet clients while the run goes on: count them at their peak.
   const spike = Math.max(1, ...scenario.timeline.map((entry) => (entry.fault === loadSpike.id ? (faultParam(loadSpike, entry.params, 'factor') ?? 1) : 1)));
   let offered = externalClients.length * client.requestsPerSecond * spike;
-  let connections = externalClients.length * client.connectionsPerPod;
+  // A client dialling per request holds, at worst, every dial of one connect timeout at once.
+  const perRequest = client.connectionMode === 'per-request';
+  const held = (rate: number): number => (perRequest ? Math.ceil((rate * client.connectTimeoutMs) / 1000) : client.connectionsPerPod);
+  let connections = externalClients.length * held(client.requestsPerSecond * spike);
   let busiest: { path: PathSegment[]; offered: number } = { path: ['params', 'client', 'requestsPerSecond'], offered };
   for (const { name, deployment, peak, path } of replicaCounts(scenario)) {
     let perPod = 0;
     if (deployment.app === 'http-client') {
       perPod = client.requestsPerSecond;
-      connections += peak * client.connectionsPerPod;
+      connections += peak * held(client.requestsPerSecond);
     } else if (deployment.app === 'dns-client') perPod = dnsClient.lookupsPerSecond;
     else if (deployment.app === 'grpc-client') perPod = knobsOf(scenario.params, name).rpcsPerSecond ?? GRPC_CLIENT_DEFAULTS.rpcsPerSecond;
     else if (deployment.app === 'mesh-client') perPod = mesh.requestsPerSecond * deployment.uses.length;
@@ -133,7 +136,10 @@ function checkLoad(scenario: Scenario, report: Report): void {
     );
   }
   if (connections > MAX_CLIENT_CONNECTIONS) {
-    report(['params', 'client', 'connectionsPerPod'], `the HTTP clients would hold ${connections} connections; the engine runs at most ${MAX_CLIENT_CONNECTIONS}`);
+    report(
+      ['params', 'client', perRequest ? 'connectTimeoutMs' : 'connectionsPerPod'],
+      `the HTTP clients would hold ${connections} connections; the engine runs at most ${MAX_CLIENT_CONNECTIONS}`,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { deploymentParamsSchema, PARAM_SECTIONS } from './params';
-import { cidrContains, formatIpv4, maskOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { cidrContains, formatCidr, formatIpv4, maskOf, parseCidr, parseIpv4, type Cidr } from '../net/ipv4';
 import { checkCapacity } from './capacity';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
@@ -122,6 +122,24 @@ function checkEdge(scenario: Scenario, report: Report): void {
       if (!nodeNames.includes(name)) report(['topology', 'bgp', 'speakers', i], `unknown node "${name}"${didYouMean(name, nodeNames)}`);
     });
   }
+  const routedVia = new Map<string, string>();
+  const cloud = nodes.find((n) => n.platform === 'cloud');
+  loadBalancers.forEach((lb, i) => {
+    const path = ['topology', 'loadBalancers', i, 'returnRoutes'];
+    if (cloud && lb.returnRoutes.length > 0) report(path, `${cloud.name} is a cloud instance, whose network delivers by destination; these routes are for bare-metal nodes`);
+    lb.returnRoutes.forEach((text, j) => {
+      const block = parseCidr(text);
+      if (block === null) report([...path, j], hostBitsProblem(text));
+      // The box forwards only its own flows, so a route that swallowed the cluster's addresses would cut the nodes off.
+      const overlaps = (pods: Cidr | null): boolean => block !== null && pods !== null && (cidrContains(block, pods.base) || cidrContains(pods, block.base));
+      const inside = block && nodes.find((n) => cidrContains(block, parseIpv4(n.ip) ?? 0) || overlaps(parseCidr(n.podCidr)));
+      if (inside) report([...path, j], `${text} holds ${inside.name}'s addresses; route only the clients' networks via a load balancer`);
+      const key = block ? formatCidr(block) : text;
+      const other = routedVia.get(key);
+      if (other === undefined) routedVia.set(key, lb.name);
+      else report([...path, j], `the nodes already route ${key} via load balancer ${other}`);
+    });
+  });
   loadBalancers.forEach((lb, i) =>
     lb.virtualServers.forEach((v, j) => {
       const path = ['topology', 'loadBalancers', i, 'virtualServers', j, 'service'];

@@ -94,6 +94,10 @@ const loadBalancer = z.strictObject({
   // Its self IP: the source of SNATed connections and of health probes.
   ip: ipv4,
   virtualServers: z.array(virtualServer).min(1),
+  // Prefixes every bare-metal node routes via this self IP (`ip route add <prefix> via <self IP>`), so replies to
+  // clients there pass back through it, as a virtual server without SNAT needs
+  // (docs/sources/load-balancers.md#return-path-without-snat). None by default: nodes answer clients directly.
+  returnRoutes: z.array(cidrv4).default([]),
 });
 
 /** A machine on the internet running an HTTP client against an address (a VIP or a LoadBalancer IP). */
