@@ -259,11 +259,11 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   const left = causes.find('zk_deregistered', String(d['backend']));
   if (left)
     steps.push(factStep(left, `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it`));
-  const read = causes.find('zk_read', gone.entity);
+  const read = causes.find(`zk_read ${service}`, gone.entity);
   if (read) {
     const r = read.detail;
     const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${formatCount(r['requests'])} requests, one after another`;
-    steps.push(factStep(gone, `its watchers read their services ${formatCount(read.count)} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`));
+    steps.push(factStep(gone, `its watcher read ${service} ${formatCount(read.count)} times; the latest read took ${Number(r['seconds']).toFixed(1)} s for ${how}`));
   }
   steps.push(...zookeeperSteps(causes, world, service));
   return steps;
