@@ -108,3 +108,16 @@ describe('failed checks mark live servers DOWN, and they come back after rise', 
     expect(slow(10_000)).toBe(0);
   });
 });
+
+describe('why requests lost their handshakes', () => {
+  it('walks from the lost connections to the instance whose allowance the health checks ran over', () => {
+    const { report } = runText(text(95));
+    const chain = report.why.find((c) => c.symptom.startsWith('lost handshakes at pod/api-'));
+    expect(chain).toBeDefined();
+    const [first, over, checks] = chain!.steps;
+    expect(first!.text).toMatch(/^[\d,]+ connections to backends lost their SYN or SYN-ACK and sent it again; the latest, to pod\/s[01]-\d+ of s[01], waited \d+ ms/);
+    expect(over!.entity).toMatch(/^instance\/node-[abc]$/);
+    expect(over!.text).toMatch(/HAProxy health checks alone came to [\d,]+ packets a second against 95,/);
+    expect(checks!.text).toMatch(/checks a second start or end here, 4 packets each/);
+  });
+});

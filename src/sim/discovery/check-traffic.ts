@@ -7,6 +7,7 @@ import type { TcpParams } from '../net/tcp-params';
 
 // Model choice: the share of each allowance the checks leave is worked out ten times a second.
 const TICK = millis(100);
+const TICKS_PER_SECOND = 10;
 
 /** One node's share of the checks: how many check ends it holds, and the loss its allowance gave each tick. */
 interface NodeLoad {
@@ -125,6 +126,7 @@ export class CheckTraffic {
       const packets = node.ends * perEnd;
       const admitted = packets > 0 ? node.host.hypervisor!.admitFlow(now as SimTime, packets) : 0;
       const loss = packets > 0 ? 1 - admitted / packets : 0;
+      if (loss > 0) this.recordLoss(node, tick, loss);
       offered += packets;
       dropped += packets - admitted;
       // Ticks the node missed before it first had checks lost nothing.
@@ -134,6 +136,17 @@ export class CheckTraffic {
     // Each packet was offered at two nodes; one drop at either loses it.
     this.lossShare = offered > 0 ? Math.min(1, dropped / (offered / 2)) : 0;
     this.ctx.sched.after(TICK, this.tick, 0);
+  }
+
+  /** For the "why" chains: a tick of loss at an instance, with the detail of its latest second. */
+  private recordLoss(node: NodeLoad, tick: number, loss: number): void {
+    const hypervisor = node.host.hypervisor!;
+    const checks = node.ends / (this.checkInterMs / 1000);
+    const detail =
+      tick % TICKS_PER_SECOND === 0
+        ? { checkPps: Math.round(checks * this.checkPackets), allowance: hypervisor.ppsAllowance, lossPct: Math.round(loss * 100), checks: Math.round(checks), packets: this.checkPackets }
+        : undefined;
+    this.ctx.causes.record('hypervisor_pps_exceeded', hypervisor.entity, this.ctx.sched.now, detail);
   }
 
   private record(node: NodeLoad, loss: number): void {

@@ -160,7 +160,9 @@ export class MeshClients {
     const hops = (4 * this.params.network.hopLatencyUs) / 1000;
     const { backend, failure, gone } = outcome;
     // The connection to the backend crosses both nodes' packet allowances; a lost handshake is sent again.
-    const connectMs = outcome.connectMs + (backend ? this.haproxies.traffic.connectDelayMs(client.pod.host, backend.pod.host, this.rng) : 0);
+    const lostMs = backend ? this.haproxies.traffic.connectDelayMs(client.pod.host, backend.pod.host, this.rng) : 0;
+    const connectMs = outcome.connectMs + lostMs;
+    if (lostMs > 0) this.recordLostHandshake(client, service, backend!, lostMs);
     const request: InFlight = { client, service, backend, failure, latencyMs: connectMs + hops, gone, sentAt: this.ctx.sched.now };
     const slot = this.free.pop() ?? this.inFlight.length;
     this.inFlight[slot] = request;
@@ -210,6 +212,22 @@ export class MeshClients {
     let c = this.failedOf.get(service);
     if (!c) this.failedOf.set(service, (c = this.ctx.metrics.counter('mesh.requests.failed', { service })));
     return c;
+  }
+
+  /** A request's SYN or SYN-ACK was lost at a node's packet allowance and sent again after a timeout. */
+  private recordLostHandshake(client: MeshClient, service: string, backend: MeshServer, lostMs: number): void {
+    const [a, b] = [client.pod.host, backend.pod.host];
+    const traffic = this.haproxies.traffic;
+    const now = this.ctx.sched.now;
+    const lossier = traffic.lossAt(a, now) >= traffic.lossAt(b, now) ? a : b;
+    const instance = lossier.hypervisor?.entity ?? lossier.name;
+    this.ctx.causes.record('handshake_lost', client.pod.entity, this.ctx.sched.now, {
+      service,
+      backend: backend.pod.entity,
+      instance,
+      lostMs,
+      deadlineMs: this.params.client.requestTimeoutMs,
+    });
   }
 
   /** A request failed at a backend that was gone while the client's proxy still listed it. */

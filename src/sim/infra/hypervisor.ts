@@ -132,6 +132,11 @@ export class Hypervisor {
     return 'hypervisor_conntrack_exceeded';
   }
 
+  /** Packets a second the instance may send and receive together. */
+  get ppsAllowance(): number {
+    return this.settings.ppsAllowance;
+  }
+
   /** A new tracked-connection allowance, as moving to another instance size gives (without the restart). */
   setConntrackAllowance(allowance: number): void {
     this.table.setMax(allowance);
