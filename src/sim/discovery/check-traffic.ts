@@ -32,7 +32,9 @@ export class CheckTraffic {
   readonly tick: HandlerId;
   /** Per check packet sent, the share the allowances dropped in the latest tick. */
   lossShare = 0;
-  private readonly nodes = new Map<number, NodeLoad>();
+  /** By host index; a bare-metal node has no allowance and no entry. */
+  private readonly byHost: (NodeLoad | undefined)[] = [];
+  private readonly nodes: NodeLoad[] = [];
   private ticking = false;
   private readonly salt: number;
 
@@ -48,12 +50,12 @@ export class CheckTraffic {
     this.salt = Math.floor(ctx.rng.stream('haproxy-checks').next() * 2 ** 32);
   }
 
-  /** One check end more (1) or less (-1) on a node; only a node behind a hypervisor has an allowance to fill. */
-  add(host: Host, sign: 1 | -1): void {
+  /** `count` check ends more (or fewer, when negative) on a node; only a node behind a hypervisor has an allowance to fill. */
+  add(host: Host, count: number): void {
     if (!host.hypervisor) return;
-    let node = this.nodes.get(host.index);
-    if (!node) this.nodes.set(host.index, (node = { host, ends: 0, loss: [], lossyTicks: [] }));
-    node.ends += sign;
+    let node = this.byHost[host.index];
+    if (!node) this.nodes.push((this.byHost[host.index] = node = { host, ends: 0, loss: [], lossyTicks: [] }));
+    node.ends += count;
     if (this.ticking) return;
     this.ticking = true;
     // Ticks fall on multiples of TICK, so tick n holds the loss of [n, n + 1) × TICK.
@@ -62,7 +64,7 @@ export class CheckTraffic {
 
   /** The share of a node's packets its allowance drops at `t`. */
   lossAt(host: Host, t: number): number {
-    const node = this.nodes.get(host.index);
+    const node = this.byHost[host.index];
     if (!node || node.loss.length === 0) return 0;
     return node.loss[Math.min(node.loss.length - 1, Math.floor(t / TICK))]!;
   }
@@ -106,7 +108,7 @@ export class CheckTraffic {
   }
 
   private lossyIn(host: Host, from: number, to: number): boolean {
-    const node = this.nodes.get(host.index);
+    const node = this.byHost[host.index];
     if (!node || node.lossyTicks.length === 0) return false;
     const last = node.lossyTicks.length - 1;
     const start = Math.min(last, Math.floor(from / TICK));
@@ -122,7 +124,7 @@ export class CheckTraffic {
     const tick = Math.floor(now / TICK);
     let offered = 0;
     let dropped = 0;
-    for (const node of this.nodes.values()) {
+    for (const node of this.nodes) {
       const packets = node.ends * perEnd;
       const admitted = packets > 0 ? node.host.hypervisor!.admitFlow(now as SimTime, packets) : 0;
       const loss = packets > 0 ? 1 - admitted / packets : 0;

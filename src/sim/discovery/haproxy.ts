@@ -81,15 +81,23 @@ export class Haproxies {
     this.ledgerDelivered = ctx.metrics.counter('packets.delivered');
   }
 
-  /** A process on `from` starts (1) or stops (-1) checking one server line, once per `inter`; call bookChecks() first. */
-  check(from: Pod, r: Registration, sign: 1 | -1): void {
-    const server = this.servers.of(r.pod);
-    this.traffic.add(from.host, sign);
-    if (server) {
+  /**
+   * A process on `from` starts (1) or stops (-1) checking server lines, each once per `inter`; call bookChecks() first.
+   * Returns how many.
+   */
+  check(from: Pod, lines: Iterable<Registration>, sign: 1 | -1, skip: (r: Registration) => boolean): number {
+    let count = 0;
+    for (const r of lines) {
+      if (skip(r)) continue;
+      count++;
+      const server = this.servers.of(r.pod);
+      if (!server) continue;
       server.checkers += sign;
       this.traffic.add(server.pod.host, sign);
     }
-    this.checkedLines += sign;
+    this.traffic.add(from.host, sign * count);
+    this.checkedLines += sign * count;
+    return count;
   }
 
   /**
@@ -265,9 +273,7 @@ export class Haproxy implements MeshProxy {
    */
   private setChecking(process: Process, sign: 1 | -1): void {
     this.all.bookChecks();
-    for (const list of process.config.values()) {
-      for (const r of list) if (!this.disabled(r)) this.all.check(this.pod, r, sign);
-    }
+    for (const list of process.config.values()) this.all.check(this.pod, list, sign, this.skipDisabled);
   }
 
   /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
@@ -276,8 +282,10 @@ export class Haproxy implements MeshProxy {
     if (!running) return;
     const before = this.readAt.get(service) ?? -Infinity;
     this.all.bookChecks();
-    for (const r of running) if (r.deletedAt > before && r.deletedAt <= now) this.all.check(this.pod, r, -1);
+    this.all.check(this.pod, running, -1, (r) => r.deletedAt <= before || r.deletedAt > now);
   }
+
+  private readonly skipDisabled = (r: Registration): boolean => this.disabled(r);
 
   /**
    * Whether synapse has disabled the server over the stats socket: it is gone from the latest list of its service. A
