@@ -861,8 +861,11 @@ function probePort(w: Workload, kind: ProbeKind, field: string, raw: unknown, no
   const port = resolvePort(raw, w);
   if (port === undefined && typeof raw === 'string' && !/^\d+$/.test(raw)) {
     // The kubelet's prober errors on a name it cannot find and discards errored results (docs/sources/kubernetes.md#container-probes).
-    const effect = kind === 'readiness' ? 'its pods never turn ready there; here they turn ready as the container starts' : 'it never restarts the container';
-    note(`${field} ${raw} names no port of the container; Kubernetes' probe errors every period and ${effect}; the probe is left out`);
+    const effect =
+      kind === 'readiness'
+        ? 'the pods never turn ready; the probe is left out, so here they turn ready as the container starts'
+        : 'never restarts the container; the probe is left out, which changes nothing';
+    note(`${field} ${raw} names no port of the container: in Kubernetes the probe errors every period and ${effect}`);
     return undefined;
   }
   if (port === undefined) {

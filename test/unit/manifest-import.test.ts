@@ -562,8 +562,8 @@ describe('importManifests: readiness and liveness probes', () => {
     expect(exporter['readinessProbe']).toBeUndefined();
     expect(exporter['livenessProbe']).toBeUndefined();
     expect(result.notUnderstood).toEqual([
-      `${probeField('DaemonSet', 'node-exporter', 'readinessProbe.httpGet.port')} metric names no port of the container; Kubernetes' probe errors every period and its pods never turn ready there; here they turn ready as the container starts; the probe is left out`,
-      `${probeField('DaemonSet', 'node-exporter', 'livenessProbe.tcpSocket.port')} prometheus names no port of the container; Kubernetes' probe errors every period and it never restarts the container; the probe is left out`,
+      `${probeField('DaemonSet', 'node-exporter', 'readinessProbe.httpGet.port')} metric names no port of the container: in Kubernetes the probe errors every period and the pods never turn ready; the probe is left out, so here they turn ready as the container starts`,
+      `${probeField('DaemonSet', 'node-exporter', 'livenessProbe.tcpSocket.port')} prometheus names no port of the container: in Kubernetes the probe errors every period and never restarts the container; the probe is left out, which changes nothing`,
     ]);
     load(result.scenarioText);
   });
