@@ -50,7 +50,8 @@ const workload = {
   terminationGracePeriodSeconds: z.number().min(0).max(3600).default(30),
   // A preStop hook that sleeps before SIGTERM (docs/sources/kubernetes.md#pod-termination); none by default.
   preStopSeconds: z.number().min(0).max(3600).default(0),
-  // Creation to Ready for this deployment's new pods; params.kube.podStartSeconds when left out.
+  // Creation to the container's start for this deployment's new pods, which is Ready unless a readiness probe gates it;
+  // params.kube.podStartSeconds when left out.
   readySeconds: z.number().min(0).max(3600).optional(),
   // The kubelet's probes of the pod's container; none when left out, as in Kubernetes.
   readinessProbe: probeSchema('readiness').optional(),
