@@ -15,6 +15,7 @@ import type { KubeProxy } from './kube-proxy';
 import { planRollout, resolveFenceposts, type IntOrPercent } from './rollout';
 import type { Service } from './service';
 import { KubeletProbes, type ProbeKind, type ProbeSettings } from './kubelet-probes';
+import { chooseNode, NO_RULES, unschedulableReasons, type NodeView, type PlacementRules } from './scheduling';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
 const GONE_SHOWN_FOR = seconds(10);
@@ -40,6 +41,8 @@ export interface DeploymentSpec {
   perNode?: boolean;
   /** The kubelet's probes of the pod's container; none when unset, as in Kubernetes. */
   probes?: Partial<Record<ProbeKind, ProbeSettings>>;
+  /** Pod anti-affinity and topology spread constraints against the deployment's own pods; none when unset. */
+  placement?: PlacementRules;
 }
 
 // Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30
@@ -415,7 +418,9 @@ export class Workloads {
     for (let i = 0; i < plan.create; i++) {
       const host = this.placeFor(d);
       if (!host) {
-        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: no node is schedulable with a free pod address`);
+        const views = d.spec.perNode ? [] : this.nodeViews(d);
+        const why = views.some((v) => v.candidate) ? unschedulableReasons(views, d.spec.placement ?? NO_RULES) : 'no node is schedulable with a free pod address';
+        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: ${why}`);
         break;
       }
       const pod = this.createPod(d.spec.name, host);
@@ -427,30 +432,35 @@ export class Workloads {
   }
 
   /**
-   * Where the scheduler puts a new pod: the schedulable node the selector allows with the fewest active pods. A
-   * DaemonSet's pod goes to an allowed node of the cluster without one, cordoned or not, as its controller tolerates
-   * the unschedulable taint.
+   * Where the scheduler puts a new pod: among the schedulable nodes the selector allows with a free pod address, the
+   * one kube-scheduler's filters and scores pick for the deployment's anti-affinity and spread constraints, the one
+   * with the fewest active pods among equals (scheduling.ts). A DaemonSet's pod goes to an allowed node of the
+   * cluster without one, cordoned or not, as its controller tolerates the unschedulable taint.
    */
   private placeFor(d: Deployment): Host | undefined {
-    let best: Host | undefined;
-    let bestLoad = Infinity;
-    for (const host of this.hosts) {
+    if (d.spec.perNode) {
       // Model choice: a node whose pod range is full gets no pod, where Kubernetes would leave one failing to get an
       // address from the CNI's IPAM (docs/limits.md#pod-addresses); either way no pod runs there.
-      if (!this.fits(d, host) || !host.hasFreePodAddress()) continue;
-      if (d.spec.perNode) {
-        if (host.inCluster && !d.pods.some((p) => p.active && p.host === host)) return host;
-        continue;
-      }
-      if (!host.schedulable) continue;
-      let load = 0;
-      for (const pod of host.pods.values()) if (pod.active) load++;
-      if (load < bestLoad) {
-        best = host;
-        bestLoad = load;
-      }
+      return this.hosts.find((h) => this.fits(d, h) && h.hasFreePodAddress() && h.inCluster && !d.pods.some((p) => p.active && p.host === h));
     }
-    return best;
+    const views = this.nodeViews(d);
+    const index = chooseNode(views, d.spec.placement ?? NO_RULES);
+    return index < 0 ? undefined : this.hosts[index];
+  }
+
+  /** Each node as the scheduler sees it for a new pod of `d`. */
+  private nodeViews(d: Deployment): NodeView[] {
+    return this.hosts.map((host) => {
+      let own = 0;
+      let load = 0;
+      for (const pod of host.pods.values()) {
+        if (!pod.active) continue;
+        load++;
+        if (pod.deployment === d.spec.name) own++;
+      }
+      const allowed = this.fits(d, host);
+      return { labels: host.labels, own, load, candidate: allowed && host.schedulable && host.hasFreePodAddress(), counted: allowed && host.inCluster };
+    });
   }
 
   private fits(d: Deployment, host: Host): boolean {
