@@ -9,7 +9,7 @@ import { createContext } from '../../src/sim/context';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS } from '../../src/sim/sim';
 import { World } from '../../src/sim/world';
-import { runShipped } from '../fixtures/scenario-run';
+import { runShipped, shippedSim } from '../fixtures/scenario-run';
 
 const FILE = 'spread.yaml';
 const TEXT = readFileSync(new URL(`../../public/scenarios/${FILE}`, import.meta.url), 'utf8');
@@ -63,5 +63,22 @@ describe(FILE, () => {
     expect(failed(['spread-constraint'])).toBe(0);
     // Each client's keep-alive connection lands on a live replica within a connect timeout (5 s) and stays there.
     expect(ok(['right-key', 'label-every-node'])).toBe(ok(['spread-constraint']));
+  });
+
+  it("shows r3's missing rack label in the inspector and the picture's data", () => {
+    const labelsOf = (fixes: string[]) =>
+      shippedSim(FILE, fixes)
+        .inspect('node/node-g')!
+        .sections.find((x) => x.title === 'Labels')!.rows;
+    expect(labelsOf([])).toEqual([
+      ['topology.kubernetes.io/zone', 'room-1'],
+      ['kubernetes.io/hostname', 'node-g'],
+    ]);
+    expect(labelsOf(['label-every-node'])).toContainEqual(['rack', 'r3']);
+    expect(
+      shippedSim(FILE)
+        .topology()
+        .nodes.find((n) => n.name === 'node-a')!.labels,
+    ).toEqual({ 'topology.kubernetes.io/zone': 'room-1', rack: 'r1', 'kubernetes.io/hostname': 'node-a' });
   });
 });
