@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { chooseNode, NO_RULES, nodeLabels, type NodeView, type PlacementRules } from '../../src/sim/k8s/scheduling';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { FAULT_IDS, faultCatalog } from '../../src/sim/sim';
-import { httpServer, nodes, scenarioText, type DeploymentInput, type NodeFields } from '../fixtures/scenario-builder';
-import { worldOf } from '../fixtures/scenario-run';
+import { fault, httpServer, nodes, scenarioText, type DeploymentInput, type NodeFields } from '../fixtures/scenario-builder';
+import { runText, worldOf } from '../fixtures/scenario-run';
 
 /** A node in `rack` (none when null) with `own` pods of the deployment and `load` pods in all. */
 function n(name: string, rack: string | null, own = 0, load = own, more: Partial<NodeView> = {}): NodeView {
-  return { labels: nodeLabels(name, rack === null ? {} : { rack }), own, load, candidate: true, counted: true, ...more };
+  return { labels: nodeLabels(name, rack === null ? {} : { rack }), own, terminating: 0, load, candidate: true, counted: true, ...more };
 }
 
 const rules = (r: Partial<PlacementRules>): PlacementRules => ({ ...NO_RULES, ...r });
@@ -44,6 +44,10 @@ describe('required pod anti-affinity', () => {
     // Two pods already sit on unlabelled c; unlabelled d still passes, and so does rack r1's empty a.
     const views = [n('a', 'r1', 0, 2), n('c', null, 2, 2), n('d', null, 0, 0)];
     expect(chooseNode(views, onRack)).toBe(2);
+  });
+
+  it('counts a terminating pod: it is still bound to its node', () => {
+    expect(chooseNode([n('a', 'r1', 0, 0, { terminating: 1 }), n('b', 'r2', 0, 3)], onRack)).toBe(1);
   });
 
   it('on kubernetes.io/hostname: one pod per node', () => {
@@ -97,6 +101,11 @@ describe('topology spread constraints, DoNotSchedule', () => {
   it('with maxSkew 2, any rack passes and the fewest-pods rule picks', () => {
     const views = [n('a', 'r1', 1, 1), n('b', 'r2', 1, 1), n('c', 'r3', 0, 7)];
     expect(chooseNode(views, spread(2))).toBe(0);
+  });
+
+  it('does not count a terminating pod', () => {
+    // r1's only pod is terminating: both racks are at 0, and the emptier node in r1 takes the pod.
+    expect(chooseNode([n('a', 'r1', 0, 0, { terminating: 1 }), n('b', 'r2', 0, 3)], spread(1))).toBe(0);
   });
 
   it('excludes a node without the key, even when it is the only empty one', () => {
@@ -178,6 +187,23 @@ describe('placing a deployment', () => {
     const { ctx } = worldOf(racked(httpServer(4, { podAntiAffinity: { required: [{ topologyKey: 'rack' }] } })));
     const waiting = ctx.log.since(0).filter((e) => e.kind === 'pod.unschedulable');
     expect(waiting.map((e) => e.message)).toEqual(['1 pod(s) wait: 0/6 nodes are available: 6 with a pod of the deployment in the same rack (required anti-affinity)']);
+  });
+});
+
+describe('a pod that waits', () => {
+  it('is placed when the terminating pod that held its domain is gone, as the scheduler retries on a deletion', () => {
+    // One pod per node on two nodes; web-0's preStop keeps it terminating (and on node-a) until 11 s.
+    const web = httpServer(2, { preStopSeconds: 10, podAntiAffinity: { required: [{ topologyKey: 'kubernetes.io/hostname' }] } });
+    const text = scenarioText({ id: 'wait', duration: 20, topology: { nodes: nodes(2), deployments: { web } }, timeline: [fault(1, 'delete-pod', 'pod/web-0')] });
+    const { sim } = runText(text);
+    const events = sim.eventsSince(0);
+    const waited = events.filter((e) => e.kind === 'pod.unschedulable');
+    expect(waited.map((e) => e.message)).toEqual(['1 pod(s) wait: 0/2 nodes are available: 2 with a pod of the deployment in the same kubernetes.io/hostname (required anti-affinity)']);
+    const created = events.filter((e) => e.kind === 'pod.created' && e.t > 0);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.message).toMatch(/^created on node-a /);
+    const gone = events.find((e) => e.kind === 'pod.gone' && e.entity === 'pod/web-0')!;
+    expect(created[0]!.t).toBe(gone.t);
   });
 });
 

@@ -36,8 +36,13 @@ export const NO_RULES: PlacementRules = { required: [], preferred: [], spread: [
 /** One node as the scheduler sees it for this pod. */
 export interface NodeView {
   labels: NodeLabels;
-  /** The deployment's active pods on the node. */
+  /** The deployment's pending and running pods on the node. */
   own: number;
+  /**
+   * The deployment's terminating pods on the node: still bound to it, so anti-affinity counts them; spreading does not
+   * (docs/sources/kubernetes-scheduling.md#inter-pod-anti-affinity, #topology-spread-constraints).
+   */
+  terminating: number;
   /** All active pods on the node. */
   load: number;
   /** It may take the pod: schedulable, allowed by the selector, with a free pod address. */
@@ -117,14 +122,17 @@ function failedFilter(nodes: readonly NodeView[], i: number, rules: PlacementRul
   return undefined;
 }
 
-/** The deployment's pods on nodes whose `key` label is `value`. */
+/** The deployment's pods, terminating ones too, on nodes whose `key` label is `value`: what anti-affinity counts. */
 function ownIn(nodes: readonly NodeView[], key: string, value: string): number {
   let sum = 0;
-  for (const n of nodes) if (n.labels[key] === value) sum += n.own;
+  for (const n of nodes) if (n.labels[key] === value) sum += n.own + n.terminating;
   return sum;
 }
 
-/** The deployment's pods in each domain of `key`, over the nodes `include` keeps; a domain without pods counts 0. */
+/**
+ * The deployment's pods in each domain of `key`, over the nodes `include` keeps, terminating ones left out, as spreading
+ * counts them; a domain without pods counts 0.
+ */
 function domainCounts(nodes: readonly NodeView[], key: string, include: (n: NodeView) => boolean): Map<string, number> {
   const counts = new Map<string, number>();
   for (const n of nodes) {

@@ -76,6 +76,10 @@ interface Deployment {
   revision: number;
   /** While set, every container of the deployment exits `runFor` after it starts, until `until`. */
   crash: { runFor: Duration; jitter: number; until: SimTime; cause: string } | null;
+  /** Pods of it wait for a node; a pod leaving a node may make room (scheduling.ts). */
+  waiting: boolean;
+  /** The last note of why they wait, so a retry that fails the same way does not log it again. */
+  waitNote: string | null;
 }
 
 /** A pod's main container under CrashLoopBackOff. */
@@ -143,6 +147,7 @@ export class Workloads {
       const pod = this.pods[index]!;
       pod.tcp.destroy();
       this.cni.detach(pod);
+      this.retryWaiting();
     });
     this.crashContainer = s.register('pod.crash', (pod) => this.onCrash(this.pods[pod]!));
     this.restartContainer = s.register('pod.restart', (pod) => this.onRestart(this.pods[pod]!));
@@ -157,7 +162,7 @@ export class Workloads {
   }
 
   addDeployment(spec: DeploymentSpec, makeApp: AppFactory): void {
-    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1, crash: null };
+    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1, crash: null, waiting: false, waitNote: null };
     this.deployments.push(d);
     this.byName.set(spec.name, d);
     if (spec.probes && (spec.probes.readiness || spec.probes.liveness)) {
@@ -415,17 +420,22 @@ export class Workloads {
       oldActive: old.length,
       oldReady: old.filter((p) => p.ready).length,
     });
+    d.waiting = false;
     for (let i = 0; i < plan.create; i++) {
       const host = this.placeFor(d);
       if (!host) {
+        d.waiting = true;
         const views = d.spec.perNode ? [] : this.nodeViews(d);
         const why = views.some((v) => v.candidate) ? unschedulableReasons(views, d.spec.placement ?? NO_RULES) : 'no node is schedulable with a free pod address';
-        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: ${why}`);
+        const note = `${plan.create - i} pod(s) wait: ${why}`;
+        if (note !== d.waitNote) this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', note);
+        d.waitNote = note;
         break;
       }
       const pod = this.createPod(d.spec.name, host);
       if (replaced >= 0) pod.replaced = replaced;
     }
+    if (!d.waiting) d.waitNote = null;
     const unready = old.filter((p) => !p.ready).slice(0, plan.removeUnready);
     const ready = old.filter((p) => p.ready).slice(0, plan.removeReady);
     for (const pod of [...unready, ...ready]) this.deletePod(pod, undefined, `rolling update of deployment/${d.spec.name}`);
@@ -452,14 +462,17 @@ export class Workloads {
   private nodeViews(d: Deployment): NodeView[] {
     return this.hosts.map((host) => {
       let own = 0;
+      let terminating = 0;
       let load = 0;
       for (const pod of host.pods.values()) {
+        const mine = pod.deployment === d.spec.name;
+        if (pod.phase === 'terminating' && mine) terminating++;
         if (!pod.active) continue;
         load++;
-        if (pod.deployment === d.spec.name) own++;
+        if (mine) own++;
       }
       const allowed = this.fits(d, host);
-      return { labels: host.labels, own, load, candidate: allowed && host.schedulable && host.hasFreePodAddress(), counted: allowed && host.inCluster };
+      return { labels: host.labels, own, terminating, load, candidate: allowed && host.schedulable && host.hasFreePodAddress(), counted: allowed && host.inCluster };
     });
   }
 
@@ -632,6 +645,15 @@ export class Workloads {
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
     this.ctx.sched.after(GONE_SHOWN_FOR, this.forgetPod, pod.index);
+    this.retryWaiting();
+  }
+
+  /**
+   * kube-scheduler moves pods it could not place back to its active queue when an assigned pod is deleted: the pod
+   * gone may have held the anti-affinity domain, and its address, once its netns goes, the room (scheduling.ts).
+   */
+  private retryWaiting(): void {
+    for (const d of this.deployments) if (d.waiting) this.reconcile(d, -1);
   }
 
   /**
