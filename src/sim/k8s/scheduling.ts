@@ -63,28 +63,51 @@ export function nodeLabels(name: string, labels: NodeLabels = {}): NodeLabels {
 
 /** The index of the node the pod goes to, or -1 when every node is filtered out. */
 export function chooseNode(nodes: readonly NodeView[], rules: PlacementRules): number {
+  return rank(nodes, rules).best;
+}
+
+/** The feasible nodes with their weighted scores, and the one the scheduler takes. */
+function rank(nodes: readonly NodeView[], rules: PlacementRules): { feasible: number[]; scores: number[]; best: number } {
   const feasible: number[] = [];
   for (let i = 0; i < nodes.length; i++) if (nodes[i]!.candidate && passesFilters(nodes, i, rules)) feasible.push(i);
-  if (feasible.length === 0) return -1;
   const affinity = affinityScores(nodes, feasible, rules.preferred);
   const spread = spreadScores(
     nodes,
     feasible,
     rules.spread.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway'),
   );
+  const scores = feasible.map((_, k) => INTER_POD_AFFINITY_WEIGHT * affinity[k]! + POD_TOPOLOGY_SPREAD_WEIGHT * spread[k]!);
   let best = -1;
   let bestScore = -Infinity;
   let bestLoad = Infinity;
   feasible.forEach((node, k) => {
-    const score = INTER_POD_AFFINITY_WEIGHT * affinity[k]! + POD_TOPOLOGY_SPREAD_WEIGHT * spread[k]!;
     const load = nodes[node]!.load;
-    if (score > bestScore || (score === bestScore && load < bestLoad)) {
+    if (scores[k]! > bestScore || (scores[k] === bestScore && load < bestLoad)) {
       best = node;
-      bestScore = score;
+      bestScore = scores[k]!;
       bestLoad = load;
     }
   });
-  return best;
+  return { feasible, scores, best };
+}
+
+/**
+ * Why the scheduler took node `chosen`, for the why chains: how many nodes its filters left, whether the scores
+ * decided or the fewest-pods tie-break did, and the topology keys the node lacks, which leave it out of those rules.
+ */
+export function explainChoice(nodes: readonly NodeView[], rules: PlacementRules, chosen: number): string {
+  const { feasible, scores } = rank(nodes, rules);
+  const k = feasible.indexOf(chosen);
+  const candidates = nodes.filter((n) => n.candidate).length;
+  const parts = [`${feasible.length} of ${candidates} schedulable nodes passed its filters`];
+  const tied = scores.filter((s) => s === scores[k]).length;
+  parts.push(tied > 1 ? `${tied} tied on its score (${scores[k]}), and this one had the fewest pods (${nodes[chosen]!.load})` : `this one scored highest (${scores[k]})`);
+  const keys = [...new Set([...rules.required, ...rules.preferred, ...rules.spread].map((r) => r.topologyKey))];
+  const missing = keys.filter((key) => nodes[chosen]!.labels[key] === undefined);
+  if (missing.length > 0) parts.push(`it has no ${missing.join(' or ')} label, so the rules on that key do not count it or the pods on it`);
+  const domains = keys.filter((key) => !missing.includes(key) && new Set(feasible.map((i) => nodes[i]!.labels[key])).size === 1);
+  if (domains.length > 0) parts.push(`every node that passed is in one ${domains.join(' and one ')}, so rules on it cannot tell them apart`);
+  return parts.join('; ');
 }
 
 /** Why no node takes the pod, for the log: the filter each node fails first, counted by reason, as kube-scheduler reports. */

@@ -15,7 +15,7 @@ import type { KubeProxy } from './kube-proxy';
 import { planRollout, resolveFenceposts, type IntOrPercent } from './rollout';
 import type { Service } from './service';
 import { KubeletProbes, type ProbeKind, type ProbeSettings } from './kubelet-probes';
-import { chooseNode, NO_RULES, unschedulableReasons, type NodeView, type PlacementRules } from './scheduling';
+import { chooseNode, explainChoice, NO_RULES, unschedulableReasons, type NodeView, type PlacementRules } from './scheduling';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
 const GONE_SHOWN_FOR = seconds(10);
@@ -422,8 +422,8 @@ export class Workloads {
     });
     d.waiting = false;
     for (let i = 0; i < plan.create; i++) {
-      const host = this.placeFor(d);
-      if (!host) {
+      const place = this.placeFor(d);
+      if (!place) {
         d.waiting = true;
         const views = d.spec.perNode ? [] : this.nodeViews(d);
         const why = views.some((v) => v.candidate) ? unschedulableReasons(views, d.spec.placement ?? NO_RULES) : 'no node is schedulable with a free pod address';
@@ -432,8 +432,9 @@ export class Workloads {
         d.waitNote = note;
         break;
       }
-      const pod = this.createPod(d.spec.name, host);
+      const pod = this.createPod(d.spec.name, place.host);
       if (replaced >= 0) pod.replaced = replaced;
+      if (place.why !== null) this.ctx.causes.record('pod_scheduled', pod.entity, this.ctx.sched.now, { node: place.host.name, reason: place.why });
     }
     if (!d.waiting) d.waitNote = null;
     const unready = old.filter((p) => !p.ready).slice(0, plan.removeUnready);
@@ -447,15 +448,19 @@ export class Workloads {
    * with the fewest active pods among equals (scheduling.ts). A DaemonSet's pod goes to an allowed node of the
    * cluster without one, cordoned or not, as its controller tolerates the unschedulable taint.
    */
-  private placeFor(d: Deployment): Host | undefined {
+  private placeFor(d: Deployment): { host: Host; why: string | null } | undefined {
     if (d.spec.perNode) {
       // Model choice: a node whose pod range is full gets no pod, where Kubernetes would leave one failing to get an
       // address from the CNI's IPAM (docs/limits.md#pod-addresses); either way no pod runs there.
-      return this.hosts.find((h) => this.fits(d, h) && h.hasFreePodAddress() && h.inCluster && !d.pods.some((p) => p.active && p.host === h));
+      const host = this.hosts.find((h) => this.fits(d, h) && h.hasFreePodAddress() && h.inCluster && !d.pods.some((p) => p.active && p.host === h));
+      return host && { host, why: null };
     }
     const views = this.nodeViews(d);
-    const index = chooseNode(views, d.spec.placement ?? NO_RULES);
-    return index < 0 ? undefined : this.hosts[index];
+    const rules = d.spec.placement ?? NO_RULES;
+    const index = chooseNode(views, rules);
+    if (index < 0) return undefined;
+    const why = rules.required.length + rules.preferred.length + rules.spread.length > 0 ? explainChoice(views, rules, index) : null;
+    return { host: this.hosts[index]!, why };
   }
 
   /** Each node as the scheduler sees it for a new pod of `d`. */
