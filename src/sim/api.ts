@@ -77,6 +77,8 @@ export interface NodeView {
   inCluster: boolean;
   /** False once the machine has lost power (power-off-node). */
   powered: boolean;
+  /** The Node object's labels (rack, zone, kubernetes.io/hostname), which the scheduler's topology keys read. */
+  labels: Readonly<Record<string, string>>;
 }
 
 export interface RouterView {

@@ -60,6 +60,11 @@ function inspectNode(world: World, host: Host): InspectSection[] {
         ...(inFlight >= 0 ? ([['node-local DNS slots in use', used(inFlight, nodeLocal!.maxConcurrent)]] as [string, string][]) : []),
       ],
     },
+    // A node without a label a topology key names is in no domain of it (docs/sources/kubernetes-scheduling.md#node-labels).
+    list(
+      'Labels',
+      Object.entries(host.labels).map(([key, value]): [string, string] => [key, value]),
+    ),
     {
       title: 'Interfaces',
       rows: host.ifaces

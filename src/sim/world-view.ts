@@ -71,6 +71,7 @@ export function topologyView(world: PicturedWorld, version: number): TopologyVie
       schedulable: h.schedulable,
       inCluster: h.inCluster,
       powered: h.powered,
+      labels: h.labels,
     })),
     pods: world.workloads.pods
       .filter((p) => p.shown)

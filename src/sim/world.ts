@@ -37,6 +37,7 @@ import { DialCohort } from './apps/grpc/dial-cohort';
 import { Service, ServiceDirectory } from './k8s/service';
 import { Workloads } from './k8s/workloads';
 import { probeSettings } from './k8s/kubelet-probes';
+import { nodeLabels } from './k8s/scheduling';
 import { Mesh } from './discovery/mesh';
 
 /** Everything a scenario's topology turns into, wired together. */
@@ -84,6 +85,7 @@ export class World implements PicturedWorld {
         dropReasonCount: DROP_REASON_IDS.length,
       });
       host.inCluster = n.joined;
+      host.labels = nodeLabels(n.name, n.labels);
       host.schedulable = n.joined;
       if (n.platform === 'cloud') {
         // However small the instance, its allowances hold one connection and pass one packet a second.
@@ -162,6 +164,11 @@ export class World implements PicturedWorld {
         nodes: dep.nodes,
         perNode: dep.kind === 'DaemonSet',
         probes: { readiness: probeSettings(dep.readinessProbe, dep.port), liveness: probeSettings(dep.livenessProbe, dep.port) },
+        placement: {
+          required: dep.podAntiAffinity?.required ?? [],
+          preferred: dep.podAntiAffinity?.preferred ?? [],
+          spread: dep.topologySpreadConstraints,
+        },
       };
       this.workloads.addDeployment(spec, deployApp(fleets, this.templates, name, dep, knobs));
     }

@@ -14,6 +14,8 @@ type Obj = Record<string, unknown>;
 type DeploymentIn = ScenarioInput['topology']['deployments'][string];
 /** Every imported workload runs the HTTP server model. */
 type ServerIn = Extract<DeploymentIn, { app: 'http-server' }>;
+type ProbeIn = NonNullable<ServerIn['readinessProbe']>;
+type ProbeKind = 'readiness' | 'liveness';
 type ServiceIn = NonNullable<ScenarioInput['topology']['services']>[string];
 type NodeIn = ScenarioInput['topology']['nodes'][number];
 type ChartIn = NonNullable<ScenarioInput['charts']>[number];
@@ -44,6 +46,8 @@ interface Workload {
   // Which Service decided the listening port, once one has.
   portSetBy?: string;
   hostname?: string;
+  // The first container's probes as written, read once its ports and the listening port are settled.
+  probes: Partial<Record<ProbeKind, Obj>>;
   dep: ServerIn;
 }
 
@@ -82,6 +86,23 @@ const POD_HARMLESS = [
   'priorityClassName',
 ];
 const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'exec', 'grpc'];
+// A probe's timing fields with Kubernetes' lower bound for each (docs/sources/kubernetes.md#container-probes).
+const PROBE_TIMING = [
+  ['initialDelaySeconds', 0],
+  ['periodSeconds', 1],
+  ['timeoutSeconds', 1],
+  ['failureThreshold', 1],
+  ['successThreshold', 1],
+] as const;
+// The scenario schema's bound on a probe's seconds and counts (docs/limits.md#periods).
+const MAX_PROBE_VALUE = 3600;
+// What the model does instead of a probe action's fields it leaves out.
+const PROBE_ACTION_UNMODELLED: Record<string, string> = {
+  path: 'the server model answers every path alike',
+  httpHeaders: 'the server model answers whatever headers come',
+  host: "the probe goes to the pod's address",
+  scheme: 'the probe is plain HTTP',
+};
 // Service fields at their Kubernetes defaults, which are what the model does anyway.
 const SERVICE_DEFAULTS: Record<string, unknown> = { sessionAffinity: 'None', internalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true };
 
@@ -140,7 +161,7 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
     const dep: ServerIn = { app: 'http-server', replicas: 2, port: DEFAULT_PORT };
     deployments[name] = dep;
     added.push(`${name}: an http-server Deployment (2 replicas), as the manifests hold no Deployment or DaemonSet`);
-    workloads.push({ src: placeholderSource(name), name, labels: {}, ports: [], dep });
+    workloads.push({ src: placeholderSource(name), name, labels: {}, ports: [], probes: {}, dep });
   }
   if (services.size === 0) {
     for (const w of workloads) {
@@ -330,7 +351,7 @@ function readWorkload(src: Source, name: string, note: (src: Source, message: st
     else if (replicas > MAX_REPLICAS) note(src, `spec.replicas ${replicas} is more than Netmortem runs; ${MAX_REPLICAS} used`);
     dep.replicas = replicas === undefined || replicas < 0 ? 1 : Math.min(replicas, MAX_REPLICAS);
   }
-  const w: Workload = { src, name, labels: stringRecord(record(template['metadata'])['labels']), ports: [], dep };
+  const w: Workload = { src, name, labels: stringRecord(record(template['metadata'])['labels']), ports: [], probes: {}, dep };
   if (Object.keys(w.labels).length === 0) note(src, 'spec.template.metadata.labels is empty, so no Service of the manifests can select it');
 
   for (const key of Object.keys(spec)) {
@@ -400,7 +421,11 @@ function readContainer(src: Source, w: Workload, c: Obj, note: (src: Source, mes
     if (key === 'ports') readPorts(src, w, c[key], note);
     else if (key === 'resources') readResources(src, w, record(c[key]), note);
     else if (key === 'lifecycle') readLifecycle(src, w, record(c[key]), note);
-    else if (key === 'readinessProbe') readReadiness(src, w, record(c[key]), note);
+    // No readySeconds: the probe gates readiness itself, its delay counted from the container's start, which the
+    // manifest cannot tell (params.kube.podStartSeconds stands in).
+    else if (key === 'readinessProbe') w.probes.readiness = record(c[key]);
+    else if (key === 'livenessProbe') w.probes.liveness = record(c[key]);
+    else if (key === 'startupProbe') note(src, `${path}.startupProbe not modelled; the liveness and readiness probes start with the container, as if it had passed at once`);
     else note(src, `${path}.${key} ignored`);
   }
 }
@@ -472,18 +497,6 @@ function preStopSleep(hook: Obj): number | undefined {
   const match = /^\s*(?:\/(?:usr\/)?bin\/)?sleep\s+(\d+(?:\.\d+)?)(s|m)?\s*;?\s*$/.exec(line);
   if (!match) return undefined;
   return Number(match[1]) * (match[2] === 'm' ? 60 : 1);
-}
-
-function readReadiness(src: Source, w: Workload, probe: Obj, note: (src: Source, message: string) => void): void {
-  const path = 'spec.template.spec.containers[0].readinessProbe';
-  const delay = num(probe['initialDelaySeconds']);
-  if (delay === undefined || delay < 0) {
-    note(src, `${path} ignored: without initialDelaySeconds, new pods turn ready after params.kube.podStartSeconds`);
-    return;
-  }
-  w.dep.readySeconds = Math.min(delay, 3600);
-  const rest = Object.keys(probe).filter((key) => key !== 'initialDelaySeconds' && !PROBE_HANDLERS.includes(key));
-  if (rest.length > 0) note(src, `${path}.${rest.join(', ')} ignored: only initialDelaySeconds is modelled (as readySeconds)`);
 }
 
 function containerName(c: unknown): string {
@@ -619,7 +632,7 @@ function readServicePorts(src: Source, spec: Obj, service: ServiceIn, backend: W
 
   // targetPort defaults to the Service's port.
   const rawTarget = first['targetPort'] ?? service.port;
-  const target = resolveTargetPort(rawTarget, backend);
+  const target = resolvePort(rawTarget, backend);
   if (target === undefined) {
     note(src, `spec.ports[0].targetPort ${show(rawTarget)} names no port of ${backend.src.kind} ${backend.src.name}'s first container; traffic goes to its port ${backend.dep.port}`);
     return;
@@ -642,7 +655,8 @@ function readServicePorts(src: Source, spec: Obj, service: ServiceIn, backend: W
   backend.portSetBy = src.name;
 }
 
-function resolveTargetPort(value: unknown, backend: Workload): number | undefined {
+/** A port as Kubernetes resolves one against a container: a number, a string of digits, or the name of one of its ports. */
+function resolvePort(value: unknown, backend: Workload): number | undefined {
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   if (typeof number === 'number') return Number.isInteger(number) && number >= 1 && number <= 65535 ? number : undefined;
   if (typeof value !== 'string') return undefined;
@@ -775,16 +789,95 @@ function countWord(n: number): string {
   return ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'][n] ?? String(n);
 }
 
-/** Node selection by hostname, and container ports the model leaves out, once nodes and Services are settled. */
+/** Node selection by hostname, probes, and container ports the model leaves out, once nodes and Services are settled. */
 function finishWorkload(w: Workload, nodes: NodeIn[], note: (src: Source, message: string) => void): void {
   if (w.hostname !== undefined) {
     if (nodes.some((n) => n.name === w.hostname)) w.dep.nodes = [w.hostname];
     else
       note(w.src, `spec.template.spec.nodeSelector kubernetes.io/hostname=${w.hostname} names no imported node (${nodes[0]!.name} … ${nodes[nodes.length - 1]!.name}); it runs on any node`);
   }
+  const probeNote = (message: string) => note(w.src, message);
+  const readiness = w.probes.readiness && readProbe(w, 'readiness', w.probes.readiness, probeNote);
+  if (readiness) w.dep.readinessProbe = readiness;
+  const liveness = w.probes.liveness && readProbe(w, 'liveness', w.probes.liveness, probeNote);
+  if (liveness) {
+    // readProbe took a liveness probe's successThreshold only when it is 1, the one value Kubernetes allows there.
+    const { successThreshold, ...rest } = liveness;
+    w.dep.livenessProbe = successThreshold === undefined ? rest : { ...rest, successThreshold: 1 };
+  }
   w.ports.forEach((p, i) => {
     if (p.port !== w.dep.port) note(w.src, `spec.template.spec.containers[0].ports[${i}] (${p.name ?? p.port}) ignored: the model listens on one port, ${w.dep.port}`);
   });
+}
+
+/**
+ * A container's readiness or liveness probe as the scenario's kubelet runs it: a tcpSocket or httpGet on the port the
+ * model listens on, with the timing fields as written; undefined, with a note, when it cannot be modelled.
+ */
+function readProbe(w: Workload, kind: ProbeKind, body: Obj, note: (message: string) => void): ProbeIn | undefined {
+  const path = `spec.template.spec.containers[0].${kind}Probe`;
+  const handlers = PROBE_HANDLERS.filter((h) => body[h] !== undefined);
+  if (handlers.length !== 1) {
+    const has = handlers.length === 0 ? 'has no handler' : `has ${handlers.join(' and ')}`;
+    note(`${path} ${has}, where Kubernetes takes exactly one of ${PROBE_HANDLERS.join(', ')}; the probe is left out`);
+    return undefined;
+  }
+  const handler = handlers[0]!;
+  if (handler !== 'httpGet' && handler !== 'tcpSocket') {
+    note(`${path}.${handler} not modelled: the kubelet here probes with a TCP connect or an HTTP GET; the probe is left out`);
+    return undefined;
+  }
+  const action = record(body[handler]);
+  const port = probePort(w, kind, `${path}.${handler}.port`, action['port'], note);
+  if (port === undefined) return undefined;
+  for (const [key, value] of Object.entries(action)) {
+    // The model's GET asks for / over plain HTTP, so those values change nothing.
+    if (key === 'port' || isEmpty(value) || (key === 'path' && value === '/') || (key === 'scheme' && value === 'HTTP')) continue;
+    const why = PROBE_ACTION_UNMODELLED[key];
+    const shown = typeof value === 'string' || typeof value === 'number' ? ` ${value}` : '';
+    note(why === undefined ? `${path}.${handler}.${key} ignored` : `${path}.${handler}.${key}${shown} not modelled; ${why}`);
+  }
+  const probe: ProbeIn = handler === 'httpGet' ? { httpGet: { port } } : { tcpSocket: { port } };
+  for (const [key, min] of PROBE_TIMING) {
+    const value = body[key];
+    // The API server turns such a 0 into the default (docs/sources/kubernetes.md#container-probes), as leaving it out does.
+    if (value === undefined || (value === 0 && min === 1)) continue;
+    const n = int(value);
+    if (n === undefined || n < min) note(`${path}.${key} ${show(value)} is not a whole number from ${min}, which Kubernetes refuses; the default used`);
+    else if (kind === 'liveness' && key === 'successThreshold' && n !== 1) note(`${path}.successThreshold ${n} is not 1, which Kubernetes refuses for a liveness probe; 1 used`);
+    else {
+      if (n > MAX_PROBE_VALUE) note(`${path}.${key} ${n} is more than Netmortem runs; ${MAX_PROBE_VALUE} used`);
+      probe[key] = Math.min(n, MAX_PROBE_VALUE);
+    }
+  }
+  for (const key of Object.keys(body)) {
+    if (!PROBE_HANDLERS.includes(key) && !PROBE_TIMING.some(([timing]) => timing === key) && !isEmpty(body[key])) note(`${path}.${key} ignored`);
+  }
+  return probe;
+}
+
+/** The port a probe goes to: the one the model's server listens on, with a note when the manifest names another. */
+function probePort(w: Workload, kind: ProbeKind, field: string, raw: unknown, note: (message: string) => void): number | undefined {
+  const port = resolvePort(raw, w);
+  if (port === undefined && typeof raw === 'string' && !/^\d+$/.test(raw)) {
+    // The kubelet's prober errors on a name it cannot find and discards errored results (docs/sources/kubernetes.md#container-probes).
+    const effect =
+      kind === 'readiness'
+        ? 'the pods never turn ready; the probe is left out, so here they turn ready as the container starts'
+        : 'never restarts the container; the probe is left out, which changes nothing';
+    note(`${field} ${raw} names no port of the container: in Kubernetes the probe errors every period and ${effect}`);
+    return undefined;
+  }
+  if (port === undefined) {
+    const what = raw === undefined ? 'is missing' : `${show(raw)} is not a port from 1 to 65535`;
+    note(`${field} ${what}, which Kubernetes refuses; the probe is left out`);
+    return undefined;
+  }
+  if (port !== w.dep.port) {
+    const named = typeof raw === 'string' && String(port) !== raw ? ` (${port})` : '';
+    note(`${field} ${show(raw)}${named} is not the port the model listens on; its one server listens on ${w.dep.port}, so the probe goes there`);
+  }
+  return w.dep.port;
 }
 
 function describe(imported: string[], added: string[], notUnderstood: string[]): string {
@@ -810,7 +903,8 @@ const DEPLOYMENT_KEYS = [
   'maxUnavailable',
   'terminationGracePeriodSeconds',
   'preStopSeconds',
-  'readySeconds',
+  'readinessProbe',
+  'livenessProbe',
   'cpuLimit',
   'autoscale',
 ];

@@ -22,7 +22,9 @@ spec:
       containers:
         - name: shop
           image: shop:1.2
-          ports: [{ containerPort: 8080 }]
+          ports: [{ name: http, containerPort: 8080 }]
+          readinessProbe: { httpGet: { path: /healthz, port: http }, periodSeconds: 5 }
+          livenessProbe: { exec: { command: [cat, /tmp/healthy] } }
 ---
 apiVersion: v1
 kind: Service
@@ -299,11 +301,15 @@ describe('the scenario editor', () => {
       await byTestId(page, 'editor-import').click();
       await byTestId(page, 'import-source').fill(MANIFESTS);
       await expect.poll(() => text(page, 'import-not-understood')).toContain('ConfigMap shop-config');
+      expect(await text(page, 'import-not-understood')).toContain('Deployment shop: spec.template.spec.containers[0].livenessProbe.exec not modelled');
       expect(await text(page, 'import-added')).toContain('shop-client');
       await byTestId(page, 'import-use').click();
       await expect.poll(() => text(page, 'editor-problem-count'), { timeout: 20_000 }).toBe('none: it loads');
       expect(await outlineNames(page, 'service')).toEqual(['shop']);
       expect(await byTestId(page, 'editor-file-name').inputValue()).toBe('imported.yaml');
+      expect((parse(await editorText(page)) as { topology: { deployments: Record<string, unknown> } }).topology.deployments['shop']).toMatchObject({
+        readinessProbe: { httpGet: { port: 8080 }, periodSeconds: 5 },
+      });
       await byTestId(page, 'editor-run').click();
       await expect.poll(() => layoutOf(page)).not.toBe('editor');
       await byTestId(page, 'play-button').click();

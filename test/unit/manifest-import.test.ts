@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { importManifests } from '../../src/state/manifest-import';
 import { atSeconds } from '../../src/sim/core/time';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import type { Scenario } from '../../src/sim/scenario/schema';
 import { createSim } from '../../src/sim/sim';
+import { loadText } from '../fixtures/scenario-run';
 
 const SHOP = `
 apiVersion: apps/v1
@@ -187,7 +188,8 @@ describe('importManifests: a realistic multi-document manifest', () => {
       maxUnavailable: '0%',
       terminationGracePeriodSeconds: 45,
       preStopSeconds: 5,
-      readySeconds: 4,
+      readinessProbe: { httpGet: { port: 8000 }, initialDelaySeconds: 4, periodSeconds: 5 },
+      livenessProbe: { httpGet: { port: 8000 } },
       cpuLimit: 0.5,
       autoscale: { minReplicas: 2, maxReplicas: 10, targetRequestsPerSecond: 50 },
     });
@@ -230,13 +232,13 @@ describe('importManifests: a realistic multi-document manifest', () => {
     const notes = result.notUnderstood;
     expect(notes).toContain('ConfigMap app-config: not modelled');
     expect(notes).toContain('Ingress web: not modelled');
-    expect(notes).toContain('Deployment web: spec.template.spec.containers[0].livenessProbe ignored');
+    expect(notes).toContain('Deployment web: spec.template.spec.containers[0].readinessProbe.httpGet.path /healthz not modelled; the server model answers every path alike');
+    expect(notes).toContain('Deployment web: spec.template.spec.containers[0].livenessProbe.httpGet.path /healthz not modelled; the server model answers every path alike');
     expect(notes).toContain('Deployment web: spec.template.spec.containers[0].env ignored');
     expect(notes).toContain('Deployment web: spec.template.spec.volumes ignored');
     expect(notes).toContain('Deployment web: spec.template.spec.containers[0].resources.limits.memory ignored');
     expect(notes).toContain('DaemonSet node-agent: spec.template.spec.tolerations ignored');
     expect(notes.some((n) => n.startsWith('Deployment web: spec.template.spec.containers[1] (istio-proxy) ignored'))).toBe(true);
-    expect(notes.some((n) => n.startsWith('Deployment web: spec.template.spec.containers[0].readinessProbe.periodSeconds ignored'))).toBe(true);
     expect(notes).toContain('HorizontalPodAutoscaler web: CPU utilization target (70 %) not modelled; scaled on 50 requests/s per pod instead');
     expect(notes.some((n) => n.includes('containers[0].image'))).toBe(false);
   });
@@ -452,6 +454,267 @@ spec:
     expect(result.notUnderstood).toEqual(['ConfigMap settings: not modelled']);
     expect(result.added.some((a) => a.startsWith('web: an http-server Deployment'))).toBe(true);
     load(result.scenarioText);
+  });
+});
+
+/** A Deployment of the payments team as `kubectl get -o yaml` writes it, its probes given in full and its ports last. */
+const PAYMENTS = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: api, namespace: payments, labels: { app: api } }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: api } }
+  template:
+    metadata: { labels: { app: api } }
+    spec:
+      containers:
+        - name: api
+          image: registry.example.com/payments/api:3.4.1
+          readinessProbe:
+            tcpSocket: { port: 8443 }
+            initialDelaySeconds: 4
+            periodSeconds: 2
+            timeoutSeconds: 1
+            failureThreshold: 2
+            successThreshold: 2
+          livenessProbe:
+            httpGet: { path: /, port: web, scheme: HTTP }
+            initialDelaySeconds: 15
+            periodSeconds: 20
+            timeoutSeconds: 5
+            failureThreshold: 6
+            successThreshold: 1
+          ports:
+            - { name: web, containerPort: 8443, protocol: TCP }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: api, namespace: payments }
+spec:
+  selector: { app: api }
+  ports: [{ name: web, port: 443, targetPort: web }]
+`;
+
+/** One workload whose first container is given as YAML lines (indented for the containers list). */
+function workload(kind: 'Deployment' | 'DaemonSet', name: string, container: string): string {
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata: { name: ${name} }
+spec:
+${kind === 'Deployment' ? '  replicas: 2\n' : ''}  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata: { labels: { app: ${name} } }
+    spec:
+      containers:
+${container}
+`;
+}
+
+const probeField = (kind: string, name: string, field: string) => `${kind} ${name}: spec.template.spec.containers[0].${field}`;
+
+describe('importManifests: readiness and liveness probes', () => {
+  it('imports tcpSocket and httpGet probes with their timing as written, a named port resolved through the container ports', () => {
+    const result = importManifests(PAYMENTS);
+    const api = parsed(result.scenarioText).topology.deployments['api']!;
+    expect(api['readinessProbe']).toEqual({ tcpSocket: { port: 8443 }, initialDelaySeconds: 4, periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 2, successThreshold: 2 });
+    expect(api['livenessProbe']).toEqual({ httpGet: { port: 8443 }, initialDelaySeconds: 15, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 6, successThreshold: 1 });
+    // A readiness probe gates readiness itself now; readySeconds would delay the container's start as well.
+    expect(api['readySeconds']).toBeUndefined();
+    // path / and scheme HTTP are what the model's probe sends anyway.
+    expect(result.notUnderstood).toEqual([]);
+    expect(load(result.scenarioText).topology.deployments['api']!.livenessProbe).toEqual({
+      httpGet: { port: 8443 },
+      initialDelaySeconds: 15,
+      periodSeconds: 20,
+      timeoutSeconds: 5,
+      failureThreshold: 6,
+      successThreshold: 1,
+    });
+  });
+
+  it("leaves the timing fields out when the manifest does, so the schema fills in Kubernetes' defaults", () => {
+    const container = `        - name: web
+          image: nginx:1.27
+          ports: [{ containerPort: 80 }]
+          readinessProbe: { httpGet: { port: 80 } }
+          livenessProbe: { tcpSocket: { port: 80 } }`;
+    const result = importManifests(workload('Deployment', 'web', container));
+    const web = parsed(result.scenarioText).topology.deployments['web']!;
+    expect(web['readinessProbe']).toEqual({ httpGet: { port: 80 } });
+    expect(web['livenessProbe']).toEqual({ tcpSocket: { port: 80 } });
+    const defaults = { initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1 };
+    const loaded = load(result.scenarioText).topology.deployments['web']!;
+    expect(loaded.readinessProbe).toEqual({ httpGet: { port: 80 }, ...defaults });
+    expect(loaded.livenessProbe).toEqual({ tcpSocket: { port: 80 }, ...defaults });
+    expect(result.notUnderstood).toEqual([]);
+  });
+
+  it('notes a named port that matches none of the container ports, by its field, and leaves the probe out', () => {
+    const container = `        - name: node-exporter
+          image: quay.io/prometheus/node-exporter:v1.8.2
+          ports: [{ name: metrics, containerPort: 9100 }]
+          readinessProbe:
+            httpGet: { path: /, port: metric }
+          livenessProbe:
+            tcpSocket: { port: prometheus }`;
+    const result = importManifests(workload('DaemonSet', 'node-exporter', container));
+    const exporter = parsed(result.scenarioText).topology.deployments['node-exporter']!;
+    expect(exporter['readinessProbe']).toBeUndefined();
+    expect(exporter['livenessProbe']).toBeUndefined();
+    expect(result.notUnderstood).toEqual([
+      `${probeField('DaemonSet', 'node-exporter', 'readinessProbe.httpGet.port')} metric names no port of the container: in Kubernetes the probe errors every period and the pods never turn ready; the probe is left out, so here they turn ready as the container starts`,
+      `${probeField('DaemonSet', 'node-exporter', 'livenessProbe.tcpSocket.port')} prometheus names no port of the container: in Kubernetes the probe errors every period and never restarts the container; the probe is left out, which changes nothing`,
+    ]);
+    load(result.scenarioText);
+  });
+
+  it('notes exec and grpc probes and a startup probe as not modelled, and keeps the probe it can model', () => {
+    const container = `        - name: search
+          image: search:2.0
+          ports: [{ name: grpc, containerPort: 9090 }]
+          startupProbe:
+            httpGet: { path: /started, port: grpc }
+            failureThreshold: 30
+          readinessProbe:
+            exec: { command: [/bin/grpc_health_probe, -addr=:9090] }
+          livenessProbe:
+            grpc: { port: 9090 }
+            periodSeconds: 15`;
+    const result = importManifests(workload('Deployment', 'search', container));
+    const search = parsed(result.scenarioText).topology.deployments['search']!;
+    expect(search['readinessProbe']).toBeUndefined();
+    expect(search['livenessProbe']).toBeUndefined();
+    expect(result.notUnderstood).toEqual([
+      `${probeField('Deployment', 'search', 'startupProbe')} not modelled; the liveness and readiness probes start with the container, as if it had passed at once`,
+      `${probeField('Deployment', 'search', 'readinessProbe.exec')} not modelled: the kubelet here probes with a TCP connect or an HTTP GET; the probe is left out`,
+      `${probeField('Deployment', 'search', 'livenessProbe.grpc')} not modelled: the kubelet here probes with a TCP connect or an HTTP GET; the probe is left out`,
+    ]);
+
+    const withTcp = container.replace('exec: { command: [/bin/grpc_health_probe, -addr=:9090] }', 'tcpSocket: { port: grpc }');
+    const kept = importManifests(workload('Deployment', 'search', withTcp));
+    expect(parsed(kept.scenarioText).topology.deployments['search']!['readinessProbe']).toEqual({ tcpSocket: { port: 9090 } });
+    load(kept.scenarioText);
+  });
+
+  it('names each httpGet and tcpSocket field the model leaves out: path, httpHeaders, host, scheme', () => {
+    const container = `        - name: shop
+          image: shop:7
+          ports: [{ name: http, containerPort: 8080 }]
+          readinessProbe:
+            httpGet:
+              path: /ready
+              port: http
+              host: shop.internal
+              scheme: HTTPS
+              httpHeaders: [{ name: X-Probe, value: kubelet }]
+          livenessProbe:
+            tcpSocket: { port: 8080, host: 127.0.0.1 }`;
+    const result = importManifests(workload('Deployment', 'shop', container));
+    const shop = parsed(result.scenarioText).topology.deployments['shop']!;
+    expect(shop['readinessProbe']).toEqual({ httpGet: { port: 8080 } });
+    expect(shop['livenessProbe']).toEqual({ tcpSocket: { port: 8080 } });
+    expect(result.notUnderstood).toEqual([
+      `${probeField('Deployment', 'shop', 'readinessProbe.httpGet.path')} /ready not modelled; the server model answers every path alike`,
+      `${probeField('Deployment', 'shop', 'readinessProbe.httpGet.host')} shop.internal not modelled; the probe goes to the pod's address`,
+      `${probeField('Deployment', 'shop', 'readinessProbe.httpGet.scheme')} HTTPS not modelled; the probe is plain HTTP`,
+      `${probeField('Deployment', 'shop', 'readinessProbe.httpGet.httpHeaders')} not modelled; the server model answers whatever headers come`,
+      `${probeField('Deployment', 'shop', 'livenessProbe.tcpSocket.host')} 127.0.0.1 not modelled; the probe goes to the pod's address`,
+    ]);
+    load(result.scenarioText);
+  });
+
+  it('sends a probe on another of the container ports to the one port the model listens on, the one the Service settled', () => {
+    // The first container port is admin, but the Service targets http, so the model's one server listens on 8080.
+    const container = `        - name: envoy
+          image: envoyproxy/envoy:v1.31
+          readinessProbe: { httpGet: { path: /ready, port: admin } }
+          livenessProbe: { tcpSocket: { port: http } }
+          ports:
+            - { name: admin, containerPort: 9901 }
+            - { name: http, containerPort: 8080 }`;
+    const svc = 'apiVersion: v1\nkind: Service\nmetadata: { name: edge }\nspec:\n  selector: { app: edge }\n  ports: [{ port: 80, targetPort: http }]\n';
+    const result = importManifests([workload('Deployment', 'edge', container), svc].join('---\n'));
+    const edge = parsed(result.scenarioText).topology.deployments['edge']!;
+    expect(edge['port']).toBe(8080);
+    expect(edge['readinessProbe']).toEqual({ httpGet: { port: 8080 } });
+    expect(edge['livenessProbe']).toEqual({ tcpSocket: { port: 8080 } });
+    expect(result.notUnderstood).toContain(
+      `${probeField('Deployment', 'edge', 'readinessProbe.httpGet.port')} admin (9901) is not the port the model listens on; its one server listens on 8080, so the probe goes there`,
+    );
+    expect(result.notUnderstood.filter((n) => n.includes('livenessProbe'))).toEqual([]);
+    load(result.scenarioText);
+  });
+
+  it('takes 0 as the default, as Kubernetes does, and notes values Kubernetes refuses or Netmortem cannot run', () => {
+    const container = `        - name: worker
+          image: worker:1
+          ports: [{ containerPort: 8080 }]
+          readinessProbe:
+            tcpSocket: { port: "8080" }
+            initialDelaySeconds: 7200
+            periodSeconds: 0
+            timeoutSeconds: -1
+            failureThreshold: 2.5
+            terminationGracePeriodSeconds: 10
+          livenessProbe:
+            httpGet: { port: 8080 }
+            successThreshold: 3
+            failureThreshold: 0`;
+    const result = importManifests(workload('Deployment', 'worker', container));
+    const worker = parsed(result.scenarioText).topology.deployments['worker']!;
+    expect(worker['readinessProbe']).toEqual({ tcpSocket: { port: 8080 }, initialDelaySeconds: 3600 });
+    expect(worker['livenessProbe']).toEqual({ httpGet: { port: 8080 } });
+    expect(result.notUnderstood).toEqual([
+      `${probeField('Deployment', 'worker', 'readinessProbe.initialDelaySeconds')} 7200 is more than Netmortem runs; 3600 used`,
+      `${probeField('Deployment', 'worker', 'readinessProbe.timeoutSeconds')} -1 is not a whole number from 1, which Kubernetes refuses; the default used`,
+      `${probeField('Deployment', 'worker', 'readinessProbe.failureThreshold')} 2.5 is not a whole number from 1, which Kubernetes refuses; the default used`,
+      `${probeField('Deployment', 'worker', 'readinessProbe.terminationGracePeriodSeconds')} ignored`,
+      `${probeField('Deployment', 'worker', 'livenessProbe.successThreshold')} 3 is not 1, which Kubernetes refuses for a liveness probe; 1 used`,
+    ]);
+    load(result.scenarioText);
+  });
+
+  it('leaves out a probe without a port or with two handlers, saying why', () => {
+    const container = `        - name: cache
+          image: redis:7
+          ports: [{ name: redis, containerPort: 6379 }]
+          readinessProbe:
+            periodSeconds: 5
+          livenessProbe:
+            tcpSocket: { port: redis }
+            exec: { command: [redis-cli, ping] }`;
+    const result = importManifests(workload('Deployment', 'cache', container));
+    const cache = parsed(result.scenarioText).topology.deployments['cache']!;
+    expect(cache['readinessProbe']).toBeUndefined();
+    expect(cache['livenessProbe']).toBeUndefined();
+    expect(result.notUnderstood).toEqual([
+      `${probeField('Deployment', 'cache', 'readinessProbe')} has no handler, where Kubernetes takes exactly one of httpGet, tcpSocket, exec, grpc; the probe is left out`,
+      `${probeField('Deployment', 'cache', 'livenessProbe')} has tcpSocket and exec, where Kubernetes takes exactly one of httpGet, tcpSocket, exec, grpc; the probe is left out`,
+    ]);
+    const portless = importManifests(workload('Deployment', 'cache', container.replace('periodSeconds: 5', 'tcpSocket: {}')));
+    expect(portless.notUnderstood[0]).toBe(`${probeField('Deployment', 'cache', 'readinessProbe.tcpSocket.port')} is missing, which Kubernetes refuses; the probe is left out`);
+  });
+
+  it('runs the imported probes: a new pod turns ready only once its readiness probe passes, initialDelaySeconds after it starts', () => {
+    const doc = parse(importManifests(PAYMENTS).scenarioText) as Record<string, unknown>;
+    // api scales from 2 to 3 at 5 s: api-2 is created then and its container starts params.kube.podStartSeconds (2 s) later.
+    doc['timeline'] = [{ at: 5, fault: 'scale-deployment', target: 'deployment/api', params: { replicas: 3 } }];
+    const sim = createSim(loadText(stringify(doc)));
+    sim.runUntil(atSeconds(20));
+    const at = (kind: string) =>
+      sim
+        .eventsSince(0)
+        .filter((e) => e.kind === kind && e.entity === 'pod/api-2')
+        .map((e) => Math.round(e.t / 1e4) / 100);
+    expect(at('pod.started')).toEqual([7]);
+    // Probed at 11 s (7 + initialDelaySeconds 4) and 13 s: ready at the second pass in a row (successThreshold 2).
+    expect(at('pod.ready')).toEqual([13]);
+    const report = sim.report(0);
+    expect(report.totals['kubelet.probes.sent']).toBeGreaterThan(10);
+    expect(report.totals['kubelet.probes.failed{probe=readiness}'] ?? 0).toBe(0);
+    expect(report.totals['kubelet.probes.failed{probe=liveness}'] ?? 0).toBe(0);
+    expect(report.totals['requests.ok']).toBeGreaterThan(100);
+    expect(report.totals['requests.failed'] ?? 0).toBe(0);
   });
 });
 

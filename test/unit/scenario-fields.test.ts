@@ -28,7 +28,7 @@ describe('fieldsAt', () => {
     });
     expect(field(fields, 'size')).toEqual({ key: 'size', path: ['topology', 'nodes', 0, 'size'], input: 'number', integer: false, above: 0, max: 64, default: 1, required: false });
     expect(field(fields, 'joined')).toMatchObject({ input: 'boolean', default: true });
-    expect(inText).toEqual(['pods']);
+    expect(inText).toEqual(['pods', 'labels']);
   });
 
   it('goes into a named record entry and one map below it, with the range the format allows', () => {

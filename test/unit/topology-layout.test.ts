@@ -22,6 +22,7 @@ function node(i: number, cloud = true): NodeView {
     schedulable: true,
     inCluster: true,
     powered: true,
+    labels: { 'kubernetes.io/hostname': `node-${i}` },
   };
 }
 

@@ -53,6 +53,8 @@ export class Host {
   inCluster = true;
   /** The machine has power: one without receives nothing and sends nothing. */
   powered = true;
+  /** The Node object's labels (rack, zone, hostname), which the scheduler's topology keys read. */
+  labels: Readonly<Record<string, string>> = {};
   /** Sockets of host-network processes (node-local DNS, kube-proxy's health server). */
   tcp!: TcpStack;
   udp!: UdpStack;

@@ -15,6 +15,7 @@ import type { KubeProxy } from './kube-proxy';
 import { planRollout, resolveFenceposts, type IntOrPercent } from './rollout';
 import type { Service } from './service';
 import { KubeletProbes, type ProbeKind, type ProbeSettings } from './kubelet-probes';
+import { chooseNode, explainChoice, NO_RULES, unschedulableReasons, type NodeView, type PlacementRules } from './scheduling';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
 const GONE_SHOWN_FOR = seconds(10);
@@ -40,6 +41,8 @@ export interface DeploymentSpec {
   perNode?: boolean;
   /** The kubelet's probes of the pod's container; none when unset, as in Kubernetes. */
   probes?: Partial<Record<ProbeKind, ProbeSettings>>;
+  /** Pod anti-affinity and topology spread constraints against the deployment's own pods; none when unset. */
+  placement?: PlacementRules;
 }
 
 // Kubernetes defaults: maxSurge 25 %, maxUnavailable 25 %, terminationGracePeriodSeconds 30
@@ -73,6 +76,10 @@ interface Deployment {
   revision: number;
   /** While set, every container of the deployment exits `runFor` after it starts, until `until`. */
   crash: { runFor: Duration; jitter: number; until: SimTime; cause: string } | null;
+  /** Pods of it wait for a node; a pod leaving a node may make room (scheduling.ts). */
+  waiting: boolean;
+  /** The last note of why they wait, so a retry that fails the same way does not log it again. */
+  waitNote: string | null;
 }
 
 /** A pod's main container under CrashLoopBackOff. */
@@ -140,6 +147,7 @@ export class Workloads {
       const pod = this.pods[index]!;
       pod.tcp.destroy();
       this.cni.detach(pod);
+      this.retryWaiting();
     });
     this.crashContainer = s.register('pod.crash', (pod) => this.onCrash(this.pods[pod]!));
     this.restartContainer = s.register('pod.restart', (pod) => this.onRestart(this.pods[pod]!));
@@ -154,7 +162,7 @@ export class Workloads {
   }
 
   addDeployment(spec: DeploymentSpec, makeApp: AppFactory): void {
-    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1, crash: null };
+    const d: Deployment = { index: this.deployments.length, spec, pods: [], nextOrdinal: 0, makeApp, revision: 1, crash: null, waiting: false, waitNote: null };
     this.deployments.push(d);
     this.byName.set(spec.name, d);
     if (spec.probes && (spec.probes.readiness || spec.probes.liveness)) {
@@ -412,45 +420,65 @@ export class Workloads {
       oldActive: old.length,
       oldReady: old.filter((p) => p.ready).length,
     });
+    d.waiting = false;
     for (let i = 0; i < plan.create; i++) {
-      const host = this.placeFor(d);
-      if (!host) {
-        this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', `${plan.create - i} pod(s) wait: no node is schedulable with a free pod address`);
+      const place = this.placeFor(d);
+      if (!place) {
+        d.waiting = true;
+        const views = d.spec.perNode ? [] : this.nodeViews(d);
+        const why = views.some((v) => v.candidate) ? unschedulableReasons(views, d.spec.placement ?? NO_RULES) : 'no node is schedulable with a free pod address';
+        const note = `${plan.create - i} pod(s) wait: ${why}`;
+        if (note !== d.waitNote) this.ctx.note('warn', `deployment/${d.spec.name}`, 'pod.unschedulable', note);
+        d.waitNote = note;
         break;
       }
-      const pod = this.createPod(d.spec.name, host);
+      const pod = this.createPod(d.spec.name, place.host);
       if (replaced >= 0) pod.replaced = replaced;
+      if (place.why !== null) this.ctx.causes.record('pod_scheduled', pod.entity, this.ctx.sched.now, { node: place.host.name, reason: place.why });
     }
+    if (!d.waiting) d.waitNote = null;
     const unready = old.filter((p) => !p.ready).slice(0, plan.removeUnready);
     const ready = old.filter((p) => p.ready).slice(0, plan.removeReady);
     for (const pod of [...unready, ...ready]) this.deletePod(pod, undefined, `rolling update of deployment/${d.spec.name}`);
   }
 
   /**
-   * Where the scheduler puts a new pod: the schedulable node the selector allows with the fewest active pods. A
-   * DaemonSet's pod goes to an allowed node of the cluster without one, cordoned or not, as its controller tolerates
-   * the unschedulable taint.
+   * Where the scheduler puts a new pod: among the schedulable nodes the selector allows with a free pod address, the
+   * one kube-scheduler's filters and scores pick for the deployment's anti-affinity and spread constraints, the one
+   * with the fewest active pods among equals (scheduling.ts). A DaemonSet's pod goes to an allowed node of the
+   * cluster without one, cordoned or not, as its controller tolerates the unschedulable taint.
    */
-  private placeFor(d: Deployment): Host | undefined {
-    let best: Host | undefined;
-    let bestLoad = Infinity;
-    for (const host of this.hosts) {
+  private placeFor(d: Deployment): { host: Host; why: string | null } | undefined {
+    if (d.spec.perNode) {
       // Model choice: a node whose pod range is full gets no pod, where Kubernetes would leave one failing to get an
       // address from the CNI's IPAM (docs/limits.md#pod-addresses); either way no pod runs there.
-      if (!this.fits(d, host) || !host.hasFreePodAddress()) continue;
-      if (d.spec.perNode) {
-        if (host.inCluster && !d.pods.some((p) => p.active && p.host === host)) return host;
-        continue;
-      }
-      if (!host.schedulable) continue;
-      let load = 0;
-      for (const pod of host.pods.values()) if (pod.active) load++;
-      if (load < bestLoad) {
-        best = host;
-        bestLoad = load;
-      }
+      const host = this.hosts.find((h) => this.fits(d, h) && h.hasFreePodAddress() && h.inCluster && !d.pods.some((p) => p.active && p.host === h));
+      return host && { host, why: null };
     }
-    return best;
+    const views = this.nodeViews(d);
+    const rules = d.spec.placement ?? NO_RULES;
+    const index = chooseNode(views, rules);
+    if (index < 0) return undefined;
+    const why = rules.required.length + rules.preferred.length + rules.spread.length > 0 ? explainChoice(views, rules, index) : null;
+    return { host: this.hosts[index]!, why };
+  }
+
+  /** Each node as the scheduler sees it for a new pod of `d`. */
+  private nodeViews(d: Deployment): NodeView[] {
+    return this.hosts.map((host) => {
+      let own = 0;
+      let terminating = 0;
+      let load = 0;
+      for (const pod of host.pods.values()) {
+        const mine = pod.deployment === d.spec.name;
+        if (pod.phase === 'terminating' && mine) terminating++;
+        if (!pod.active) continue;
+        load++;
+        if (mine) own++;
+      }
+      const allowed = this.fits(d, host);
+      return { labels: host.labels, own, terminating, load, candidate: allowed && host.schedulable && host.hasFreePodAddress(), counted: allowed && host.inCluster };
+    });
   }
 
   private fits(d: Deployment, host: Host): boolean {
@@ -622,6 +650,15 @@ export class Workloads {
     this.ctx.touchTopology();
     this.endpointsChanged(pod.deployment);
     this.ctx.sched.after(GONE_SHOWN_FOR, this.forgetPod, pod.index);
+    this.retryWaiting();
+  }
+
+  /**
+   * kube-scheduler moves pods it could not place back to its active queue when an assigned pod is deleted: the pod
+   * gone may have held the anti-affinity domain, and its address, once its netns goes, the room (scheduling.ts).
+   */
+  private retryWaiting(): void {
+    for (const d of this.deployments) if (d.waiting) this.reconcile(d, -1);
   }
 
   /**

@@ -58,6 +58,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   if (reset && causes.of('ecmp_changed').length > 0) chains.push({ symptom: `connections reset at ${reset.entity}`, steps: ecmpSteps(causes, reset) });
   const blackholed = causes.of('node_down').find((f) => f.entity.startsWith('router/'));
   if (blackholed) chains.push({ symptom: `packets black-holed at ${blackholed.entity}`, steps: staleNextHopSteps(causes, world, blackholed) });
+  const darkNode = causes.of('node_down').find((f) => !f.entity.startsWith('router/'));
+  if (darkNode && !blackholed) chains.push({ symptom: `packets lost at ${darkNode.entity}`, steps: darkNodeSteps(causes, world, darkNode) });
   const unheard = causes.of('no_local_endpoint').find((f) => silentPeer(causes, f.entity));
   if (unheard) chains.push({ symptom: `packets black-holed at ${unheard.entity}`, steps: hungSpeakerSteps(unheard, silentPeer(causes, unheard.entity)!) });
   const gone = causes.of('stale_backend')[0];
@@ -119,6 +121,26 @@ function staleNextHopSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): 
   if (dark) steps.push(factStep(dark, `lost power at ${seconds(dark.firstAt)}: its MetalLB speaker died with it and withdrew nothing, so the router kept the route`));
   const lost = causes.find('bgp_peer_lost', node);
   if (lost) steps.push(heldRouteStep(lost, hop));
+  return steps;
+}
+
+/**
+ * Packets lost on their way to a node without power (or behind a dead switch), and how the pods they were for came
+ * to be there: the scheduler's reason for each pod of a deployment with placement rules (scheduling.ts).
+ */
+function darkNodeSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): WhyStep[] {
+  const dst = Number(drop.detail['dst']);
+  const pod = world.podByIp(dst);
+  const node = drop.entity.startsWith('node/') ? drop.entity : pod ? world.nodeOf(pod.entity) : world.nodeByIp(dst);
+  const to = pod ? `${pod.entity} on ${node}` : (node ?? formatIpv4(dst));
+  const steps: WhyStep[] = [factStep(drop, `lost ${formatCount(drop.count)} packets, the latest for ${to}: a machine that receives nothing and sends nothing`)];
+  if (!node) return steps;
+  const dark = causes.find('node_powered_off', node);
+  if (dark) steps.push(factStep(dark, `went dark at ${seconds(dark.firstAt)}`));
+  const name = node.slice('node/'.length);
+  for (const placed of causes.of('pod_scheduled').filter((f) => f.detail['node'] === name)) {
+    steps.push({ entity: placed.entity, at: placed.firstAt, text: `was scheduled onto ${name}: ${String(placed.detail['reason'])}` });
+  }
   return steps;
 }
 
@@ -465,7 +487,7 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
     case 'pod_ip_collision':
       return { symptom, steps: collisionSteps(causes, fact) };
     case 'node_down':
-      if (!fact.entity.startsWith('router/')) break;
+      if (!fact.entity.startsWith('router/')) return { symptom, steps: darkNodeSteps(causes, world, fact) };
       return { symptom, steps: staleNextHopSteps(causes, world, fact) };
     case 'no_local_endpoint': {
       const lost = silentPeer(causes, fact.entity);

@@ -6,6 +6,7 @@ import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
 import { APP_NEEDS, HTTP_SERVING_APPS } from './deployments';
 import { didYouMean } from './suggest';
+import { HOSTNAME_LABEL } from '../k8s/scheduling';
 
 /** Checks that span fields: names, references between objects, addresses and times. Structure is already valid. */
 export function checkScenario(scenario: Scenario): ScenarioIssue[] {
@@ -14,6 +15,7 @@ export function checkScenario(scenario: Scenario): ScenarioIssue[] {
   checkNames(scenario, report);
   checkAddresses(scenario, report);
   checkReferences(scenario, report);
+  checkPlacement(scenario, report);
   checkTimes(scenario, report);
   checkFixes(scenario, report);
   // Counting and placing pods needs every reference resolved and every address valid.
@@ -251,6 +253,35 @@ function checkReferences(scenario: Scenario, report: Report): void {
 }
 
 /** Announced names and their users must match. */
+/**
+ * Node labels and the topology keys that read them. A real API server takes a key no node carries, and the scheduler
+ * then treats every node as outside its domains; here that is refused as the likely typo it is.
+ */
+function checkPlacement(scenario: Scenario, report: Report): void {
+  const { nodes, deployments } = scenario.topology;
+  const keys = new Set([HOSTNAME_LABEL]);
+  nodes.forEach((node, n) => {
+    for (const key of Object.keys(node.labels)) {
+      if (key === HOSTNAME_LABEL) report(['topology', 'nodes', n, 'labels', key], `set from the node's name (${node.name}); leave it out`);
+      keys.add(key);
+    }
+  });
+  const known = [...keys];
+  for (const [name, deployment] of Object.entries(deployments)) {
+    const path = ['topology', 'deployments', name];
+    const rules: [PathSegment[], string][] = [
+      ...(deployment.podAntiAffinity?.required ?? []).map((t, i): [PathSegment[], string] => [[...path, 'podAntiAffinity', 'required', i, 'topologyKey'], t.topologyKey]),
+      ...(deployment.podAntiAffinity?.preferred ?? []).map((t, i): [PathSegment[], string] => [[...path, 'podAntiAffinity', 'preferred', i, 'topologyKey'], t.topologyKey]),
+      ...deployment.topologySpreadConstraints.map((c, i): [PathSegment[], string] => [[...path, 'topologySpreadConstraints', i, 'topologyKey'], c.topologyKey]),
+    ];
+    if (deployment.kind === 'DaemonSet' && rules.length > 0) {
+      report([...path, 'kind'], 'a DaemonSet runs one pod per node: pod anti-affinity and topology spread constraints do not apply to it');
+      continue;
+    }
+    for (const [at, key] of rules) if (!keys.has(key)) report(at, `no node carries the label "${key}"${didYouMean(key, known)}`);
+  }
+}
+
 function checkMesh(scenario: Scenario, report: Report): void {
   const deployments = Object.entries(scenario.topology.deployments);
   const announced = deployments.flatMap(([, d]) => (d.app === 'mesh-server' ? [d.announce] : []));

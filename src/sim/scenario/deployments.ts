@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { cidrv4, dnsLabel, dnsLabelOf, MAX_POD_RATE, MAX_RUN_S, MIN_RATE, port, requiredFor } from './formats';
+import { cidrv4, dnsLabel, dnsLabelOf, labelKey, MAX_POD_RATE, MAX_RUN_S, MIN_RATE, port, requiredFor } from './formats';
 
 export const MAX_REPLICAS = 20_000;
 
@@ -32,6 +32,24 @@ function probeSchema(kind: 'readiness' | 'liveness') {
     })
     .refine((p) => (p.tcpSocket === undefined) !== (p.httpGet === undefined), { error: 'needs exactly one of tcpSocket or httpGet' });
 }
+/**
+ * Pod anti-affinity against the deployment's own pods, as a manifest's labelSelector on its app label writes it
+ * (docs/sources/kubernetes-scheduling.md#inter-pod-anti-affinity).
+ */
+const podAntiAffinity = z.strictObject({
+  // requiredDuringSchedulingIgnoredDuringExecution: no two pods in one domain of the key.
+  required: z.array(z.strictObject({ topologyKey: labelKey })).default([]),
+  // preferredDuringSchedulingIgnoredDuringExecution: a score against domains that already hold pods; weight 1 to 100.
+  preferred: z.array(z.strictObject({ weight: z.number().int().min(1).max(100), topologyKey: labelKey })).default([]),
+});
+
+/** A topologySpreadConstraint over the deployment's own pods (docs/sources/kubernetes-scheduling.md#topology-spread-constraints). */
+const spreadConstraint = z.strictObject({
+  // Required in the API; 0 is not allowed.
+  maxSkew: z.number().int().min(1).max(MAX_REPLICAS),
+  topologyKey: labelKey,
+  whenUnsatisfiable: z.enum(['DoNotSchedule', 'ScheduleAnyway']),
+});
 
 /** What every deployment has, whatever app its pods run: the workload controller's fields. */
 const workload = {
@@ -50,11 +68,14 @@ const workload = {
   terminationGracePeriodSeconds: z.number().min(0).max(3600).default(30),
   // A preStop hook that sleeps before SIGTERM (docs/sources/kubernetes.md#pod-termination); none by default.
   preStopSeconds: z.number().min(0).max(3600).default(0),
-  // Creation to Ready for this deployment's new pods; params.kube.podStartSeconds when left out.
+  // Creation to the container's start for this deployment's new pods, which is Ready unless a readiness probe gates it;
+  // params.kube.podStartSeconds when left out.
   readySeconds: z.number().min(0).max(3600).optional(),
   // The kubelet's probes of the pod's container; none when left out, as in Kubernetes.
   readinessProbe: probeSchema('readiness').optional(),
   livenessProbe: probeSchema('liveness').optional(),
+  podAntiAffinity: podAntiAffinity.optional(),
+  topologySpreadConstraints: z.array(spreadConstraint).default([]),
 };
 
 // A HorizontalPodAutoscaler on requests per second per ready pod; params.hpa holds the controller's settings.

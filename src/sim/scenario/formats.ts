@@ -52,6 +52,16 @@ export const ipv4 = z.ipv4({ error: 'not an IPv4 address' });
 export const cidrv4 = z.cidrv4({ error: 'not an IPv4 CIDR block (like 10.244.1.0/24)' });
 export const port = z.number().int().min(1).max(65535);
 
+// A label key: an optional DNS subdomain prefix and "/", then a name of at most 63 alphanumerics, "-", "_" and ".",
+// alphanumeric at both ends; a value is such a name or empty (Kubernetes IsQualifiedName, IsValidLabelValue).
+const LABEL_NAME = '(?=[^/]{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?';
+export const labelKey = z.string().regex(new RegExp(`^((?=.{1,253}/)[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?${LABEL_NAME}$`), {
+  error: 'must be a label key like rack or topology.kubernetes.io/zone: an optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or "."',
+});
+export const labelValue = z.string().regex(new RegExp(`^(${LABEL_NAME})?$`), {
+  error: 'must be a label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
+});
+
 export const hostname = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
   error: 'must be a lower-case DNS name like metric.example.com',
 });

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { deploymentSchema } from './deployments';
-import { cidrv4, dnsLabel, hostname, ipv4, namedRecord, noNames, port, serviceName } from './formats';
+import { cidrv4, dnsLabel, hostname, ipv4, labelKey, labelValue, namedRecord, noNames, port, serviceName } from './formats';
 
 const pod = z.strictObject({
   name: dnsLabel,
@@ -19,6 +19,9 @@ const node = z.strictObject({
   pods: z.array(pod).default([]),
   // false: racked and cabled but not yet registered with the cluster (no pods, no speaker, in no pool); join-node registers it.
   joined: z.boolean().default(true),
+  // The Node object's labels, like rack or topology.kubernetes.io/zone, which topology keys name; kubernetes.io/hostname
+  // is set from the name (docs/sources/kubernetes-scheduling.md#node-labels).
+  labels: namedRecord(labelKey, labelValue).default(noNames),
 });
 
 const service = z.strictObject({

@@ -25,7 +25,8 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   return (
     <Modal ref={ref} title="Import Kubernetes manifests" testId="import-dialog" width="max-w-3xl" onClose={onClose}>
       <p className="mb-2 text-sm text-slate-600 dark:text-slate-300">
-        Deployments, DaemonSets, Services (with their externalTrafficPolicy) and HorizontalPodAutoscalers become a sandbox topology; anything else is listed below as not understood.
+        Deployments and DaemonSets (with their TCP and HTTP readiness and liveness probes), Services (with their externalTrafficPolicy) and HorizontalPodAutoscalers become a sandbox
+        topology; anything else is listed below as not understood.
       </p>
       <div className="flex gap-2">
         <textarea

@@ -7,6 +7,7 @@ import { DEFAULT_FILTER, kindsOf, matchesFilter, SEVERITIES, type EventFilter } 
 import { formatEventTime } from '../components/format';
 import { usePacedFrame } from '../services/paced-frame';
 import { panel } from '../components/styles';
+import { ScrollArea } from '../components/scroll-area';
 
 const severityStyle: Record<Severity, string> = {
   debug: 'bg-slate-100 text-slate-500 dark:bg-slate-800 dark:text-slate-400',
@@ -125,12 +126,14 @@ export function EventLog() {
         </select>
       </div>
       {/* Its own stacking context: the count and filters above repaint without its 150 rows. */}
-      <ol data-testid="event-log" className="isolate min-h-0 flex-1 overflow-y-auto" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
-        {shown.map((e, i) => (
-          <Entry key={e.seq} event={e} first={i === 0} />
-        ))}
-        {shown.length === 0 && <li className="px-3 py-4 text-sm text-slate-500 dark:text-slate-400">{events.length === 0 ? 'No events yet.' : 'No events match the filters.'}</li>}
-      </ol>
+      <ScrollArea className="flex-1" scrollerClassName="isolate">
+        <ol data-testid="event-log" aria-live="off" aria-label="Events, newest first; arrow keys move between them" onKeyDown={moveFocus}>
+          {shown.map((e, i) => (
+            <Entry key={e.seq} event={e} first={i === 0} />
+          ))}
+          {shown.length === 0 && <li className="px-3 py-4 text-sm text-slate-500 dark:text-slate-400">{events.length === 0 ? 'No events yet.' : 'No events match the filters.'}</li>}
+        </ol>
+      </ScrollArea>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { select, type Selection } from 'd3';
-import { type LbMemberView, type LiveView, type PodView, type TopologyView, ConnState } from '../../sim';
+import { type LbMemberView, type LiveView, type NodeView, type PodView, type TopologyView, ConnState } from '../../sim';
 import { quiet } from '../components/quiet';
 import { FAR_BELOW } from './gauge-layer';
 import { groupTitle, keepRoles, podsLine } from './machine-groups';
@@ -287,7 +287,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('data-entity', (b) => `node/${b.node.name}`)
           .attr('data-in-cluster', (b) => String(b.node.inCluster))
           .attr('data-powered', (b) => String(b.node.powered))
-          .attr('aria-label', (b) => `node ${b.node.name}${b.node.powered ? '' : ', powered off'}${b.node.inCluster ? '' : ', not in the cluster'}`)
+          .attr('aria-label', (b) => `node ${b.node.name}${b.node.powered ? '' : ', powered off'}${b.node.inCluster ? '' : ', not in the cluster'}${nodeLabelsText(b.node)}`)
           .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`);
         quiet(n.select('.topo-ring')).attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
         quiet(n.select('.topo-node-box'))
@@ -772,4 +772,10 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
 function curve(x1: number, y1: number, x2: number, y2: number): string {
   const my = (y1 + y2) / 2;
   return `M${x1},${y1}C${x1},${my} ${x2},${my} ${x2},${y2}`;
+}
+
+/** The node's labels for its accessible name, less the hostname its name already gives. */
+function nodeLabelsText(node: NodeView): string {
+  const labels = Object.entries(node.labels).filter(([key]) => key !== 'kubernetes.io/hostname');
+  return labels.length === 0 ? '' : `, labels ${labels.map(([key, value]) => `${key}=${value}`).join(', ')}`;
 }
