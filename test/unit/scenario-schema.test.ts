@@ -89,6 +89,7 @@ describe('scenario defaults', () => {
       synapse: { restartIntervalS: 2, readJitterMs: 0, minReadIntervalMs: 0 },
       haproxy: {
         checkInterMs: 2000,
+        rise: 3,
         fall: 2,
         retries: 3,
         connectTimeoutMs: 5000,

@@ -3,11 +3,11 @@ import { z } from '../scenario/zod';
 
 /** The HAProxy each client pod runs under synapse (docs/sources/service-discovery.md#synapse, #haproxy-reloads). */
 export const haproxyParams = z.strictObject({
-  // Server options `check inter 2000 fall 2` (synapse's example, docs/sources/service-discovery.md#synapse; HAProxy's
-  // own defaults are inter 2000 and fall 3, #haproxy-health-checks); `rise` matters only to a server coming back,
-  // which the model does not follow.
+  // Server options `check inter 2000 rise 3 fall 2` (synapse's example, docs/sources/service-discovery.md#synapse;
+  // HAProxy's own defaults are inter 2000, rise 2 and fall 3, #haproxy-health-checks).
   // At least 100 ms: every client pod checks every server line (docs/limits.md#periods).
   checkInterMs: z.number().min(100).max(MAX_RUN_MS).default(2000),
+  rise: z.number().int().min(1).max(100).default(3),
   fall: z.number().int().min(1).max(100).default(2),
   // `retries 3` is HAProxy's default; with `option redispatch` only the last retry may go to another server.
   retries: z.number().int().min(0).max(10).default(3),

@@ -9,6 +9,9 @@ import type { MeshServer, MeshServers } from './mesh-server';
 import { hasAddition } from './listing';
 import { tryBackend, type MeshProxy, type Outcome } from './outcome';
 import type { Registration } from './zookeeper';
+import type { Pod } from '../infra/pod';
+import type { TcpParams } from '../net/tcp-params';
+import { CheckTraffic } from './check-traffic';
 
 const TURNAROUND_MS = 1000;
 
@@ -42,13 +45,18 @@ export class Haproxies {
   readonly reloadSeconds: Histogram;
   readonly rng: RngStream;
   private readonly instances: Haproxy[] = [];
+  readonly traffic: CheckTraffic;
+  /** Picks that passed over a backend which was serving, because the process's checks of it had failed. */
+  readonly skippedLive: Counter;
   private readonly checkPackets: Counter;
+  private readonly checkDropped: Counter;
   private readonly ledgerSent: Counter;
   private readonly ledgerDelivered: Counter;
-  /** Server lines the active processes check, since `checkedSince`; the fraction of a packet not yet booked. */
+  /** Server lines the active processes check, since `checkedSince`; the fractions of a packet not yet booked. */
   private checkedLines = 0;
   private checkedSince = 0;
   private packetCarry = 0;
+  private droppedCarry = 0;
 
   constructor(
     readonly ctx: SimContext,
@@ -56,6 +64,7 @@ export class Haproxies {
     readonly settings: HaproxyParams,
     /** synapse restarts HAProxy at most this often (`params.synapse.restartIntervalS`). */
     readonly restartIntervalS: number,
+    tcp: TcpParams,
   ) {
     const s = ctx.sched;
     this.reload = s.register('haproxy.reload', (i) => this.instances[i]!.onReload());
@@ -65,20 +74,36 @@ export class Haproxies {
     this.reloadSeconds = ctx.metrics.histogram('haproxy.reload.seconds', [0.5, 1, 2, 3, 5, 10, 30]);
     this.rng = ctx.rng.stream('haproxy');
     this.checkPackets = ctx.metrics.counter('haproxy.checks.packets');
+    this.checkDropped = ctx.metrics.counter('haproxy.checks.packets.dropped');
+    this.skippedLive = ctx.metrics.counter('haproxy.skipped_live_servers');
+    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks());
     this.ledgerSent = ctx.metrics.counter('packets.sent');
     this.ledgerDelivered = ctx.metrics.counter('packets.delivered');
   }
 
-  /** One process starts (1) or stops (-1) checking one server line, once per `inter`; call bookChecks() first. */
-  check(r: Registration, sign: 1 | -1): void {
-    const server = this.servers.of(r.pod);
-    if (server) server.checkers += sign;
-    this.checkedLines += sign;
+  /**
+   * A process on `from` starts (1) or stops (-1) checking server lines, each once per `inter`; call bookChecks() first.
+   * Returns how many.
+   */
+  check(from: Pod, lines: Iterable<Registration>, sign: 1 | -1, skip: (r: Registration) => boolean): number {
+    let count = 0;
+    for (const r of lines) {
+      if (skip(r)) continue;
+      count++;
+      const server = this.servers.of(r.pod);
+      if (!server) continue;
+      server.checkers += sign;
+      this.traffic.add(server.pod.host, sign);
+    }
+    this.traffic.add(from.host, sign * count);
+    this.checkedLines += sign * count;
+    return count;
   }
 
   /**
    * Books the checks' packets up to now as a flow, lines / inter checks a second of `checkPackets` each, rather than
-   * an event per check (docs/sources/service-discovery.md#health-check-traffic); whole packets only, the fraction
+   * an event per check (docs/sources/service-discovery.md#health-check-traffic); the share the nodes' allowances drop
+   * (docs/sources/service-discovery.md#health-check-saturation) is booked as dropped. Whole packets only, the fractions
    * carried to the next booking.
    */
   bookChecks(): void {
@@ -88,13 +113,18 @@ export class Haproxies {
     this.packetCarry += checks * this.settings.checkPackets;
     const whole = Math.floor(this.packetCarry);
     this.packetCarry -= whole;
+    this.droppedCarry += checks * this.settings.checkPackets * this.traffic.lossShare;
+    const lost = Math.min(whole, Math.floor(this.droppedCarry));
+    this.droppedCarry -= lost;
     this.checkPackets.inc(whole);
+    this.checkDropped.inc(lost);
     this.ledgerSent.inc(whole);
-    this.ledgerDelivered.inc(whole);
+    this.ledgerDelivered.inc(whole - lost);
+    if (lost > 0) this.ctx.drops.drop('hypervisor_pps_exceeded', lost);
   }
 
-  create(owner: string, services: readonly string[]): Haproxy {
-    const instance = new Haproxy(this, this.instances.length, owner, services);
+  create(pod: Pod, services: readonly string[]): Haproxy {
+    const instance = new Haproxy(this, this.instances.length, pod, services);
     this.instances.push(instance);
     return instance;
   }
@@ -124,9 +154,14 @@ export class Haproxy implements MeshProxy {
   constructor(
     private readonly all: Haproxies,
     private readonly index: number,
-    readonly owner: string,
+    readonly pod: Pod,
     private readonly services: readonly string[],
   ) {}
+
+  /** The client pod, by name. */
+  get owner(): string {
+    return this.pod.entity;
+  }
 
   /** The first configuration, written before the pod serves: it takes over at once. */
   startWith(lists: ReadonlyMap<string, readonly Registration[]>): void {
@@ -238,9 +273,7 @@ export class Haproxy implements MeshProxy {
    */
   private setChecking(process: Process, sign: 1 | -1): void {
     this.all.bookChecks();
-    for (const list of process.config.values()) {
-      for (const r of list) if (!this.disabled(r)) this.all.check(r, sign);
-    }
+    for (const list of process.config.values()) this.all.check(this.pod, list, sign, this.skipDisabled);
   }
 
   /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
@@ -249,8 +282,10 @@ export class Haproxy implements MeshProxy {
     if (!running) return;
     const before = this.readAt.get(service) ?? -Infinity;
     this.all.bookChecks();
-    for (const r of running) if (r.deletedAt > before && r.deletedAt <= now) this.all.check(r, -1);
+    this.all.check(this.pod, running, -1, (r) => r.deletedAt <= before || r.deletedAt > now);
   }
+
+  private readonly skipDisabled = (r: Registration): boolean => this.disabled(r);
 
   /**
    * Whether synapse has disabled the server over the stats socket: it is gone from the latest list of its service. A
@@ -261,20 +296,44 @@ export class Haproxy implements MeshProxy {
   }
 
   /**
-   * Whether the process's health checks have marked a server DOWN by now. Checks run every `inter` from the process's
-   * start; one at a backend that refuses fails at once, one at an address nobody holds fails when it times out
-   * (`inter`, as no `timeout check` is set); `fall` failures in a row mark it DOWN.
+   * Whether the process's health checks have marked a server DOWN by now (docs/sources/service-discovery.md#haproxy-health-checks).
+   * A process checks each server every `inter`, its first checks spread over one interval. A server starts UP with
+   * health `rise`, so its first failed check marks it DOWN; once a check has passed it takes `fall` failures in a row,
+   * and a DOWN server comes back after `rise` passes in a row. A check fails at once at a backend that refuses, and
+   * after its timeout (`inter`, as no `timeout check` is set) at an address nobody holds or when the nodes' packet
+   * allowances drop its handshake (docs/sources/service-discovery.md#health-check-saturation).
    */
   private markedDown(r: Registration, process: Process): boolean {
-    const server: MeshServer | undefined = this.all.servers.of(r.pod);
-    const state = server?.state ?? 'gone';
-    if (state === 'serving') return false;
-    const h = this.all.settings;
-    const inter = millis(h.checkInterMs);
-    const since = Math.max(server?.changedAt ?? 0, process.activeAt);
-    const firstCheck = process.activeAt + Math.ceil((since - process.activeAt) / inter) * inter;
-    const timeout = state === 'gone' ? inter : 0;
-    return this.all.ctx.sched.now >= firstCheck + (h.fall - 1) * inter + timeout;
+    const all = this.all;
+    const server = all.servers.of(r.pod);
+    const now = all.ctx.sched.now;
+    const inter = millis(all.settings.checkInterMs);
+    // Model choice: a server's place in the spread follows its pod's number, a fixed fraction of the interval.
+    const first = process.activeAt + Math.floor(((r.pod * 0.6180339887) % 1) * inter);
+    if (now < first) return false;
+    const serving = server?.state === 'serving';
+    if (serving && !all.traffic.lossBetween(this.pod.host, server.pod.host, first, now)) return false;
+    const { rise, fall } = all.settings;
+    let health = rise;
+    for (let k = 0, t = first; t <= now; k++, t += inter) {
+      const failure = this.checkFailure(server, process, k, t);
+      if (failure === 'timeout' && t + inter > now) break;
+      if (failure === null) health = health + 1 >= rise ? rise + fall - 1 : health + 1;
+      else health = health - 1 < rise ? 0 : health - 1;
+    }
+    const down = health < rise;
+    if (down && serving) all.skippedLive.inc();
+    return down;
+  }
+
+  /** How check number `k` of a server, made at `t`, ends: passed (null), refused, or timed out. */
+  private checkFailure(server: MeshServer | undefined, process: Process, k: number, t: number): 'refused' | 'timeout' | null {
+    if (!server) return 'timeout';
+    if (!server.serving && t >= server.changedAt) return server.state === 'gone' ? 'timeout' : 'refused';
+    const traffic = this.all.traffic;
+    const fails = traffic.checkFailsAt(this.pod.host, server.pod.host, t);
+    if (fails > 0 && traffic.draw(this.index * 65_536 + process.pid, server.pod.index, k) < fails) return 'timeout';
+    return null;
   }
 
   private requestReload(): void {

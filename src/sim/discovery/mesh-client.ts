@@ -2,6 +2,7 @@ import type { SimContext } from '../context';
 import type { ClientParams } from '../apps/http-client-params';
 import type { ServerParams } from '../apps/server-params';
 import type { NetworkParams } from '../infra/network-params';
+import type { TcpParams } from '../net/tcp-params';
 import type { EnvoyParams } from './envoy-params';
 import type { HaproxyParams } from './haproxy-params';
 import type { MeshSectionParams } from './mesh-params';
@@ -56,6 +57,7 @@ export interface MeshParams {
   client: ClientParams;
   network: NetworkParams;
   server: ServerParams;
+  tcp: TcpParams;
 }
 
 export class MeshClients {
@@ -96,7 +98,7 @@ export class MeshClients {
   ) {
     const m = ctx.metrics;
     this.watchers = new ServiceWatchers(ctx, zk, params.synapse);
-    this.haproxies = new Haproxies(ctx, servers, params.haproxy, params.synapse.restartIntervalS);
+    this.haproxies = new Haproxies(ctx, servers, params.haproxy, params.synapse.restartIntervalS, params.tcp);
     this.envoys = new Envoys(ctx, servers, params.envoy);
     this.rng = ctx.rng.stream('mesh-client');
     this.sent = m.counter('requests.sent');
@@ -142,7 +144,7 @@ export class MeshClients {
   create(pod: Pod, services: readonly string[]): MeshClient {
     const { envoyPercent, killSwitch } = this.rolloutOf(pod.deployment);
     const kind = chooseProxy(pod.name, envoyPercent, killSwitch);
-    const proxy: MeshProxy = kind === 'envoy' ? this.envoys.create() : this.haproxies.create(pod.entity, services);
+    const proxy: MeshProxy = kind === 'envoy' ? this.envoys.create() : this.haproxies.create(pod, services);
     // Every used service has its failure counter from the start, so a service that never fails reads 0, not nothing.
     for (const service of services) this.failedFor(service);
     const client = new MeshClient(this, this.clients.length, pod, services, proxy);
@@ -156,7 +158,11 @@ export class MeshClients {
     const outcome: Outcome = client.proxy.forward(service);
     this.goneAttempts.inc(outcome.goneAttempts);
     const hops = (4 * this.params.network.hopLatencyUs) / 1000;
-    const { backend, failure, connectMs, gone } = outcome;
+    const { backend, failure, gone } = outcome;
+    // The connection to the backend crosses both nodes' packet allowances; a lost handshake is sent again.
+    const lostMs = backend ? this.haproxies.traffic.connectDelayMs(client.pod.host, backend.pod.host, this.rng) : 0;
+    const connectMs = outcome.connectMs + lostMs;
+    if (lostMs > 0) this.recordLostHandshake(client, service, backend!, lostMs);
     const request: InFlight = { client, service, backend, failure, latencyMs: connectMs + hops, gone, sentAt: this.ctx.sched.now };
     const slot = this.free.pop() ?? this.inFlight.length;
     this.inFlight[slot] = request;
@@ -206,6 +212,22 @@ export class MeshClients {
     let c = this.failedOf.get(service);
     if (!c) this.failedOf.set(service, (c = this.ctx.metrics.counter('mesh.requests.failed', { service })));
     return c;
+  }
+
+  /** A request's SYN or SYN-ACK was lost at a node's packet allowance and sent again after a timeout. */
+  private recordLostHandshake(client: MeshClient, service: string, backend: MeshServer, lostMs: number): void {
+    const [a, b] = [client.pod.host, backend.pod.host];
+    const traffic = this.haproxies.traffic;
+    const now = this.ctx.sched.now;
+    const lossier = traffic.lossAt(a, now) >= traffic.lossAt(b, now) ? a : b;
+    const instance = lossier.hypervisor?.entity ?? lossier.name;
+    this.ctx.causes.record('handshake_lost', client.pod.entity, this.ctx.sched.now, {
+      service,
+      backend: backend.pod.entity,
+      instance,
+      lostMs,
+      deadlineMs: this.params.client.requestTimeoutMs,
+    });
   }
 
   /** A request failed at a backend that was gone while the client's proxy still listed it. */

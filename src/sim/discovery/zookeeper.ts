@@ -547,7 +547,8 @@ export class ZooKeeper {
     this.readTotals.set(job.node.service, (this.readTotals.get(job.node.service) ?? 0) + job.requests);
     const took = toSeconds((now - job.startedAt) as Duration);
     this.readSeconds.observe(took);
-    this.ctx.causes.record('zk_read', job.session.owner, now, { service: job.node.service, requests: job.requests, seconds: took });
+    // One fact per watched service, so a failure's "why" reads the list of the service that failed.
+    this.ctx.causes.record(`zk_read ${job.node.service}`, job.session.owner, now, { service: job.node.service, requests: job.requests, seconds: took });
     // A child deleted between getChildren and its getData answers NoNode and is skipped
     // (docs/sources/service-discovery.md#zookeeper-reads).
     const snapshot = job.snapshot!;

@@ -46,6 +46,7 @@ export class Hypervisor {
   readonly lastDropLog: Float64Array;
   private readonly pps: PpsAllowance;
   private readonly linkLocal: PpsAllowance[] = [];
+  private flowExceeded = 0;
   /** Addresses attached to the instance's interfaces; it may send from these only. */
   readonly attached = new Set<number>();
   private readonly conntrackExceeded: Counter;
@@ -99,6 +100,20 @@ export class Hypervisor {
     return this.track(p, id, now, flows);
   }
 
+  /**
+   * A flow of packets booked in bulk rather than one by one (HAProxy's health checks): the share the PPS allowance
+   * admits, the rest counted as `pps_allowance_exceeded` in whole packets, the fraction carried to the next call.
+   */
+  admitFlow(now: SimTime, packets: number): number {
+    const admitted = this.pps.admitFlow(now, packets);
+    this.flowExceeded += packets - admitted;
+    const whole = Math.floor(this.flowExceeded);
+    this.flowExceeded -= whole;
+    this.ppsExceeded.inc(whole);
+    this.ppsExceededHere.inc(whole);
+    return admitted;
+  }
+
   /** IP-in-IP between two nodes is one flow of protocol 4 to the security group, whatever it carries. */
   private trackTunnel(p: PacketPool, id: number, now: SimTime): DropReason | null {
     const t = this.table;
@@ -115,6 +130,11 @@ export class Hypervisor {
     this.conntrackExceeded.inc();
     this.conntrackExceededHere.inc();
     return 'hypervisor_conntrack_exceeded';
+  }
+
+  /** Packets a second the instance may send and receive together. */
+  get ppsAllowance(): number {
+    return this.settings.ppsAllowance;
   }
 
   /** A new tracked-connection allowance, as moving to another instance size gives (without the restart). */

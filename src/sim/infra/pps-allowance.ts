@@ -31,4 +31,13 @@ export class PpsAllowance {
     this.exceeded++;
     return false;
   }
+
+  /** A flow of `packets` (fractions allowed) spread over the time since the last call: how many of them fit. */
+  admitFlow(now: SimTime, packets: number): number {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.ratePps) / 1_000_000);
+    this.last = now;
+    const admitted = Math.min(packets, this.tokens);
+    this.tokens -= admitted;
+    return admitted;
+  }
 }

@@ -64,6 +64,8 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   if (unheard) chains.push({ symptom: `packets black-holed at ${unheard.entity}`, steps: hungSpeakerSteps(unheard, silentPeer(causes, unheard.entity)!) });
   const gone = causes.of('stale_backend')[0];
   if (gone) chains.push({ symptom: `requests to gone backends at ${gone.entity}`, steps: goneBackendSteps(causes, world, gone) });
+  const lost = causes.of('handshake_lost')[0];
+  if (lost) chains.push({ symptom: `lost handshakes at ${lost.entity}`, steps: lostHandshakeSteps(causes, lost) });
   const stale = causes.of('stale_endpoint')[0];
   if (stale && chains.length === 0) chains.push({ symptom: `connections to departed pods at ${stale.entity}`, steps: staleSteps(causes, stale) });
   const slow = causes.of('cpu_delayed')[0];
@@ -281,14 +283,44 @@ function goneBackendSteps(causes: CauseLog, world: WhyWorld, gone: CauseFact): W
   const left = causes.find('zk_deregistered', String(d['backend']));
   if (left)
     steps.push(factStep(left, `was deregistered from /services/${service} by its ${left.detail['by']} at ${seconds(left.lastAt)}; the clients had to read the service again to learn it`));
-  const read = causes.find('zk_read', gone.entity);
+  const read = causes.find(`zk_read ${service}`, gone.entity);
   if (read) {
     const r = read.detail;
     const how = r['requests'] === 1 ? 'one request for the whole subtree' : `${formatCount(r['requests'])} requests, one after another`;
-    steps.push(factStep(gone, `its watchers read their services ${formatCount(read.count)} times; the latest read of ${r['service']} took ${Number(r['seconds']).toFixed(1)} s for ${how}`));
+    steps.push(factStep(gone, `its watcher read ${service} ${formatCount(read.count)} times; the latest read took ${Number(r['seconds']).toFixed(1)} s for ${how}`));
   }
   steps.push(...zookeeperSteps(causes, world, service));
   return steps;
+}
+
+/** Connections whose SYN or SYN-ACK a node's packet allowance dropped, and the health checks that filled it. */
+function lostHandshakeSteps(causes: CauseLog, lost: CauseFact): WhyStep[] {
+  const d = lost.detail;
+  const steps: WhyStep[] = [
+    factStep(
+      lost,
+      `${formatCount(lost.count)} connections to backends lost their SYN or SYN-ACK and sent it again; the latest, to ${d['backend']} of ${d['service']}, waited ${d['lostMs']} ms against the caller's ${d['deadlineMs']} ms deadline`,
+    ),
+  ];
+  const full = causes.find('hypervisor_pps_exceeded', String(d['instance']));
+  if (full) steps.push(...checkAllowanceSteps(full));
+  return steps;
+}
+
+/** An instance's packet allowance run over by HAProxy's health checks: how many, and against what. */
+function checkAllowanceSteps(full: CauseFact): WhyStep[] {
+  const d = full.detail;
+  if (d['checkPps'] === undefined) return [];
+  return [
+    factStep(
+      full,
+      `its hypervisor was over its packet allowance for ${formatCount(full.count)} tenths of a second; the latest time HAProxy health checks alone came to ${formatCount(d['checkPps'])} packets a second against ${formatCount(d['allowance'])}, and ${d['lossPct']} % of its packets were dropped`,
+    ),
+    {
+      entity: full.entity,
+      text: `every HAProxy checks every server line it lists once per inter, and a check's packets count at the instances at both ends: ${formatCount(d['checks'])} checks a second start or end here, ${d['packets']} packets each. A restarted HAProxy marks a server DOWN at its first failed check`,
+    },
+  ];
 }
 
 /** Why ZooKeeper was slow: the reads each change of a service costs, the packet allowance they ran into, and the deploy. */
@@ -437,7 +469,10 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
       return { symptom, steps: staleSteps(causes, fact) };
     case 'stale_backend':
       return { symptom, steps: goneBackendSteps(causes, world, fact) };
+    case 'handshake_lost':
+      return { symptom, steps: lostHandshakeSteps(causes, fact) };
     case 'hypervisor_pps_exceeded':
+      if (fact.detail['checkPps'] !== undefined) return { symptom, steps: checkAllowanceSteps(fact) };
       if (fact.entity !== 'zookeeper/ensemble') break;
       return {
         symptom,
