@@ -1,3 +1,4 @@
+import { FluidPackets } from '../net/fluid-packets';
 import { formatCount } from '../core/format';
 import type { SimContext } from '../context';
 import type { HaproxyParams } from './haproxy-params';
@@ -48,15 +49,10 @@ export class Haproxies {
   readonly traffic: CheckTraffic;
   /** Picks that passed over a backend which was serving, because the process's checks of it had failed. */
   readonly skippedLive: Counter;
-  private readonly checkPackets: Counter;
-  private readonly checkDropped: Counter;
-  private readonly ledgerSent: Counter;
-  private readonly ledgerDelivered: Counter;
+  private readonly checkPackets: FluidPackets;
   /** Server lines the active processes check, since `checkedSince`; the fractions of a packet not yet booked. */
   private checkedLines = 0;
   private checkedSince = 0;
-  private packetCarry = 0;
-  private droppedCarry = 0;
 
   constructor(
     readonly ctx: SimContext,
@@ -73,12 +69,9 @@ export class Haproxies {
     this.reloads = ctx.metrics.counter('haproxy.reloads');
     this.reloadSeconds = ctx.metrics.histogram('haproxy.reload.seconds', [0.5, 1, 2, 3, 5, 10, 30]);
     this.rng = ctx.rng.stream('haproxy');
-    this.checkPackets = ctx.metrics.counter('haproxy.checks.packets');
-    this.checkDropped = ctx.metrics.counter('haproxy.checks.packets.dropped');
+    this.checkPackets = new FluidPackets(ctx, ctx.metrics.counter('haproxy.checks.packets'), ctx.metrics.counter('haproxy.checks.packets.dropped'), 'hypervisor_pps_exceeded');
     this.skippedLive = ctx.metrics.counter('haproxy.skipped_live_servers');
     this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks());
-    this.ledgerSent = ctx.metrics.counter('packets.sent');
-    this.ledgerDelivered = ctx.metrics.counter('packets.delivered');
   }
 
   /**
@@ -110,17 +103,8 @@ export class Haproxies {
     const now = this.ctx.sched.now;
     const checks = (this.checkedLines * (now - this.checkedSince)) / (this.settings.checkInterMs * 1000);
     this.checkedSince = now;
-    this.packetCarry += checks * this.settings.checkPackets;
-    const whole = Math.floor(this.packetCarry);
-    this.packetCarry -= whole;
-    this.droppedCarry += checks * this.settings.checkPackets * this.traffic.lossShare;
-    const lost = Math.min(whole, Math.floor(this.droppedCarry));
-    this.droppedCarry -= lost;
-    this.checkPackets.inc(whole);
-    this.checkDropped.inc(lost);
-    this.ledgerSent.inc(whole);
-    this.ledgerDelivered.inc(whole - lost);
-    if (lost > 0) this.ctx.drops.drop('hypervisor_pps_exceeded', lost);
+    const packets = checks * this.settings.checkPackets;
+    this.checkPackets.book(packets, packets * this.traffic.lossShare);
   }
 
   create(pod: Pod, services: readonly string[]): Haproxy {

@@ -1,3 +1,4 @@
+import { FluidPackets } from '../net/fluid-packets';
 import { formatCount } from '../core/format';
 import type { ZookeeperParams } from './zookeeper-params';
 import type { InspectSection } from '../api';
@@ -157,14 +158,7 @@ export class ZooKeeper {
   private readonly settings: ZookeeperParams;
   private readonly reads: Counter;
   private readonly readTotals = new Map<string, number>();
-  private readonly packets: Counter;
-  private readonly dropped: Counter;
-  private readonly ledgerSent: Counter;
-  private readonly ledgerDelivered: Counter;
-  private offeredSoFar = 0;
-  private droppedSoFar = 0;
-  private sentBooked = 0;
-  private droppedBooked = 0;
+  private readonly packets: FluidPackets;
   private readonly notifications: Counter;
   private readonly writes: Counter;
   private readonly expiries: Counter;
@@ -187,10 +181,7 @@ export class ZooKeeper {
     this.rng = ctx.rng.stream('zookeeper');
     const m = ctx.metrics;
     this.reads = m.counter('zk.reads');
-    this.packets = m.counter('zk.packets');
-    this.dropped = m.counter('zk.packets.dropped');
-    this.ledgerSent = m.counter('packets.sent');
-    this.ledgerDelivered = m.counter('packets.delivered');
+    this.packets = new FluidPackets(ctx, m.counter('zk.packets'), m.counter('zk.packets.dropped'), 'hypervisor_pps_exceeded');
     this.notifications = m.counter('zk.watch.notifications');
     this.writes = m.counter('zk.writes');
     this.expiries = m.counter('zk.sessions.expired');
@@ -492,25 +483,11 @@ export class ZooKeeper {
     if (++this.tickCount % TICKS_PER_SECOND === 0) this.closeWindow();
   }
 
-  /**
-   * Books the tick's packets in whole numbers, in the run's packet ledger too: the fractions of a fluid model carry
-   * over to the next tick, so sent = delivered + dropped holds exactly.
-   */
+  /** Books the tick's packets (net/fluid-packets.ts); a drop names the service whose watchers changed most. */
   private count(offered: number, dropped: number): void {
-    this.offeredSoFar += offered;
-    this.droppedSoFar += dropped;
-    const sent = Math.floor(this.offeredSoFar) - this.sentBooked;
-    const lost = Math.floor(this.droppedSoFar) - this.droppedBooked;
-    this.sentBooked += sent;
-    this.droppedBooked += lost;
-    this.packets.inc(sent);
-    this.dropped.inc(lost);
-    this.ledgerSent.inc(sent);
-    this.ledgerDelivered.inc(sent - lost);
-    if (lost === 0) return;
-    this.ctx.drops.drop('hypervisor_pps_exceeded', lost);
+    if (this.packets.book(offered, dropped) === 0) return;
     const busiest = [...this.nodes.values()].reduce((a, b) => (b.changes > a.changes ? b : a));
-    this.ctx.causes.record('hypervisor_pps_exceeded', this.entity, this.ctx.sched.now, { dropped: this.droppedBooked, service: busiest.service, tickSeconds: toSeconds(TICK) });
+    this.ctx.causes.record('hypervisor_pps_exceeded', this.entity, this.ctx.sched.now, { dropped: this.packets.droppedTotal, service: busiest.service, tickSeconds: toSeconds(TICK) });
   }
 
   /** How much of a read its client asks for in one tick: its round trips come one after another. */
