@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { appHarness } from './harness';
-import { byTestId, expectClean, text, untilStatus } from './page';
+import { byTestId, expectClean, openCompletionsAndSearch, text, untilStatus } from './page';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const POLICY = /^Content-Security-Policy: (.+)$/m.exec(readFileSync(README, 'utf8'))?.[1];
@@ -39,13 +39,7 @@ describe('the policy in index.html', () => {
       expect(file.suggestedFilename()).toMatch(/\.png$/);
       await byTestId(page, 'edit-button').click();
       await byTestId(page, 'editor-text').click({ timeout: 20_000 });
-      await page.keyboard.press('ControlOrMeta+End');
-      await page.keyboard.press('Enter');
-      await page.keyboard.press('Control+Space');
-      await expect.poll(() => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').count()).toBeGreaterThan(0);
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('ControlOrMeta+F');
-      await expect.poll(() => page.locator('.cm-search').count()).toBe(1);
+      await openCompletionsAndSearch(page);
       expect(await page.evaluate(() => (window as unknown as Recorded).violations)).toEqual([]);
       expectClean(app);
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { AppPage } from './browser';
 import { appHarness } from './harness';
-import { byTestId, clockUs, expectClean, layoutOf, text, untilStatus } from './page';
+import { byTestId, clockUs, expectClean, layoutOf, openCompletionsAndSearch, text, untilStatus } from './page';
 import { boxOf, clippedWithoutCue, textSmallerThan } from './geometry';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -97,13 +97,7 @@ describe('embedding in a wiki page', () => {
       await byTestId(page, 'editor-text').click({ timeout: 20_000 });
       // The editor's own style rules applied: its gutter has the app's colour, not none.
       expect(await page.locator('.cm-gutters').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(248, 250, 252)');
-      await page.keyboard.press('ControlOrMeta+End');
-      await page.keyboard.press('Enter');
-      await page.keyboard.press('Control+Space');
-      await expect.poll(() => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').count()).toBeGreaterThan(0);
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('ControlOrMeta+F');
-      await expect.poll(() => page.locator('.cm-search').count()).toBe(1);
+      await openCompletionsAndSearch(page);
       expectCleanServed(app);
     });
   }, 60_000);

@@ -38,3 +38,14 @@ export async function untilLoaded(page: Page, file: string): Promise<void> {
   await expect.poll(() => byTestId(page, 'scenario-picker').inputValue(), { timeout: 30_000 }).toBe(file);
   await untilStatus(page, 'paused');
 }
+
+/** In the focused editor: completions on a new last line, then the search panel; both build their own styles (CSP). */
+export async function openCompletionsAndSearch(page: Page): Promise<void> {
+  await page.keyboard.press('ControlOrMeta+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+Space');
+  await expect.poll(() => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').count()).toBeGreaterThan(0);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('ControlOrMeta+F');
+  await expect.poll(() => page.locator('.cm-search').count()).toBe(1);
+}
