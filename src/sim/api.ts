@@ -79,6 +79,9 @@ export interface NodeView {
   powered: boolean;
   /** The Node object's labels (rack, zone, kubernetes.io/hostname), which the scheduler's topology keys read. */
   labels: Readonly<Record<string, string>>;
+  /** Where the machine stands (topology.nodes[].rack and .room), which its labels may or may not say. */
+  rack: string | null;
+  room: string | null;
 }
 
 export interface RouterView {

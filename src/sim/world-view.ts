@@ -72,6 +72,8 @@ export function topologyView(world: PicturedWorld, version: number): TopologyVie
       inCluster: h.inCluster,
       powered: h.powered,
       labels: h.labels,
+      rack: h.rack,
+      room: h.room,
     })),
     pods: world.workloads.pods
       .filter((p) => p.shown)

@@ -86,6 +86,8 @@ export class World implements PicturedWorld {
       });
       host.inCluster = n.joined;
       host.labels = nodeLabels(n.name, n.labels);
+      host.rack = n.rack ?? null;
+      host.room = n.room ?? null;
       host.schedulable = n.joined;
       if (n.platform === 'cloud') {
         // However small the instance, its allowances hold one connection and pass one packet a second.

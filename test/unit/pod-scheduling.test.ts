@@ -220,6 +220,23 @@ describe('the loader', () => {
     expect(!result.ok && result.errors.join('\n')).toContain(`topology.nodes[0].labels["kubernetes.io/hostname"]: set from the node's name (node-a); leave it out`);
   });
 
+  it('refuses a rack that stands in two rooms, naming the second node', () => {
+    const text = scenarioText({
+      id: 'x',
+      duration: 1,
+      topology: { nodes: nodes(3, (i): NodeFields => ({ rack: 'r1', room: i === 2 ? 'room-2' : 'room-1' })), deployments: { web: httpServer(1) } },
+    });
+    const result = load(text);
+    expect(!result.ok && result.errors).toEqual(['topology.nodes[2].room: rack r1 stands in room-1 (node-a); node-c puts it in room-2']);
+    // Racks of one name in one room, and machines in no rack, load.
+    const fine = scenarioText({
+      id: 'x',
+      duration: 1,
+      topology: { nodes: nodes(3, (i): NodeFields => (i === 2 ? {} : { rack: 'r1', room: 'room-1' })), deployments: { web: httpServer(1) } },
+    });
+    expect(load(fine).ok).toBe(true);
+  });
+
   it('refuses a label key that is not one', () => {
     const text = scenarioText({ id: 'x', duration: 1, topology: { nodes: nodes(1, { labels: { '-rack': 'r1' } }), deployments: { web: httpServer(1) } } });
     const result = load(text);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveView, NodeView, PodView, TopologyView } from '../../src/sim/api';
-import { GROUP_FROM, layoutTopology, searchTopology, sitePoints, type Rect } from '../../src/ui/topology/topology-layout';
+import { GROUP_FROM, layoutTopology, RACK_TITLE, searchTopology, sitePoints, type Rect } from '../../src/ui/topology/topology-layout';
 import { liveView } from '../fixtures/live-view';
 import { busiest, rates } from '../../src/ui/topology/traffic-layer';
 
@@ -23,6 +23,8 @@ function node(i: number, cloud = true): NodeView {
     inCluster: true,
     powered: true,
     labels: { 'kubernetes.io/hostname': `node-${i}` },
+    rack: null,
+    room: null,
   };
 }
 
@@ -97,6 +99,36 @@ describe('topology layout', () => {
     // Systems outside the cluster sit in a column left of everything else.
     const left = Math.min(...l.nodes.map((n) => n.x), ...l.routers.map((r) => r.x));
     for (const e of l.externals) expect(e.x + e.w).toBeLessThan(left);
+  });
+
+  it('frames the machines of each rack, titled with where they stand and whether their labels say so', () => {
+    const t = cluster();
+    const place = (i: number, rack: string | null, labelled: boolean): void => {
+      const n = t.nodes[i]!;
+      t.nodes[i] = { ...n, rack, room: rack === null ? null : 'room-1', labels: labelled && rack ? { ...n.labels, rack } : n.labels };
+    };
+    // Racks interleaved in the topology's order, r2 unlabelled on one machine, r3 on none, two machines in no rack.
+    [0, 2, 4].forEach((i) => place(i, 'r1', true));
+    [1, 3, 5].forEach((i) => place(i, 'r2', i !== 5));
+    [6, 7].forEach((i) => place(i, 'r3', false));
+    const l = layoutTopology(t, new Set(), { width: 1550, height: 720 });
+    expect(l.machineGroups).toEqual([]);
+    expect(l.racks.map((r) => [r.title, r.machines, r.unlabelled])).toEqual([
+      ['rack r1 · room-1', 3, 0],
+      ['rack r2 · room-1', 3, 1],
+      ['rack r3 · room-1', 2, 2],
+    ]);
+    for (const frame of l.racks) {
+      const inRack = l.nodes.filter((b) => b.node.rack === frame.rack);
+      for (const b of inRack) expect(inside(b, frame)).toBe(true);
+      // Machines of other racks, and those in none, lie outside the frame.
+      for (const b of l.nodes.filter((n) => n.node.rack !== frame.rack)) expect(overlaps(b, frame)).toBe(false);
+      // The title band above the machines is free of them.
+      expect(Math.min(...inRack.map((b) => b.y))).toBeGreaterThanOrEqual(frame.y + RACK_TITLE.h);
+    }
+    for (let i = 0; i < l.racks.length; i++) for (let j = i + 1; j < l.racks.length; j++) expect(overlaps(l.racks[i]!, l.racks[j]!)).toBe(false);
+    // Without a rack or room anywhere there is no frame.
+    expect(layoutTopology(cluster()).racks).toEqual([]);
   });
 
   it('chooses more machines per row for a wider panel, so the picture fills it', () => {

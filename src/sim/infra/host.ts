@@ -55,6 +55,9 @@ export class Host {
   powered = true;
   /** The Node object's labels (rack, zone, hostname), which the scheduler's topology keys read. */
   labels: Readonly<Record<string, string>> = {};
+  /** Where the machine stands, whatever its labels say. */
+  rack: string | null = null;
+  room: string | null = null;
   /** Sockets of host-network processes (node-local DNS, kube-proxy's health server). */
   tcp!: TcpStack;
   udp!: UdpStack;

@@ -252,7 +252,6 @@ function checkReferences(scenario: Scenario, report: Report): void {
   }
 }
 
-/** Announced names and their users must match. */
 /**
  * Node labels and the topology keys that read them. A real API server takes a key no node carries, and the scheduler
  * then treats every node as outside its domains; here that is refused as the likely typo it is.
@@ -265,6 +264,15 @@ function checkPlacement(scenario: Scenario, report: Report): void {
       if (key === HOSTNAME_LABEL) report(['topology', 'nodes', n, 'labels', key], `set from the node's name (${node.name}); leave it out`);
       keys.add(key);
     }
+  });
+  // A rack stands in one room: the same rack name in two rooms is two racks, and more likely a typo.
+  const roomOf = new Map<string, { room: string | undefined; node: string }>();
+  nodes.forEach((node, n) => {
+    if (node.rack === undefined) return;
+    const first = roomOf.get(node.rack);
+    if (!first) roomOf.set(node.rack, { room: node.room, node: node.name });
+    else if (first.room !== node.room)
+      report(['topology', 'nodes', n, 'room'], `rack ${node.rack} stands in ${first.room ?? 'no room'} (${first.node}); ${node.name} puts it in ${node.room ?? 'no room'}`);
   });
   const known = [...keys];
   for (const [name, deployment] of Object.entries(deployments)) {
@@ -282,6 +290,7 @@ function checkPlacement(scenario: Scenario, report: Report): void {
   }
 }
 
+/** Announced names and their users must match. */
 function checkMesh(scenario: Scenario, report: Report): void {
   const deployments = Object.entries(scenario.topology.deployments);
   const announced = deployments.flatMap(([, d]) => (d.app === 'mesh-server' ? [d.announce] : []));

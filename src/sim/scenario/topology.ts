@@ -22,6 +22,10 @@ const node = z.strictObject({
   // The Node object's labels, like rack or topology.kubernetes.io/zone, which topology keys name; kubernetes.io/hostname
   // is set from the name (docs/sources/kubernetes-scheduling.md#node-labels).
   labels: namedRecord(labelKey, labelValue).default(noNames),
+  // Where the machine stands: its rack (behind the rack's top-of-rack switch) and room. Kubernetes knows neither unless
+  // a label says so, and the picture draws the racks (docs/sources/kubernetes-scheduling.md#node-labels).
+  rack: dnsLabel.optional(),
+  room: dnsLabel.optional(),
 });
 
 const service = z.strictObject({

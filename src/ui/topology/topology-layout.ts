@@ -73,9 +73,21 @@ export function headingTop(group: MachineGroup, k: number): number {
   return Math.max(group.band.y, group.band.y + group.band.h - group.headingPx / k);
 }
 
+/** The machines of one rack (or of one room, for machines not in a rack), drawn in a frame titled with where they stand. */
+export interface RackFrame extends Rect {
+  rack: string | null;
+  room: string | null;
+  title: string;
+  machines: number;
+  /** Machines in the rack with no label whose value names it: the scheduler cannot tell they stand there. */
+  unlabelled: number;
+}
+
 export interface TopologyLayout {
   width: number;
   height: number;
+  /** Empty unless some machine stands in a rack or room, or while the machines are grouped by role. */
+  racks: RackFrame[];
   /** Empty unless the cluster is too big for its machines' names to be read at Fit. */
   machineGroups: MachineGroup[];
   /**
@@ -147,6 +159,8 @@ export const FAR_NAME_PX = 26;
 /** Where the heading's lines go, in screen pixels from the band's top left: the title's baseline, the tables' row (label baseline, then the bar), the fullest machine's baseline. */
 export const GROUP_HEADING = { x: 14, titleY: 19, tablesY: 37, barY: 41, barH: 6, fullestY: 60, tableW: 170, tableGap: 18 } as const;
 const GROUP_PAD = 14;
+/** A rack frame's title band, in the picture's units: room for `.topo-rack-title`'s 30 px, which reads wherever the far view's names do. */
+export const RACK_TITLE = { h: 44, x: 16, y: 33 } as const;
 /** Fewer machines than this are drawn one by one at any size: a heading would take more room than it saves. */
 const GROUP_MIN_MACHINES = 12;
 /** Keeps a heading's height in the picture finite when the viewport is too small for any positive scale. */
@@ -188,6 +202,8 @@ function row<T extends Rect>(boxes: T[], y: number, width: number, gap: number):
 /**
  * Columns for the machines grid that let the whole picture be drawn biggest in the viewport, and that scale. Each block
  * of machines starts a row of its own; headings and captions take `screenPx` of the height on screen at any scale.
+ * With `frames`, blocks are framed (racks) and may stand side by side, `across` to a row, each `pad` wider on both sides
+ * and `extraH[b]` taller than its machines.
  */
 function bestColumns(
   blocks: number[][],
@@ -195,19 +211,59 @@ function bestColumns(
   fixed: { w: number; h: number; left: number; leftH: number },
   screenPx: number,
   viewport: { width: number; height: number },
-): { cols: number; scale: number } {
-  let best = { cols: 1, scale: 0 };
+  frames?: { pad: number; extraH: number[] },
+): { cols: number; across: number; scale: number } {
+  let best = { cols: 1, across: 1, scale: 0 };
   const most = Math.max(1, ...blocks.map((b) => b.length));
+  const pad = frames?.pad ?? 0;
   for (let cols = 1; cols <= most; cols++) {
-    let h = fixed.h;
-    for (const heights of blocks) for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
-    h = Math.max(h, fixed.leftH);
-    const w = fixed.left + Math.max(fixed.w, cols * cellW + (cols - 1) * CELL_GAP);
-    // k * h + screenPx <= viewport height.
-    const scale = Math.min(viewport.width / w, (viewport.height - screenPx) / h);
-    if (scale > best.scale * 1.001) best = { cols, scale };
+    const blockH = blocks.map((heights, b) => {
+      let h = frames?.extraH[b] ?? 0;
+      for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
+      return h;
+    });
+    for (let across = 1; across <= (frames ? blocks.length : 1); across++) {
+      let h = fixed.h;
+      for (let start = 0; start < blockH.length; start += across) h += Math.max(...blockH.slice(start, start + across));
+      h = Math.max(h, fixed.leftH);
+      const w = fixed.left + Math.max(fixed.w, across * (cols * cellW + (cols - 1) * CELL_GAP + 2 * pad) + (across - 1) * CELL_GAP);
+      // k * h + screenPx <= viewport height.
+      const scale = Math.min(viewport.width / w, (viewport.height - screenPx) / h);
+      if (scale > best.scale * 1.001) best = { cols, across, scale };
+    }
   }
   return best;
+}
+
+/** Machines that start rows of their own: a role's (machine-groups.ts), or a rack's, titled with where it stands. */
+interface Block {
+  role: string | null;
+  site: Omit<RackFrame, keyof Rect | 'machines'> | null;
+  members: number[];
+}
+
+/**
+ * The machines by where they stand, racks in the order their first machine comes in the topology, and machines in no
+ * rack or room after them; one block of all machines where none says where it stands.
+ */
+function siteBlocks(nodes: readonly NodeView[]): Block[] {
+  const bySite = new Map<string, Block>();
+  const elsewhere: number[] = [];
+  nodes.forEach((node, i) => {
+    if (node.rack === null && node.room === null) {
+      elsewhere.push(i);
+      return;
+    }
+    const key = `${node.room ?? ''}/${node.rack ?? ''}`;
+    const title = [node.rack === null ? null : `rack ${node.rack}`, node.room].filter((t) => t !== null).join(' · ');
+    const block = bySite.get(key) ?? { role: null, site: { rack: node.rack, room: node.room, title, unlabelled: 0 }, members: [] };
+    block.members.push(i);
+    if (node.rack !== null && !Object.values(node.labels).includes(node.rack)) block.site!.unlabelled++;
+    bySite.set(key, block);
+  });
+  const blocks = [...bySite.values()];
+  if (elsewhere.length > 0) blocks.push({ role: null, site: null, members: elsewhere });
+  return blocks;
 }
 
 /**
@@ -317,8 +373,17 @@ export function layoutTopology(
     return { externals, routers, lbs, services, lines, gap, rowW, bandsH, left, leftH, scale, wrap };
   };
   let el = elements(1);
-  let blocks: { role: string | null; members: number[] }[] = [{ role: null, members: indices }];
-  let fitted = bestColumns([heights], cellW, { w: el.rowW, h: el.bandsH, left: el.left, leftH: el.leftH }, 0, view);
+  let blocks: Block[] = siteBlocks(sized.map((s) => s.node));
+  const racked = blocks.filter((b) => b.site !== null).length;
+  const rackPad = racked > 0 ? GROUP_PAD : 0;
+  let fitted = bestColumns(
+    blocks.map((b) => b.members.map((i) => heights[i]!)),
+    cellW,
+    { w: el.rowW, h: el.bandsH, left: el.left, leftH: el.leftH },
+    0,
+    view,
+    { pad: rackPad, extraH: blocks.map((b) => (b.site ? RACK_TITLE.h + 2 * rackPad : 0)) },
+  );
   const byRole = new Map<string, number[]>();
   for (const i of indices) {
     const role = roles?.get(sized[i]!.node.name) ?? '';
@@ -328,7 +393,7 @@ export function layoutTopology(
   let captionPx = 0;
   const headingPx = byRole.size * GROUP_BAND_PX <= view.height * 0.6 ? GROUP_BAND_PX : byRole.size * GROUP_TITLE_PX <= view.height * 0.6 ? GROUP_TITLE_PX : 0;
   if (roles && fitted.scale < GROUPS_BELOW && sized.length >= GROUP_MIN_MACHINES && headingPx > 0) {
-    blocks = [...byRole].map(([role, members]) => ({ role, members }));
+    blocks = [...byRole].map(([role, members]) => ({ role, site: null, members }));
     const blockHeights = blocks.map((b) => b.members.map((i) => heights[i]!));
     const groupsH = blocks.length * (2 * GROUP_PAD + CELL_GAP);
     const around = { w: el.rowW, h: el.bandsH + groupsH, left: el.left + 2 * GROUP_PAD, leftH: el.leftH };
@@ -352,9 +417,11 @@ export function layoutTopology(
   const cols = fitted.cols;
   const fitScale = Math.max(fitted.scale, MIN_FIT_SCALE_GUESS);
   const bandH = grouped ? headingPx / fitScale : 0;
-  const pad = grouped ? GROUP_PAD : 0;
+  const pad = grouped ? GROUP_PAD : rackPad;
   const gridW = cols * cellW + (cols - 1) * CELL_GAP;
-  const bandsW = Math.max(gridW + 2 * pad, bandRowW);
+  const across = grouped ? 1 : fitted.across;
+  const blocksW = across * (gridW + 2 * pad) + (across - 1) * CELL_GAP;
+  const bandsW = Math.max(blocksW, bandRowW);
   const caption = captionPx > 0 ? { x: 0, y: 0, w: left + bandsW, h: captionPx / fitScale, px: captionPx } : null;
   let y = caption?.h ?? 0;
   for (const line of lines) {
@@ -369,10 +436,17 @@ export function layoutTopology(
   const pods = new Map<number, PodBox>();
   const groups: GroupBox[] = [];
   const machineGroups: MachineGroup[] = [];
-  const gridLeft = left + pad + Math.max(0, (bandsW - 2 * pad - gridW) / 2);
-  for (const block of blocks) {
-    const top = y;
-    if (grouped) y += pad + bandH;
+  const racks: RackFrame[] = [];
+  const blocksLeft = left + Math.max(0, (bandsW - blocksW) / 2);
+  // Blocks stand `across` to a row; each row of blocks starts below the tallest of the row before.
+  let rowTop = y;
+  blocks.forEach((block, b) => {
+    if (b % across === 0) rowTop = y;
+    const gridLeft = blocksLeft + (b % across) * (gridW + 2 * pad + CELL_GAP) + pad;
+    const top = rowTop;
+    let by = top;
+    if (grouped) by += pad + bandH;
+    else if (block.site) by += RACK_TITLE.h + pad;
     const machines: NodeBox[] = [];
     for (let start = 0; start < block.members.length; start += cols) {
       const members = block.members.slice(start, start + cols);
@@ -381,22 +455,25 @@ export function layoutTopology(
         const s = sized[m]!;
         const x = gridLeft + i * (cellW + CELL_GAP);
         const cloud = s.node.instance !== null;
-        const innerRect = cloud ? { x: x + INSTANCE_PAD, y: y + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD } : { x, y, w: nodeW, h: rowH };
-        const box: NodeBox = { node: s.node, inner: innerRect, compact: s.compact, x, y, w: cellW, h: rowH };
+        const innerRect = cloud ? { x: x + INSTANCE_PAD, y: by + INSTANCE_BAND, w: nodeW, h: rowH - INSTANCE_BAND - INSTANCE_PAD } : { x, y: by, w: nodeW, h: rowH };
+        const box: NodeBox = { node: s.node, inner: innerRect, compact: s.compact, x, y: by, w: cellW, h: rowH };
         nodes.push(box);
         machines.push(box);
         nodesByName.set(s.node.name, box);
         nodesByIp.set(s.node.ip, box);
         placeContents(s, innerRect.x + NODE_PAD, innerRect.y + NODE_HEADER, pods, groups);
       });
-      y += rowH + CELL_GAP;
+      by += rowH + CELL_GAP;
     }
-    if (!grouped) continue;
-    y += pad - CELL_GAP;
-    const frame = { x: gridLeft - pad, y: top, w: gridW + 2 * pad, h: y - top };
-    machineGroups.push({ role: block.role!, machines, ...frame, band: { x: frame.x, y: top, w: frame.w, h: pad + bandH }, headingPx });
-    y += CELL_GAP;
-  }
+    if (grouped || block.site) {
+      by += pad - CELL_GAP;
+      const frame = { x: gridLeft - pad, y: top, w: gridW + 2 * pad, h: by - top };
+      if (grouped) machineGroups.push({ role: block.role!, machines, ...frame, band: { x: frame.x, y: top, w: frame.w, h: pad + bandH }, headingPx });
+      else racks.push({ ...block.site!, machines: block.members.length, ...frame });
+      by += CELL_GAP;
+    }
+    y = Math.max(y, by);
+  });
   const height = Math.max(y - CELL_GAP, 0);
 
   let ey = caption?.h ?? 0;
@@ -416,6 +493,7 @@ export function layoutTopology(
   return {
     width: left + bandsW,
     height: Math.max(height, ey),
+    racks,
     machineGroups,
     caption,
     nodes,

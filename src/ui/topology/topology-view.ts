@@ -14,6 +14,7 @@ import {
   interfacesLine,
   layoutTopology,
   nodeSubtitle,
+  RACK_TITLE,
   type ConnectionGroup,
   type ExternalBox,
   type GroupBox,
@@ -21,6 +22,7 @@ import {
   type MachineGroup,
   type NodeBox,
   type PodBox,
+  type RackFrame,
   type Rect,
   type RouterBox,
   type ServiceBox,
@@ -127,6 +129,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     .attr('width', 2.5)
     .attr('height', 6)
     .attr('class', 'topo-hatch-stripe');
+  const rackLayer = g.append('g').attr('class', 'topo-racks');
   const machineGroupLayer = g.append('g').attr('class', 'topo-mgroups');
   const captionLayer = g.append('g').attr('class', 'topo-caption');
   const bandLinks = g.append('g').attr('class', 'topo-band-links');
@@ -189,6 +192,33 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
         quiet(m.select('.topo-mgroup-name')).text(title);
         quiet(m.select('.topo-mgroup-pods')).text((d) => ` · ${podsLine(t, new Set(d.machines.map((b) => b.node.name)))}`);
         quiet(m.select('title')).text((d) => `${d.machines.map((b) => b.node.name).join(', ')}. Press to zoom in on them.`);
+      });
+  }
+
+  /** Each rack's frame around its machines, titled with where they stand and how many of them no label places there. */
+  function drawRacks(racks: RackFrame[]): void {
+    rackLayer
+      .selectAll<SVGGElement, RackFrame>('g.topo-rack')
+      .data(racks, (d) => `${d.room ?? ''}/${d.rack ?? ''}`)
+      .join((enter) => {
+        const r = enter.append('g').attr('class', 'topo-rack').attr('data-testid', 'rack').attr('role', 'group');
+        r.append('rect').attr('class', 'topo-rack-box').attr('rx', 12);
+        r.append('text').attr('class', 'topo-rack-title');
+        return r;
+      })
+      .call((r) => {
+        quiet(r)
+          .attr('aria-label', rackLine)
+          .attr('data-rack', (d) => d.rack ?? '');
+        quiet(r.select('rect'))
+          .attr('x', (d) => d.x)
+          .attr('y', (d) => d.y)
+          .attr('width', (d) => d.w)
+          .attr('height', (d) => d.h);
+        quiet(r.select('text'))
+          .attr('x', (d) => d.x + RACK_TITLE.x)
+          .attr('y', (d) => d.y + RACK_TITLE.y)
+          .text(rackLine);
       });
   }
 
@@ -674,6 +704,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     lastRoutes = '';
     lastSessions = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
+    drawRacks(l.racks);
     drawMachineGroups(l.machineGroups);
     drawCaption(l);
     placeHeadings();
@@ -772,6 +803,14 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
 function curve(x1: number, y1: number, x2: number, y2: number): string {
   const my = (y1 + y2) / 2;
   return `M${x1},${y1}C${x1},${my} ${x2},${my} ${x2},${y2}`;
+}
+
+/** "rack r3 · room-1 · 3 machines, none labelled r3": where they stand, and whether their labels say so. */
+function rackLine(d: RackFrame): string {
+  const count = `${d.machines} ${d.machines === 1 ? 'machine' : 'machines'}`;
+  const labelled = d.machines - d.unlabelled;
+  const note = d.unlabelled === 0 ? '' : labelled === 0 ? `, none labelled ${d.rack}` : `, ${d.unlabelled} not labelled ${d.rack}`;
+  return `${d.title} · ${count}${note}`;
 }
 
 /** The node's labels for its accessible name, less the hostname its name already gives. */
