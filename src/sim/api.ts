@@ -77,6 +77,8 @@ export interface NodeView {
   inCluster: boolean;
   /** False once the machine has lost power (power-off-node). */
   powered: boolean;
+  /** False once its rack's top-of-rack switch has failed (fail-rack-switch): it runs, and the wire reaches it no more. */
+  uplinkUp: boolean;
   /** The Node object's labels (rack, zone, kubernetes.io/hostname), which the scheduler's topology keys read. */
   labels: Readonly<Record<string, string>>;
   /** Where the machine stands (topology.nodes[].rack and .room), which its labels may or may not say. */

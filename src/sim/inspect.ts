@@ -233,6 +233,31 @@ function inspectElement(world: World, entity: string): InspectSection[] | null {
   return null;
 }
 
+/** A rack: where it stands, its switch, and what its machines' labels tell the scheduler about it. */
+function inspectRack(world: World, name: string): InspectSection[] | null {
+  const hosts = world.hosts.filter((h) => h.rack === name);
+  if (hosts.length === 0) return null;
+  const up = hosts.some((h) => h.uplinkUp);
+  return [
+    {
+      title: 'Rack',
+      rows: [
+        ['room', hosts[0]!.room ?? 'not given'],
+        ['top-of-rack switch', up ? 'up' : 'failed: its machines are cut off'],
+        ['machines', formatCount(hosts.length)],
+      ],
+    },
+    // Where a machine stands reaches the scheduler only through a label (docs/sources/kubernetes-scheduling.md#node-labels).
+    list(
+      'Machines and the labels that place them',
+      hosts.map((h): [string, string] => {
+        const naming = Object.entries(h.labels).filter(([, value]) => value === name);
+        return [h.name, naming.length === 0 ? `no label names ${name}` : naming.map(([key, value]) => `${key}=${value}`).join(', ')];
+      }),
+    ),
+  ];
+}
+
 export function inspectEntity(world: World, entity: string): Inspection | null {
   const slash = entity.indexOf('/');
   const kind = entity.slice(0, slash);
@@ -247,6 +272,7 @@ export function inspectEntity(world: World, entity: string): Inspection | null {
   } else if (kind === 'pod') sections = inspectPod(world, name);
   else if (kind === 'service') sections = inspectService(world, name);
   else if (kind === 'zookeeper') sections = world.mesh && name === 'ensemble' ? world.mesh.zk.inspect() : null;
+  else if (kind === 'rack') sections = inspectRack(world, name);
   else sections = inspectElement(world, entity);
   if (!sections) return null;
   // A node's traces include its instance's hops and its pods', since they are the same machine's story.

@@ -71,6 +71,7 @@ export function topologyView(world: PicturedWorld, version: number): TopologyVie
       schedulable: h.schedulable,
       inCluster: h.inCluster,
       powered: h.powered,
+      uplinkUp: h.uplinkUp,
       labels: h.labels,
       rack: h.rack,
       room: h.room,

@@ -10,8 +10,9 @@ import { findFault } from '../../src/sim/faults/catalog';
 import { parseTarget, resolveParams, type FaultParams } from '../../src/sim/faults/fault';
 import { formatIpv4, ipv4 } from '../../src/sim/net/ipv4';
 import type { World } from '../../src/sim/world';
-import { metallbEcmp, scenarioText } from '../fixtures/scenario-builder';
-import { worldOf } from '../fixtures/scenario-run';
+import { fault, metallbEcmp, nodes, pod, scenarioText, webAndClients, type ScenarioSpec } from '../fixtures/scenario-builder';
+import { runText, worldOf } from '../fixtures/scenario-run';
+import type { RunReport } from '../../src/sim/api';
 
 function apply(w: World, fault: string, target: string, params: FaultParams = {}): void {
   const f = findFault(fault)!;
@@ -83,6 +84,60 @@ describe('power-off-node', () => {
     const { w } = worldOf(ecmp());
     apply(w, 'power-off-node', 'node/node-c');
     expect(() => apply(w, 'power-off-node', 'node/node-c')).toThrow('target: node "node-c" is already powered off');
+  });
+});
+
+describe('fail-rack-switch', () => {
+  // node-a and node-b stand in rack r1, node-c and node-d in r2.
+  const racked = (text: ScenarioSpec) =>
+    scenarioText(text, (draft) => {
+      draft.topology.nodes!.forEach((n, i) => (n.rack = i < 2 ? 'r1' : 'r2'));
+    });
+
+  it("cuts off the rack's machines while they run: the router keeps them as next hops until the hold timer", () => {
+    const { ctx, w } = worldOf(
+      racked(metallbEcmp('rack', 200, 'ECMP over two racks', { client: { connectionsPerPod: 10, reconnectMs: 200, requestsPerSecond: 100, requestsPerConnection: 20 } })),
+    );
+    const drops = recordDrops(w);
+    runTo(ctx, 10);
+    apply(w, 'fail-rack-switch', 'rack/r2');
+    runTo(ctx, 90.499);
+    expect(hops(w)).toEqual(ALL);
+    expect(drops.filter((d) => d.reason === 'node_down' && d.site === 'router/tor').length).toBeGreaterThan(50);
+    runTo(ctx, 90.501);
+    expect(hops(w)).toEqual(['10.0.0.11', '10.0.0.12']);
+    const view = w.topology().nodes;
+    expect(view.filter((n) => n.name === 'node-c' || n.name === 'node-d').map((n) => [n.powered, n.uplinkUp])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
+    expect(view.filter((n) => n.rack === 'r1').every((n) => n.uplinkUp)).toBe(true);
+    expect(() => apply(w, 'fail-rack-switch', 'rack/r2')).toThrow('target: the switch of rack "r2" has already failed');
+    expect(() => apply(w, 'fail-rack-switch', 'rack/r3')).toThrow('target: no rack named "r3"');
+  });
+
+  it('leaves traffic between pods on one machine alone: only the wire is gone', () => {
+    // A client on node-a calls a server on node-a or on node-b; both nodes stand in rack r1, whose switch fails at 5 s.
+    const run = (serverNode: number) =>
+      runText(
+        scenarioText({
+          id: 'local',
+          duration: 20,
+          topology: {
+            nodes: nodes(2, (i) => ({ rack: 'r1', pods: [...(i === 0 ? [pod('client-0')] : []), ...(i === serverNode ? [pod('web-0')] : [])] })),
+            ...webAndClients(1, 1),
+          },
+          timeline: [fault(5, 'fail-rack-switch', 'rack/r1')],
+        }),
+      ).report;
+    const sum = (r: RunReport, metric: string, from: number) => r.series[metric]!.values.slice(from).reduce((a, b) => a + b, 0);
+    const near = run(0);
+    expect(sum(near, 'requests.ok', 10)).toBeGreaterThan(50);
+    expect(sum(near, 'requests.failed', 10)).toBe(0);
+    const far = run(1);
+    expect(sum(far, 'requests.ok', 10)).toBe(0);
+    const chain = far.why.find((c) => c.symptom.startsWith('packets lost at'))!;
+    expect(chain.steps.map((s) => s.text).join('\n')).toMatch(/was cut off at 5\.0 s: the top-of-rack switch of rack r1 failed/);
   });
 });
 

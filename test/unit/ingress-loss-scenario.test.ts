@@ -94,7 +94,7 @@ describe(FILE, () => {
   it('the why chain names the stale next hop, the power loss and the hold timer', () => {
     const chain = base.why.find((c) => c.symptom === 'packets black-holed at router/tor')!;
     const text = chain.steps.map((s) => s.text).join('\n');
-    expect(text).toContain('ECMP next hop 10.0.0.13 (node/node-c), a node without power');
+    expect(text).toContain('ECMP next hop 10.0.0.13 (node/node-c), a node the network no longer reaches');
     expect(text).toContain('lost power at 100.0 s');
     expect(text).toContain('its BGP hold timer fired at 180.0 s: 90 s after the last KEEPALIVE, received at 90.0 s');
     const bfd = fixed['bfd']!.why.find((c) => c.symptom === 'packets black-holed at router/tor')!;

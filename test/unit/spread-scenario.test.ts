@@ -82,13 +82,13 @@ describe(FILE, () => {
     ).toEqual({ 'topology.kubernetes.io/zone': 'room-1', rack: 'r1', 'kubernetes.io/hostname': 'node-a' });
   });
 
-  it('why: the lost packets lead to the dark node and to the reason the scheduler put the pod there', () => {
+  it('why: the lost packets lead to the cut-off node, its rack switch, and to the reason the scheduler put the pod there', () => {
     const textsOf = (fixes: string[]) => {
       const chain = runShipped(FILE, fixes).why.find((c) => c.symptom === 'packets lost at network/fabric')!;
       return chain.steps.map((step) => `${step.entity}: ${step.text}`);
     };
     const base = textsOf([]);
-    expect(base[1]).toMatch(/^node\/node-[ghi]: went dark at 20\.0 s$/);
+    expect(base[1]).toMatch(/^node\/node-[ghi]: was cut off at 20\.0 s: the top-of-rack switch of rack r3 failed$/);
     expect(base[2]).toMatch(
       /was scheduled onto node-[ghi]: 9 of 9 schedulable nodes passed its filters; 9 tied on its score \(0\).*every node that passed is in one topology\.kubernetes\.io\/zone/,
     );

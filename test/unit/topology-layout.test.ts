@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveView, NodeView, PodView, TopologyView } from '../../src/sim/api';
-import { GROUP_FROM, layoutTopology, RACK_TITLE, searchTopology, sitePoints, type Rect } from '../../src/ui/topology/topology-layout';
+import { GROUP_FROM, GROUP_TITLE_PX, layoutTopology, searchTopology, sitePoints, type Rect } from '../../src/ui/topology/topology-layout';
 import { liveView } from '../fixtures/live-view';
 import { busiest, rates } from '../../src/ui/topology/traffic-layer';
 
@@ -22,6 +22,7 @@ function node(i: number, cloud = true): NodeView {
     schedulable: true,
     inCluster: true,
     powered: true,
+    uplinkUp: true,
     labels: { 'kubernetes.io/hostname': `node-${i}` },
     rack: null,
     room: null,
@@ -113,20 +114,29 @@ describe('topology layout', () => {
     [6, 7].forEach((i) => place(i, 'r3', false));
     const l = layoutTopology(t, new Set(), { width: 1550, height: 720 });
     expect(l.machineGroups).toEqual([]);
-    expect(l.racks.map((r) => [r.title, r.machines, r.unlabelled])).toEqual([
-      ['rack r1 · room-1', 3, 0],
-      ['rack r2 · room-1', 3, 1],
-      ['rack r3 · room-1', 2, 2],
+    expect(l.racks.map((r) => [r.title, r.machines])).toEqual([
+      ['rack r1 · room-1', 3],
+      ['rack r2 · 1 not labelled r2 · room-1', 3],
+      ['rack r3 · none labelled r3 · room-1', 2],
     ]);
     for (const frame of l.racks) {
       const inRack = l.nodes.filter((b) => b.node.rack === frame.rack);
       for (const b of inRack) expect(inside(b, frame)).toBe(true);
       // Machines of other racks, and those in none, lie outside the frame.
       for (const b of l.nodes.filter((n) => n.node.rack !== frame.rack)) expect(overlaps(b, frame)).toBe(false);
-      // The title band above the machines is free of them.
-      expect(Math.min(...inRack.map((b) => b.y))).toBeGreaterThanOrEqual(frame.y + RACK_TITLE.h);
+      // The heading band above the machines is free of them and as tall in the picture as a title line on screen at Fit.
+      expect(frame.headingPx).toBe(GROUP_TITLE_PX);
+      expect(Math.min(...inRack.map((b) => b.y))).toBeGreaterThanOrEqual(frame.band.y + frame.band.h);
     }
     for (let i = 0; i < l.racks.length; i++) for (let j = i + 1; j < l.racks.length; j++) expect(overlaps(l.racks[i]!, l.racks[j]!)).toBe(false);
+    // A failed switch is said first after the rack's name, so a title cut short keeps it.
+    [6, 7].forEach((i) => (t.nodes[i] = { ...t.nodes[i]!, uplinkUp: false }));
+    t.nodes[5] = { ...t.nodes[5]!, uplinkUp: false };
+    expect(layoutTopology(t, new Set(), { width: 1550, height: 720 }).racks.map((r) => r.title)).toEqual([
+      'rack r1 · room-1',
+      'rack r2 · 1 not labelled r2 · room-1',
+      'rack r3 · switch down · none labelled r3 · room-1',
+    ]);
     // Without a rack or room anywhere there is no frame.
     expect(layoutTopology(cluster()).racks).toEqual([]);
   });

@@ -27,6 +27,7 @@ import { slowZookeeper } from './slow-zookeeper';
 import { partitionZookeeper } from './partition-zookeeper';
 import { setEnvoyRollout } from './set-envoy-rollout';
 import { powerOffNode } from './power-off-node';
+import { failRackSwitch } from './fail-rack-switch';
 import { hangBgpSpeaker } from './hang-bgp-speaker';
 import { restartBgpSpeaker } from './restart-bgp-speaker';
 
@@ -48,6 +49,7 @@ export const FAULTS: readonly Fault[] = [
   removeBgpSpeaker,
   changeEcmpHash,
   powerOffNode,
+  failRackSwitch,
   hangBgpSpeaker,
   restartBgpSpeaker,
   setInstanceAllowance,

@@ -26,6 +26,13 @@ export function nodeNamed(world: World, name: string): Host {
   return host;
 }
 
+/** The machines standing in a rack (topology.nodes[].rack). */
+export function hostsInRack(world: World, name: string): Host[] {
+  const hosts = world.hosts.filter((h) => h.rack === name);
+  if (hosts.length === 0) throw missing('rack', name, [...new Set(world.hosts.flatMap((h) => (h.rack === null ? [] : [h.rack])))]);
+  return hosts;
+}
+
 export function deploymentNamed(world: World, name: string): string {
   if (!world.workloads.hasDeployment(name)) throw missing('deployment', name, world.workloads.deploymentNames());
   return name;

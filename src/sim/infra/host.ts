@@ -53,6 +53,8 @@ export class Host {
   inCluster = true;
   /** The machine has power: one without receives nothing and sends nothing. */
   powered = true;
+  /** Its top-of-rack switch passes its frames: behind a failed one it still runs, and reaches only itself. */
+  uplinkUp = true;
   /** The Node object's labels (rack, zone, hostname), which the scheduler's topology keys read. */
   labels: Readonly<Record<string, string>> = {};
   /** Where the machine stands, whatever its labels say. */
@@ -82,6 +84,11 @@ export class Host {
     this.conntrack = new ConntrackTable(o.conntrackMax, KUBE_PROXY_TIMEOUTS);
     this.ipamCursor = o.podCidr.base + 2;
     this.lastDropLog = new Float64Array(o.dropReasonCount).fill(-Infinity);
+  }
+
+  /** Whether frames on the wire reach the machine. */
+  get reachable(): boolean {
+    return this.powered && this.uplinkUp;
   }
 
   /** Built once: it names the entity in every drop, trace and log line. */

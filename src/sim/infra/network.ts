@@ -378,9 +378,9 @@ export class Network {
     this.forward(id, Stage.fabric, this.elementSite(element));
   }
 
-  /** Hands the packet to an element or a host; a host without power loses it, and `site`, which sent it there, counts the drop. */
+  /** Hands the packet to an element or a host; a host without power or switch loses it, and `site`, which sent it there, counts the drop. */
   private toTarget(id: number, target: number, from: number, site: DropSite): void {
-    if (!isElement(target) && !this.hosts[hostOf(target)]!.powered) {
+    if (!isElement(target) && !this.hosts[hostOf(target)]!.reachable) {
       this.drop(id, 'node_down', site);
       return;
     }

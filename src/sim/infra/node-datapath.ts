@@ -166,6 +166,10 @@ export class NodeDatapath {
       p.outerDst[id] = route.via ?? dst;
       p.iface[id] = host.ifaceIndex('eth0');
     } else p.iface[id] = out;
+    if (!host.uplinkUp) {
+      this.net.drop(id, 'node_down', host);
+      return;
+    }
     if (route.via !== undefined && iface.kind !== 'tunnel' && !host.hypervisor) {
       // A gateway route: the frame goes to the gateway (a load balancer that is the nodes' way back to clients).
       this.net.forwardTo(id, route.via, host, host.index);

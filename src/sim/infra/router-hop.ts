@@ -26,7 +26,7 @@ export class RouterHop implements PacketElement {
     return this.router.entity;
   }
 
-  /** For a packet lost at a dead node: the next hop the router still sent it to. */
+  /** For a packet lost at a dark node (no power, or a dead switch): the next hop the router still sent it to. */
   dropDetail(reason: DropReason, p: PacketPool, id: number): Record<string, number | string> | undefined {
     if (reason !== 'node_down') return undefined;
     return { nextHop: this.router.route(p.proto[id]!, p.srcIp[id]!, p.srcPort[id]!, p.dstIp[id]!, p.dstPort[id]!) };
@@ -35,7 +35,7 @@ export class RouterHop implements PacketElement {
   describeDrop(reason: DropReason, p: PacketPool, id: number): string | undefined {
     if (reason !== 'node_down') return undefined;
     const hop = formatIpv4(Number(this.dropDetail(reason, p, id)!['nextHop']));
-    return `ECMP still holds next hop ${hop}, a node without power: BGP has not noticed yet`;
+    return `ECMP still holds next hop ${hop}, a node the network no longer reaches: BGP has not noticed yet`;
   }
 
   receive(id: number): void {

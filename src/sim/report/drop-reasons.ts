@@ -53,7 +53,7 @@ export const DROP_REASONS = {
   },
   node_down: {
     kind: 'packet',
-    text: 'The packet was sent to a machine that has lost power, which receives nothing and sends nothing; a router that still holds the machine as a BGP next hop keeps sending it packets until BGP notices.',
+    text: 'The packet was sent to or from a machine the network no longer reaches, as it has lost power or its top-of-rack switch has failed; a router that still holds the machine as a BGP next hop keeps sending it packets until BGP notices.',
   },
   lb_member_down: {
     kind: 'packet',

@@ -114,11 +114,19 @@ function staleNextHopSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): 
   const hop = Number(drop.detail['nextHop']);
   const node = world.nodeByIp(hop);
   const steps: WhyStep[] = [
-    factStep(drop, `sent ${formatCount(drop.count)} packets to ECMP next hop ${formatIpv4(hop)}${node ? ` (${node})` : ''}, a node without power, where they were lost`),
+    factStep(drop, `sent ${formatCount(drop.count)} packets to ECMP next hop ${formatIpv4(hop)}${node ? ` (${node})` : ''}, a node the network no longer reaches, where they were lost`),
   ];
   if (!node) return steps;
   const dark = causes.find('node_powered_off', node);
   if (dark) steps.push(factStep(dark, `lost power at ${seconds(dark.firstAt)}: its MetalLB speaker died with it and withdrew nothing, so the router kept the route`));
+  const cut = causes.find('rack_switch_failed', node);
+  if (cut)
+    steps.push(
+      factStep(
+        cut,
+        `was cut off at ${seconds(cut.firstAt)} when the switch of rack ${String(cut.detail['rack'])} failed: its MetalLB speaker could withdraw nothing, so the router kept the route`,
+      ),
+    );
   const lost = causes.find('bgp_peer_lost', node);
   if (lost) steps.push(heldRouteStep(lost, hop));
   return steps;
@@ -137,6 +145,8 @@ function darkNodeSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): WhyS
   if (!node) return steps;
   const dark = causes.find('node_powered_off', node);
   if (dark) steps.push(factStep(dark, `went dark at ${seconds(dark.firstAt)}`));
+  const cut = causes.find('rack_switch_failed', node);
+  if (cut) steps.push(factStep(cut, `was cut off at ${seconds(cut.firstAt)}: the top-of-rack switch of rack ${String(cut.detail['rack'])} failed`));
   const name = node.slice('node/'.length);
   for (const placed of causes.of('pod_scheduled').filter((f) => f.detail['node'] === name)) {
     steps.push({ entity: placed.entity, at: placed.firstAt, text: `was scheduled onto ${name}: ${String(placed.detail['reason'])}` });

@@ -336,6 +336,7 @@ function checkTimes(scenario: Scenario, report: Report): void {
     dns: topology.dns ? [...DNS_TARGETS] : [],
     external: topology.externalClients.map((c) => c.name),
     zookeeper: topology.zookeeper ? ['ensemble'] : [],
+    rack: [...new Set(topology.nodes.flatMap((node) => (node.rack === undefined ? [] : [node.rack])))],
   };
   const podNames = podNamer(topology);
   scenario.timeline.forEach((entry, i) => {

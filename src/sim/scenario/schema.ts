@@ -11,7 +11,7 @@ export { SCENARIO_VERSION };
 const ID = /^[a-z0-9-]+$/;
 // Kinds a fault may target; `dns/cluster` is CoreDNS, `dns/provider` the cloud's resolver, `external/<name>` a client on
 // the internet, `zookeeper/ensemble` service discovery's ZooKeeper (see faults/).
-export const TARGET_KINDS = ['node', 'pod', 'deployment', 'service', 'router', 'lb', 'dns', 'external', 'zookeeper'] as const;
+export const TARGET_KINDS = ['node', 'pod', 'deployment', 'service', 'router', 'lb', 'dns', 'external', 'zookeeper', 'rack'] as const;
 const TARGET = new RegExp(`^(${TARGET_KINDS.join('|')})\\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$`);
 // Dotted lower-case metric name with optional labels: `lb.requests.failed`, `drops{reason=rp_filter_martian}`.
 const METRIC = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\{[A-Za-z0-9_]+=[A-Za-z0-9_./-]+(,[A-Za-z0-9_]+=[A-Za-z0-9_./-]+)*\})?$/;

@@ -11,6 +11,21 @@ function textWidth(el: Element, text: string): number {
 }
 
 /**
+ * Writes `text` into an SVG text element, cut with an ellipsis where it is longer than `room` (in its own units).
+ * Measuring forces a layout of the whole drawing, so it is skipped while the text and its room are unchanged.
+ */
+export function fitSvgText(el: SVGTextElement, text: string, room: number): void {
+  const key = `${Math.round(room)}|${text}`;
+  if (el.getAttribute('data-fitted') === key) return;
+  el.setAttribute('data-fitted', key);
+  el.textContent = text;
+  for (let n = text.length; n > 1 && el.getComputedTextLength() > room;) {
+    n = Math.floor(n * Math.min(0.95, room / el.getComputedTextLength()));
+    el.textContent = `${text.slice(0, n)}…`;
+  }
+}
+
+/**
  * Whether `text` fits on one line of `ref`'s element in its font at its present width, less `reservePx` the element
  * keeps for itself (a select's padding and arrow); followed as the element is resized.
  */

@@ -21,6 +21,7 @@ const KIND_NAMES: Record<string, string> = {
   instance: 'instance',
   dns: 'DNS upstream',
   external: 'client on the internet',
+  rack: 'rack',
 };
 
 export const targetKinds = (fault: FaultDescriptor): string => fault.targets.map((k) => KIND_NAMES[k] ?? k).join(' or ');

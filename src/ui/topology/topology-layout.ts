@@ -56,11 +56,9 @@ export interface ExternalBox extends ElementBox {
 }
 
 /** Machines that run the same thing, drawn as one block under a heading band the gauge layer writes its summary in. */
-export interface MachineGroup extends Rect {
+export interface MachineGroup extends Rect, Heading {
   role: string;
   machines: NodeBox[];
-  /** The heading, as tall in the picture as `headingPx` on screen at the scale the layout was fitted for. */
-  band: Rect;
   /** GROUP_BAND_PX, or GROUP_TITLE_PX where the panel has room for the title line only. */
   headingPx: number;
 }
@@ -69,18 +67,26 @@ export interface MachineGroup extends Rect {
  * Where a group's heading starts in the picture at zoom `k`. It keeps its size on screen and sits at the bottom of its
  * band, just above the machines: zoomed in, the room the band grows is above it, not between it and what it names.
  */
-export function headingTop(group: MachineGroup, k: number): number {
+export function headingTop(group: Heading, k: number): number {
   return Math.max(group.band.y, group.band.y + group.band.h - group.headingPx / k);
 }
 
+/** A frame's heading: as tall in the picture as `headingPx` on screen at the scale the layout was fitted for. */
+export interface Heading {
+  band: Rect;
+  headingPx: number;
+}
+
 /** The machines of one rack (or of one room, for machines not in a rack), drawn in a frame titled with where they stand. */
-export interface RackFrame extends Rect {
+export interface RackFrame extends Rect, Heading {
   rack: string | null;
   room: string | null;
   title: string;
   machines: number;
   /** Machines in the rack with no label whose value names it: the scheduler cannot tell they stand there. */
   unlabelled: number;
+  /** The rack's top-of-rack switch has failed (fail-rack-switch): its machines are cut off. */
+  switchDown: boolean;
 }
 
 export interface TopologyLayout {
@@ -159,8 +165,6 @@ export const FAR_NAME_PX = 26;
 /** Where the heading's lines go, in screen pixels from the band's top left: the title's baseline, the tables' row (label baseline, then the bar), the fullest machine's baseline. */
 export const GROUP_HEADING = { x: 14, titleY: 19, tablesY: 37, barY: 41, barH: 6, fullestY: 60, tableW: 170, tableGap: 18 } as const;
 const GROUP_PAD = 14;
-/** A rack frame's title band, in the picture's units: room for `.topo-rack-title`'s 30 px, which reads wherever the far view's names do. */
-export const RACK_TITLE = { h: 44, x: 16, y: 33 } as const;
 /** Fewer machines than this are drawn one by one at any size: a heading would take more room than it saves. */
 const GROUP_MIN_MACHINES = 12;
 /** Keeps a heading's height in the picture finite when the viewport is too small for any positive scale. */
@@ -203,7 +207,8 @@ function row<T extends Rect>(boxes: T[], y: number, width: number, gap: number):
  * Columns for the machines grid that let the whole picture be drawn biggest in the viewport, and that scale. Each block
  * of machines starts a row of its own; headings and captions take `screenPx` of the height on screen at any scale.
  * With `frames`, blocks are framed (racks) and may stand side by side, `across` to a row, each `pad` wider on both sides
- * and `extraH[b]` taller than its machines.
+ * and taller than its machines where `titled`, under a heading `titlePx` tall on screen in every row of frames that has
+ * a title; frames that leave their titles `titleW` on screen come first.
  */
 function bestColumns(
   blocks: number[][],
@@ -211,25 +216,34 @@ function bestColumns(
   fixed: { w: number; h: number; left: number; leftH: number },
   screenPx: number,
   viewport: { width: number; height: number },
-  frames?: { pad: number; extraH: number[] },
+  frames?: { pad: number; titled: boolean[]; titlePx: number; titleW: number },
 ): { cols: number; across: number; scale: number } {
   let best = { cols: 1, across: 1, scale: 0 };
+  // Frames at least as wide as their titles, where some column count gives that; the narrowest title-cut ones otherwise.
+  let titled = false;
   const most = Math.max(1, ...blocks.map((b) => b.length));
   const pad = frames?.pad ?? 0;
   for (let cols = 1; cols <= most; cols++) {
     const blockH = blocks.map((heights, b) => {
-      let h = frames?.extraH[b] ?? 0;
+      let h = frames?.titled[b] ? 2 * pad : 0;
       for (let start = 0; start < heights.length; start += cols) h += Math.max(...heights.slice(start, start + cols)) + CELL_GAP;
       return h;
     });
     for (let across = 1; across <= (frames ? blocks.length : 1); across++) {
       let h = fixed.h;
-      for (let start = 0; start < blockH.length; start += across) h += Math.max(...blockH.slice(start, start + across));
+      let titles = 0;
+      for (let start = 0; start < blockH.length; start += across) {
+        h += Math.max(...blockH.slice(start, start + across));
+        if (frames?.titled.slice(start, start + across).some(Boolean)) titles += frames.titlePx;
+      }
       h = Math.max(h, fixed.leftH);
-      const w = fixed.left + Math.max(fixed.w, across * (cols * cellW + (cols - 1) * CELL_GAP + 2 * pad) + (across - 1) * CELL_GAP);
+      const frameW = cols * cellW + (cols - 1) * CELL_GAP + 2 * pad;
+      const w = fixed.left + Math.max(fixed.w, across * frameW + (across - 1) * CELL_GAP);
       // k * h + screenPx <= viewport height.
-      const scale = Math.min(viewport.width / w, (viewport.height - screenPx) / h);
-      if (scale > best.scale * 1.001) best = { cols, across, scale };
+      const scale = Math.min(viewport.width / w, (viewport.height - screenPx - titles) / h);
+      const fits = frameW * scale >= (frames?.titleW ?? 0);
+      if ((fits && !titled) || (fits === titled && scale > best.scale * 1.001)) best = { cols, across, scale };
+      titled ||= fits;
     }
   }
   return best;
@@ -238,9 +252,21 @@ function bestColumns(
 /** Machines that start rows of their own: a role's (machine-groups.ts), or a rack's, titled with where it stands. */
 interface Block {
   role: string | null;
-  site: Omit<RackFrame, keyof Rect | 'machines'> | null;
+  site: Omit<RackFrame, keyof Rect | keyof Heading | 'machines' | 'title'> | null;
   members: number[];
 }
+
+/**
+ * "rack r3 · switch down · none labelled r3 · room-1": the rack, what is wrong with it, and its room last, so a title cut
+ * short keeps what matters.
+ */
+function rackTitle(site: NonNullable<Block['site']>, machines: number): string {
+  const note = site.unlabelled === 0 ? null : site.unlabelled === machines ? `none labelled ${site.rack}` : `${site.unlabelled} not labelled ${site.rack}`;
+  return [site.rack === null ? null : `rack ${site.rack}`, site.switchDown ? 'switch down' : null, note, site.room].filter((t) => t !== null).join(' · ');
+}
+
+/** A rack title's width on screen, roughly: `.topo-rack-title` is 13 px bold, under 0.6 of that a character. */
+const rackTitleW = (title: string): number => 2 * GROUP_HEADING.x + title.length * 13 * 0.6;
 
 /**
  * The machines by where they stand, racks in the order their first machine comes in the topology, and machines in no
@@ -255,10 +281,10 @@ function siteBlocks(nodes: readonly NodeView[]): Block[] {
       return;
     }
     const key = `${node.room ?? ''}/${node.rack ?? ''}`;
-    const title = [node.rack === null ? null : `rack ${node.rack}`, node.room].filter((t) => t !== null).join(' · ');
-    const block = bySite.get(key) ?? { role: null, site: { rack: node.rack, room: node.room, title, unlabelled: 0 }, members: [] };
+    const block = bySite.get(key) ?? { role: null, site: { rack: node.rack, room: node.room, unlabelled: 0, switchDown: node.rack !== null }, members: [] };
     block.members.push(i);
     if (node.rack !== null && !Object.values(node.labels).includes(node.rack)) block.site!.unlabelled++;
+    if (node.uplinkUp) block.site!.switchDown = false;
     bySite.set(key, block);
   });
   const blocks = [...bySite.values()];
@@ -382,7 +408,12 @@ export function layoutTopology(
     { w: el.rowW, h: el.bandsH, left: el.left, leftH: el.leftH },
     0,
     view,
-    { pad: rackPad, extraH: blocks.map((b) => (b.site ? RACK_TITLE.h + 2 * rackPad : 0)) },
+    {
+      pad: rackPad,
+      titled: blocks.map((b) => b.site !== null),
+      titlePx: GROUP_TITLE_PX,
+      titleW: Math.max(0, ...blocks.map((b) => (b.site ? rackTitleW(rackTitle(b.site, b.members.length)) : 0))),
+    },
   );
   const byRole = new Map<string, number[]>();
   for (const i of indices) {
@@ -416,7 +447,7 @@ export function layoutTopology(
   const grouped = blocks[0]!.role !== null;
   const cols = fitted.cols;
   const fitScale = Math.max(fitted.scale, MIN_FIT_SCALE_GUESS);
-  const bandH = grouped ? headingPx / fitScale : 0;
+  const bandH = (grouped ? headingPx : GROUP_TITLE_PX) / fitScale;
   const pad = grouped ? GROUP_PAD : rackPad;
   const gridW = cols * cellW + (cols - 1) * CELL_GAP;
   const across = grouped ? 1 : fitted.across;
@@ -445,8 +476,7 @@ export function layoutTopology(
     const gridLeft = blocksLeft + (b % across) * (gridW + 2 * pad + CELL_GAP) + pad;
     const top = rowTop;
     let by = top;
-    if (grouped) by += pad + bandH;
-    else if (block.site) by += RACK_TITLE.h + pad;
+    if (grouped || block.site) by += pad + bandH;
     const machines: NodeBox[] = [];
     for (let start = 0; start < block.members.length; start += cols) {
       const members = block.members.slice(start, start + cols);
@@ -468,8 +498,9 @@ export function layoutTopology(
     if (grouped || block.site) {
       by += pad - CELL_GAP;
       const frame = { x: gridLeft - pad, y: top, w: gridW + 2 * pad, h: by - top };
-      if (grouped) machineGroups.push({ role: block.role!, machines, ...frame, band: { x: frame.x, y: top, w: frame.w, h: pad + bandH }, headingPx });
-      else racks.push({ ...block.site!, machines: block.members.length, ...frame });
+      const band = { x: frame.x, y: top, w: frame.w, h: pad + bandH };
+      if (grouped) machineGroups.push({ role: block.role!, machines, ...frame, band, headingPx });
+      else racks.push({ ...block.site!, machines: block.members.length, title: rackTitle(block.site!, block.members.length), ...frame, band, headingPx: GROUP_TITLE_PX });
       by += CELL_GAP;
     }
     y = Math.max(y, by);

@@ -4,6 +4,7 @@ import { quiet } from '../components/quiet';
 import { FAR_BELOW } from './gauge-layer';
 import { groupTitle, keepRoles, podsLine } from './machine-groups';
 import { MIN_TEXT_PX } from './zoom';
+import { fitSvgText } from '../components/fit-text';
 import {
   connectionPath,
   groupConnections,
@@ -14,10 +15,10 @@ import {
   interfacesLine,
   layoutTopology,
   nodeSubtitle,
-  RACK_TITLE,
   type ConnectionGroup,
   type ExternalBox,
   type GroupBox,
+  type Heading,
   type LbBox,
   type MachineGroup,
   type NodeBox,
@@ -201,24 +202,31 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .selectAll<SVGGElement, RackFrame>('g.topo-rack')
       .data(racks, (d) => `${d.room ?? ''}/${d.rack ?? ''}`)
       .join((enter) => {
-        const r = enter.append('g').attr('class', 'topo-rack').attr('data-testid', 'rack').attr('role', 'group');
+        const r = enter.append('g').attr('class', 'topo-rack').attr('data-testid', 'rack');
         r.append('rect').attr('class', 'topo-rack-box').attr('rx', 12);
-        r.append('text').attr('class', 'topo-rack-title');
+        r.append('path').attr('class', 'topo-ring');
+        r.append('g').attr('class', 'topo-rack-label').append('text').attr('class', 'topo-rack-title screen-text').attr('x', GROUP_HEADING.x).attr('y', GROUP_HEADING.titleY);
+        r.append('title');
         return r;
       })
       .call((r) => {
+        // A rack is a fault target (its switch); a room alone is only a frame.
         quiet(r)
-          .attr('aria-label', rackLine)
-          .attr('data-rack', (d) => d.rack ?? '');
-        quiet(r.select('rect'))
+          .attr('aria-label', rackLabel)
+          .attr('data-rack', (d) => d.rack ?? '')
+          .attr('data-switch', (d) => (d.rack === null ? null : d.switchDown ? 'down' : 'up'))
+          .attr('data-entity', (d) => (d.rack === null ? null : `rack/${d.rack}`))
+          .attr('role', (d) => (d.rack === null ? 'group' : 'button'))
+          .attr('tabindex', (d) => (d.rack === null ? null : 0));
+        quiet(r.select('.topo-rack-box'))
           .attr('x', (d) => d.x)
           .attr('y', (d) => d.y)
           .attr('width', (d) => d.w)
           .attr('height', (d) => d.h);
-        quiet(r.select('text'))
-          .attr('x', (d) => d.x + RACK_TITLE.x)
-          .attr('y', (d) => d.y + RACK_TITLE.y)
-          .text(rackLine);
+        quiet(r.select('.topo-ring'))
+          .attr('d', (d) => ringPath(d.w, d.h, 12, 3))
+          .attr('transform', (d) => `translate(${d.x},${d.y})`);
+        quiet(r.select('title')).text(rackLabel);
       });
   }
 
@@ -242,24 +250,24 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   }
 
   function placeHeadings(): void {
-    quiet(machineGroupLayer.selectAll<SVGGElement, MachineGroup>('.topo-mgroup-label')).attr('transform', (d) => `translate(${d.band.x},${headingTop(d, scale)}) scale(${1 / scale})`);
+    // From each frame's data, which the last drawing set: the label inside still holds the data it was created with.
+    const place = (label: Element, d: Heading): void => label.setAttribute('transform', `translate(${d.band.x},${headingTop(d, scale)}) scale(${1 / scale})`);
+    machineGroupLayer.selectAll<SVGGElement, MachineGroup>('g.topo-mgroup').each(function (d) {
+      place(this.querySelector('.topo-mgroup-label')!, d);
+    });
+    rackLayer.selectAll<SVGGElement, RackFrame>('g.topo-rack').each(function (d) {
+      const label = this.querySelector('.topo-rack-label')!;
+      place(label, d);
+      // A frame narrower on screen than its title (racks of one machine, zoomed out) cuts it; the tooltip keeps it whole.
+      fitSvgText(label.querySelector('text')!, d.title, d.w * scale - 2 * GROUP_HEADING.x);
+    });
     // The caption goes once the boxes' own names can be read; it is cut to the width it has on screen.
     captionLayer.selectAll<SVGTextElement, Rect & { px: number }>('text').each(function (c) {
       const shown = scale * FAR_NAME_PX < MIN_TEXT_PX;
       this.toggleAttribute('data-tiny', !shown);
       if (!shown) return;
       this.setAttribute('transform', `translate(${c.x},${Math.max(c.y, c.y + c.h - c.px / scale)}) scale(${1 / scale})`);
-      const words = this.getAttribute('data-words') ?? '';
-      const room = c.w * scale - 2 * GROUP_HEADING.x;
-      // Measuring forces a layout of the whole picture: only when the words or their room changed.
-      const key = `${Math.round(room)}|${words}`;
-      if (this.getAttribute('data-fitted') === key) return;
-      this.setAttribute('data-fitted', key);
-      this.textContent = words;
-      for (let n = words.length; n > 1 && this.getComputedTextLength() > room;) {
-        n = Math.floor(n * Math.min(0.95, room / this.getComputedTextLength()));
-        this.textContent = `${words.slice(0, n)}…`;
-      }
+      fitSvgText(this, this.getAttribute('data-words') ?? '', c.w * scale - 2 * GROUP_HEADING.x);
     });
   }
 
@@ -317,16 +325,19 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
           .attr('data-entity', (b) => `node/${b.node.name}`)
           .attr('data-in-cluster', (b) => String(b.node.inCluster))
           .attr('data-powered', (b) => String(b.node.powered))
-          .attr('aria-label', (b) => `node ${b.node.name}${b.node.powered ? '' : ', powered off'}${b.node.inCluster ? '' : ', not in the cluster'}${nodeLabelsText(b.node)}`)
+          .attr('data-uplink', (b) => String(b.node.uplinkUp))
+          .attr('aria-label', (b) => `node ${b.node.name}${darkness(b.node) ? `, ${darkness(b.node)}` : ''}${b.node.inCluster ? '' : ', not in the cluster'}${nodeLabelsText(b.node)}`)
           .attr('transform', (b) => `translate(${b.inner.x},${b.inner.y})`);
         quiet(n.select('.topo-ring')).attr('d', (b) => ringPath(b.inner.w, b.inner.h, 10, 3));
         quiet(n.select('.topo-node-box'))
           .attr('width', (b) => b.inner.w)
           .attr('height', (b) => b.inner.h);
         quiet(n.select('.topo-node-title')).text(
-          (b) => `node/${b.node.name}${!b.node.powered ? ' · powered off' : !b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`,
+          (b) => `node/${b.node.name}${darkness(b.node) ? ` · ${darkness(b.node)}` : !b.node.inCluster ? ' · not in the cluster' : !b.node.schedulable ? ' · cordoned' : ''}`,
         );
-        quiet(n.select('.topo-far-title')).text((b) => (!b.node.powered ? `${b.node.name} (off)` : b.node.inCluster ? b.node.name : `${b.node.name} (out)`));
+        quiet(n.select('.topo-far-title')).text((b) =>
+          !b.node.powered ? `${b.node.name} (off)` : !b.node.uplinkUp ? `${b.node.name} (cut off)` : b.node.inCluster ? b.node.name : `${b.node.name} (out)`,
+        );
         quiet(n.select('.topo-node-sub')).text((b) => `${nodeSubtitle(b.node)} · rp_filter ${b.node.rpFilter}`);
         quiet(n.select('.topo-ifaces')).text((b) => interfacesLine(b.node));
         quiet(n.select('[data-gauge="dns"]')).attr('display', (b) => (b.node.dnsMaxConcurrent === null ? 'none' : null));
@@ -614,10 +625,10 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       })
       .call((p) => {
         quiet(p)
-          .attr('data-dark', (d) => String(!d.node.node.powered))
+          .attr('data-dark', (d) => String(darkness(d.node.node) !== ''))
           .attr('d', (d) => curve(d.router.x + d.router.w / 2, d.router.y + d.router.h, d.node.inner.x + d.node.inner.w / 2, d.node.y));
-        const dark = ' — powered off, yet still a next hop: its share of the flows is lost until BGP notices';
-        quiet(p.select('title')).text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}${d.node.node.powered ? '' : dark}`);
+        const dark = (node: NodeView): string => (darkness(node) ? ` — ${darkness(node)}, yet still a next hop: its share of the flows is lost until BGP notices` : '');
+        quiet(p.select('title')).text((d) => `${d.prefix}: ECMP next hop ${d.i + 1} of ${d.n}, node ${d.node.node.name}${dark(d.node.node)}`);
       });
   }
 
@@ -805,13 +816,13 @@ function curve(x1: number, y1: number, x2: number, y2: number): string {
   return `M${x1},${y1}C${x1},${my} ${x2},${my} ${x2},${y2}`;
 }
 
-/** "rack r3 · room-1 · 3 machines, none labelled r3": where they stand, and whether their labels say so. */
-function rackLine(d: RackFrame): string {
-  const count = `${d.machines} ${d.machines === 1 ? 'machine' : 'machines'}`;
-  const labelled = d.machines - d.unlabelled;
-  const note = d.unlabelled === 0 ? '' : labelled === 0 ? `, none labelled ${d.rack}` : `, ${d.unlabelled} not labelled ${d.rack}`;
-  return `${d.title} · ${count}${note}`;
+/** Why the network no longer reaches a machine, or '' while it does. */
+function darkness(node: NodeView): string {
+  return !node.powered ? 'powered off' : !node.uplinkUp ? 'cut off by its rack switch' : '';
 }
+
+/** A rack's title with its machines counted, for its tooltip and accessible name. */
+const rackLabel = (d: RackFrame): string => `${d.title} · ${d.machines} ${d.machines === 1 ? 'machine' : 'machines'}`;
 
 /** The node's labels for its accessible name, less the hostname its name already gives. */
 function nodeLabelsText(node: NodeView): string {
