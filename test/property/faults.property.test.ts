@@ -8,7 +8,7 @@ import { clusterDns, grpcClient, grpcServer, httpClient, httpServer, nodes, scen
 import { loadText } from '../fixtures/scenario-run';
 
 /**
- * A cluster with a target of every kind: three cloud nodes with ENI pod networking, an HTTP Service behind MetalLB
+ * A cluster with a target of every kind: three cloud nodes with ENI pod networking in two racks, an HTTP Service behind MetalLB
  * (router `tor`) and an F5 pool (`bigip`), gRPC clients finding their servers through external-dns, CoreDNS and the
  * cloud resolver, and mesh clients finding their backends through ZooKeeper. Random faults from the whole catalog, at random times with random parameters, must leave the packet
  * ledger balanced at every second, and a fault either applies or is refused with a message naming a field.
@@ -20,7 +20,7 @@ const CLUSTER = scenarioText({
   description: 'a target of every kind for random faults',
   duration: 30,
   topology: {
-    nodes: nodes(3, { platform: 'cloud' }),
+    nodes: nodes(3, (i) => ({ platform: 'cloud', rack: i < 2 ? 'r1' : 'r2' })),
     deployments: {
       web: httpServer(3),
       client: httpClient(2, 'web'),
@@ -53,6 +53,7 @@ const NAMES: Record<string, string[]> = {
   dns: ['cluster', 'provider'],
   external: ['via-bgp', 'via-f5'],
   zookeeper: ['ensemble'],
+  rack: ['r1', 'r2'],
 };
 
 const BASE = loadText(CLUSTER);

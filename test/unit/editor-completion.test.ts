@@ -87,7 +87,7 @@ describe('placeAt', () => {
 describe('schema completion', () => {
   it('offers the keys a mapping may still take, with type, default and range', () => {
     const keys = suggest(SCHEMA, placeOf('topology:\n  nodes:\n    - name: a\n      |\n')!);
-    expect(keys.map((k) => k.label)).toEqual(['ip', 'podCidr', 'platform', 'size', 'pods', 'joined', 'labels']);
+    expect(keys.map((k) => k.label)).toEqual(['ip', 'podCidr', 'platform', 'size', 'pods', 'joined', 'labels', 'rack', 'room']);
     expect(keys.find((k) => k.label === 'platform')).toMatchObject({ apply: 'platform: ', detail: '"bare-metal" | "cloud" = "bare-metal"' });
     expect(keys.find((k) => k.label === 'size')).toMatchObject({ detail: 'number = 1', info: 'Above 0, at most 64.' });
     expect(keys.find((k) => k.label === 'ip')).toMatchObject({ boost: 1, info: 'Required.' });

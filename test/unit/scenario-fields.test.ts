@@ -15,7 +15,7 @@ const field = (fields: Field[], key: string): Field => {
 describe('fieldsAt', () => {
   it('types a node’s values from the schema and reads what the text says', () => {
     const { fields, inText } = fieldsAt(DEMO, ['topology', 'nodes', 0]);
-    expect(fields.map((f) => f.key)).toEqual(['name', 'ip', 'podCidr', 'platform', 'size', 'joined']);
+    expect(fields.map((f) => f.key)).toEqual(['name', 'ip', 'podCidr', 'platform', 'size', 'joined', 'rack', 'room']);
     expect(field(fields, 'name')).toEqual({ key: 'name', path: ['topology', 'nodes', 0, 'name'], input: 'text', required: true, value: 'node-a' });
     expect(field(fields, 'platform')).toEqual({
       key: 'platform',
