@@ -91,6 +91,14 @@ describe(FILE, () => {
     expect(sum(fixed['graceful-restart']!, 'client.connections.reset', 60, 80)).toBe(0);
   });
 
+  it('the reset chain follows the ECMP change back to the hold timer and the power loss', () => {
+    const chain = base.why.find((c) => c.symptom.startsWith('connections reset at'))!;
+    const text = chain.steps.map((s) => `${s.entity}: ${s.text}`).join('\n');
+    expect(text).toMatch(/router\/tor: changed its ECMP group .* withdrew 192\.0\.2\.50\/32 via 10\.0\.0\.13: 4 → 3 next hops/);
+    expect(text).toContain('router/tor: kept 10.0.0.13 as a next hop, stale, until its BGP hold timer fired at 180.0 s');
+    expect(text).toContain('node/node-c: lost power at 100.0 s');
+  });
+
   it('the why chain names the stale next hop, the power loss and the hold timer', () => {
     const chain = base.why.find((c) => c.symptom === 'packets black-holed at router/tor')!;
     const text = chain.steps.map((s) => s.text).join('\n');

@@ -117,18 +117,19 @@ function staleNextHopSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): 
     factStep(drop, `sent ${formatCount(drop.count)} packets to ECMP next hop ${formatIpv4(hop)}${node ? ` (${node})` : ''}, a node the network no longer reaches, where they were lost`),
   ];
   if (!node) return steps;
-  const dark = causes.find('node_powered_off', node);
-  if (dark) steps.push(factStep(dark, `lost power at ${seconds(dark.firstAt)}: its MetalLB speaker died with it and withdrew nothing, so the router kept the route`));
-  const cut = causes.find('rack_switch_failed', node);
-  if (cut)
-    steps.push(
-      factStep(
-        cut,
-        `was cut off at ${seconds(cut.firstAt)} when the switch of rack ${String(cut.detail['rack'])} failed: its MetalLB speaker could withdraw nothing, so the router kept the route`,
-      ),
-    );
+  steps.push(...darkSteps(causes, node, ': its MetalLB speaker could withdraw nothing, so the router kept the route'));
   const lost = causes.find('bgp_peer_lost', node);
   if (lost) steps.push(heldRouteStep(lost, hop));
+  return steps;
+}
+
+/** How a node went dark: it lost power, or its rack's switch failed; `after` is said of either. */
+function darkSteps(causes: CauseLog, node: string, after = ''): WhyStep[] {
+  const steps: WhyStep[] = [];
+  const dark = causes.find('node_powered_off', node);
+  if (dark) steps.push(factStep(dark, `lost power at ${seconds(dark.firstAt)}${after}`));
+  const cut = causes.find('rack_switch_failed', node);
+  if (cut) steps.push(factStep(cut, `was cut off at ${seconds(cut.firstAt)}: the top-of-rack switch of rack ${String(cut.detail['rack'])} failed${after}`));
   return steps;
 }
 
@@ -143,10 +144,7 @@ function darkNodeSteps(causes: CauseLog, world: WhyWorld, drop: CauseFact): WhyS
   const to = pod ? `${pod.entity} on ${node}` : (node ?? formatIpv4(dst));
   const steps: WhyStep[] = [factStep(drop, `lost ${formatCount(drop.count)} packets, the latest for ${to}: a machine that receives nothing and sends nothing`)];
   if (!node) return steps;
-  const dark = causes.find('node_powered_off', node);
-  if (dark) steps.push(factStep(dark, `went dark at ${seconds(dark.firstAt)}`));
-  const cut = causes.find('rack_switch_failed', node);
-  if (cut) steps.push(factStep(cut, `was cut off at ${seconds(cut.firstAt)}: the top-of-rack switch of rack ${String(cut.detail['rack'])} failed`));
+  steps.push(...darkSteps(causes, node));
   const name = node.slice('node/'.length);
   for (const placed of causes.of('pod_scheduled').filter((f) => f.detail['node'] === name)) {
     steps.push({ entity: placed.entity, at: placed.firstAt, text: `was scheduled onto ${name}: ${String(placed.detail['reason'])}` });
@@ -237,6 +235,12 @@ function ecmpSteps(causes: CauseLog, reset: CauseFact): WhyStep[] {
   const announced = causes.find('bgp_announced', node);
   const withdrawn = causes.find('bgp_withdrawn', node);
   const latest = [announced, withdrawn].filter((f) => f !== undefined).sort((a, b) => b.lastAt - a.lastAt)[0];
+  // A session that died without a withdrawal (a dark node, a hung speaker) takes its next hop out when the router notices.
+  const lost = causes.find('bgp_peer_lost', node);
+  if (lost && Number(lost.detail['detectedAt']) <= change.lastAt && (!latest || latest.lastAt < Number(lost.detail['detectedAt']))) {
+    steps.push(heldRouteStep(lost, Number(lost.detail['nextHop'])), ...darkSteps(causes, node));
+    return steps;
+  }
   if (!latest) return steps;
   const d = latest.detail;
   const local = d['policy'] === 'Local' ? ': under externalTrafficPolicy Local only nodes with a ready endpoint announce' : '';
