@@ -7,7 +7,7 @@ import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, toSeconds, type SimTime } from '../core/time';
 import type { MeshServer, MeshServers } from './mesh-server';
-import { hasAddition } from './listing';
+import { diffListings, hasAddition } from './listing';
 import { tryBackend, type MeshProxy, type Outcome } from './outcome';
 import type { Registration } from './zookeeper';
 import type { Pod } from '../infra/pod';
@@ -15,6 +15,7 @@ import type { TcpParams } from '../net/tcp-params';
 import { CheckTraffic } from './check-traffic';
 
 const TURNAROUND_MS = 1000;
+const NO_LINES: readonly Registration[] = [];
 
 /** One HAProxy process: the configuration it parsed, and its life from start to exit. */
 export interface Process {
@@ -50,6 +51,8 @@ export class Haproxies {
   /** Picks that passed over a backend which was serving, because the process's checks of it had failed. */
   readonly skippedLive: Counter;
   private readonly checkPackets: FluidPackets;
+  /** Outcomes of one server's checks, by check number, while markedDown reads them back. */
+  readonly passedScratch: boolean[] = [];
   /** Server lines the active processes check, since `checkedSince`; the fractions of a packet not yet booked. */
   private checkedLines = 0;
   private checkedSince = 0;
@@ -75,22 +78,47 @@ export class Haproxies {
   }
 
   /**
-   * A process on `from` starts (1) or stops (-1) checking server lines, each once per `inter`; call bookChecks() first.
-   * Returns how many.
+   * A process on `from` stops checking the lines of `before` and starts checking those of `after`, each once per
+   * `inter`, all but those deleted by `disabledAt` (synapse disabled them); call bookChecks() first. A line on both
+   * lists keeps its checks, so the cost follows what changed, not the length of the lists.
    */
-  check(from: Pod, lines: Iterable<Registration>, sign: 1 | -1, skip: (r: Registration) => boolean): number {
+  recheck(from: Pod, before: readonly Registration[], after: readonly Registration[], disabledAt: number): void {
+    if (before === after) return;
+    let count = 0;
+    diffListings(before, after, {
+      removed: (r) => {
+        if (r.deletedAt <= disabledAt) return;
+        count--;
+        this.checkLine(r, -1);
+      },
+      added: (r) => {
+        if (r.deletedAt <= disabledAt) return;
+        count++;
+        this.checkLine(r, 1);
+      },
+    });
+    this.traffic.add(from.host, count);
+    this.checkedLines += count;
+  }
+
+  /** A process on `from` stops checking the lines deleted in (since, until]: synapse has disabled them. */
+  uncheckDeleted(from: Pod, lines: readonly Registration[], since: number, until: number): void {
     let count = 0;
     for (const r of lines) {
-      if (skip(r)) continue;
+      if (r.deletedAt <= since || r.deletedAt > until) continue;
       count++;
-      const server = this.servers.of(r.pod);
-      if (!server) continue;
-      server.checkers += sign;
-      this.traffic.add(server.pod.host, sign);
+      this.checkLine(r, -1);
     }
-    this.traffic.add(from.host, sign * count);
-    this.checkedLines += sign * count;
-    return count;
+    this.traffic.add(from.host, -count);
+    this.checkedLines -= count;
+  }
+
+  /** One line's checks start (1) or stop (-1) at its backend; the checking end is counted by the caller. */
+  private checkLine(r: Registration, sign: 1 | -1): void {
+    const server = this.servers.of(r.pod);
+    if (!server) return;
+    server.checkers += sign;
+    this.traffic.add(server.pod.host, sign);
   }
 
   /**
@@ -156,7 +184,7 @@ export class Haproxy implements MeshProxy {
     const process = this.spawn();
     process.activeAt = this.all.ctx.sched.now;
     this.active = process;
-    this.setChecking(process, 1);
+    this.moveChecks(null, process);
     this.lastReloadAt = this.all.ctx.sched.now;
   }
 
@@ -230,7 +258,7 @@ export class Haproxy implements MeshProxy {
   stop(): void {
     this.stopped = true;
     if (this.reloadTimer) this.all.ctx.sched.cancel(this.reloadTimer);
-    if (this.active) this.setChecking(this.active, -1);
+    if (this.active) this.moveChecks(this.active, null);
     this.processes.length = 0;
     this.active = null;
   }
@@ -251,25 +279,25 @@ export class Haproxy implements MeshProxy {
   }
 
   /**
-   * The process starts (1) or stops (-1) checking its server lines, all but those synapse has disabled: HAProxy does
-   * not check a server in maintenance. A process that soft-stops after a reload stops its checks
-   * (docs/sources/service-discovery.md#haproxy-health-checks).
+   * The checks move from process `from` to process `to` (null: none before the first, none after the last), for every
+   * server line but those synapse has disabled: HAProxy does not check a server in maintenance. A process that
+   * soft-stops after a reload stops its checks (docs/sources/service-discovery.md#haproxy-health-checks). A service
+   * whose list the reload left as it was costs nothing.
    */
-  private setChecking(process: Process, sign: 1 | -1): void {
+  private moveChecks(from: Process | null, to: Process | null): void {
     this.all.bookChecks();
-    for (const list of process.config.values()) this.all.check(this.pod, list, sign, this.skipDisabled);
+    for (const service of this.services) {
+      this.all.recheck(this.pod, from?.config.get(service) ?? NO_LINES, to?.config.get(service) ?? NO_LINES, this.readAt.get(service) ?? -Infinity);
+    }
   }
 
   /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
   private uncheckDisabled(service: string, now: number): void {
     const running = this.active?.config.get(service);
     if (!running) return;
-    const before = this.readAt.get(service) ?? -Infinity;
     this.all.bookChecks();
-    this.all.check(this.pod, running, -1, (r) => r.deletedAt <= before || r.deletedAt > now);
+    this.all.uncheckDeleted(this.pod, running, this.readAt.get(service) ?? -Infinity, now);
   }
-
-  private readonly skipDisabled = (r: Registration): boolean => this.disabled(r);
 
   /**
    * Whether synapse has disabled the server over the stats socket: it is gone from the latest list of its service. A
@@ -298,13 +326,31 @@ export class Haproxy implements MeshProxy {
     const serving = server?.state === 'serving';
     if (serving && !all.traffic.lossBetween(this.pod.host, server.pod.host, first, now)) return false;
     const { rise, fall } = all.settings;
+    // Health stays within [0, rise + fall - 1]: `rise` passes in a row leave it at the top and `fall` failures in a row
+    // at 0, whatever it was before, so the checks are read back to the latest such run and replayed from there.
+    const passed = all.passedScratch;
+    const last = Math.floor((now - first) / inter);
+    let end = last;
     let health = rise;
-    for (let k = 0, t = first; t <= now; k++, t += inter) {
+    let from = 0;
+    for (let k = last, passes = 0, failures = 0; k >= 0; k--) {
+      const t = first + k * inter;
       const failure = this.checkFailure(server, process, k, t);
-      if (failure === 'timeout' && t + inter > now) break;
-      if (failure === null) health = health + 1 >= rise ? rise + fall - 1 : health + 1;
-      else health = health - 1 < rise ? 0 : health - 1;
+      // The latest check may still wait for its answer: it has not ended.
+      if (failure === 'timeout' && t + inter > now) {
+        end = k - 1;
+        continue;
+      }
+      passed[k] = failure === null;
+      passes = failure === null ? passes + 1 : 0;
+      failures = failure === null ? 0 : failures + 1;
+      if (passes === rise || failures === fall) {
+        health = passes === rise ? rise + fall - 1 : 0;
+        from = k + (passes === rise ? rise : fall);
+        break;
+      }
     }
+    for (let k = from; k <= end; k++) health = passed[k] ? (health + 1 >= rise ? rise + fall - 1 : health + 1) : health - 1 < rise ? 0 : health - 1;
     const down = health < rise;
     if (down && serving) all.skippedLive.inc();
     return down;
@@ -350,11 +396,8 @@ export class Haproxy implements MeshProxy {
     const old = this.active;
     process.activeAt = ctx.sched.now;
     this.active = process;
-    this.setChecking(process, 1);
-    if (old) {
-      this.setChecking(old, -1);
-      this.retire(old);
-    }
+    this.moveChecks(old, process);
+    if (old) this.retire(old);
   }
 
   onExit(pid: number): void {
