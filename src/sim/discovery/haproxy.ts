@@ -16,6 +16,9 @@ import { CheckTraffic } from './check-traffic';
 
 const TURNAROUND_MS = 1000;
 const NO_LINES: readonly Registration[] = [];
+// Model choice: a server's health counter is read back over at most 8 × (rise + fall) checks
+// (docs/sources/service-discovery.md#health-check-saturation).
+const REPLAY_RUNS = 8;
 
 /** One HAProxy process: the configuration it parsed, and its life from start to exit. */
 export interface Process {
@@ -74,7 +77,7 @@ export class Haproxies {
     this.rng = ctx.rng.stream('haproxy');
     this.checkPackets = new FluidPackets(ctx, ctx.metrics.counter('haproxy.checks.packets'), ctx.metrics.counter('haproxy.checks.packets.dropped'), 'hypervisor_pps_exceeded');
     this.skippedLive = ctx.metrics.counter('haproxy.skipped_live_servers');
-    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks());
+    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks(), REPLAY_RUNS * (settings.rise + settings.fall));
   }
 
   /**
@@ -324,16 +327,19 @@ export class Haproxy implements MeshProxy {
     const first = process.activeAt + Math.floor(((r.pod * 0.6180339887) % 1) * inter);
     if (now < first) return false;
     const serving = server?.state === 'serving';
-    if (serving && !all.traffic.lossBetween(this.pod.host, server.pod.host, first, now)) return false;
+    if (serving && !all.traffic.lossSince(this.pod.host, server.pod.host, first)) return false;
     const { rise, fall } = all.settings;
     // Health stays within [0, rise + fall - 1]: `rise` passes in a row leave it at the top and `fall` failures in a row
-    // at 0, whatever it was before, so the checks are read back to the latest such run and replayed from there.
+    // at 0, whatever it was before, so the checks are read back to the latest such run and replayed from there. The
+    // loss is kept for 8 × (rise + fall) checks, in which such a run is all but certain; a server without one there is
+    // replayed from the oldest check kept, with the health a new server starts at.
     const passed = all.passedScratch;
     const last = Math.floor((now - first) / inter);
+    const oldest = Math.max(0, Math.ceil((all.traffic.heldSince - first) / inter));
     let end = last;
     let health = rise;
-    let from = 0;
-    for (let k = last, passes = 0, failures = 0; k >= 0; k--) {
+    let from = oldest;
+    for (let k = last, passes = 0, failures = 0; k >= oldest; k--) {
       const t = first + k * inter;
       const failure = this.checkFailure(server, process, k, t);
       // The latest check may still wait for its answer: it has not ended.
