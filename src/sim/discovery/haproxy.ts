@@ -7,7 +7,7 @@ import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, toSeconds, type SimTime } from '../core/time';
 import type { MeshServer, MeshServers } from './mesh-server';
-import { diffListings, hasAddition } from './listing';
+import { diffListings } from './listing';
 import { tryBackend, type MeshProxy, type Outcome } from './outcome';
 import type { Registration } from './zookeeper';
 import type { Pod } from '../infra/pod';
@@ -104,16 +104,23 @@ export class Haproxies {
     this.checkedLines += count;
   }
 
-  /** A process on `from` stops checking the lines deleted in (since, until]: synapse has disabled them. */
-  uncheckDeleted(from: Pod, lines: readonly Registration[], since: number, until: number): void {
+  /**
+   * synapse hands a process on `from` the list `after` of a service whose running lines are `running`: the process
+   * stops checking the running lines deleted in (since, until], which synapse disables; call bookChecks() first.
+   * Returns whether `after` has a server the process lacks, which needs a reload. One walk of both lists does both.
+   */
+  disableDeleted(from: Pod, running: readonly Registration[], after: readonly Registration[], since: number, until: number): boolean {
     let count = 0;
-    for (const r of lines) {
-      if (r.deletedAt <= since || r.deletedAt > until) continue;
+    let addition = false;
+    const disable = (r: Registration): void => {
+      if (r.deletedAt <= since || r.deletedAt > until) return;
       count++;
       this.checkLine(r, -1);
-    }
+    };
+    diffListings(running, after, { removed: disable, kept: disable, added: () => (addition = true) });
     this.traffic.add(from.host, -count);
     this.checkedLines -= count;
+    return addition;
   }
 
   /** One line's checks start (1) or stop (-1) at its backend; the checking end is counted by the caller. */
@@ -194,11 +201,17 @@ export class Haproxy implements MeshProxy {
   update(service: string, list: readonly Registration[]): void {
     if (this.stopped || this.desired.get(service) === list) return;
     this.desired.set(service, list);
-    this.uncheckDisabled(service, this.all.ctx.sched.now);
-    this.readAt.set(service, this.all.ctx.sched.now);
-    // Servers the running process has are enabled or disabled over the stats socket (see `disabled`); a new one needs
-    // a reload.
-    if (hasAddition(this.active?.config.get(service) ?? [], list)) this.requestReload();
+    const now = this.all.ctx.sched.now;
+    const running = this.active?.config.get(service);
+    // Servers the running process has are enabled or disabled over the stats socket (see `disabled`): the deleted
+    // ones stop being checked. A new one needs a reload.
+    let addition = list.length > 0;
+    if (running) {
+      this.all.bookChecks();
+      addition = this.all.disableDeleted(this.pod, running, list, this.readAt.get(service) ?? -Infinity, now);
+    }
+    this.readAt.set(service, now);
+    if (addition) this.requestReload();
   }
 
   forward(service: string): Outcome {
@@ -292,14 +305,6 @@ export class Haproxy implements MeshProxy {
     for (const service of this.services) {
       this.all.recheck(this.pod, from?.config.get(service) ?? NO_LINES, to?.config.get(service) ?? NO_LINES, this.readAt.get(service) ?? -Infinity);
     }
-  }
-
-  /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
-  private uncheckDisabled(service: string, now: number): void {
-    const running = this.active?.config.get(service);
-    if (!running) return;
-    this.all.bookChecks();
-    this.all.uncheckDeleted(this.pod, running, this.readAt.get(service) ?? -Infinity, now);
   }
 
   /**
