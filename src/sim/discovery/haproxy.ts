@@ -54,7 +54,7 @@ export class Haproxies {
   /** Picks that passed over a backend which was serving, because the process's checks of it had failed. */
   readonly skippedLive: Counter;
   private readonly checkPackets: FluidPackets;
-  /** Outcomes of one server's checks, by check number, while markedDown reads them back. */
+  /** Outcomes of one server's checks, the latest first, while markedDown reads them back. */
   readonly passedScratch: boolean[] = [];
   /** Server lines the active processes check, since `checkedSince`; the fractions of a packet not yet booked. */
   private checkedLines = 0;
@@ -352,7 +352,7 @@ export class Haproxy implements MeshProxy {
         end = k - 1;
         continue;
       }
-      passed[k] = failure === null;
+      passed[last - k] = failure === null;
       passes = failure === null ? passes + 1 : 0;
       failures = failure === null ? 0 : failures + 1;
       if (passes === rise || failures === fall) {
@@ -361,7 +361,7 @@ export class Haproxy implements MeshProxy {
         break;
       }
     }
-    for (let k = from; k <= end; k++) health = passed[k] ? (health + 1 >= rise ? rise + fall - 1 : health + 1) : health - 1 < rise ? 0 : health - 1;
+    for (let k = from; k <= end; k++) health = passed[last - k] ? (health + 1 >= rise ? rise + fall - 1 : health + 1) : health - 1 < rise ? 0 : health - 1;
     const down = health < rise;
     if (down && serving) all.skippedLive.inc();
     return down;
