@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SimContext } from '../../src/sim/context';
-import { atSeconds, seconds } from '../../src/sim/core/time';
+import { atSeconds, seconds, type SimTime } from '../../src/sim/core/time';
 import { PpsAllowance } from '../../src/sim/infra/pps-allowance';
 import type { World } from '../../src/sim/world';
 import { meshScenario } from '../fixtures/mesh-scenario';
@@ -15,9 +15,9 @@ import { runText, worldOf } from '../fixtures/scenario-run';
 const at = (ctx: SimContext, s: number) => ctx.sched.runUntil(atSeconds(s));
 
 /** 4 client pods × (2 services × 10 backends) on three cloud instances, each allowed `allowance` packets a second. */
-function text(allowance: number, params: ParamsInput = {}): string {
+function text(allowance: number, params: ParamsInput = {}, duration = 120): string {
   return meshScenario(
-    { id: 'saturation', seed: 5, duration: 120, nodes: 3, services: ['s0', 's1'], backends: 10, clients: 4, params: { ...params, instance: { ppsAllowance: allowance } } },
+    { id: 'saturation', seed: 5, duration, nodes: 3, services: ['s0', 's1'], backends: 10, clients: 4, params: { ...params, instance: { ppsAllowance: allowance } } },
     (draft) => {
       for (const n of draft.topology.nodes) n.platform = 'cloud';
     },
@@ -73,6 +73,30 @@ describe("checks fill the nodes' packet allowance", () => {
       expect(traffic.lossAt(a, t)).toBeGreaterThan(0);
       expect(traffic.checkFailsAt(a, b, t)).toBeCloseTo((1 - pass) ** sends, 12);
     }
+  });
+});
+
+describe('the loss each node keeps', () => {
+  it('is bounded on a long run: an hour keeps 8 × (rise + fall) checks of ticks per node, and every tick kept reads as it did when new', () => {
+    const { ctx, w } = worldOf(text(95, {}, 3600));
+    const traffic = w.mesh!.clients.haproxies.traffic;
+    const { a } = hostsOf(w);
+    const tick = seconds(0.1);
+    const seen: number[] = [];
+    for (let n = 1; n * tick <= seconds(3600); n++) {
+      ctx.sched.runUntil((n * tick) as SimTime);
+      seen[n] = traffic.lossAt(a, n * tick);
+    }
+    // 8 × (3 + 2) checks 2 s apart, in ticks of 100 ms, and the tick in progress.
+    expect(traffic.window).toBe(801);
+    expect(traffic.heldTicks()).toBe(801);
+    const kept = seen.slice(-801);
+    expect(kept.some((loss) => loss > 0)).toBe(true);
+    for (let n = seen.length - 801; n < seen.length; n++) expect(traffic.lossAt(a, n * tick)).toBe(seen[n]);
+    expect(traffic.heldSince).toBe((seen.length - 801) * tick);
+    expect(() => traffic.lossAt(a, traffic.heldSince - 1)).toThrow(/before the 801 ticks of loss kept/);
+    // Health counters were read back under loss all along, never past what is kept.
+    expect(skipped(ctx)).toBeGreaterThan(0);
   });
 });
 

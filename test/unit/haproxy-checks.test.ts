@@ -77,6 +77,32 @@ describe('health checks are traffic: every active HAProxy process checks every s
     expect(gone.length).toBeGreaterThan(0);
     for (const p of gone) expect(w.mesh!.servers.of(p.index)!.checkers).toBe(0);
   });
+
+  it('moving checks between two lists touches only the lines that differ, and none when the list is the same', () => {
+    const { ctx, w } = world(2, {}, 1, 10);
+    at(ctx, 2);
+    const haproxies = w.mesh!.clients.haproxies;
+    const client = w.workloads.pods.find((p) => p.deployment === 'api')!;
+    const list = w.mesh!.zk.children('s0');
+    const checkers = () => list.map((r) => w.mesh!.servers.of(r.pod)!.checkers);
+    const rate = () => haproxies.census().checksPerSecond;
+    const [before, perSecond] = [checkers(), rate()];
+    haproxies.recheck(client, list, list, -Infinity);
+    expect(checkers()).toEqual(before);
+    // The first line leaves, a copy of the rest stays: one checker fewer at the first backend, no other change.
+    haproxies.recheck(client, list, list.slice(1), -Infinity);
+    expect(checkers()).toEqual(before.map((n, i) => (i === 0 ? n - 1 : n)));
+    expect(rate()).toBe(perSecond - 1 / 2);
+    // A line deleted by the time given is one synapse has disabled: it comes back unchecked.
+    const first = list[0]!;
+    first.deletedAt = ctx.sched.now;
+    haproxies.recheck(client, list.slice(1), list, ctx.sched.now);
+    expect(checkers()[0]).toBe(before[0]! - 1);
+    first.deletedAt = Infinity;
+    haproxies.recheck(client, list.slice(1), list, -Infinity);
+    expect(checkers()).toEqual(before);
+    expect(rate()).toBe(perSecond);
+  });
 });
 
 describe("a backend's queue: FIFO over its workers, at the speed the health checks leave them", () => {

@@ -198,3 +198,24 @@ describe('packetsOf', () => {
     expect(Math.abs(total(ctx, 'zk.packets') - before - packets)).toBeLessThanOrEqual(1);
   });
 });
+
+describe("a ZooKeeper host's packet allowance is the token bucket of every cloud instance (infra/pps-allowance.ts)", () => {
+  it('an idle host passes a second of its allowance at once, then its rate: 1,000 a second deliver 1,000 + 1,000 × 1.95 s in a storm', () => {
+    // One server, long sessions so no ping falls in the storm, no clients: the reads below are the only traffic.
+    const text = scenario({ backends: 50, clients: 1, zkServers: 1, params: { zookeeper: { ppsAllowance: 1000, sessionTimeoutS: 120 } } }, (s) => delete s.topology.deployments.api);
+    const { ctx, w } = worldOf(text);
+    const zk = w.mesh!.zk;
+    at(ctx, 1);
+    const session = zk.openSession('test/reader', () => {});
+    const sent = total(ctx, 'zk.packets');
+    const dropped = total(ctx, 'zk.packets.dropped');
+    // Forty reads of 1 + 50 requests at once offer far more than the allowance in every tick until 3 s.
+    for (let i = 0; i < 40; i++) zk.read(session, 'search', { onRead: () => {} }, { onChildrenChanged: () => {} });
+    at(ctx, 3);
+    expect(zk.inspect()[0]!.rows.find(([k]) => k === 'reads in progress')![1]).toBe('40');
+    // The bucket, full after a second idle, gives its 1,000 at the first tick (1.05 s), then 50 in each of the 39
+    // ticks to 3 s. Whole packets are booked, so allow one of rounding either way.
+    const delivered = total(ctx, 'zk.packets') - sent - (total(ctx, 'zk.packets.dropped') - dropped);
+    expect(Math.abs(delivered - (1000 + 1000 * 1.95))).toBeLessThanOrEqual(2);
+  });
+});

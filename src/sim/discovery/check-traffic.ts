@@ -14,10 +14,10 @@ interface NodeLoad {
   readonly host: Host;
   /** Server lines its HAProxy processes check plus checkers of its backends: each end sees every check packet. */
   ends: number;
-  /** Share of packets over the allowance, per tick since the run began. */
+  /** Share of packets over the allowance for the latest `window` ticks, tick n at n % window; grows to that length. */
   readonly loss: number[];
-  /** Ticks with any loss up to and including each tick, to skip spans without any. */
-  readonly lossyTicks: number[];
+  /** The latest tick with any loss; -1 while none had any. */
+  lastLossy: number;
 }
 
 /**
@@ -37,6 +37,10 @@ export class CheckTraffic {
   private readonly nodes: NodeLoad[] = [];
   private ticking = false;
   private readonly salt: number;
+  /** Ticks recorded so far: the latest is `ticks - 1`. */
+  private ticks = 0;
+  /** Ticks of loss each node keeps: enough for a health counter read back over `replayChecks` checks. */
+  readonly window: number;
 
   constructor(
     private readonly ctx: SimContext,
@@ -45,7 +49,10 @@ export class CheckTraffic {
     private readonly tcp: TcpParams,
     /** Books the checks up to now before the loss changes. */
     private readonly beforeTick: () => void,
+    /** The most checks of one server a lookup reads back over. */
+    replayChecks: number,
   ) {
+    this.window = Math.ceil((replayChecks * millis(checkInterMs)) / TICK) + 1;
     this.tick = ctx.sched.register('haproxy.checks.tick', () => this.onTick());
     this.salt = Math.floor(ctx.rng.stream('haproxy-checks').next() * 2 ** 32);
   }
@@ -54,7 +61,7 @@ export class CheckTraffic {
   add(host: Host, count: number): void {
     if (!host.hypervisor) return;
     let node = this.byHost[host.index];
-    if (!node) this.nodes.push((this.byHost[host.index] = node = { host, ends: 0, loss: [], lossyTicks: [] }));
+    if (!node) this.nodes.push((this.byHost[host.index] = node = { host, ends: 0, loss: [], lastLossy: -1 }));
     node.ends += count;
     if (this.ticking) return;
     this.ticking = true;
@@ -62,16 +69,30 @@ export class CheckTraffic {
     this.ctx.sched.at((Math.ceil(this.ctx.sched.now / TICK) * TICK) as SimTime, this.tick, 0);
   }
 
-  /** The share of a node's packets its allowance drops at `t`. */
+  /** The share of a node's packets its allowance drops at `t`, which must not be before `heldSince`. */
   lossAt(host: Host, t: number): number {
     const node = this.byHost[host.index];
     if (!node || node.loss.length === 0) return 0;
-    return node.loss[Math.min(node.loss.length - 1, Math.floor(t / TICK))]!;
+    const tick = Math.min(this.ticks - 1, Math.floor(t / TICK));
+    if (tick < this.ticks - this.window) throw new RangeError(`CheckTraffic.lossAt: t ${t} µs is before the ${this.window} ticks of loss kept (heldSince ${this.heldSince} µs)`);
+    return node.loss[tick % this.window]!;
   }
 
-  /** Whether either node dropped anything between `from` and `to`. */
-  lossBetween(a: Host, b: Host, from: number, to: number): boolean {
-    return this.lossyIn(a, from, to) || this.lossyIn(b, from, to);
+  /** The earliest time lossAt answers for: the start of the oldest tick kept. */
+  get heldSince(): number {
+    return Math.max(0, this.ticks - this.window) * TICK;
+  }
+
+  /** The most ticks of loss any node holds now: at most `window`, however long the run. */
+  heldTicks(): number {
+    let most = 0;
+    for (const node of this.nodes) most = Math.max(most, node.loss.length);
+    return most;
+  }
+
+  /** Whether either node dropped anything from `from` until now. */
+  lossSince(a: Host, b: Host, from: number): boolean {
+    return this.lossySince(a, from) || this.lossySince(b, from);
   }
 
   /** The chance that one SYN and its SYN-ACK both cross the allowances of the two nodes at `t`. */
@@ -107,13 +128,9 @@ export class CheckTraffic {
     return delay;
   }
 
-  private lossyIn(host: Host, from: number, to: number): boolean {
+  private lossySince(host: Host, from: number): boolean {
     const node = this.byHost[host.index];
-    if (!node || node.lossyTicks.length === 0) return false;
-    const last = node.lossyTicks.length - 1;
-    const start = Math.min(last, Math.floor(from / TICK));
-    const end = Math.min(last, Math.floor(to / TICK));
-    return node.lossyTicks[end]! - (start > 0 ? node.lossyTicks[start - 1]! : 0) > 0;
+    return node !== undefined && node.lastLossy >= 0 && node.lastLossy >= Math.min(this.ticks - 1, Math.floor(from / TICK));
   }
 
   /** Each instance admits the check packets of the next tick that fit its allowance; the rest is its loss. */
@@ -131,10 +148,9 @@ export class CheckTraffic {
       if (loss > 0) this.recordLoss(node, tick, loss);
       offered += packets;
       dropped += packets - admitted;
-      // Ticks the node missed before it first had checks lost nothing.
-      while (node.loss.length < tick) this.record(node, 0);
-      this.record(node, loss);
+      this.record(node, tick, loss);
     }
+    this.ticks = tick + 1;
     // Each packet was offered at two nodes; one drop at either loses it.
     this.lossShare = offered > 0 ? Math.min(1, dropped / (offered / 2)) : 0;
     this.ctx.sched.after(TICK, this.tick, 0);
@@ -151,9 +167,10 @@ export class CheckTraffic {
     this.ctx.causes.record('hypervisor_pps_exceeded', hypervisor.entity, this.ctx.sched.now, detail);
   }
 
-  private record(node: NodeLoad, loss: number): void {
-    const before = node.lossyTicks.length > 0 ? node.lossyTicks[node.lossyTicks.length - 1]! : 0;
-    node.loss.push(loss);
-    node.lossyTicks.push(before + (loss > 0 ? 1 : 0));
+  private record(node: NodeLoad, tick: number, loss: number): void {
+    // Ticks the node missed before it first had checks lost nothing.
+    while (node.loss.length <= Math.min(tick, this.window - 1)) node.loss.push(0);
+    node.loss[tick % this.window] = loss;
+    if (loss > 0) node.lastLossy = tick;
   }
 }

@@ -7,7 +7,7 @@ import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, seconds, toSeconds, type SimTime } from '../core/time';
 import type { MeshServer, MeshServers } from './mesh-server';
-import { hasAddition } from './listing';
+import { diffListings } from './listing';
 import { tryBackend, type MeshProxy, type Outcome } from './outcome';
 import type { Registration } from './zookeeper';
 import type { Pod } from '../infra/pod';
@@ -15,6 +15,10 @@ import type { TcpParams } from '../net/tcp-params';
 import { CheckTraffic } from './check-traffic';
 
 const TURNAROUND_MS = 1000;
+const NO_LINES: readonly Registration[] = [];
+// Model choice: a server's health counter is read back over at most 8 × (rise + fall) checks
+// (docs/sources/service-discovery.md#health-check-saturation).
+const REPLAY_RUNS = 8;
 
 /** One HAProxy process: the configuration it parsed, and its life from start to exit. */
 export interface Process {
@@ -50,6 +54,8 @@ export class Haproxies {
   /** Picks that passed over a backend which was serving, because the process's checks of it had failed. */
   readonly skippedLive: Counter;
   private readonly checkPackets: FluidPackets;
+  /** Outcomes of one server's checks, the latest first, while markedDown reads them back. */
+  readonly passedScratch: boolean[] = [];
   /** Server lines the active processes check, since `checkedSince`; the fractions of a packet not yet booked. */
   private checkedLines = 0;
   private checkedSince = 0;
@@ -71,26 +77,58 @@ export class Haproxies {
     this.rng = ctx.rng.stream('haproxy');
     this.checkPackets = new FluidPackets(ctx, ctx.metrics.counter('haproxy.checks.packets'), ctx.metrics.counter('haproxy.checks.packets.dropped'), 'hypervisor_pps_exceeded');
     this.skippedLive = ctx.metrics.counter('haproxy.skipped_live_servers');
-    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks());
+    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks(), REPLAY_RUNS * (settings.rise + settings.fall));
   }
 
   /**
-   * A process on `from` starts (1) or stops (-1) checking server lines, each once per `inter`; call bookChecks() first.
-   * Returns how many.
+   * A process on `from` stops checking the lines of `before` and starts checking those of `after`, each once per
+   * `inter`, all but those deleted by `disabledAt` (synapse disabled them); call bookChecks() first. A line on both
+   * lists keeps its checks, so the cost follows what changed, not the length of the lists.
    */
-  check(from: Pod, lines: Iterable<Registration>, sign: 1 | -1, skip: (r: Registration) => boolean): number {
+  recheck(from: Pod, before: readonly Registration[], after: readonly Registration[], disabledAt: number): void {
+    if (before === after) return;
     let count = 0;
-    for (const r of lines) {
-      if (skip(r)) continue;
+    diffListings(before, after, {
+      removed: (r) => {
+        if (r.deletedAt <= disabledAt) return;
+        count--;
+        this.checkLine(r, -1);
+      },
+      added: (r) => {
+        if (r.deletedAt <= disabledAt) return;
+        count++;
+        this.checkLine(r, 1);
+      },
+    });
+    this.traffic.add(from.host, count);
+    this.checkedLines += count;
+  }
+
+  /**
+   * synapse hands a process on `from` the list `after` of a service whose running lines are `running`: the process
+   * stops checking the running lines deleted in (since, until], which synapse disables; call bookChecks() first.
+   * Returns whether `after` has a server the process lacks, which needs a reload. One walk of both lists does both.
+   */
+  disableDeleted(from: Pod, running: readonly Registration[], after: readonly Registration[], since: number, until: number): boolean {
+    let count = 0;
+    let addition = false;
+    const disable = (r: Registration): void => {
+      if (r.deletedAt <= since || r.deletedAt > until) return;
       count++;
-      const server = this.servers.of(r.pod);
-      if (!server) continue;
-      server.checkers += sign;
-      this.traffic.add(server.pod.host, sign);
-    }
-    this.traffic.add(from.host, sign * count);
-    this.checkedLines += sign * count;
-    return count;
+      this.checkLine(r, -1);
+    };
+    diffListings(running, after, { removed: disable, kept: disable, added: () => (addition = true) });
+    this.traffic.add(from.host, -count);
+    this.checkedLines -= count;
+    return addition;
+  }
+
+  /** One line's checks start (1) or stop (-1) at its backend; the checking end is counted by the caller. */
+  private checkLine(r: Registration, sign: 1 | -1): void {
+    const server = this.servers.of(r.pod);
+    if (!server) return;
+    server.checkers += sign;
+    this.traffic.add(server.pod.host, sign);
   }
 
   /**
@@ -156,18 +194,24 @@ export class Haproxy implements MeshProxy {
     const process = this.spawn();
     process.activeAt = this.all.ctx.sched.now;
     this.active = process;
-    this.setChecking(process, 1);
+    this.moveChecks(null, process);
     this.lastReloadAt = this.all.ctx.sched.now;
   }
 
   update(service: string, list: readonly Registration[]): void {
     if (this.stopped || this.desired.get(service) === list) return;
     this.desired.set(service, list);
-    this.uncheckDisabled(service, this.all.ctx.sched.now);
-    this.readAt.set(service, this.all.ctx.sched.now);
-    // Servers the running process has are enabled or disabled over the stats socket (see `disabled`); a new one needs
-    // a reload.
-    if (hasAddition(this.active?.config.get(service) ?? [], list)) this.requestReload();
+    const now = this.all.ctx.sched.now;
+    const running = this.active?.config.get(service);
+    // Servers the running process has are enabled or disabled over the stats socket (see `disabled`): the deleted
+    // ones stop being checked. A new one needs a reload.
+    let addition = list.length > 0;
+    if (running) {
+      this.all.bookChecks();
+      addition = this.all.disableDeleted(this.pod, running, list, this.readAt.get(service) ?? -Infinity, now);
+    }
+    this.readAt.set(service, now);
+    if (addition) this.requestReload();
   }
 
   forward(service: string): Outcome {
@@ -230,7 +274,7 @@ export class Haproxy implements MeshProxy {
   stop(): void {
     this.stopped = true;
     if (this.reloadTimer) this.all.ctx.sched.cancel(this.reloadTimer);
-    if (this.active) this.setChecking(this.active, -1);
+    if (this.active) this.moveChecks(this.active, null);
     this.processes.length = 0;
     this.active = null;
   }
@@ -251,25 +295,17 @@ export class Haproxy implements MeshProxy {
   }
 
   /**
-   * The process starts (1) or stops (-1) checking its server lines, all but those synapse has disabled: HAProxy does
-   * not check a server in maintenance. A process that soft-stops after a reload stops its checks
-   * (docs/sources/service-discovery.md#haproxy-health-checks).
+   * The checks move from process `from` to process `to` (null: none before the first, none after the last), for every
+   * server line but those synapse has disabled: HAProxy does not check a server in maintenance. A process that
+   * soft-stops after a reload stops its checks (docs/sources/service-discovery.md#haproxy-health-checks). A service
+   * whose list the reload left as it was costs nothing.
    */
-  private setChecking(process: Process, sign: 1 | -1): void {
+  private moveChecks(from: Process | null, to: Process | null): void {
     this.all.bookChecks();
-    for (const list of process.config.values()) this.all.check(this.pod, list, sign, this.skipDisabled);
+    for (const service of this.services) {
+      this.all.recheck(this.pod, from?.config.get(service) ?? NO_LINES, to?.config.get(service) ?? NO_LINES, this.readAt.get(service) ?? -Infinity);
+    }
   }
-
-  /** A read of `service` at `now` disables the running servers deleted since the last one: their checks stop. */
-  private uncheckDisabled(service: string, now: number): void {
-    const running = this.active?.config.get(service);
-    if (!running) return;
-    const before = this.readAt.get(service) ?? -Infinity;
-    this.all.bookChecks();
-    this.all.check(this.pod, running, -1, (r) => r.deletedAt <= before || r.deletedAt > now);
-  }
-
-  private readonly skipDisabled = (r: Registration): boolean => this.disabled(r);
 
   /**
    * Whether synapse has disabled the server over the stats socket: it is gone from the latest list of its service. A
@@ -296,15 +332,36 @@ export class Haproxy implements MeshProxy {
     const first = process.activeAt + Math.floor(((r.pod * 0.6180339887) % 1) * inter);
     if (now < first) return false;
     const serving = server?.state === 'serving';
-    if (serving && !all.traffic.lossBetween(this.pod.host, server.pod.host, first, now)) return false;
+    if (serving && !all.traffic.lossSince(this.pod.host, server.pod.host, first)) return false;
     const { rise, fall } = all.settings;
+    // Health stays within [0, rise + fall - 1]: `rise` passes in a row leave it at the top and `fall` failures in a row
+    // at 0, whatever it was before, so the checks are read back to the latest such run and replayed from there. The
+    // loss is kept for 8 × (rise + fall) checks, in which such a run is all but certain; a server without one there is
+    // replayed from the oldest check kept, with the health a new server starts at.
+    const passed = all.passedScratch;
+    const last = Math.floor((now - first) / inter);
+    const oldest = Math.max(0, Math.ceil((all.traffic.heldSince - first) / inter));
+    let end = last;
     let health = rise;
-    for (let k = 0, t = first; t <= now; k++, t += inter) {
+    let from = oldest;
+    for (let k = last, passes = 0, failures = 0; k >= oldest; k--) {
+      const t = first + k * inter;
       const failure = this.checkFailure(server, process, k, t);
-      if (failure === 'timeout' && t + inter > now) break;
-      if (failure === null) health = health + 1 >= rise ? rise + fall - 1 : health + 1;
-      else health = health - 1 < rise ? 0 : health - 1;
+      // The latest check may still wait for its answer: it has not ended.
+      if (failure === 'timeout' && t + inter > now) {
+        end = k - 1;
+        continue;
+      }
+      passed[last - k] = failure === null;
+      passes = failure === null ? passes + 1 : 0;
+      failures = failure === null ? 0 : failures + 1;
+      if (passes === rise || failures === fall) {
+        health = passes === rise ? rise + fall - 1 : 0;
+        from = k + (passes === rise ? rise : fall);
+        break;
+      }
     }
+    for (let k = from; k <= end; k++) health = passed[last - k] ? (health + 1 >= rise ? rise + fall - 1 : health + 1) : health - 1 < rise ? 0 : health - 1;
     const down = health < rise;
     if (down && serving) all.skippedLive.inc();
     return down;
@@ -350,11 +407,8 @@ export class Haproxy implements MeshProxy {
     const old = this.active;
     process.activeAt = ctx.sched.now;
     this.active = process;
-    this.setChecking(process, 1);
-    if (old) {
-      this.setChecking(old, -1);
-      this.retire(old);
-    }
+    this.moveChecks(old, process);
+    if (old) this.retire(old);
   }
 
   onExit(pid: number): void {

@@ -28,17 +28,6 @@ export function diffListings(before: readonly Registration[], after: readonly Re
   }
 }
 
-/** Whether `after` lists a child that `before` does not. */
-export function hasAddition(before: readonly Registration[], after: readonly Registration[]): boolean {
-  let i = 0;
-  for (const b of after) {
-    while (i < before.length && precedes(before[i]!, b)) i++;
-    if (before[i] !== b) return true;
-    i++;
-  }
-  return false;
-}
-
 /** Listing order: by order, then by name for the rare equal hashes. */
 export function precedes(a: Registration, b: Registration): boolean {
   return a.order < b.order || (a.order === b.order && a.name < b.name);

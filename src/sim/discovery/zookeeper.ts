@@ -9,6 +9,7 @@ import type { RngStream } from '../core/rng';
 import { hashString } from '../core/rng';
 import { micros, millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
 import { precedes } from './listing';
+import { PpsAllowance } from '../infra/pps-allowance';
 
 /** One registration under a service's path: an ephemeral node its announcer's session owns. */
 export interface Registration {
@@ -142,6 +143,8 @@ export class ZooKeeper {
   private readonly extraPackets: number[];
   /** Share of each server's packets dropped in the last tick. */
   private readonly loss: number[];
+  /** Each server's host's packet allowance, the token bucket of every cloud instance (docs/sources/service-discovery.md#load-formulas). */
+  private readonly allowances: PpsAllowance[];
   private readonly windowPackets: number[];
   private tickCount = 0;
   private alarming = 0;
@@ -177,6 +180,7 @@ export class ZooKeeper {
     this.jobs = this.serverNames.map(() => []);
     this.extraPackets = this.serverNames.map(() => 0);
     this.loss = this.serverNames.map(() => 0);
+    this.allowances = this.serverNames.map(() => new PpsAllowance(settings.ppsAllowance));
     this.windowPackets = this.serverNames.map(() => 0);
     this.rng = ctx.rng.stream('zookeeper');
     const m = ctx.metrics;
@@ -439,7 +443,6 @@ export class ZooKeeper {
     if (this.slowFactor !== 1 && now >= this.slowUntil) this.slowFactor = 1;
     const dt = toSeconds(TICK);
     const budgetUnits = this.settings.readsPerSecond * this.slowFactor * dt;
-    const budgetPackets = this.settings.ppsAllowance * dt;
     const perRequestCap = dt / (this.settings.rttMs / 1000);
     for (let server = 0; server < this.jobs.length; server++) {
       const jobs = this.jobs[server]!;
@@ -458,12 +461,14 @@ export class ZooKeeper {
       const cpuScale = units > budgetUnits ? budgetUnits / units : 1;
       const roundTrips = roundTripPackets * cpuScale + this.extraPackets[server]!;
       this.extraPackets[server] = 0;
-      // A long answer rides TCP's congestion control: it fills what the round trips leave of the allowance and
+      const allowance = this.allowances[server]!;
+      // A long answer rides TCP's congestion control: it fills what the round trips leave of the allowance's rate and
       // overshoots it a little, where one-segment answers, each its own flight, are sent whatever the loss.
-      const room = budgetPackets * Math.max(BULK_FLOOR, (1 - roundTrips / budgetPackets) * (1 + BULK_OVERSHOOT));
+      const rate = allowance.ratePps * dt;
+      const room = rate * Math.max(BULK_FLOOR, (1 - roundTrips / rate) * (1 + BULK_OVERSHOOT));
       const bulk = Math.min(bulkPackets * cpuScale, room);
       const offered = roundTrips + bulk;
-      const delivered = Math.min(offered, budgetPackets);
+      const delivered = allowance.admitFlow(now, offered);
       const share = offered > 0 ? delivered / offered : 1;
       this.loss[server] = 1 - share;
       this.count(offered, offered - delivered);

@@ -347,6 +347,17 @@ export class ConntrackTable {
 
   /** Removes expired entries among the next `budget` slots of a rolling cursor, like the kernel's incremental gc. */
   sweep(now: SimTime, budget: number): number {
+    // An empty table's slots hold nothing to look at: only the cursor moves, and each pass it completes sees no expiry.
+    if (this.count === 0 && this.capacity > 0) {
+      const end = this.reclaimCursor + budget;
+      const passes = Math.floor(end / this.capacity);
+      if (passes > 0) {
+        this.expiryFloor = passes === 1 ? this.passFloor : Infinity;
+        this.passFloor = Infinity;
+      }
+      this.reclaimCursor = end % this.capacity;
+      return 0;
+    }
     let removed = 0;
     for (let i = 0; i < budget && this.capacity > 0; i++) {
       const id = this.reclaimCursor;
