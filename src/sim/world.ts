@@ -141,9 +141,11 @@ export class World implements PicturedWorld {
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns, params.server.serviceTimeMs);
     const cohort = params.engine.cohorts ? new DialCohort(ctx, this.tcp, this.network.flows) : null;
     let proxies: IngressProxies | null = null;
+    let callers: HttpClients | null = null;
     const fleets: Fleets = {
       httpServers: servers,
       httpClients: clients,
+      callers: () => (callers ??= new HttpClients(ctx, this.tcp, params.client, 'calls.')),
       ingressProxies: () => (proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, params.client, 'ingress.upstream.'), (ip) => this.addressKind(ip))),
       dnsClients: () => present(dnsClients, 'topology.dns'),
       mesh: () => present(mesh, 'topology.zookeeper'),

@@ -6,7 +6,7 @@ import type { Mesh } from '../discovery/mesh';
 import { millis } from '../core/time';
 import { parseCidr, type Cidr } from '../net/ipv4';
 import type { HttpServers, CpuWork } from './http-server';
-import type { HttpClients } from './http-client';
+import type { HttpClients, HttpTarget } from './http-client';
 import type { IngressProxies } from './ingress-proxy';
 import type { DnsClients } from './dns-client';
 import type { GrpcServers } from './grpc-server';
@@ -20,6 +20,8 @@ import { GRPC_CLIENT_DEFAULTS, type GrpcClients, type GrpcClientSettings } from 
 export interface Fleets {
   readonly httpServers: HttpServers;
   readonly httpClients: HttpClients;
+  /** Made for the first server that calls other Services, so other scenarios' reports carry no empty call instruments. */
+  callers(): HttpClients;
   /** Made for the first ingress proxy, so other scenarios' reports carry no empty ingress instruments. */
   ingressProxies(): IngressProxies;
   dnsClients(): DnsClients;
@@ -48,23 +50,30 @@ export const APP_CATALOG: { readonly [A in AppName]: AppKind<A> } = {
   'http-server': {
     deploy(fleets, templates, name, dep) {
       if (dep.cpuPerRequestMs > 0) templates.cpuWork.set(name, { perRequestUs: millis(dep.cpuPerRequestMs), limitCores: dep.cpuLimit });
-      return (pod) => fleets.httpServers.create(pod, dep.port, templates.cpuWork.get(name) ?? null);
+      const calls = dep.calls.map((called) => targetOf(fleets.service(called)));
+      const callers = calls.length > 0 ? fleets.callers() : null;
+      return (pod) =>
+        fleets.httpServers.create(
+          pod,
+          dep.port,
+          templates.cpuWork.get(name) ?? null,
+          // One client per called Service, each with its own random stream.
+          calls.map((target) => callers!.create({ entity: pod.entity, name: `${pod.name}/${target.name}`, tcp: pod.tcp }, target, { driven: true })),
+        );
     },
   },
   'http-client': {
     deploy(fleets, templates, name, dep) {
-      const service = fleets.service(dep.target);
-      const target = { name: service.name, ip: service.clusterIp, port: service.port };
+      const target = targetOf(fleets.service(dep.target));
       templates.httpClients.add(name);
       return (pod) => fleets.httpClients.create(pod, target);
     },
   },
   'ingress-proxy': {
     deploy(fleets, _templates, _name, dep) {
-      const service = fleets.service(dep.target);
       const spec = {
         port: dep.port,
-        upstream: { name: service.name, ip: service.clusterIp, port: service.port },
+        upstream: targetOf(fleets.service(dep.target)),
         trusted: dep.trustedIps.map((text) => parseCidr(text) as Cidr),
       };
       const proxies = fleets.ingressProxies();
@@ -112,6 +121,11 @@ export function deployApp(fleets: Fleets, templates: PodTemplates, name: string,
   // The entry's kind is dep.app's, which the record's type ties together but TypeScript cannot follow through a union.
   const kind = APP_CATALOG[dep.app] as AppKind<AppName>;
   return kind.deploy(fleets, templates, name, dep, knobs);
+}
+
+/** Where an HTTP client reaches a Service: its ClusterIP and port. */
+function targetOf(service: Service): HttpTarget {
+  return { name: service.name, ip: service.clusterIp, port: service.port };
 }
 
 /** The gRPC client knobs a scenario set for a deployment, without the ones it left out. */

@@ -141,7 +141,7 @@ export class HttpClient implements PodApp, SocketOwner {
     private readonly shared: HttpClients,
     private readonly index: number,
     private readonly host: HttpClientHost,
-    private readonly target: HttpTarget,
+    readonly target: HttpTarget,
     private readonly rng: RngStream,
     private readonly options: HttpClientOptions,
   ) {

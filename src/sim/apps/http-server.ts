@@ -13,6 +13,7 @@ import { formatIpv4 } from '../net/ipv4';
 import { Payload, type PayloadId } from '../net/packet';
 import type { Socket, Tcp } from '../net/tcp';
 import { HttpListener } from './http-listener';
+import type { HttpClient } from './http-client';
 
 const VERDICTS: ClientAddressVerdict[] = ['client', 'internal', 'forged'];
 
@@ -58,7 +59,8 @@ export class HttpServers {
     requests.logged(message, address, verdict);
   }
 
-  create(pod: Pod, port: number, work: CpuWork | null): HttpServer {
+  /** `calls`: a driven client per Service each request calls (catalog.ts). */
+  create(pod: Pod, port: number, work: CpuWork | null, calls: readonly HttpClient[] = []): HttpServer {
     let cpu: CpuBandwidth | null = null;
     if (work) {
       this.cpus ??= new CpuControllers(this.ctx);
@@ -67,7 +69,7 @@ export class HttpServers {
       const settings = { periodUs, quotaUs: quotaFor(work.limitCores, periodUs), sliceUs: millis(p.sliceMs), kernel: p.kernel };
       cpu = this.cpus.create(pod.entity, pod.deployment, pod.host.cpus, settings);
     }
-    const server = new HttpServer(this, pod, port, this.ctx.rng.stream(`http-server/${pod.name}`), cpu, work?.perRequestUs ?? 0);
+    const server = new HttpServer(this, pod, port, this.ctx.rng.stream(`http-server/${pod.name}`), cpu, work?.perRequestUs ?? 0, calls);
     this.servers[pod.index] = server;
     return server;
   }
@@ -99,7 +101,8 @@ export interface CpuWork {
 
 /**
  * A request/response server: each request takes its CPU time on a thread (under the container's CPU limit, if any),
- * then an exponential service time (waiting on I/O), then gets its answer.
+ * then calls the Services it depends on, all at once, then an exponential service time (waiting on I/O), then gets its
+ * answer: the worst status its calls returned.
  */
 export class HttpServer extends HttpListener {
   constructor(
@@ -109,6 +112,7 @@ export class HttpServer extends HttpListener {
     private readonly rng: RngStream,
     readonly cpu: CpuBandwidth | null,
     private readonly cpuPerRequestUs: number,
+    private readonly calls: readonly HttpClient[],
   ) {
     super(shared.ctx, pod, port);
   }
@@ -116,10 +120,12 @@ export class HttpServer extends HttpListener {
   override start(): void {
     super.start();
     this.cpu?.start();
+    for (const call of this.calls) call.start();
   }
 
   killed(): void {
     this.cpu?.stop();
+    for (const call of this.calls) call.killed();
   }
 
   onData(socket: Socket, payload: PayloadId, message: number): void {
@@ -130,8 +136,26 @@ export class HttpServer extends HttpListener {
     else this.serve(socket.id, message);
   }
 
-  /** The request's CPU work is done: it waits its service time, then is answered. */
+  /** The request's CPU work is done: it makes its calls, if any, then waits its service time and is answered. */
   serve(socketId: number, message: number): void {
+    if (this.calls.length === 0) {
+      this.afterCalls(socketId, message);
+      return;
+    }
+    const requests = this.shared.ctx.requests;
+    let left = this.calls.length;
+    let worst = requests.status(message);
+    for (const call of this.calls) {
+      call.forward(message, (status) => {
+        worst = Math.max(worst, status);
+        if (--left > 0) return;
+        requests.setStatus(message, worst);
+        this.afterCalls(socketId, message);
+      });
+    }
+  }
+
+  private afterCalls(socketId: number, message: number): void {
     const mean = this.shared.settings.serviceTimeMs;
     this.shared.ctx.sched.after(millis(mean > 0 ? this.rng.exponential(mean) : 0), this.shared.respond, socketId, message);
   }
@@ -141,11 +165,15 @@ export class HttpServer extends HttpListener {
   }
 
   inspect(): InspectSection[] {
-    return this.cpu ? [cpuSection(this.cpu)] : [];
+    const sections = this.cpu ? [cpuSection(this.cpu)] : [];
+    if (this.calls.length > 0) sections.push({ title: 'Calls', rows: this.calls.map((call): [string, string] => [call.target.name, `${formatIpv4(call.target.ip)}:${call.target.port}`]) });
+    return sections;
   }
 
   protected override drained(exit: () => void): void {
     this.cpu?.stop();
+    // Every request, its calls included, has been answered: the connections to the called Services close with it.
+    for (const call of this.calls) call.terminate(() => {});
     exit();
   }
 }

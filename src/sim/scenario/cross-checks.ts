@@ -4,7 +4,7 @@ import { checkCapacity } from './capacity';
 import { issuesFromZod, type ScenarioIssue } from './issues';
 import { formatPath, parsePath, type PathSegment } from './path';
 import type { Scenario } from './schema';
-import { APP_NEEDS, HTTP_SERVING_APPS } from './deployments';
+import { APP_NEEDS, HTTP_SERVING_APPS, type Deployment } from './deployments';
 import { didYouMean } from './suggest';
 import { HOSTNAME_LABEL } from '../k8s/scheduling';
 
@@ -202,13 +202,10 @@ function checkReferences(scenario: Scenario, report: Report): void {
     });
     const needed = APP_NEEDS[deployment.app].topology;
     if (needed !== undefined && scenario.topology[needed] === undefined) report([...path, 'app'], `${deployment.app} needs topology.${needed}`);
-    if (deployment.app === 'http-client' || deployment.app === 'ingress-proxy') {
-      const targetPath = [...path, 'target'];
-      if (services[deployment.target] === undefined) {
-        report(targetPath, `unknown service "${deployment.target}"${didYouMean(deployment.target, serviceNames)}`);
-      } else if (services[deployment.target]!.selector === name) {
-        report(targetPath, `the service "${deployment.target}" selects this deployment itself: requests would loop`);
-      }
+    const called: [PathSegment[], string][] = deployment.app === 'http-client' ? [[[...path, 'target'], deployment.target]] : servingCalls(name, deployment);
+    for (const [at, service] of called) {
+      if (services[service] === undefined) report(at, `unknown service "${service}"${didYouMean(service, serviceNames)}`);
+      else if (services[service]!.selector === name) report(at, `the service "${service}" selects this deployment itself: requests would loop`);
     }
     if ((deployment.app === 'http-server' || deployment.app === 'ingress-proxy') && deployment.autoscale && deployment.autoscale.minReplicas > deployment.autoscale.maxReplicas) {
       report([...path, 'autoscale', 'minReplicas'], `must be at most maxReplicas (${deployment.autoscale.maxReplicas})`);
@@ -217,6 +214,7 @@ function checkReferences(scenario: Scenario, report: Report): void {
       report([...path, 'dependencies'], 'resolving dependencies needs topology.dns');
     }
   }
+  checkCallLoops(scenario, report);
   checkMesh(scenario, report);
   checkEdge(scenario, report);
   for (const [key, value] of Object.entries(scenario.params)) {
@@ -288,6 +286,40 @@ function checkPlacement(scenario: Scenario, report: Report): void {
     }
     for (const [at, key] of rules) if (!keys.has(key)) report(at, `no node carries the label "${key}"${didYouMean(key, known)}`);
   }
+}
+
+/** The Services a deployment's pods call while they serve a request: an ingress proxy's target, an HTTP server's calls. */
+function servingCalls(name: string, deployment: Deployment): [PathSegment[], string][] {
+  const path = ['topology', 'deployments', name];
+  if (deployment.app === 'ingress-proxy') return [[[...path, 'target'], deployment.target]];
+  if (deployment.app === 'http-server') return deployment.calls.map((service, i): [PathSegment[], string] => [[...path, 'calls', i], service]);
+  return [];
+}
+
+/**
+ * A request that comes back to a deployment it has already passed through would never be answered, each hop waiting on
+ * the next: the calls between deployments, through the Services they name, must not loop. Each loop is reported once,
+ * at the call that closes it; a deployment calling its own Service is reported where the call is checked.
+ */
+function checkCallLoops(scenario: Scenario, report: Report): void {
+  const { deployments, services } = scenario.topology;
+  const state = new Map<string, 'open' | 'done'>();
+  const trail: string[] = [];
+  const visit = (name: string): void => {
+    state.set(name, 'open');
+    trail.push(name);
+    for (const [at, service] of servingCalls(name, deployments[name]!)) {
+      const next = services[service]?.selector;
+      if (next === undefined || next === name || deployments[next] === undefined) continue;
+      if (state.get(next) === 'open') {
+        const loop = [...trail.slice(trail.indexOf(next)), next];
+        report(at, `requests would loop: ${loop.join(' → ')}, each waiting on the next`);
+      } else if (!state.has(next)) visit(next);
+    }
+    trail.pop();
+    state.set(name, 'done');
+  };
+  for (const name of Object.keys(deployments)) if (!state.has(name)) visit(name);
 }
 
 /** Announced names and their users must match. */

@@ -100,6 +100,9 @@ const httpServer = z.strictObject({
   // limits.cpu in cores: quota = limit × params.cpu.periodMs per period
   // (docs/sources/linux-cfs.md#kubernetes-cpu-limits); 0 or left out, no limit.
   cpuLimit: z.number().min(0).max(512).optional(),
+  // Services each request calls, all at once, once its CPU work is done; it is answered a service time after the last
+  // call returns, and fails (a 502) when any call does. Model choice: parallel calls, as a handler's fan-out makes them.
+  calls: z.array(z.string()).default([]),
   autoscale,
 });
 
