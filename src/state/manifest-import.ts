@@ -1,9 +1,12 @@
 import { Document, isNode, LineCounter, parseAllDocuments } from 'yaml';
 import { type ScenarioInput, SCENARIO_VERSION, withoutBom } from '../sim';
+import { serviceReferences, type NamedService } from './manifest-calls';
 
 export interface ManifestImport {
   /** A complete scenario file (YAML text) that loads and plays. */
   scenarioText: string;
+  /** One line per call from a workload to a Service read from the manifests, with where it was read. */
+  calls: string[];
   /** One line per thing that was not understood or not modelled, naming it. */
   notUnderstood: string[];
   /** What the import added so the topology plays. */
@@ -30,6 +33,8 @@ interface Source {
   original: string;
   namespace: string;
   body: Obj;
+  /** "document 2, line 14": where a field of the object is in the text. */
+  placeOf: (path: (string | number)[]) => string;
 }
 
 interface ContainerPort {
@@ -48,7 +53,20 @@ interface Workload {
   hostname?: string;
   // The first container's probes as written, read once its ports and the listening port are settled.
   probes: Partial<Record<ProbeKind, Obj>>;
+  // The first container's environment, where it is told the addresses of the Services it calls.
+  config: ConfigValue[];
   dep: ServerIn;
+  // A workload no Service selects that calls one: it only sends, so it runs as an http-client of that Service.
+  callsAsClient?: string;
+}
+
+/** A value a container is given: a literal, or a ConfigMap's entries, read once every object is in. */
+interface ConfigValue {
+  /** What gave it: "env CART_ADDR", "envFrom ConfigMap shop". */
+  via: string;
+  place: string;
+  value?: string;
+  configMap?: { name: string; key?: string };
 }
 
 interface Note {
@@ -68,6 +86,8 @@ const MAX_REPLICAS = 10_000;
 const DEFAULT_PORT = 8080;
 // Model choice: a request rate per pod for autoscalers whose target Netmortem cannot model.
 const FALLBACK_RPS = 50;
+// The generated clients' request rate, params.client's default, written out so it is plain where to change it.
+const DEFAULT_ENTRY_RATE = 10;
 const DNS1123_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^(?=.{1,63}$)[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
@@ -121,6 +141,7 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
   const serviceNames = new Set<string>();
   const workloads: Workload[] = [];
   const services = new Map<string, ServiceIn>();
+  const named: NamedService[] = [];
   const imported: string[] = [];
   const note = (src: Source, message: string) => notes.push({ order: src.order, text: `${src.kind} ${src.name}: ${message}` });
 
@@ -143,15 +164,28 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
     if (!service) continue;
     const name = claimName(src, serviceNames, true, note);
     services.set(name, service);
+    named.push({ name, original: src.original, namespace: src.namespace, ports: servicePorts(src) });
     imported.push(`Service ${name} (${service.type ?? 'ClusterIP'})`);
   }
+  const ingressed = new Set<string>();
   for (const src of sources) {
     if (src.kind === 'HorizontalPodAutoscaler') {
       if (applyHpa(src, workloads, note)) imported.push(`HorizontalPodAutoscaler ${src.name}`);
-    } else if (!['Deployment', 'DaemonSet', 'Service'].includes(src.kind)) {
+    } else if (src.kind === 'Ingress') {
+      for (const backend of ingressBackends(src.body)) {
+        const service = named.find((s) => s.original === backend && s.namespace === src.namespace);
+        if (service) ingressed.add(service.name);
+        else note(src, `backend Service ${backend} is not an imported Service; no load is sent for it`);
+      }
+      note(src, 'the ingress controller is not modelled: the load from outside goes to its backend Services directly');
+    } else if (src.kind !== 'ConfigMap' && !['Deployment', 'DaemonSet', 'Service'].includes(src.kind)) {
       note(src, 'not modelled');
     }
   }
+  const configMaps = new Map(sources.filter((s) => s.kind === 'ConfigMap').map((s) => [`${s.namespace}/${s.original}`, s]));
+  const read = new Set<Source>();
+  const calls = inferCalls(workloads, named, services, (w) => configValues(w, configMaps, read, note), note);
+  for (const map of configMaps.values()) if (!read.has(map)) note(map, 'not modelled: no imported workload takes it in its environment');
 
   const added: string[] = [];
   const deployments: Record<string, DeploymentIn> = {};
@@ -161,7 +195,7 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
     const dep: ServerIn = { app: 'http-server', replicas: 2, port: DEFAULT_PORT };
     deployments[name] = dep;
     added.push(`${name}: an http-server Deployment (2 replicas), as the manifests hold no Deployment or DaemonSet`);
-    workloads.push({ src: placeholderSource(name), name, labels: {}, ports: [], probes: {}, dep });
+    workloads.push({ src: placeholderSource(name), name, labels: {}, ports: [], probes: {}, config: [], dep });
   }
   if (services.size === 0) {
     for (const w of workloads) {
@@ -170,12 +204,24 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
       added.push(`Service ${name}: a ClusterIP Service on port 80 selecting ${w.name}, as the manifests hold none that could be imported`);
     }
   }
+  // Load enters where it comes from outside (a LoadBalancer or NodePort Service, an Ingress's backend) and where no
+  // workload of the manifests calls; the calls carry it on from there.
+  const called = new Set(calls.map((c) => c.to));
   const clients: string[] = [];
   for (const [service, spec] of services) {
+    const why =
+      spec.type !== undefined && spec.type !== 'ClusterIP'
+        ? `a ${spec.type} Service`
+        : ingressed.has(service)
+          ? 'an Ingress backend'
+          : called.has(service)
+            ? null
+            : 'nothing in the manifests calls it';
+    if (why === null) continue;
     const name = uniqueName(`${service.slice(0, 56).replace(/-+$/, '')}-client`, taken);
     deployments[name] = { app: 'http-client', replicas: 1, target: service };
     clients.push(name);
-    added.push(`${name}: an http-client sending requests to Service ${service} (port ${spec.port ?? 80})`);
+    added.push(`${name}: an http-client sending requests to Service ${service} (port ${spec.port ?? 80}), as ${why}`);
   }
 
   const nodeCount = countNodes(requestedNodes, workloads, clients.length, notes);
@@ -183,7 +229,7 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
   added.unshift(nodesLine(nodes, requestedNodes));
   for (const w of workloads) {
     finishWorkload(w, nodes, note);
-    deployments[w.name] = ordered(w.dep, DEPLOYMENT_KEYS);
+    deployments[w.name] = w.callsAsClient === undefined ? ordered(w.dep, DEPLOYMENT_KEYS) : ordered(asClient(w, w.callsAsClient, note), DEPLOYMENT_KEYS);
   }
 
   const notUnderstood = notes.sort((a, b) => a.order - b.order).map((n) => n.text);
@@ -191,15 +237,25 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
     version: SCENARIO_VERSION,
     id: 'imported',
     title: 'Imported from Kubernetes manifests',
-    description: describe(imported, added, notUnderstood),
+    description: describe(imported, calls.length, added, notUnderstood),
     seed: 1,
     duration: 60,
     topology: { nodes, deployments, services: Object.fromEntries([...services].map(([name, s]) => [name, ordered(s, SERVICE_KEYS)])) },
+    params: { client: { requestsPerSecond: DEFAULT_ENTRY_RATE } },
     charts: chartsFor(workloads),
   };
   const doc = new Document(scenario);
   doc.commentBefore = ' Imported from Kubernetes manifests by Netmortem; every container runs its HTTP server model.';
-  return { scenarioText: doc.toString({ lineWidth: 0 }), notUnderstood, added };
+  const rate = doc.getIn(['params', 'client', 'requestsPerSecond'], true);
+  if (isNode(rate)) rate.commentBefore = ' Requests per second each client sends into an entry point.';
+  // Each call says where it was read, next to it: deleting the line removes the call, adding a Service adds one.
+  for (const c of calls) {
+    const w = workloads.find((x) => x.name === c.from)!;
+    const at = w.callsAsClient === undefined ? ['topology', 'deployments', c.from, 'calls', w.dep.calls!.indexOf(c.to)] : ['topology', 'deployments', c.from, 'target'];
+    const node = doc.getIn(at, true);
+    if (isNode(node) && (w.callsAsClient === undefined || w.callsAsClient === c.to)) node.comment = ` ${c.via} (${c.place})`;
+  }
+  return { scenarioText: doc.toString({ lineWidth: 0 }), calls: calls.map(callLine), notUnderstood, added };
 }
 
 /** Requests answered and failed, and the autoscalers' pod counts when there are any. */
@@ -251,12 +307,12 @@ function readObjects(text: string): { sources: Source[]; notes: Note[] } {
     }
     if (value === null || value === undefined) return;
     firstPlace ??= place;
-    const add = (item: unknown, where: string) => {
+    const add = (item: unknown, where: string, prefix: (string | number)[]) => {
       if (!isRecord(item) || typeof item['kind'] !== 'string' || item['kind'] === '') {
         notes.push({ order: -1, text: `${where}: no "kind"; skipped` });
         return;
       }
-      const src = toSource(item, sources.length);
+      const src = toSource(item, sources.length, (path) => itemPlace([...prefix, ...path], where));
       sources.push(src);
       if (str(record(item['metadata'])['name']) === undefined) notes.push({ order: src.order, text: `${src.kind} at ${where}: no metadata.name; named ${src.name}` });
     };
@@ -264,10 +320,10 @@ function readObjects(text: string): { sources: Source[]; notes: Note[] } {
       const node = doc.getIn(path, true);
       return isNode(node) && node.range ? `document ${i + 1}, line ${lineOf(node.range[0])}` : fallback;
     };
-    if (Array.isArray(value)) value.forEach((item, j) => add(item, itemPlace([j], `${place}, item ${j + 1}`)));
+    if (Array.isArray(value)) value.forEach((item, j) => add(item, itemPlace([j], `${place}, item ${j + 1}`), [j]));
     else if (isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items'])) {
-      value['items'].forEach((item, j) => add(item, itemPlace(['items', j], `${place}, items[${j}]`)));
-    } else add(value, place);
+      value['items'].forEach((item, j) => add(item, itemPlace(['items', j], `${place}, items[${j}]`), ['items', j]));
+    } else add(value, place, []);
   });
   if (sources.length === 0) {
     throw new Error(`${firstPlace ?? 'document 1, line 1'}: no Kubernetes object found (nothing with a "kind", like kind: Deployment)`);
@@ -275,12 +331,12 @@ function readObjects(text: string): { sources: Source[]; notes: Note[] } {
   return { sources, notes };
 }
 
-function toSource(body: Obj, order: number): Source {
+function toSource(body: Obj, order: number, placeOf: Source['placeOf']): Source {
   const metadata = record(body['metadata']);
   const kind = body['kind'] as string;
   const name = str(metadata['name']) ?? str(metadata['generateName']) ?? `${kind.toLowerCase()}-${order + 1}`;
   // Objects without a namespace land in "default", as kubectl apply puts them.
-  return { order, kind, name, original: name, namespace: str(metadata['namespace']) ?? 'default', body };
+  return { order, kind, name, original: name, namespace: str(metadata['namespace']) ?? 'default', body, placeOf };
 }
 
 /** Drops all but the last of objects that share kind, namespace and name, and renames same-named objects of other namespaces. */
@@ -334,7 +390,7 @@ function uniqueName(base: string, taken: Set<string>): string {
 }
 
 function placeholderSource(name: string): Source {
-  return { order: -1, kind: 'Deployment', name, original: name, namespace: 'default', body: {} };
+  return { order: -1, kind: 'Deployment', name, original: name, namespace: 'default', body: {}, placeOf: () => 'added by the import' };
 }
 
 function readWorkload(src: Source, name: string, note: (src: Source, message: string) => void): Workload {
@@ -351,7 +407,7 @@ function readWorkload(src: Source, name: string, note: (src: Source, message: st
     else if (replicas > MAX_REPLICAS) note(src, `spec.replicas ${replicas} is more than Netmortem runs; ${MAX_REPLICAS} used`);
     dep.replicas = replicas === undefined || replicas < 0 ? 1 : Math.min(replicas, MAX_REPLICAS);
   }
-  const w: Workload = { src, name, labels: stringRecord(record(template['metadata'])['labels']), ports: [], probes: {}, dep };
+  const w: Workload = { src, name, labels: stringRecord(record(template['metadata'])['labels']), ports: [], probes: {}, config: [], dep };
   if (Object.keys(w.labels).length === 0) note(src, 'spec.template.metadata.labels is empty, so no Service of the manifests can select it');
 
   for (const key of Object.keys(spec)) {
@@ -426,8 +482,38 @@ function readContainer(src: Source, w: Workload, c: Obj, note: (src: Source, mes
     else if (key === 'readinessProbe') w.probes.readiness = record(c[key]);
     else if (key === 'livenessProbe') w.probes.liveness = record(c[key]);
     else if (key === 'startupProbe') note(src, `${path}.startupProbe not modelled; the liveness and readiness probes start with the container, as if it had passed at once`);
+    else if (key === 'env') readEnv(src, w, c[key]);
+    else if (key === 'envFrom') readEnvFrom(src, w, c[key]);
     else note(src, `${path}.${key} ignored`);
   }
+}
+
+const CONTAINER_PATH = ['spec', 'template', 'spec', 'containers', 0];
+
+/** Literal values and ConfigMap keys of the environment; secrets and the downward API name no Service the import can read. */
+function readEnv(src: Source, w: Workload, env: unknown): void {
+  if (!Array.isArray(env)) return;
+  env.forEach((entry, i) => {
+    const e = record(entry);
+    const name = str(e['name']) ?? `[${i}]`;
+    const value = e['value'];
+    if (typeof value === 'string' || typeof value === 'number') {
+      w.config.push({ via: `env ${name}`, place: src.placeOf([...CONTAINER_PATH, 'env', i, 'value']), value: String(value) });
+      return;
+    }
+    const ref = record(record(e['valueFrom'])['configMapKeyRef']);
+    const map = str(ref['name']);
+    const key = str(ref['key']);
+    if (map !== undefined && key !== undefined) w.config.push({ via: `env ${name}`, place: src.placeOf([...CONTAINER_PATH, 'env', i]), configMap: { name: map, key } });
+  });
+}
+
+function readEnvFrom(src: Source, w: Workload, envFrom: unknown): void {
+  if (!Array.isArray(envFrom)) return;
+  envFrom.forEach((entry, i) => {
+    const map = str(record(record(entry)['configMapRef'])['name']);
+    if (map !== undefined) w.config.push({ via: 'envFrom', place: src.placeOf([...CONTAINER_PATH, 'envFrom', i]), configMap: { name: map } });
+  });
 }
 
 function readPorts(src: Source, w: Workload, ports: unknown, note: (src: Source, message: string) => void): void {
@@ -669,6 +755,121 @@ function portName(p: unknown): string {
   return label === undefined ? '' : ` (${label})`;
 }
 
+/** A Service's ports as configuration can name them: number, name and appProtocol. */
+function servicePorts(src: Source): NamedService['ports'] {
+  const ports = record(src.body['spec'])['ports'];
+  if (!Array.isArray(ports)) return [];
+  return ports.flatMap((p) => {
+    const entry = record(p);
+    const port = int(entry['port']);
+    if (port === undefined) return [];
+    const name = str(entry['name']);
+    const appProtocol = str(entry['appProtocol']);
+    return [{ port, ...(name === undefined ? {} : { name }), ...(appProtocol === undefined ? {} : { appProtocol }) }];
+  });
+}
+
+/** The Services an Ingress sends to: networking.k8s.io/v1's `service.name` and v1beta1's `serviceName`, default backend included. */
+function ingressBackends(body: Obj): string[] {
+  const spec = record(body['spec']);
+  const nameOf = (backend: unknown): string | undefined => str(record(record(backend)['service'])['name']) ?? str(record(backend)['serviceName']);
+  const backends = [nameOf(spec['defaultBackend'] ?? spec['backend'])];
+  for (const rule of Array.isArray(spec['rules']) ? spec['rules'] : []) {
+    const paths = record(record(rule)['http'])['paths'];
+    for (const path of Array.isArray(paths) ? paths : []) backends.push(nameOf(record(path)['backend']));
+  }
+  return [...new Set(backends.filter((b) => b !== undefined))];
+}
+
+/** A call from a workload to a Service, read from a value the workload's container is given. */
+interface InferredCall {
+  from: string;
+  to: string;
+  protocol: 'grpc' | 'http';
+  port: number;
+  via: string;
+  place: string;
+}
+
+/**
+ * The calls the workloads' configuration names (manifest-calls.ts), each once, in the order the manifests give them.
+ * A call that would close a loop is left out, as a request would never be answered; a workload that names its own
+ * Service is not calling it. The calls are written into each calling deployment.
+ */
+function inferCalls(
+  workloads: Workload[],
+  named: NamedService[],
+  services: Map<string, ServiceIn>,
+  valuesOf: (w: Workload) => { via: string; place: string; value: string }[],
+  note: (src: Source, message: string) => void,
+): InferredCall[] {
+  const calls: InferredCall[] = [];
+  const target = (service: string) => services.get(service)!.selector;
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean => {
+    if (from === to) return true;
+    seen.add(from);
+    return calls.some((c) => c.from === from && !seen.has(target(c.to)) && reaches(target(c.to), to, seen));
+  };
+  for (const w of workloads) {
+    for (const given of valuesOf(w)) {
+      for (const ref of serviceReferences(given.value, w.src.namespace, named)) {
+        const to = ref.service.name;
+        const said = `${given.via}=${given.value}`;
+        if (ref.unknownPort) note(w.src, `${said} (${given.place}) names Service ${to} on port ${ref.port}, which it does not have; no call read`);
+        else if (target(to) === w.name || calls.some((c) => c.from === w.name && c.to === to)) continue;
+        else if (reaches(target(to), w.name)) note(w.src, `${said} (${given.place}) names Service ${to}, which already calls ${w.name}: requests would loop, so this call is left out`);
+        else calls.push({ from: w.name, to, protocol: ref.protocol, port: ref.port ?? services.get(to)!.port ?? 80, via: said, place: given.place });
+      }
+    }
+  }
+  const selected = new Set([...services.values()].map((s) => s.selector));
+  for (const w of workloads) {
+    const mine = calls.filter((c) => c.from === w.name).map((c) => c.to);
+    if (mine.length === 0) continue;
+    if (selected.has(w.name)) w.dep.calls = mine;
+    else {
+      w.callsAsClient = mine[0];
+      if (mine.length > 1) note(w.src, `no Service selects it, so it runs as an http-client, which sends to one Service: ${mine[0]}; its calls to ${mine.slice(1).join(', ')} are left out`);
+    }
+  }
+  return calls;
+}
+
+/** A workload's configuration values as text, its ConfigMap references looked up (in its namespace) and added to `read`. */
+function configValues(w: Workload, configMaps: Map<string, Source>, read: Set<Source>, note: (src: Source, message: string) => void): { via: string; place: string; value: string }[] {
+  return w.config.flatMap((c) => {
+    if (c.value !== undefined) return [{ via: c.via, place: c.place, value: c.value }];
+    const ref = c.configMap!;
+    const map = configMaps.get(`${w.src.namespace}/${ref.name}`);
+    if (!map) {
+      note(w.src, `${c.via} (${c.place}) takes ConfigMap ${ref.name}, which the manifests do not hold; the addresses it may give are unknown`);
+      return [];
+    }
+    read.add(map);
+    const data = stringRecord(map.body['data']);
+    const keys = ref.key === undefined ? Object.keys(data) : [ref.key].filter((k) => data[k] !== undefined);
+    return keys.map((key) => ({ via: `${c.via} ConfigMap ${ref.name} ${key}`, place: map.placeOf(['data', key]), value: data[key]! }));
+  });
+}
+
+function callLine(c: InferredCall): string {
+  const protocol = c.protocol === 'grpc' ? 'gRPC, run as HTTP requests' : 'HTTP';
+  return `${c.from} → ${c.to} (${protocol}, port ${c.port}): ${c.via}, ${c.place}`;
+}
+
+/** A workload that only sends, as an http-client of `target`: its workload fields kept, the server's dropped with a note. */
+function asClient(w: Workload, target: string, note: (src: Source, message: string) => void): DeploymentIn {
+  const { cpuLimit, readinessProbe, livenessProbe, autoscale } = w.dep;
+  const dropped = [cpuLimit !== undefined && 'its CPU limit', (readinessProbe ?? livenessProbe) !== undefined && 'its probes', autoscale !== undefined && 'its autoscaler'].filter(Boolean);
+  if (dropped.length > 0) note(w.src, `runs as an http-client of ${target} (no Service selects it): ${dropped.join(', ')} left out, as a client serves nothing`);
+  const workload: Partial<ServerIn> = { ...w.dep };
+  for (const key of SERVER_ONLY) delete workload[key];
+  return { ...workload, app: 'http-client', target } as DeploymentIn;
+}
+
+// An http-server's fields a client does not take.
+const SERVER_ONLY = ['app', 'port', 'cpuLimit', 'cpuPerRequestMs', 'readinessProbe', 'livenessProbe', 'autoscale', 'calls'] as const;
+
 /** Sets the target's autoscaler; false when the HPA could not be applied. */
 function applyHpa(src: Source, workloads: Workload[], note: (src: Source, message: string) => void): boolean {
   const spec = record(src.body['spec']);
@@ -880,13 +1081,13 @@ function probePort(w: Workload, kind: ProbeKind, field: string, raw: unknown, no
   return w.dep.port;
 }
 
-function describe(imported: string[], added: string[], notUnderstood: string[]): string {
+function describe(imported: string[], calls: number, added: string[], notUnderstood: string[]): string {
   const lines = [
     `Imported from Kubernetes manifests: ${imported.length > 0 ? imported.join(', ') : 'no Deployment, DaemonSet or Service could be imported'}.`,
     "Every container runs Netmortem's HTTP server model in place of its image.",
-    'Added so it plays:',
-    ...added.map((line) => `- ${line}`),
   ];
+  if (calls > 0) lines.push(`${calls} call${calls === 1 ? '' : 's'} between them read from their environment; each deployment's calls say where.`);
+  lines.push('Added so it plays:', ...added.map((line) => `- ${line}`));
   if (notUnderstood.length > 0) lines.push(`Not understood or not modelled: ${notUnderstood.length} item${notUnderstood.length === 1 ? '' : 's'}.`);
   return lines.join('\n');
 }
@@ -899,6 +1100,7 @@ const DEPLOYMENT_KEYS = [
   'nodes',
   'port',
   'target',
+  'calls',
   'maxSurge',
   'maxUnavailable',
   'terminationGracePeriodSeconds',

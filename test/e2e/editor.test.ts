@@ -323,6 +323,28 @@ describe('the scenario editor', () => {
     });
   }, 120_000);
 
+  it('imports an application whose services call each other, lists the calls and draws them between the pods', async () => {
+    const bookshop = await readFile(new URL('../fixtures/manifests/bookshop.yaml', import.meta.url), 'utf8');
+    await withApp('editor-import-calls', `?scenario=${DEMO}&speed=max`, async (app) => {
+      const { page } = app;
+      await openEditor(page);
+      await byTestId(page, 'editor-import').click();
+      await byTestId(page, 'import-source').fill(bookshop);
+      await expect.poll(() => byTestId(page, 'import-calls').locator('li').count()).toBe(8);
+      expect(await text(page, 'import-calls')).toContain('storefront → catalog (gRPC, run as HTTP requests, port 3550): env CATALOG_ADDR=catalog:3550, document 1, line');
+      await byTestId(page, 'import-use').click();
+      await expect.poll(() => text(page, 'editor-problem-count'), { timeout: 20_000 }).toBe('none: it loads');
+      await byTestId(page, 'editor-run').click();
+      await expect.poll(() => layoutOf(page)).not.toBe('editor');
+      await byTestId(page, 'play-button').click();
+      // The storefront's pods hold connections of their own to the catalog's, made by its calls.
+      const calls = page.locator('path.topo-conn[data-from="storefront"][data-to="catalog"]');
+      await expect.poll(() => calls.count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      expect(await page.locator('path.topo-conn[data-from="catalog"][data-to="storefront"]').count()).toBe(0);
+      expect(app.problems.pageErrors).toEqual([]);
+    });
+  }, 120_000);
+
   it('opens a scenario file dropped on the app, and names what is wrong with a broken one', async () => {
     await withApp('drop-file', `?scenario=${DEMO}`, async (app) => {
       const { page } = app;

@@ -26,7 +26,8 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
     <Modal ref={ref} title="Import Kubernetes manifests" testId="import-dialog" width="max-w-3xl" onClose={onClose}>
       <p className="mb-2 text-sm text-slate-600 dark:text-slate-300">
         Deployments and DaemonSets (with their TCP and HTTP readiness and liveness probes), Services (with their externalTrafficPolicy) and HorizontalPodAutoscalers become a sandbox
-        topology; anything else is listed below as not understood.
+        topology. The Services a container is told about in its environment or a ConfigMap become its calls, and load enters at LoadBalancer and NodePort Services, Ingress backends and
+        Services nothing calls. Anything else is listed below as not understood.
       </p>
       <div className="flex gap-2">
         <textarea
@@ -49,6 +50,16 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         <p role="alert" className="mt-2 font-mono text-sm text-red-700 dark:text-red-300" data-testid="import-error">
           {error}
         </p>
+      )}
+      {result && result.calls.length > 0 && (
+        <div className="mt-3 max-h-32 overflow-y-auto text-sm">
+          <h3 className="font-semibold text-slate-800 dark:text-slate-100">Calls read from the manifests ({result.calls.length})</h3>
+          <ul className="mt-1 list-disc pl-5 font-mono text-xs text-slate-700 dark:text-slate-300" data-testid="import-calls">
+            {result.calls.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+        </div>
       )}
       {result && (
         <div className="mt-3 grid max-h-48 grid-cols-2 gap-3 overflow-y-auto text-sm">

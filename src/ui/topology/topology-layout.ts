@@ -402,19 +402,29 @@ export function layoutTopology(
   let blocks: Block[] = siteBlocks(sized.map((s) => s.node));
   const racked = blocks.filter((b) => b.site !== null).length;
   const rackPad = racked > 0 ? GROUP_PAD : 0;
-  let fitted = bestColumns(
-    blocks.map((b) => b.members.map((i) => heights[i]!)),
-    cellW,
-    { w: el.rowW, h: el.bandsH, left: el.left, leftH: el.leftH },
-    0,
-    view,
-    {
-      pad: rackPad,
-      titled: blocks.map((b) => b.site !== null),
-      titlePx: GROUP_TITLE_PX,
-      titleW: Math.max(0, ...blocks.map((b) => (b.site ? rackTitleW(rackTitle(b.site, b.members.length)) : 0))),
-    },
-  );
+  const fitSites = (around: typeof el) =>
+    bestColumns(
+      blocks.map((b) => b.members.map((i) => heights[i]!)),
+      cellW,
+      { w: around.rowW, h: around.bandsH, left: around.left, leftH: around.leftH },
+      0,
+      view,
+      {
+        pad: rackPad,
+        titled: blocks.map((b) => b.site !== null),
+        titlePx: GROUP_TITLE_PX,
+        titleW: Math.max(0, ...blocks.map((b) => (b.site ? rackTitleW(rackTitle(b.site, b.members.length)) : 0))),
+      },
+    );
+  let fitted = fitSites(el);
+  // A band of many boxes in one line would shrink the whole picture for its sake: it may wrap, at as many boxes a line
+  // (three at least) as draws the picture biggest.
+  const longest = Math.max(topology.routers.length, topology.loadBalancers.length, topology.services.length);
+  for (let perLine = 3; perLine < longest; perLine++) {
+    const wrapped = elements(1, perLine * (SVC_W + BOX_GAP));
+    const f = fitSites(wrapped);
+    if (f.scale > fitted.scale * 1.001) [el, fitted] = [wrapped, f];
+  }
   const byRole = new Map<string, number[]>();
   for (const i of indices) {
     const role = roles?.get(sized[i]!.node.name) ?? '';

@@ -149,6 +149,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
   let selected: string | null = null;
   let pulseTimer: ReturnType<typeof setTimeout> | undefined;
   let colourOf = new Map<string, number>();
+  let deploymentByPod = new Map<number, string>();
   let viewport = { width: 1550, height: 720 };
   let far: boolean | null = null;
   let scale = 1;
@@ -667,8 +668,12 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
       .selectAll<SVGPathElement, Drawn>('path.topo-conn')
       .data(drawn, key)
       .join((enter) => enter.append('path').attr('class', 'topo-conn'));
+    // Which deployments a line joins, for a reader of the page (and its tests) to tell calls apart.
+    const deploymentOf = (index: number): string | null => deploymentByPod.get(index) ?? null;
     quiet(paths)
       .attr('data-state', (c) => c.state)
+      .attr('data-from', (c) => deploymentOf(c.client))
+      .attr('data-to', (c) => deploymentOf(c.server))
       .attr('d', (c) => c.d)
       .attr('stroke-width', (c) => 1.75 + Math.log2(c.count));
 
@@ -715,6 +720,7 @@ export function createTopologyDrawing(root: SVGGElement): TopologyDrawing {
     lastRoutes = '';
     lastSessions = '';
     colourOf = new Map(l.deployments.map((d, i) => [d.name, i]));
+    deploymentByPod = new Map(topology.pods.map((p) => [p.index, p.deployment]));
     drawRacks(l.racks);
     drawMachineGroups(l.machineGroups);
     drawCaption(l);
