@@ -10,6 +10,8 @@ import { importManifests } from '../../src/state/manifest-import';
 import { loadText, runText } from '../fixtures/scenario-run';
 
 const BOOKSHOP = readFileSync(new URL('../fixtures/manifests/bookshop.yaml', import.meta.url), 'utf8');
+/** The fixture's line holding `needle`, counted from 1. */
+const lineOf = (needle: string) => BOOKSHOP.split('\n').findIndex((l) => l.includes(needle)) + 1;
 
 const SERVICES: NamedService[] = [
   { name: 'cart', original: 'cart', namespace: 'shop', ports: [{ port: 7070, name: 'http' }] },
@@ -65,8 +67,7 @@ describe('importing an application that calls itself', () => {
       'checkout → basket (HTTP, port 7070)',
       'traffic → storefront (HTTP, port 80)',
     ]);
-    const lineOf = (needle: string) => BOOKSHOP.split('\n').findIndex((l) => l.includes(needle)) + 1;
-    expect(result.calls[0]).toBe(`storefront → catalog (gRPC, run as HTTP requests, port 3550): env CATALOG_ADDR=catalog:3550, document 1, line ${lineOf('"catalog:3550"')}`);
+    expect(result.calls[0]).toBe(`storefront → catalog (gRPC, run as HTTP requests, port 3550): env CATALOG_ADDR=catalog:3550, document 1, line ${lineOf("'catalog:3550'")}`);
     expect(result.calls[3]).toBe(`storefront → reviews (HTTP, port 9090): envFrom ConfigMap storefront-config REVIEWS_ADDR=reviews:9090, document 2, line ${lineOf('REVIEWS_ADDR')}`);
   });
 
@@ -100,9 +101,7 @@ describe('importing an application that calls itself', () => {
     expect(clients.sort()).toEqual(['checkout-client → checkout', 'shipping-client → shipping', 'storefront-public-client → storefront-public', 'traffic → storefront']);
     expect(scenario.params.client.requestsPerSecond).toBe(10);
     // In the editor each call says where it was read, so deleting its line removes it.
-    expect(result.scenarioText).toContain(
-      `        - catalog # env CATALOG_ADDR=catalog:3550 (document 1, line ${BOOKSHOP.split('\n').findIndex((l) => l.includes('"catalog:3550"')) + 1})\n`,
-    );
+    expect(result.scenarioText).toContain(`        - catalog # env CATALOG_ADDR=catalog:3550 (document 1, line ${lineOf("'catalog:3550'")})\n`);
     expect(result.scenarioText).toMatch(/\n {6}target: storefront # env FRONTEND_ADDR=storefront:80 \(document 21, line \d+\)\n/);
   });
 
