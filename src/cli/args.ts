@@ -83,8 +83,8 @@ export function parseNumber(flag: string, text: string, rule: NumberRule): numbe
 
 /**
  * Walks a command line: `--flag value` and `--flag=value` reach `onFlag`, which takes the value only if the flag has
- * one (`value()` throws naming the flag when it is missing) and returns false for a flag it does not know; anything
- * else reaches `onWord`.
+ * one (`value()` throws naming the flag when it is missing; `--flag=value` for one that takes none is refused) and returns
+ * false for a flag it does not know; anything else reaches `onWord`.
  */
 export function scanArgs(argv: readonly string[], onFlag: (flag: string, value: () => string) => boolean, onWord: (arg: string) => void): void {
   for (let i = 0; i < argv.length; i++) {
@@ -92,7 +92,9 @@ export function scanArgs(argv: readonly string[], onFlag: (flag: string, value: 
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    let taken = false;
     const value = (): string => {
+      taken = true;
       if (inline !== undefined) return inline;
       const v = takeValue(argv, i, flag);
       i++;
@@ -100,6 +102,7 @@ export function scanArgs(argv: readonly string[], onFlag: (flag: string, value: 
     };
     if (arg.startsWith('-')) {
       if (!onFlag(flag, value)) throw new UsageError(`${oneLine(flag)}: unknown option (see --help)`);
+      if (inline !== undefined && !taken) throw new UsageError(`${oneLine(flag)}: takes no value, got ${echo(arg)}`);
     } else onWord(arg);
   }
 }
