@@ -29,6 +29,7 @@ export class OutputError extends Error {}
 export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--until SECONDS] [--set path=value]... [--fix NAME]... [--fault SPEC]... [--out FILE]
                           [--pcap FILE [--pcap-every N]] [--csv FILE]
        npm run sim -- --list
+       npm run sim -- sweep <scenario-file-or-id> [options]   (every fault on every target, ranked; sweep --help)
 
   --seed N          run with this seed instead of the scenario's (integer 0..4294967295)
   --until SECONDS   stop the run at this simulated time (at most the scenario's duration)
