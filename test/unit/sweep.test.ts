@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args';
 import { sweepMerge } from '../../src/cli/sweep';
 import { parseMergeArgs, parseSweepArgs, type MergeArgs } from '../../src/cli/sweep-args';
-import { impactOf, planSweep, rankRows, runVariant, type SweepRow, type VariantImpact } from '../../src/sim';
+import { atSeconds, createSim, impactOf, planSweep, rankRows, runVariant, type SweepPlan, type SweepRow, type VariantImpact } from '../../src/sim';
 import { expectRefused, sim, STACK } from '../fixtures/cli';
 import { loadText } from '../fixtures/scenario-run';
 
@@ -19,9 +19,13 @@ const FAULTS = ['delete-pod', 'crash-loop', 'drain-node', 'remove-node', 'join-n
 const name = (i: VariantImpact): string => i.faults.map((f) => `${f.fault} ${f.target}`).join(' + ');
 
 describe('a sweep over bare-metal-sandbox', () => {
-  const plan = planSweep(SANDBOX, [], { faults: FAULTS, pairs: false, at: 20, for: 20 });
-  const impacts = plan.variants.map((v) => impactOf(plan, runVariant(plan, v)));
-  const rows = rankRows(impacts.map((i): SweepRow => ({ record: 'variant', ...i, scenario: 'bare-metal-sandbox', seed: 11, fixes: [], sets: [], at: 20, for: 20, command: '' })));
+  let plan: SweepPlan;
+  let rows: SweepRow[];
+  beforeAll(() => {
+    plan = planSweep(SANDBOX, [], { faults: FAULTS, pairs: false, at: 20, for: 20 });
+    const impacts = plan.variants.map((v) => impactOf(plan, runVariant(plan, v)));
+    rows = rankRows(impacts.map((i): SweepRow => ({ record: 'variant', ...i, scenario: 'bare-metal-sandbox', seed: 11, fixes: [], sets: [], at: 20, for: 20, command: '' })));
+  });
   const rankOf = (variant: string): number => rows.find((r) => name(r) === variant)!.rank!;
 
   it('tries each fault on every target of its kind, pods as they run when it lands', () => {
@@ -57,6 +61,35 @@ describe('a sweep over bare-metal-sandbox', () => {
     expect(join).toHaveLength(4);
     expect(join[0]!.refused).toBe('join-node on node/node-a: target: node "node-a" is already in the cluster and schedulable');
     expect(rows.slice(-4)).toEqual(join);
+  });
+});
+
+describe('the measures', () => {
+  it('reads the latency buckets of the window as the run counted them', () => {
+    const plan = planSweep(SANDBOX, [], { faults: [], pairs: false, at: 0, for: 20 });
+    const sim = createSim(SANDBOX);
+    sim.runUntil(atSeconds(20));
+    const totals = sim.report(0).totals;
+    const h = plan.baseline.window.latency['requests.latency_ms']!;
+    expect(h.total).toBe(totals['requests.latency_ms.count']);
+    let cumulative = 0;
+    h.bounds.forEach((bound, i) => {
+      cumulative += h.counts[i]!;
+      const counted = totals[`requests.latency_ms.le_${bound}`];
+      if (counted !== undefined) expect(cumulative, `le_${bound}`).toBe(counted);
+    });
+    expect(plan.baseline.window.failed.reduce((a, b) => a + b, 0)).toBe(totals['requests.failed']);
+  });
+
+  it('lands a pair together, and refuses it naming the fault that could not land', () => {
+    const plan = planSweep(SANDBOX, [], { faults: ['delete-pod', 'join-node'], pairs: true, at: 20, for: 5 });
+    expect(plan.variants).toHaveLength(7 + 21);
+    const pair = (a: string, b: string) => plan.variants.find((v) => v.faults.length === 2 && v.faults[0]!.target === a && v.faults[1]!.target === b)!;
+    const both = impactOf(plan, runVariant(plan, pair('pod/traefik-0', 'pod/traefik-1')));
+    const one = impactOf(plan, runVariant(plan, plan.variants[0]!));
+    expect(both.refused).toBeUndefined();
+    expect(both.digest).not.toBe(one.digest);
+    expect(impactOf(plan, runVariant(plan, pair('pod/traefik-2', 'node/node-b'))).refused).toBe('join-node on node/node-b: target: node "node-b" is already in the cluster and schedulable');
   });
 });
 
