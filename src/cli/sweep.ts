@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { echo, impactOf, planSweep, rankRows, sweepCsv, type SweepPlan, type SweepRow, type VariantImpact } from '../sim';
+import { checkSweepOptions, echo, impactOf, planSweep, rankRows, sweepCsv, type SweepRow, type VariantImpact } from '../sim';
 import { OutputError, UsageError } from './args';
 import { checkOutputs, loadFromArgs, readSource, unwritable } from './prepare';
 import { runVariants } from './sweep-pool';
@@ -31,15 +31,13 @@ export async function sweep(args: SweepArgs): Promise<void> {
   const { scenario, appliedFixes } = loadFromArgs(source, { ...args, faults: [] });
   const at = args.at ?? Math.floor(scenario.duration / 4);
   const options = { ...(args.faults ? { faults: args.faults } : {}), pairs: args.pairs, at, for: args.for ?? scenario.duration - at };
-  let plan: SweepPlan;
   try {
-    plan = planSweep(scenario, appliedFixes, options);
+    checkSweepOptions(scenario, options);
   } catch (error) {
-    // planSweep checks its options first and names the one at fault (`at: …`, `for: …`).
-    const message = (error as Error).message;
-    if (/^(at|for|faults): /.test(message)) throw new UsageError(`--${message}`);
-    throw error;
+    // Its message starts with the option's name (`at: …`), which is the flag's.
+    throw new UsageError(`--${(error as Error).message}`);
   }
+  const plan = planSweep(scenario, appliedFixes, options);
   const { index, count } = args.shard;
   const mine = plan.variants.filter((v) => v.index % count === index).map((v) => v.index);
   const label = `sweep ${scenario.id}${count > 1 ? ` shard ${index}/${count}` : ''}`;
@@ -136,6 +134,9 @@ export function sweepMerge(args: MergeArgs): void {
     if (!first) first = { file, header: rest, key };
     else if (key !== first.key) throw new UsageError(`${echo(file)}: is not of the same sweep as ${echo(first.file)} (${differingField(first.header, rest)} differs)`);
     for (const row of own) {
+      if (!Number.isInteger(row.index) || row.index < 0 || row.index >= rest.variants) {
+        throw new UsageError(`${echo(file)}: variant index ${row.index} is not one of the sweep's (0 to ${rest.variants - 1})`);
+      }
       const seen = rows.get(row.index);
       if (seen) throw new UsageError(`${echo(file)}: variant ${row.index} is also in ${echo(seen.file)}; give each shard once`);
       rows.set(row.index, { file, row });

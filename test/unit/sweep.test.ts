@@ -173,5 +173,7 @@ describe('npm run sim -- sweep', () => {
     const [header, ...rows] = readFileSync(file('shard1.jsonl'), 'utf8').split('\n');
     writeFileSync(file('longer.jsonl'), [header!.replace('"for":10', '"for":11'), ...rows].join('\n'));
     expect(merge('shard0.jsonl', 'longer.jsonl')).toMatch(/longer.jsonl": is not of the same sweep as ".*shard0.jsonl" \(for differs\)$/);
+    writeFileSync(file('beyond.jsonl'), [header, rows[0]!.replace('"index":1,', '"index":12,')].join('\n'));
+    expect(merge('shard0.jsonl', 'beyond.jsonl')).toMatch(/beyond.jsonl": variant index 12 is not one of the sweep's \(0 to 11\)$/);
   });
 });
