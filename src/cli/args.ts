@@ -29,6 +29,7 @@ export class OutputError extends Error {}
 export const USAGE = `usage: npm run sim -- <scenario-file-or-id> [--seed N] [--until SECONDS] [--set path=value]... [--fix NAME]... [--fault SPEC]... [--out FILE]
                           [--pcap FILE [--pcap-every N]] [--csv FILE]
        npm run sim -- --list
+       npm run sim -- sweep <scenario-file-or-id> [options]   (every fault on every target, ranked; sweep --help)
 
   --seed N          run with this seed instead of the scenario's (integer 0..4294967295)
   --until SECONDS   stop the run at this simulated time (at most the scenario's duration)
@@ -49,7 +50,7 @@ stops it with one line naming the flag, and nothing is written.
 Exit status: 0 when the run completes and every expectation holds (or standard output was closed early), 1 when one
 fails or on an internal error (one line; NETMORTEM_DEBUG=1 adds the stack trace), 2 for invalid input.`;
 
-function takeValue(argv: string[], i: number, flag: string): string {
+function takeValue(argv: readonly string[], i: number, flag: string): string {
   const value = argv[i + 1];
   if (value === undefined || value.startsWith('--')) throw new UsageError(`${oneLine(flag)}: needs a value`);
   return value;
@@ -81,67 +82,93 @@ export function parseNumber(flag: string, text: string, rule: NumberRule): numbe
   throw new UsageError(`${flag}: expected ${what} ${range}, got ${echo(text)}`);
 }
 
-export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { list: false, help: false, sets: [], fixes: [], faults: [], pcapEvery: 1 };
+/**
+ * Walks a command line: `--flag value` and `--flag=value` reach `onFlag`, which takes the value only if the flag has
+ * one (`value()` throws naming the flag when it is missing; `--flag=value` for one that takes none is refused) and returns
+ * false for a flag it does not know; anything else reaches `onWord`.
+ */
+export function scanArgs(argv: readonly string[], onFlag: (flag: string, value: () => string) => boolean, onWord: (arg: string) => void): void {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    let taken = false;
     const value = (): string => {
+      taken = true;
       if (inline !== undefined) return inline;
       const v = takeValue(argv, i, flag);
       i++;
       return v;
     };
+    if (arg.startsWith('-')) {
+      if (!onFlag(flag, value)) throw new UsageError(`${oneLine(flag)}: unknown option (see --help)`);
+      if (inline !== undefined && !taken) throw new UsageError(`${oneLine(flag)}: takes no value, got ${echo(arg)}`);
+    } else onWord(arg);
+  }
+}
+
+/** The flags that choose how a scenario is loaded, shared by a run and a sweep; false for any other flag. */
+export function loadFlag(args: Pick<CliArgs, 'seed' | 'sets' | 'fixes'>, flag: string, value: () => string): boolean {
+  switch (flag) {
+    case '--seed':
+      args.seed = parseNumber(flag, value(), SEED);
+      return true;
+    case '--set': {
+      const text = value();
+      if (!text.includes('=')) throw new UsageError(`--set: expected path=value, got ${echo(text)}`);
+      args.sets.push(text);
+      return true;
+    }
+    case '--fix':
+      args.fixes.push(value());
+      return true;
+    default:
+      return false;
+  }
+}
+
+export function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = { list: false, help: false, sets: [], fixes: [], faults: [], pcapEvery: 1 };
+  const onFlag = (flag: string, value: () => string): boolean => {
     switch (flag) {
       case '--list':
         args.list = true;
-        break;
+        return true;
       case '--help':
       case '-h':
         args.help = true;
-        break;
-      case '--seed':
-        args.seed = parseNumber(flag, value(), SEED);
-        break;
+        return true;
       case '--until':
         args.until = parseNumber(flag, value(), UNTIL);
-        break;
-      case '--set': {
-        const text = value();
-        if (!text.includes('=')) throw new UsageError(`--set: expected path=value, got ${echo(text)}`);
-        args.sets.push(text);
-        break;
-      }
-      case '--fix':
-        args.fixes.push(value());
-        break;
+        return true;
       case '--fault': {
         const text = value();
         if (!FAULT_SPEC.test(text)) throw new UsageError(`--fault: expected AT:FAULT:KIND/NAME[:param=value,...], got ${echo(text)}`);
         parseNumber(`--fault ${oneLine(text)}: AT`, text.slice(0, text.indexOf(':')), FAULT_AT);
         args.faults.push(text);
-        break;
+        return true;
       }
       case '--out':
         args.out = filePath(flag, value());
-        break;
+        return true;
       case '--pcap':
         args.pcap = filePath(flag, value());
-        break;
+        return true;
       case '--pcap-every':
         args.pcapEvery = parseNumber(flag, value(), PCAP_EVERY);
-        break;
+        return true;
       case '--csv':
         args.csv = filePath(flag, value());
-        break;
+        return true;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`${oneLine(flag)}: unknown option (see --help)`);
-        if (args.scenario !== undefined) throw new UsageError(`unexpected argument ${echo(arg)}: only one scenario per run`);
-        args.scenario = arg;
+        return loadFlag(args, flag, value);
     }
-  }
+  };
+  scanArgs(argv, onFlag, (arg) => {
+    if (args.scenario !== undefined) throw new UsageError(`unexpected argument ${echo(arg)}: only one scenario per run`);
+    args.scenario = arg;
+  });
   if (args.pcapEvery !== 1 && args.pcap === undefined) throw new UsageError('--pcap-every: only with --pcap FILE');
   if (!args.list && !args.help && args.scenario === undefined) throw new UsageError('missing scenario: give a file path or a shipped scenario id (see --list)');
   return args;
@@ -150,7 +177,7 @@ export function parseArgs(argv: string[]): CliArgs {
 // AT is read by parseNumber after the shape is known, so it follows the same rules as every other number.
 const FAULT_SPEC = /^[^:\s]+:[a-z0-9-]+:[a-z]+\/[^:\s]+(:[A-Za-z0-9_]+=[^,=\s]+(,[A-Za-z0-9_]+=[^,=\s]+)*)?$/;
 
-function filePath(flag: string, text: string): string {
+export function filePath(flag: string, text: string): string {
   if (text === '') throw new UsageError(`${flag}: needs a file path, got ""`);
   return text;
 }

@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { atSeconds, echo, oneLine, seconds, toSeconds, type SimTime, loadScenario, faultCatalog, FAULT_IDS, seriesCsv } from '../sim';
+import { atSeconds, echo, oneLine, seconds, toSeconds, type SimTime, loadScenario, faultCatalog, FAULT_IDS, seriesCsv, timelineFailure } from '../sim';
 import { OutputError, parseArgs, USAGE, UsageError, type CliArgs } from './args';
 import { DEBUG_ENV, failure } from './failure';
 import { prepareRun, unwritable, type PreparedRun } from './prepare';
 import { readScenarioSource, shippedScenarios } from './shipped';
+import { sweep, sweepMerge } from './sweep';
+import { parseMergeArgs, parseSweepArgs, SWEEP_USAGE } from './sweep-args';
 
 function list(): void {
   const out: string[] = ['Scenarios (public/scenarios):'];
@@ -32,12 +34,9 @@ function list(): void {
  * for: stop there, as for any bad input, before anything is written.
  */
 function checkLanded(run: PreparedRun, landing: number): void {
-  const failed = run.sim.eventsSince(0).filter((e) => e.kind === 'fault.failed' && e.t === landing);
   for (const fault of run.faults) {
-    const prefix = `timeline[${fault.index}] `;
-    const event = failed.find((e) => e.message.startsWith(prefix));
-    if (!event) continue;
-    const reason = event.message.slice(event.message.indexOf(': ', prefix.length) + 2);
+    const reason = timelineFailure(run.sim, fault.index, landing as SimTime);
+    if (reason === undefined) continue;
     throw new UsageError(`--fault ${oneLine(fault.spec)}: ${reason} (when it landed at ${fault.at} s; nothing was written)`);
   }
 }
@@ -77,7 +76,8 @@ function execute(run: PreparedRun, args: CliArgs): number {
   return failed.length > 0 ? 1 : 0;
 }
 
-function main(argv: string[]): number {
+function main(argv: string[]): number | Promise<number> {
+  if (argv[0] === 'sweep' || argv[0] === 'sweep-merge') return sweepCommand(argv[0], argv.slice(1));
   const args = parseArgs(argv);
   if (args.help) {
     process.stdout.write(USAGE + '\n');
@@ -88,6 +88,14 @@ function main(argv: string[]): number {
     return 0;
   }
   return execute(prepareRun(args), args);
+}
+
+async function sweepCommand(command: 'sweep' | 'sweep-merge', argv: string[]): Promise<number> {
+  const args = command === 'sweep' ? parseSweepArgs(argv) : parseMergeArgs(argv);
+  if ('help' in args) process.stdout.write(SWEEP_USAGE + '\n');
+  else if ('files' in args) sweepMerge(args);
+  else await sweep(args);
+  return 0;
 }
 
 function stop(error: unknown): never {
@@ -104,7 +112,9 @@ process.stderr.on('error', (error: NodeJS.ErrnoException) => {
 process.on('uncaughtException', stop);
 
 try {
-  process.exitCode = main(process.argv.slice(2));
+  const code = main(process.argv.slice(2));
+  if (typeof code === 'number') process.exitCode = code;
+  else code.then((c) => (process.exitCode = c), stop);
 } catch (error) {
   stop(error);
 }

@@ -41,26 +41,9 @@ function loadProblems(fileName: string, errors: readonly string[], faults: reado
  * runs; throws a UsageError naming the flag or field for any bad input.
  */
 export function prepareRun(args: CliArgs): PreparedRun {
-  const arg = args.scenario!;
-  const source = readScenarioSource(arg);
-  if (!source) throw new UsageError(`scenario ${echo(arg)}: no such file, and no shipped scenario has that id (see --list)`);
-  checkOutputs(args, source.fileName);
-
-  const options = { seed: args.seed, sets: args.sets, faultIds: FAULT_IDS, faults: faultCatalog() };
-  if (args.fixes.length > 0) {
-    const base = loadScenario(source.text, source.fileName, { ...options, sets: [] });
-    if (!base.ok) throw new UsageError(loadProblems(source.fileName, base.errors, [], 0));
-    checkFixNames(args.fixes, base.scenario);
-  }
-  let loaded = loadScenario(source.text, source.fileName, { ...options, fixes: args.fixes });
-  if (!loaded.ok) throw new UsageError(loadProblems(source.fileName, loaded.errors, [], 0));
-  // --fault entries go after the timeline the scenario ends up with, fixes and --set included.
-  const first = loaded.scenario.timeline.length;
-  if (args.faults.length > 0) {
-    loaded = loadScenario(source.text, source.fileName, { ...options, fixes: args.fixes, sets: [...args.sets, ...faultSets(args.faults, first)] });
-    if (!loaded.ok) throw new UsageError(loadProblems(source.fileName, loaded.errors, args.faults, first));
-  }
-  const scenario = loaded.scenario;
+  const source = readSource(args.scenario!);
+  checkOutputs(args, [{ path: source.fileName, what: 'the scenario file' }]);
+  const { scenario, appliedFixes, first } = loadFromArgs(source, args);
   if (args.until !== undefined && args.until > scenario.duration) {
     throw new UsageError(`--until: ${args.until} s is past the scenario's duration (${scenario.duration} s); raise it with --set duration=${args.until}`);
   }
@@ -71,8 +54,39 @@ export function prepareRun(args: CliArgs): PreparedRun {
     }
   }
   const capture = args.pcap === undefined ? undefined : { every: args.pcapEvery, capacity: PCAP_CAPACITY };
-  const sim = createSim(scenario, { fixes: loaded.appliedFixes, capture });
+  const sim = createSim(scenario, { fixes: appliedFixes, capture });
   return { scenario, sim, end: args.until === undefined ? sim.durationUs : atSeconds(args.until), faults };
+}
+
+/** The scenario a command line names, read, or a UsageError naming the argument. */
+export function readSource(arg: string): { text: string; fileName: string } {
+  const source = readScenarioSource(arg);
+  if (!source) throw new UsageError(`scenario ${echo(arg)}: no such file, and no shipped scenario has that id (see --list)`);
+  return source;
+}
+
+/**
+ * The scenario loaded with the command line's seed, fixes, `--set` overrides and `--fault` entries (which go after the
+ * timeline the scenario ends up with, at `first`); throws a UsageError naming the flag or field for any problem.
+ */
+export function loadFromArgs(
+  source: { text: string; fileName: string },
+  args: Pick<CliArgs, 'seed' | 'sets' | 'fixes' | 'faults'>,
+): { scenario: Scenario; appliedFixes: string[]; first: number } {
+  const options = { seed: args.seed, sets: args.sets, faultIds: FAULT_IDS, faults: faultCatalog() };
+  if (args.fixes.length > 0) {
+    const base = loadScenario(source.text, source.fileName, { ...options, sets: [] });
+    if (!base.ok) throw new UsageError(loadProblems(source.fileName, base.errors, [], 0));
+    checkFixNames(args.fixes, base.scenario);
+  }
+  let loaded = loadScenario(source.text, source.fileName, { ...options, fixes: args.fixes });
+  if (!loaded.ok) throw new UsageError(loadProblems(source.fileName, loaded.errors, [], 0));
+  const first = loaded.scenario.timeline.length;
+  if (args.faults.length > 0) {
+    loaded = loadScenario(source.text, source.fileName, { ...options, fixes: args.fixes, sets: [...args.sets, ...faultSets(args.faults, first)] });
+    if (!loaded.ok) throw new UsageError(loadProblems(source.fileName, loaded.errors, args.faults, first));
+  }
+  return { scenario: loaded.scenario, appliedFixes: loaded.appliedFixes, first };
 }
 
 /** `--fix` names looked up as the scenario's own fixes only, so `constructor` or `__proto__` is just an unknown name. */
@@ -85,9 +99,9 @@ function checkFixNames(names: readonly string[], scenario: Scenario): void {
   }
 }
 
-/** Each output path must name a file this process can write, distinct from the others and from the scenario. */
-function checkOutputs(args: CliArgs, scenarioFile: string): void {
-  const taken = new Map<string, string>([[resolve(scenarioFile), 'the scenario file']]);
+/** Each output path must name a file this process can write, distinct from the others and from the files read. */
+export function checkOutputs(args: Pick<CliArgs, 'out' | 'pcap' | 'csv'>, inputs: readonly { path: string; what: string }[]): void {
+  const taken = new Map<string, string>(inputs.map((input) => [resolve(input.path), input.what]));
   for (const [flag, path] of [
     ['--out', args.out],
     ['--pcap', args.pcap],

@@ -23,3 +23,6 @@ export { fieldsAt } from './scenario/fields';
 export { scenarioJsonSchemaText } from './scenario/json-schema';
 export { DROP_REASON_IDS, explainDrop, type DropReason } from './report/drop-reasons';
 export { seriesCsv } from './report/csv';
+export { checkSweepOptions, planSweep, runVariant, timelineFailure, type SweepOptions, type SweepPlan, type Variant, type VariantRun } from './sweep/plan';
+export { compareImpacts, impactOf, type Delta, type VariantImpact } from './sweep/impact';
+export { rankRows, sweepCsv, type Replay, type SweepRow } from './sweep/table';

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,42 +7,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../src/cli/args';
 import { failure } from '../../src/cli/failure';
 import { prepareRun } from '../../src/cli/prepare';
+import { expectRefused, sim, STACK, type Exit } from '../fixtures/cli';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const MINIMAL = 'test/fixtures/scenario-minimal.yaml';
 const tmp = mkdtempSync(join(tmpdir(), 'netmortem-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `npm run sim -- …` as npm does (tsx on src/cli/main.ts), or a bash line with `$SIM` standing for it. */
-function sim(argv: readonly string[], options: { env?: Record<string, string>; shell?: string; preload?: string } = {}): Promise<Exit> {
-  const node = [process.execPath, '--import', 'tsx', ...(options.preload ? ['--import', options.preload] : []), 'src/cli/main.ts'];
-  const [command, args] = options.shell === undefined ? [node[0]!, [...node.slice(1), ...argv]] : ['bash', ['-c', options.shell.replaceAll('$SIM', node.join(' '))]];
-  return new Promise((done, failed) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', failed);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
-const STACK = /\n\s+at |Error: |node:internal/;
-
-/** Exit 2 and one line on stderr that contains every given piece (the flag first), no stack trace. */
-function expectRefused(exit: Exit, ...pieces: string[]): void {
-  expect(exit.stderr).not.toMatch(STACK);
-  expect(exit.stderr.split('\n')).toEqual([expect.stringMatching(/^netmortem: /), '']);
-  for (const piece of pieces) expect(exit.stderr).toContain(piece);
-  expect(exit.code).toBe(2);
-}
 
 describe.concurrent('npm run sim on hostile input', () => {
   it('refuses a file too big to be a scenario without reading it', async () => {

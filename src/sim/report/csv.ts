@@ -1,7 +1,7 @@
 import type { RunReport } from '../api';
 
 /** A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-function field(text: string): string {
+export function csvField(text: string): string {
   return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -13,7 +13,7 @@ export function seriesCsv(report: Pick<RunReport, 'series'>): string {
   const names = Object.keys(report.series).sort();
   const rows = Math.max(0, ...names.map((n) => report.series[n]!.values.length));
   const step = names.length > 0 ? report.series[names[0]!]!.stepSeconds : 1;
-  const lines = [['t_s', ...names].map(field).join(',')];
+  const lines = [['t_s', ...names].map(csvField).join(',')];
   for (let i = 0; i < rows; i++) {
     const cells = [String(Math.round((i + 1) * step * 1e6) / 1e6)];
     for (const name of names) {

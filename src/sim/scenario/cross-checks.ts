@@ -357,9 +357,9 @@ function podNamer(topology: Scenario['topology']): { possible: (name: string) =>
   };
 }
 
-function checkTimes(scenario: Scenario, report: Report): void {
-  const { duration, topology } = scenario;
-  const known: Record<string, string[]> = {
+/** What a fault may name, by target kind, from the scenario alone; pods are not in it (podNamer says which names may exist). */
+export function targetNames(topology: Scenario['topology']): Record<string, string[]> {
+  return {
     node: topology.nodes.map((node) => node.name),
     deployment: Object.keys(topology.deployments),
     service: Object.keys(topology.services),
@@ -370,6 +370,11 @@ function checkTimes(scenario: Scenario, report: Report): void {
     zookeeper: topology.zookeeper ? ['ensemble'] : [],
     rack: [...new Set(topology.nodes.flatMap((node) => (node.rack === undefined ? [] : [node.rack])))],
   };
+}
+
+function checkTimes(scenario: Scenario, report: Report): void {
+  const { duration, topology } = scenario;
+  const known = targetNames(topology);
   const podNames = podNamer(topology);
   scenario.timeline.forEach((entry, i) => {
     if (entry.at > duration) report(['timeline', i, 'at'], `${entry.at} s is after the end of the run (duration ${duration} s)`);

@@ -1,0 +1,137 @@
+import { echo, FAULT_IDS, oneLine } from '../sim';
+import { filePath, loadFlag, parseNumber, scanArgs, UsageError, type NumberRule } from './args';
+
+/** `npm run sim -- sweep …`, parsed without side effects. */
+export interface SweepArgs {
+  scenario: string;
+  seed?: number;
+  sets: string[];
+  fixes: string[];
+  /** Catalog fault ids to try; all when absent. */
+  faults?: string[];
+  pairs: boolean;
+  at?: number;
+  for?: number;
+  jobs: number;
+  /** Run only the variants whose index mod `count` is `index` (0-based). */
+  shard: { index: number; count: number };
+  out?: string;
+  csv?: string;
+}
+
+/** `npm run sim -- sweep-merge FILE... [--out FILE] [--csv FILE]`. */
+export interface MergeArgs {
+  files: string[];
+  out?: string;
+  csv?: string;
+}
+
+export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [--faults a,b,...] [--pairs] [--at SECONDS] [--for SECONDS]
+                          [--jobs N] [--shard I/N] [--seed N] [--set path=value]... [--fix NAME]... [--out FILE] [--csv FILE]
+       npm run sim -- sweep-merge FILE.jsonl... [--out FILE] [--csv FILE]
+
+  --faults a,b      only these catalog faults (default: every fault; see --list)
+  --pairs           also every two of the single variants, landing together
+  --at SECONDS      when the faults land (default: a quarter into the run, in whole seconds)
+  --for SECONDS     how long each run goes on after them (default: to the scenario's end)
+  --jobs N          run N variants at a time on worker threads (default 1, at most 256)
+  --shard I/N       run only the variants whose index mod N is I; I is 0-based (0/3, 1/3, 2/3), N at most 100000
+  --out FILE        write the table as JSON lines there (default: standard output)
+  --csv FILE        write the table as CSV there
+  --seed, --set, --fix   load the scenario as a run does
+
+A whole sweep writes its rows ranked; a shard writes its rows in variant order, and sweep-merge checks the shards are
+of one sweep and cover every variant once, then ranks them. Same sweep, same table, whatever --jobs or sharding.`;
+
+const JOBS: NumberRule = { integer: true, min: 1, max: 256 };
+const SHARD_COUNT: NumberRule = { integer: true, min: 1, max: 100_000 };
+const SHARD_INDEX: NumberRule = { integer: true, min: 0 };
+const SECONDS_FROM_0: NumberRule = { integer: false, min: 0, unit: 'seconds' };
+const SECONDS_ABOVE_0: NumberRule = { integer: false, min: 0, aboveMin: true, unit: 'seconds' };
+
+export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: true } {
+  const args: Omit<SweepArgs, 'scenario'> & { scenario?: string } = { sets: [], fixes: [], pairs: false, jobs: 1, shard: { index: 0, count: 1 } };
+  let help = false;
+  scanArgs(
+    argv,
+    (flag, value) => {
+      switch (flag) {
+        case '--help':
+        case '-h':
+          help = true;
+          return true;
+        case '--faults':
+          args.faults = faultList(value());
+          return true;
+        case '--pairs':
+          args.pairs = true;
+          return true;
+        case '--at':
+          args.at = parseNumber(flag, value(), SECONDS_FROM_0);
+          return true;
+        case '--for':
+          args.for = parseNumber(flag, value(), SECONDS_ABOVE_0);
+          return true;
+        case '--jobs':
+          args.jobs = parseNumber(flag, value(), JOBS);
+          return true;
+        case '--shard':
+          args.shard = shard(value());
+          return true;
+        case '--out':
+          args.out = filePath(flag, value());
+          return true;
+        case '--csv':
+          args.csv = filePath(flag, value());
+          return true;
+        default:
+          return loadFlag(args, flag, value);
+      }
+    },
+    (arg) => {
+      if (args.scenario !== undefined) throw new UsageError(`unexpected argument ${echo(arg)}: a sweep takes one scenario`);
+      args.scenario = arg;
+    },
+  );
+  if (help) return { help };
+  if (args.scenario === undefined) throw new UsageError('sweep: missing scenario: give a file path or a shipped scenario id (see --list)');
+  return { ...args, scenario: args.scenario };
+}
+
+function faultList(text: string): string[] {
+  const ids = text.split(',');
+  for (const id of ids) {
+    if (!FAULT_IDS.includes(id)) throw new UsageError(`--faults: no fault ${echo(id)} in the catalog (see --list)`);
+  }
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated !== undefined) throw new UsageError(`--faults: ${echo(repeated)} is listed twice`);
+  return ids;
+}
+
+function shard(text: string): { index: number; count: number } {
+  const match = /^([^/]*)\/([^/]*)$/.exec(text);
+  if (!match) throw new UsageError(`--shard: expected I/N with I from 0 to N-1 (0-based: 0/3, 1/3, 2/3), got ${echo(text)}`);
+  const count = parseNumber('--shard: N', match[2]!, SHARD_COUNT);
+  const index = parseNumber('--shard: I', match[1]!, SHARD_INDEX);
+  if (index >= count) throw new UsageError(`--shard: I is 0-based, so ${oneLine(text)} needs I from 0 to ${count - 1}`);
+  return { index, count };
+}
+
+export function parseMergeArgs(argv: readonly string[]): MergeArgs | { help: true } {
+  const args: MergeArgs = { files: [] };
+  let help = false;
+  scanArgs(
+    argv,
+    (flag, value) => {
+      if (flag === '--help' || flag === '-h') help = true;
+      else if (flag === '--out') args.out = filePath(flag, value());
+      else if (flag === '--csv') args.csv = filePath(flag, value());
+      else return false;
+      return true;
+    },
+    (arg) => args.files.push(arg),
+  );
+  if (help) return { help };
+  if (args.files.length === 0) throw new UsageError("sweep-merge: give the JSON lines files of a sweep (each shard's --out)");
+  return args;
+}

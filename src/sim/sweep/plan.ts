@@ -1,0 +1,122 @@
+import type { FaultRequest, Sim } from '../api';
+import { atSeconds, type SimTime } from '../core/time';
+import { faultCatalog } from '../faults/catalog';
+import { targetNames } from '../scenario/cross-checks';
+import type { Scenario } from '../scenario/schema';
+import { createSim } from '../sim';
+import { clientWindow, type ClientWindow } from './window';
+
+/** What to sweep: which faults, alone or in pairs, when they land and how long the run goes on after them. */
+export interface SweepOptions {
+  /** Catalog fault ids to try, in catalog order whatever the order given; every fault when absent. */
+  faults?: readonly string[];
+  pairs: boolean;
+  /** Simulated seconds from the start at which the fault lands. */
+  at: number;
+  /** Simulated seconds the run goes on after it. */
+  for: number;
+}
+
+/** One run of the sweep: the faults (one, or two for a pair) that land together at the sweep's time, parameters at their defaults. */
+export interface Variant {
+  index: number;
+  faults: FaultRequest[];
+}
+
+/** Everything every run of a sweep shares, as plain data a worker can be sent. */
+export interface SweepPlan {
+  scenario: Scenario;
+  /** The fixes the scenario was loaded with, as each run's report records them. */
+  fixes: string[];
+  options: SweepOptions;
+  variants: Variant[];
+  /** Faults of the catalog (or of `options.faults`) that have nothing to land on in this scenario. */
+  untargeted: string[];
+  baseline: { digest: string; window: ClientWindow };
+}
+
+/** The first sample whose step holds the fault's time: effects at the very instant count in the step that ends then. */
+export function windowStart(at: number, stepSeconds: number): number {
+  return Math.max(0, Math.ceil(at / stepSeconds) - 1);
+}
+
+/** Checks the options against the scenario; throws naming the option (`at`, `for`, `faults`). */
+export function checkSweepOptions(scenario: Scenario, options: SweepOptions): void {
+  const known = faultCatalog().map((f) => f.id);
+  for (const id of options.faults ?? []) {
+    if (!known.includes(id)) throw new Error(`faults: no fault "${id}" in the catalog (known: ${known.join(', ')})`);
+  }
+  if (!(options.at >= 0 && options.at < scenario.duration)) {
+    throw new Error(`at: ${options.at} s is not within the run (the scenario lasts ${scenario.duration} s)`);
+  }
+  if (!(options.for > 0 && options.at + options.for <= scenario.duration)) {
+    throw new Error(`for: ${options.at} s + ${options.for} s runs past the end of the scenario (${scenario.duration} s); at most ${scenario.duration - options.at} s`);
+  }
+}
+
+/**
+ * Runs the unfaulted scenario and lists every variant: each chosen catalog fault on each target of its kinds the
+ * scenario names (pods: those running in the unfaulted run when the fault lands), then, with `pairs`, every two of those.
+ */
+export function planSweep(scenario: Scenario, fixes: readonly string[], options: SweepOptions): SweepPlan {
+  checkSweepOptions(scenario, options);
+  const sim = createSim(scenario, { fixes });
+  sim.runUntil(atSeconds(options.at));
+  const names: Record<string, string[]> = {
+    ...targetNames(scenario.topology),
+    pod: sim
+      .topology()
+      .pods.filter((p) => p.phase === 'running')
+      .map((p) => p.name),
+  };
+  const chosen = faultCatalog().filter((f) => options.faults === undefined || options.faults.includes(f.id));
+  const singles: FaultRequest[] = chosen.flatMap((f) => f.targets.flatMap((kind) => (names[kind] ?? []).map((name) => ({ fault: f.id, target: `${kind}/${name}` }))));
+  const untargeted = chosen.filter((f) => !singles.some((s) => s.fault === f.id)).map((f) => f.id);
+  const lists: FaultRequest[][] = singles.map((s) => [s]);
+  if (options.pairs) singles.forEach((a, i) => singles.slice(i + 1).forEach((b) => lists.push([a, b])));
+  sim.runUntil(atSeconds(options.at + options.for));
+  return {
+    scenario,
+    fixes: [...fixes],
+    options: { ...options, ...(options.faults ? { faults: [...options.faults] } : {}) },
+    variants: lists.map((faults, index) => ({ index, faults })),
+    untargeted,
+    baseline: { digest: sim.report(0).digest, window: windowAfter(sim, options.at) },
+  };
+}
+
+/** What clients saw from the step that holds `at` to where the run stopped. */
+function windowAfter(sim: Sim, at: number): ClientWindow {
+  const { stepSeconds } = sim.seriesSince(sim.sampleCount());
+  return clientWindow(sim.seriesSince(windowStart(at, stepSeconds)));
+}
+
+/** Why timeline entry `index` failed where it landed at `at` (a pod already gone, a node that cannot take it), if it did. */
+export function timelineFailure(sim: Sim, index: number, at: SimTime): string | undefined {
+  const prefix = `timeline[${index}] `;
+  const event = sim.eventsSince(0).find((e) => e.kind === 'fault.failed' && e.t === at && e.message.startsWith(prefix));
+  return event && event.message.slice(event.message.indexOf(': ', prefix.length) + 2);
+}
+
+/** How one variant's run went: what clients saw after the faults landed, or why a fault could not land. */
+export type VariantRun = { index: number; refused: string } | { index: number; digest: string; window: ClientWindow };
+
+/**
+ * Runs one variant as `npm run sim -- … --fault AT:FAULT:TARGET --until END` runs it (the faults appended to the
+ * timeline), so that command reproduces its digest. A fault its target cannot take stops the run where it lands.
+ */
+export function runVariant(plan: SweepPlan, variant: Variant): VariantRun {
+  const { scenario, options } = plan;
+  // After the scenario's own entries, where `--fault` puts them.
+  const first = scenario.timeline.length;
+  const timeline = [...scenario.timeline, ...variant.faults.map((f) => ({ at: options.at, fault: f.fault, target: f.target, params: {} }))];
+  const sim = createSim({ ...scenario, timeline }, { fixes: plan.fixes });
+  const landing = atSeconds(options.at);
+  sim.runUntil(landing);
+  for (let k = 0; k < variant.faults.length; k++) {
+    const reason = timelineFailure(sim, first + k, landing);
+    if (reason !== undefined) return { index: variant.index, refused: `${variant.faults[k]!.fault} on ${variant.faults[k]!.target}: ${reason}` };
+  }
+  sim.runUntil(atSeconds(options.at + options.for));
+  return { index: variant.index, digest: sim.report(0).digest, window: windowAfter(sim, options.at) };
+}
