@@ -69,6 +69,7 @@ const NAMES: Record<string, string[]> = {
   dns: ['cluster', 'provider'],
   external: ['none'],
   zookeeper: ['none'],
+  rack: ['none'],
 };
 
 const knobs: fc.Arbitrary<Knobs> = fc.record({
