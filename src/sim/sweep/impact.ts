@@ -9,7 +9,7 @@ export interface Delta {
   extra: number;
 }
 
-/** One variant against the unfaulted run: what clients saw from the fault's step to the end of the window. */
+/** One variant against the unfaulted run: what clients saw from the fault's step to the window's end */
 export interface VariantImpact {
   index: number;
   faults: FaultRequest[];
