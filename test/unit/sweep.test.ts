@@ -25,7 +25,8 @@ describe('a sweep over bare-metal-sandbox', () => {
     plan = planSweep(SANDBOX, [], { faults: FAULTS, pairs: false, at: 20, for: 20 });
     const impacts = plan.variants.map((v) => impactOf(plan, runVariant(plan, v)));
     rows = rankRows(impacts.map((i): SweepRow => ({ record: 'variant', ...i, scenario: 'bare-metal-sandbox', seed: 11, fixes: [], sets: [], at: 20, for: 20, command: '' })));
-  });
+    // A few seconds of runs alone; past vitest's 10 s for hooks once when a bench shared the two cores.
+  }, 120_000);
   const rankOf = (variant: string): number => rows.find((r) => name(r) === variant)!.rank!;
 
   it('tries each fault on every target of its kind, pods as they run when it lands', () => {
