@@ -1,5 +1,5 @@
 import { compressToEncodedURIComponent } from 'lz-string';
-import type { Speed, TimedFault } from '../worker/protocol';
+import type { Speed, TimedFault, TimelineAddition } from '../worker/protocol';
 import { DEFAULT_SPEED } from './speed';
 
 // Model choice: links past this length get cut by some browsers, chat tools and wiki editors.
@@ -12,6 +12,8 @@ export interface SharedRun {
   seed: number;
   fixes: readonly string[];
   faults: readonly TimedFault[];
+  /** Faults added after the scenario's own timeline when it was loaded (a sweep's variant); none when absent. */
+  timeline?: readonly TimelineAddition[];
   /** Simulated time, µs. */
   t: number;
   /** What the sender was looking at: the inspected entity, the timeline's zoomed range (seconds) and the speed it played at. */
@@ -29,6 +31,7 @@ export function shareQuery(run: SharedRun): string {
   q.set('seed', String(run.seed));
   for (const fix of run.fixes) q.append('fix', fix);
   if (run.faults.length > 0) q.set('faults', compressToEncodedURIComponent(JSON.stringify(run.faults)));
+  if (run.timeline !== undefined && run.timeline.length > 0) q.set('timeline', compressToEncodedURIComponent(JSON.stringify(run.timeline)));
   q.set('t', String(run.t / 1e6));
   // The default speed is what a link without one plays at.
   if (run.view?.speed !== undefined && run.view.speed !== DEFAULT_SPEED) q.set('speed', String(run.view.speed));

@@ -5,6 +5,7 @@ import { editorStore, editText } from '../../state/editor';
 import { checkFixNames } from '../../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../../state/scenario-index';
 import { echo } from '../../sim';
+import type { TimelineAddition } from '../../worker/protocol';
 import { parseUrlParams, type UrlParams } from '../../state/url-params';
 import { selectEntity } from '../../state/selection';
 import { setZoom } from '../../state/timeline';
@@ -16,7 +17,7 @@ import { joinTabs } from './tabs';
 import { counted } from '../components/format';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
-export async function loadShipped(file: string, seed?: number): Promise<boolean> {
+export async function loadShipped(file: string, seed?: number, timeline?: TimelineAddition[]): Promise<boolean> {
   let text: string;
   try {
     const response = await fetch(`scenarios/${encodeURIComponent(file)}`);
@@ -31,7 +32,7 @@ export async function loadShipped(file: string, seed?: number): Promise<boolean>
     });
     return false;
   }
-  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }) });
+  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }), ...(timeline ? { timeline } : {}) });
 }
 
 async function fetchIndex(): Promise<ScenarioEntry[]> {
@@ -103,8 +104,14 @@ async function start(): Promise<void> {
   let ok: boolean;
   if (params.inline) {
     const { name, text } = params.inline;
-    ok = await loadScenario({ text, fileName: name, pickerValue: '', ...(params.seed === undefined ? {} : { seed: params.seed }) });
-  } else if (file !== undefined) ok = await loadShipped(file, params.seed);
+    ok = await loadScenario({
+      text,
+      fileName: name,
+      pickerValue: '',
+      ...(params.seed === undefined ? {} : { seed: params.seed }),
+      ...(params.timeline ? { timeline: params.timeline } : {}),
+    });
+  } else if (file !== undefined) ok = await loadShipped(file, params.seed, params.timeline);
   else return;
   const summary = appStore.getState().summary;
   // The scenario's fix names are known only once the worker has loaded it; the known ones are then applied by a reload.
@@ -131,7 +138,7 @@ async function start(): Promise<void> {
       report();
     }
   }
-  const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
+  const damaged = problems.filter((e) => /^(src|name|t|faults|timeline(\[\d+\]\S*)?|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
   // Selected, not revealed: the picture opens whole, as the sender's did, rather than zoomed into the one box.
@@ -157,7 +164,16 @@ async function start(): Promise<void> {
 
 /** Whether a link names a run of its own; one that does wins over any saved run. */
 function carriesRun(p: UrlParams): boolean {
-  return p.scenario !== undefined || p.inline !== undefined || p.seed !== undefined || p.fixes.length > 0 || p.t !== undefined || p.faults !== undefined || p.chapter !== undefined;
+  return (
+    p.scenario !== undefined ||
+    p.inline !== undefined ||
+    p.seed !== undefined ||
+    p.fixes.length > 0 ||
+    p.t !== undefined ||
+    p.faults !== undefined ||
+    p.timeline !== undefined ||
+    p.chapter !== undefined
+  );
 }
 
 // Enough names for the user to recognise what went; the rest are counted.
