@@ -148,12 +148,12 @@ export function parseUrlParams(search: string): UrlParams {
   const timeline = q.get('timeline');
   if (timeline !== null) {
     const packed = unpack(timeline);
-    if ('problem' in packed) out.errors.push(`timeline: the faults the link adds to the timeline ${packed.problem}`);
+    if ('problem' in packed) out.errors.push(`timeline: the list of faults the link adds to the timeline ${packed.problem}`);
     else {
       try {
         out.timeline = parseTimelineAdditions(JSON.parse(packed.text), 'timeline');
       } catch (error) {
-        out.errors.push(error instanceof SyntaxError ? 'timeline: the faults the link adds to the timeline are damaged (the link may have been cut off)' : (error as Error).message);
+        out.errors.push(error instanceof SyntaxError ? 'timeline: the list of faults the link adds to the timeline is damaged (the link may have been cut off)' : (error as Error).message);
       }
     }
   }

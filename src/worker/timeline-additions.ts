@@ -36,9 +36,8 @@ export function parseTimelineAdditions(value: unknown, label: string): TimelineA
     if (params !== undefined) {
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new Error(`${where}.params: expected {name: value}`);
       for (const [name, v] of Object.entries(params)) {
-        if (!/^[A-Za-z]\w{0,63}$/.test(name) || !['number', 'string', 'boolean'].includes(typeof v)) {
-          throw new Error(`${where}.params: ${shown(name)} expected a parameter name and a number, text or true/false`);
-        }
+        if (!/^[A-Za-z]\w{0,63}$/.test(name)) throw new Error(`${where}.params: expected parameter names like "replicas", got ${shown(name)}`);
+        if (!['number', 'string', 'boolean'].includes(typeof v)) throw new Error(`${where}.params.${name}: expected a number, text or true/false`);
       }
       out.params = params as Record<string, number | string | boolean>;
     }
