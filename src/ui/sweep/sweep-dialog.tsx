@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { SweepRow } from '../../sim';
 import { useApp } from '../../state/app-store';
 import { Modal } from '../components/modal';
@@ -73,8 +73,10 @@ const fieldOf = (message: string | null): string | undefined => /^(at|for|faults
 function Options({ durationS, running }: { durationS: number; running: boolean }) {
   const catalog = useApp((s) => s.catalog);
   const error = useSweep((s) => s.error);
-  const [at, setAt] = useState(() => String(Math.floor(durationS / 4)));
-  const [forS, setFor] = useState(() => String(durationS - Math.floor(durationS / 4)));
+  // Reopened, the form shows the sweep the table holds; the first time, the CLI's defaults (a quarter in, to the end).
+  const last = useSweep((s) => s.run);
+  const [at, setAt] = useState(() => String(last?.at ?? Math.floor(durationS / 4)));
+  const [forS, setFor] = useState(() => String(last?.for ?? durationS - Math.floor(durationS / 4)));
   const [all, setAll] = useState(true);
   const [chosen, setChosen] = useState<string[]>([]);
   const [pairs, setPairs] = useState(false);
@@ -175,7 +177,16 @@ function Progress({ state }: { state: SweepState }) {
         : `${formatCount(state.done)} of ${formatCount(state.total)} variants`;
   return (
     <div className="flex flex-wrap items-center gap-3" data-testid="sweep-progress">
-      <progress className="h-2 min-w-40 flex-1 accent-indigo-600" max={Math.max(1, state.total)} value={state.done} aria-label="Variants done" />
+      <div
+        role="progressbar"
+        aria-label="Variants done"
+        aria-valuemin={0}
+        aria-valuemax={state.total}
+        aria-valuenow={state.done}
+        className="h-2 min-w-40 flex-1 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-700"
+      >
+        <div className="h-full bg-indigo-600 dark:bg-indigo-400" style={{ width: `${state.total === 0 ? 0 : (100 * state.done) / state.total}%` }} />
+      </div>
       <span className="text-sm text-slate-700 tabular-nums dark:text-slate-200" data-testid="sweep-status" aria-live="polite">
         {status} · {elapsed.toFixed(1)} s
       </span>
@@ -205,12 +216,53 @@ function SortButton({ column, sort, onSort }: { column: (typeof COLUMNS)[number]
   );
 }
 
-function Table({ rows }: { rows: SweepRow[] }) {
+const cell = 'px-2 py-1.5 align-top';
+
+/** One variant's line; redrawn only when its row (a new rank) or whether it is the opened one changes. */
+const Row = memo(function Row({ row, opened }: { row: SweepRow; opened: boolean }) {
+  const link = rowLink(row);
+  return (
+    <tr className="border-b border-slate-100 dark:border-slate-800" data-testid="sweep-row" data-index={row.index} data-digest={row.digest ?? ''}>
+      <td className={`${cell} tabular-nums`}>{row.refused === undefined ? `${row.rank} (${formatCount(row.score ?? 0)})` : '–'}</td>
+      <td className={`${cell} font-mono text-xs break-words`} data-testid="sweep-row-faults">
+        {faultsText(row)}
+        {row.refused !== undefined && <div className="font-sans text-xs text-amber-800 dark:text-amber-300">refused: {row.refused}</div>}
+      </td>
+      <td className={`${cell} tabular-nums`} data-testid="sweep-row-requests">
+        {signed(row.failedRequests?.extra)}
+      </td>
+      <td className={`${cell} tabular-nums`}>{signed(row.failedConnections?.extra)}</td>
+      <td className={`${cell} text-xs tabular-nums`}>{row.refused === undefined ? p99Text(row) : '–'}</td>
+      <td className={cell}>{row.refused === undefined ? recoveryText(row) : '–'}</td>
+      <td className={`${cell} whitespace-nowrap`}>
+        {row.refused === undefined && (
+          <button type="button" className={smallButton} onClick={() => void openRow(row)} data-testid="sweep-open-row" aria-label={`Open the run of ${faultsText(row)} with its why`}>
+            Open{opened ? ' again' : ''}
+          </button>
+        )}{' '}
+        {link && row.refused === undefined && (
+          <a
+            href={link}
+            target="_blank"
+            rel="noopener"
+            className="text-xs text-indigo-700 underline dark:text-indigo-300"
+            data-testid="sweep-row-link"
+            aria-label={`Share link that replays ${faultsText(row)}`}
+          >
+            link
+          </a>
+        )}
+      </td>
+    </tr>
+  );
+});
+
+/** The ranked rows; drawn from a deferred copy, so React draws a grown table in slices that give way to the page. */
+const Table = memo(function Table({ rows }: { rows: SweepRow[] }) {
   const [sort, setSort] = useState<Sort>({ key: 'rank', descending: false });
   const sorted = useMemo(() => sortRows(rows, sort), [rows, sort]);
-  const opened = useSweep((s) => s.opened);
+  const opened = useSweep((s) => s.opened?.index);
   if (rows.length === 0) return null;
-  const cell = 'px-2 py-1.5 align-top';
   return (
     <table className="w-full border-collapse text-sm text-slate-700 dark:text-slate-200" data-testid="sweep-table">
       <thead className="sticky top-0 bg-white text-xs text-slate-600 dark:bg-slate-900 dark:text-slate-300">
@@ -226,53 +278,20 @@ function Table({ rows }: { rows: SweepRow[] }) {
         </tr>
       </thead>
       <tbody>
-        {sorted.map((row) => {
-          const link = rowLink(row);
-          return (
-            <tr key={row.index} className="border-b border-slate-100 dark:border-slate-800" data-testid="sweep-row" data-index={row.index} data-digest={row.digest ?? ''}>
-              <td className={`${cell} tabular-nums`}>{row.refused === undefined ? `${row.rank} (${formatCount(row.score ?? 0)})` : '–'}</td>
-              <td className={`${cell} font-mono text-xs break-words`} data-testid="sweep-row-faults">
-                {faultsText(row)}
-                {row.refused !== undefined && <div className="font-sans text-xs text-amber-800 dark:text-amber-300">refused: {row.refused}</div>}
-              </td>
-              <td className={`${cell} tabular-nums`} data-testid="sweep-row-requests">
-                {signed(row.failedRequests?.extra)}
-              </td>
-              <td className={`${cell} tabular-nums`}>{signed(row.failedConnections?.extra)}</td>
-              <td className={`${cell} text-xs tabular-nums`}>{row.refused === undefined ? p99Text(row) : '–'}</td>
-              <td className={cell}>{row.refused === undefined ? recoveryText(row) : '–'}</td>
-              <td className={`${cell} whitespace-nowrap`}>
-                {row.refused === undefined && (
-                  <button type="button" className={smallButton} onClick={() => void openRow(row)} data-testid="sweep-open-row" aria-label={`Open the run of ${faultsText(row)} with its why`}>
-                    Open{opened?.index === row.index ? ' again' : ''}
-                  </button>
-                )}{' '}
-                {link && row.refused === undefined && (
-                  <a
-                    href={link}
-                    target="_blank"
-                    rel="noopener"
-                    className="text-xs text-indigo-700 underline dark:text-indigo-300"
-                    data-testid="sweep-row-link"
-                    aria-label={`Share link that replays ${faultsText(row)}`}
-                  >
-                    link
-                  </a>
-                )}
-              </td>
-            </tr>
-          );
-        })}
+        {sorted.map((row) => (
+          <Row key={row.index} row={row} opened={opened === row.index} />
+        ))}
       </tbody>
     </table>
   );
-}
+});
 
 /** The sweep: options, the pool's progress, and the ranked table that fills as the workers report. */
 export default function SweepDialog() {
   const summary = useApp((s) => s.summary);
   const seed = useApp((s) => s.seed);
   const state = useSweep((s) => s);
+  const rows = useDeferredValue(state.rows);
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => dialog.current?.querySelector<HTMLInputElement>('input')?.focus(), []);
   if (!summary) return null;
@@ -316,10 +335,14 @@ export default function SweepDialog() {
             <button type="button" className={smallButton} onClick={() => downloadCsv(state.rows)} data-testid="sweep-csv">
               Export CSV
             </button>
-            <span className="text-xs text-slate-600 dark:text-slate-400">Ranked by score: extra failed requests + failed connections + requests slower than the unfaulted p99.</span>
+            <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="sweep-caption">
+              {state.run &&
+                `${state.run.scenario}, seed ${state.run.seed}${state.run.fixes.length > 0 ? ` with ${state.run.fixes.join(', ')}` : ''}, faults at ${state.run.at} s for ${state.run.for} s. `}
+              Ranked by score: extra failed requests + failed connections + requests slower than the unfaulted p99.
+            </span>
           </div>
         )}
-        <Table rows={state.rows} />
+        <Table rows={rows} />
       </div>
     </Modal>
   );

@@ -69,7 +69,7 @@ const FLUSH_MS = 250;
 
 let pool: SweepPool | undefined;
 let source: { load: LoadRequest; scenario: SharedRun['scenario'] } | undefined;
-let measured: VariantImpact[] = [];
+let measured: SweepRow[] = [];
 let pending: { impacts: VariantImpact[]; failures: SweepState['failures'] } = { impacts: [], failures: [] };
 let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -79,11 +79,17 @@ function flush(): void {
   const { impacts, failures } = pending;
   if (impacts.length === 0 && failures.length === 0) return;
   pending = { impacts: [], failures: [] };
-  measured = [...measured, ...impacts];
-  const { run } = sweepStore.getState();
+  const { run, rows: shown } = sweepStore.getState();
+  measured = [...measured, ...impacts.map((impact) => sweepRow(run!, impact))];
+  // A row whose rank did not move stays the same object, so the table redraws only the rows that did.
+  const before = new Map(shown.map((row) => [row.index, row]));
+  const rows = rankRows(measured).map((row) => {
+    const same = before.get(row.index);
+    return same !== undefined && same.rank === row.rank ? same : row;
+  });
   sweepStore.setState((s) => ({
     done: s.done + impacts.length + failures.length,
-    rows: rankRows(measured.map((impact) => sweepRow(run!, impact))),
+    rows,
     failures: [...s.failures, ...failures].sort((a, b) => a.index - b.index),
   }));
 }
