@@ -258,31 +258,57 @@ const Row = memo(function Row({ row, opened }: { row: SweepRow; opened: boolean 
 });
 
 /** The ranked rows; drawn from a deferred copy, so React draws a grown table in slices that give way to the page. */
+// Model choice: a screenful or three; a table of thousands of rows costs the page seconds of layout as it grows.
+const PAGE_ROWS = 100;
+
 const Table = memo(function Table({ rows }: { rows: SweepRow[] }) {
   const [sort, setSort] = useState<Sort>({ key: 'rank', descending: false });
+  const [shown, setShown] = useState(PAGE_ROWS);
   const sorted = useMemo(() => sortRows(rows, sort), [rows, sort]);
   const opened = useSweep((s) => s.opened?.index);
   if (rows.length === 0) return null;
   return (
-    <table className="w-full border-collapse text-sm text-slate-700 dark:text-slate-200" data-testid="sweep-table">
-      <thead className="sticky top-0 bg-white text-xs text-slate-600 dark:bg-slate-900 dark:text-slate-300">
-        <tr className="border-b border-slate-200 dark:border-slate-700">
-          {COLUMNS.map((column) => (
-            <th key={column.key} scope="col" className={`${cell} text-left`} aria-sort={sort.key === column.key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
-              <SortButton column={column} sort={sort} onSort={setSort} />
+    <>
+      {/* Fixed column widths: a row added lays out on its own, without measuring every other row again. */}
+      <table className="w-full min-w-[44rem] table-fixed border-collapse text-sm text-slate-700 dark:text-slate-200" data-testid="sweep-table">
+        <colgroup>
+          <col className="w-[9%]" />
+          <col className="w-[27%]" />
+          <col className="w-[11%]" />
+          <col className="w-[12%]" />
+          <col className="w-[17%]" />
+          <col className="w-[12%]" />
+          <col className="w-[12%]" />
+        </colgroup>
+        <thead className="sticky top-0 bg-white text-xs text-slate-600 dark:bg-slate-900 dark:text-slate-300">
+          <tr className="border-b border-slate-200 dark:border-slate-700">
+            {COLUMNS.map((column) => (
+              <th key={column.key} scope="col" className={`${cell} text-left`} aria-sort={sort.key === column.key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
+                <SortButton column={column} sort={sort} onSort={setSort} />
+              </th>
+            ))}
+            <th scope="col" className={`${cell} text-left font-semibold`}>
+              Run
             </th>
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.slice(0, shown).map((row) => (
+            <Row key={row.index} row={row} opened={opened === row.index} />
           ))}
-          <th scope="col" className={`${cell} text-left font-semibold`}>
-            Run
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {sorted.map((row) => (
-          <Row key={row.index} row={row} opened={opened === row.index} />
-        ))}
-      </tbody>
-    </table>
+        </tbody>
+      </table>
+      {sorted.length > shown && (
+        <div className="flex items-center gap-2 py-2 text-sm text-slate-600 dark:text-slate-300">
+          <span data-testid="sweep-shown">
+            Showing {formatCount(shown)} of {formatCount(sorted.length)} rows (every row is in the CSV).
+          </span>
+          <button type="button" className={smallButton} onClick={() => setShown((n) => n + PAGE_ROWS)} data-testid="sweep-more">
+            Show {formatCount(Math.min(PAGE_ROWS, sorted.length - shown))} more
+          </button>
+        </div>
+      )}
+    </>
   );
 });
 
