@@ -97,6 +97,14 @@ describe('the sweep in the browser', () => {
       expect(up).toEqual([...up].sort((a, b) => a - b));
       await byTestId(page, 'sweep-sort-rank').click();
 
+      // The CSV is the CLI's (sweepCsv), ranked as the table is.
+      const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'sweep-csv').click()]);
+      const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
+      expect(download.suggestedFilename()).toBe('demo-sweep.csv');
+      expect(csv[0]).toBe('rank,score,faults,outcome,failed_requests_extra,failed_requests,failed_connections_extra,slow_requests_extra,p99_ms,recovered_after_s,digest,command');
+      expect(csv).toHaveLength(14);
+      expect(csv[1]).toContain(`,${shown[0]!.digest},npm run sim -- demo --seed 4 --fault 15:`);
+
       const top = rows.first();
       const digest = (await top.getAttribute('data-digest'))!;
       const link = (await top.getByTestId('sweep-row-link').getAttribute('href'))!;

@@ -1,6 +1,7 @@
 import { memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { SweepRow } from '../../sim';
 import { useApp } from '../../state/app-store';
+import { MAX_LINK_CHARS } from '../../state/share-link';
 import { Modal } from '../components/modal';
 import { accentButton, button, smallButton, textField } from '../components/styles';
 import { counted, formatCount } from '../components/format';
@@ -240,7 +241,12 @@ const Row = memo(function Row({ row, opened }: { row: SweepRow; opened: boolean 
             Open{opened ? ' again' : ''}
           </button>
         )}{' '}
-        {link && row.refused === undefined && (
+        {link && row.refused === undefined && link.length > MAX_LINK_CHARS && (
+          <span className="text-xs text-slate-600 dark:text-slate-400" title="Longer than links are kept reliably: open the row, then Share offers the run as a scenario file">
+            no link (too long)
+          </span>
+        )}
+        {link && row.refused === undefined && link.length <= MAX_LINK_CHARS && (
           <a
             href={link}
             target="_blank"
