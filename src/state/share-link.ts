@@ -20,13 +20,21 @@ export interface SharedRun {
   view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed };
 }
 
+let packed: { text: string; value: string } | undefined;
+
+/** The scenario's text compressed for `src=`, kept for the next call: a sweep's rows all carry the same scenario. */
+function packedScenario(text: string): string {
+  if (packed?.text !== text) packed = { text, value: compressToEncodedURIComponent(text) };
+  return packed.value;
+}
+
 /** The query string that replays a run to the same moment and digest (read back by parseUrlParams). */
 export function shareQuery(run: SharedRun): string {
   const q = new URLSearchParams();
   if ('file' in run.scenario) q.set('scenario', run.scenario.file);
   else {
     q.set('name', run.scenario.name);
-    q.set('src', compressToEncodedURIComponent(run.scenario.text));
+    q.set('src', packedScenario(run.scenario.text));
   }
   q.set('seed', String(run.seed));
   for (const fix of run.fixes) q.append('fix', fix);

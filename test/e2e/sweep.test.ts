@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { impactOf, planSweep, runVariant } from '../../src/sim';
@@ -124,6 +125,31 @@ describe('the sweep in the browser', () => {
       });
     });
   }, 180_000);
+
+  it('sweeps a scenario opened from a link with its own seed and fix, and its rows link to that scenario', async () => {
+    const query = `?name=mine.yaml&src=${compressToEncodedURIComponent(DEMO)}&seed=9&fix=wait-for-propagation`;
+    await withApp('sweep-inline', query, async (app) => {
+      const { page } = app;
+      await untilLoaded(page, '');
+      await expect.poll(() => page.locator('[data-testid="fix-toggle"][data-fix="wait-for-propagation"]').isChecked()).toBe(true);
+      await openSweep(page);
+      await chooseFaults(page, ['crash-loop', 'power-off-node']);
+      await byTestId(page, 'sweep-start').click();
+      await expect.poll(() => text(page, 'sweep-status'), { timeout: 60_000, interval: 200 }).toMatch(/^5 of 5 variants · /);
+      const loaded = loadWithAdditions(DEMO, 'mine.yaml', { seed: 9, fixes: ['wait-for-propagation'] }, 'timeline');
+      if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+      const plan = planSweep(loaded.scenario, loaded.appliedFixes, { faults: ['crash-loop', 'power-off-node'], pairs: false, at: 15, for: 45 });
+      const digests = Object.fromEntries(plan.variants.map((v) => [v.index, impactOf(plan, runVariant(plan, v)).digest]));
+      const shown = await byTestId(page, 'sweep-row').evaluateAll((trs) => trs.map((tr) => [Number(tr.getAttribute('data-index')), tr.getAttribute('data-digest')]));
+      expect(Object.fromEntries(shown)).toEqual(digests);
+      const link = new URL((await byTestId(page, 'sweep-row-link').first().getAttribute('href'))!);
+      expect(link.searchParams.get('name')).toBe('mine.yaml');
+      expect(link.searchParams.get('seed')).toBe('9');
+      expect(link.searchParams.getAll('fix')).toEqual(['wait-for-propagation']);
+      expect(link.searchParams.get('src')).not.toBeNull();
+      expectClean(app);
+    });
+  }, 120_000);
 
   it('cancel stops the pool at once and keeps the rows already done', async () => {
     await withApp('sweep-cancel', '?scenario=demo.yaml', async (app) => {
