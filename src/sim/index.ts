@@ -13,6 +13,7 @@ export type { Chapter, ChartSpec, Scenario, ScenarioInput } from './scenario/sch
 export { DEFAULT_CHARTS } from './scenario/default-charts';
 export { SCENARIO_VERSION } from './scenario/version';
 export { withoutBom } from './scenario/parse-text';
+export { MAX_POD_RATE, MIN_RATE } from './scenario/formats';
 export { boundProblems, echo, MAX_SCENARIO_CHARS, oneLine } from './scenario/limits';
 export { isPrefix, parsePath, samePath, type PathSegment } from './scenario/path';
 export { pathLocator, type TextPlace } from './scenario/locate';
