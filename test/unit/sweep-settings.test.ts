@@ -55,7 +55,7 @@ const total = (r: RunReport, metric: string, from = 0): number => (r.series[metr
 
 describe('the risky settings catalog', () => {
   it('gives each setting an id, a one-line why and the docs section behind it', () => {
-    expect(RISKY_SETTINGS.map((s) => s.id)).toEqual(['fixed-reconnect', 'etp-local-unknown-members', 'cpu-limit-expiring-kernel']);
+    expect(RISKY_SETTINGS.map((s) => s.id)).toEqual(['fixed-reconnect', 'etp-local-unknown-members', 'cpu-limit-expiring-kernel', 'stateless-ecmp']);
     for (const s of RISKY_SETTINGS) {
       expect(s.why, s.id).not.toContain('\n');
       expect(s.source, s.id).toMatch(/^docs\/sources\/[a-z-]+\.md#[a-z0-9-]+$/);
@@ -174,6 +174,38 @@ describe('cpu-limit-expiring-kernel: a CPU limit on a multi-threaded pod, on a k
   });
 });
 
+describe('stateless-ecmp: a router without resilient hashing in front of MetalLB speakers', () => {
+  const SANDBOX = readFileSync(new URL('../../public/scenarios/bare-metal-sandbox.yaml', import.meta.url), 'utf8');
+  const ADD = 'add-bgp-speaker node/node-c';
+  const SETTING = 'stateless-ecmp router/tor';
+
+  it('resets half of the established flows when a third next hop is added, against a third with resilient hashing', () => {
+    // The router given resilient hashing by --set, as the resilient-hashing fix of ecmp-resets does.
+    const plan = planSweep(loadText(SANDBOX, ['topology.routers.0.ecmp=resilient']), [], { faults: ['add-bgp-speaker'], settings: ['stateless-ecmp'], pairs: true, at: 20, for: 40 });
+    expect(find(plan, SETTING).setting!.sets).toEqual(['topology.routers.0.ecmp=hash-threshold']);
+    expect(measure(plan, SETTING).score).toBe(0);
+    // Four users keep 16 connections each to the LoadBalancer address; a new next hop appended to the group moves 1/2
+    // of the flows under hash-threshold and 1/3 under resilient hashing, and the node they land on resets each one.
+    const flows = 4 * 16;
+    const resilient = measure(plan, ADD).failedConnections!.extra / flows;
+    const stateless = measure(plan, `${ADD} + ${SETTING}`).failedConnections!.extra / flows;
+    expect(resilient).toBeGreaterThan(0.25);
+    expect(resilient).toBeLessThan(0.42);
+    expect(stateless).toBeGreaterThan(0.42);
+    expect(stateless).toBeLessThan(0.6);
+  });
+
+  it('is not a variant where the router already hashes without it', () => {
+    const plain = planSweep(loadText(SANDBOX), [], { faults: [], pairs: false, at: 20, for: 5 });
+    expect(plain.settings.inEffect).toEqual([
+      { id: 'etp-local-unknown-members', target: 'service/traefik' },
+      { id: 'stateless-ecmp', target: 'router/tor' },
+    ]);
+    expect(plain.settings.untargeted).toEqual(['fixed-reconnect', 'cpu-limit-expiring-kernel']);
+    expect(plain.variants).toEqual([]);
+  });
+});
+
 describe('npm run sim -- sweep with risky settings', () => {
   const file = (name: string): string => join(tmp, name);
   const sweep = async (out: string, ...flags: string[]): Promise<void> => {
@@ -197,7 +229,7 @@ describe('npm run sim -- sweep with risky settings', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as Line & Record<string, unknown>);
-    expect(header).toMatchObject({ settings: null, untargetedSettings: ['fixed-reconnect', 'cpu-limit-expiring-kernel'], settingsInEffect: [], variants: 3 });
+    expect(header).toMatchObject({ settings: null, untargetedSettings: ['fixed-reconnect', 'cpu-limit-expiring-kernel', 'stateless-ecmp'], settingsInEffect: [], variants: 3 });
     // The setting with the pool recreated: every member starts unknown again, node-f among them.
     expect(rows.map((r) => [r.faults.map((f) => f.fault).join(), r.setting?.id ?? ''])).toEqual([
       ['recreate-pool', 'etp-local-unknown-members'],
@@ -245,7 +277,9 @@ describe('npm run sim -- sweep with risky settings', () => {
       }
       throw new Error(`${argv.join(' ')} was accepted`);
     };
-    expect(refused(['x', '--settings', 'fixed-reconnect,nope'])).toBe('--settings: no risky setting "nope" (known: fixed-reconnect, etp-local-unknown-members, cpu-limit-expiring-kernel)');
+    expect(refused(['x', '--settings', 'fixed-reconnect,nope'])).toBe(
+      '--settings: no risky setting "nope" (known: fixed-reconnect, etp-local-unknown-members, cpu-limit-expiring-kernel, stateless-ecmp)',
+    );
     expect(refused(['x', '--settings', 'fixed-reconnect,fixed-reconnect'])).toBe('--settings: "fixed-reconnect" is listed twice');
     expect(refused(['x', '--settings', 'fixed-reconnect', '--no-settings'])).toBe('--no-settings: cannot be given with --settings');
     expect(refused(['x', '--no-settings', '--settings', 'fixed-reconnect'])).toBe('--settings: cannot be given with --no-settings');

@@ -90,6 +90,17 @@ export const RISKY_SETTINGS: readonly RiskySetting[] = [
       return [...limit, ...missing([['params.cpu.kernel', scenario.params.cpu.kernel, 'expiring']])];
     },
   },
+  {
+    id: 'stateless-ecmp',
+    why: 'a router that hashes flows over its BGP next hops without resilient hashing: each next hop a speaker adds or withdraws moves up to half of the established flows to nodes that reset them',
+    source: 'docs/sources/load-balancers.md#ecmp-hash-threshold',
+    targets: (scenario) => (scenario.topology.bgp ? [`router/${scenario.topology.bgp.router}`] : []),
+    sets(scenario, target) {
+      const i = scenario.topology.routers.findIndex((r) => r.name === nameOf(target));
+      // Modulo-N moves even more than hash-threshold; either one is the setting.
+      return scenario.topology.routers[i]!.ecmp === 'resilient' ? [`topology.routers.${i}.ecmp=hash-threshold`] : [];
+    },
+  },
 ];
 
 export const SETTING_IDS: readonly string[] = RISKY_SETTINGS.map((s) => s.id);
