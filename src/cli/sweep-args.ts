@@ -35,7 +35,7 @@ export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [-
 
   --faults a,b      only these catalog faults (default: every fault; see --list)
   --settings a,b    only these risky settings, each turned on from time 0 where the scenario does not have it
-                    (default: every one: ${SETTING_IDS.join(', ')})
+                    (default: all: ${SETTING_IDS.join(', ')})
   --no-settings     no risky settings, faults only
   --pairs           also every two of the single faults, landing together, and each setting with each single fault
   --at SECONDS      when the faults land (default: a quarter into the run, in whole seconds)

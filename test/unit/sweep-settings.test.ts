@@ -53,6 +53,25 @@ function reportOf(plan: SweepPlan, name: string): RunReport {
 }
 const total = (r: RunReport, metric: string, from = 0): number => (r.series[metric]?.values ?? []).slice(from).reduce((a, b) => a + b, 0);
 
+describe('a setting’s overrides on a loaded scenario', () => {
+  it('give what a load with them gives: no overrides change no shipped scenario, and overrides land as --set lands them', () => {
+    const { scenarios } = JSON.parse(readFileSync(new URL('../../public/scenarios/index.json', import.meta.url), 'utf8')) as { scenarios: { id: string }[] };
+    for (const { id } of scenarios) {
+      const scenario = shipped(id, []);
+      expect(JSON.stringify(withSets(scenario, [])), id).toBe(JSON.stringify(scenario));
+    }
+    const set = ['topology.services.traefik.externalTrafficPolicy=Local', 'params.lb.activation=immediate'];
+    const loaded = loadScenario(readFileSync(new URL('../../public/scenarios/f5-unknown-health.yaml', import.meta.url), 'utf8'), 'f5.yaml', {
+      fixes: ['etp-cluster', 'activate-after-healthy'],
+      sets: set,
+    });
+    expect(loaded.ok && JSON.stringify(withSets(shipped('f5-unknown-health', ['etp-cluster', 'activate-after-healthy']), set))).toBe(loaded.ok && JSON.stringify(loaded.scenario));
+    expect(() => withSets(shipped('demo', []), ['topology.services.web.externalTrafficPolicy=Local'])).toThrow(
+      '--set topology.services.web.externalTrafficPolicy=Local: Local needs type NodePort or LoadBalancer',
+    );
+  });
+});
+
 describe('the risky settings catalog', () => {
   it('gives each setting an id, a one-line why and the docs section behind it', () => {
     expect(RISKY_SETTINGS.map((s) => s.id)).toEqual(['fixed-reconnect', 'etp-local-unknown-members', 'cpu-limit-expiring-kernel', 'stateless-ecmp']);
