@@ -49,6 +49,7 @@ export const RISKY_SETTINGS: readonly RiskySetting[] = [
         [`params.${name}.lbPolicy`, now.lbPolicy, 'round_robin'],
         [`params.${name}.reconnect`, now.reconnect, 'fixed'],
         [`params.${name}.reconnectIntervalMs`, now.reconnectIntervalMs, interval],
+        // Each attempt given 300 ms too, as its-not-dns reads the talk (docs/sources/grpc.md#connection-backoff).
         [`params.${name}.minConnectTimeoutMs`, now.minConnectTimeoutMs, interval],
       ]);
     },
