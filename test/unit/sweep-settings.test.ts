@@ -284,7 +284,7 @@ describe('npm run sim -- sweep with risky settings', () => {
     await sweep(file('none.jsonl'), '--no-settings');
     const header = JSON.parse(readFileSync(file('none.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>;
     expect(header).toMatchObject({ settings: [], untargetedSettings: [], settingsInEffect: [], variants: 1 });
-  }, 30_000);
+  }, 60_000);
 
   it('checks --settings and --no-settings before a run', async () => {
     const refused = (argv: string[]): string => {
