@@ -1,4 +1,4 @@
-import { echo, FAULT_IDS, oneLine } from '../sim';
+import { echo, FAULT_IDS, oneLine, SETTING_IDS } from '../sim';
 import { filePath, loadFlag, parseNumber, scanArgs, UsageError, type NumberRule } from './args';
 
 /** `npm run sim -- sweep …`, parsed without side effects. */
@@ -9,6 +9,8 @@ export interface SweepArgs {
   fixes: string[];
   /** Catalog fault ids to try; all when absent. */
   faults?: string[];
+  /** Risky setting ids to try; all when absent, none when empty (`--no-settings`). */
+  settings?: string[];
   pairs: boolean;
   at?: number;
   for?: number;
@@ -26,12 +28,16 @@ export interface MergeArgs {
   csv?: string;
 }
 
-export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [--faults a,b,...] [--pairs] [--at SECONDS] [--for SECONDS]
+export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [--faults a,b,...] [--settings a,b,... | --no-settings] [--pairs]
+                          [--at SECONDS] [--for SECONDS]
                           [--jobs N] [--shard I/N] [--seed N] [--set path=value]... [--fix NAME]... [--out FILE] [--csv FILE]
        npm run sim -- sweep-merge FILE.jsonl... [--out FILE] [--csv FILE]
 
   --faults a,b      only these catalog faults (default: every fault; see --list)
-  --pairs           also every two of the single variants, landing together
+  --settings a,b    only these risky settings, each turned on from time 0 where the scenario does not have it
+                    (default: all: ${SETTING_IDS.join(', ')})
+  --no-settings     no risky settings, faults only
+  --pairs           also every two of the single faults, landing together, and each setting with each single fault
   --at SECONDS      when the faults land (default: a quarter into the run, in whole seconds)
   --for SECONDS     how long each run goes on after them (default: to the scenario's end)
   --jobs N          run N variants at a time on worker threads (default 1, at most 256)
@@ -61,7 +67,15 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
           help = true;
           return true;
         case '--faults':
-          args.faults = faultList(value());
+          args.faults = idList(flag, value(), FAULT_IDS, 'fault', 'in the catalog (see --list)');
+          return true;
+        case '--settings':
+          if (args.settings?.length === 0) throw new UsageError('--settings: cannot be given with --no-settings');
+          args.settings = idList(flag, value(), SETTING_IDS, 'risky setting', `(known: ${SETTING_IDS.join(', ')})`);
+          return true;
+        case '--no-settings':
+          if (args.settings !== undefined && args.settings.length > 0) throw new UsageError('--no-settings: cannot be given with --settings');
+          args.settings = [];
           return true;
         case '--pairs':
           args.pairs = true;
@@ -98,13 +112,14 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
   return { ...args, scenario: args.scenario };
 }
 
-function faultList(text: string): string[] {
+/** A comma-separated list of ids, each one of `known` and each once. */
+function idList(flag: string, text: string, known: readonly string[], what: string, where: string): string[] {
   const ids = text.split(',');
   for (const id of ids) {
-    if (!FAULT_IDS.includes(id)) throw new UsageError(`--faults: no fault ${echo(id)} in the catalog (see --list)`);
+    if (!known.includes(id)) throw new UsageError(`${flag}: no ${what} ${echo(id)} ${where}`);
   }
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (repeated !== undefined) throw new UsageError(`--faults: ${echo(repeated)} is listed twice`);
+  if (repeated !== undefined) throw new UsageError(`${flag}: ${echo(repeated)} is listed twice`);
   return ids;
 }
 

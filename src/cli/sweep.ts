@@ -14,11 +14,17 @@ export interface SweepHeader {
   fixes: string[];
   sets: string[];
   faults: string[] | null;
+  /** The risky settings chosen: null for all, [] for none (`--no-settings`). */
+  settings: string[] | null;
   pairs: boolean;
   at: number;
   for: number;
   variants: number;
   untargeted: string[];
+  /** Chosen risky settings with nothing in the scenario to apply to. */
+  untargetedSettings: string[];
+  /** Risky settings the scenario already has, on these targets: not variants. */
+  settingsInEffect: { id: string; target: string }[];
   baseline: { digest: string; failedRequests: number; failedConnections: number };
   /** Only in a shard's output: which share of the variants it holds. */
   shard?: string;
@@ -30,7 +36,7 @@ export async function sweep(args: SweepArgs): Promise<void> {
   checkOutputs({ out: args.out, csv: args.csv }, [{ path: source.fileName, what: 'the scenario file' }]);
   const { scenario, appliedFixes } = loadFromArgs(source, { ...args, faults: [] });
   const at = args.at ?? Math.floor(scenario.duration / 4);
-  const options = { ...(args.faults ? { faults: args.faults } : {}), pairs: args.pairs, at, for: args.for ?? scenario.duration - at };
+  const options = { ...(args.faults ? { faults: args.faults } : {}), ...(args.settings ? { settings: args.settings } : {}), pairs: args.pairs, at, for: args.for ?? scenario.duration - at };
   try {
     checkSweepOptions(scenario, options);
   } catch (error) {
@@ -52,11 +58,14 @@ export async function sweep(args: SweepArgs): Promise<void> {
     fixes: appliedFixes,
     sets: args.sets,
     faults: args.faults ?? null,
+    settings: args.settings ?? null,
     pairs: args.pairs,
     at: options.at,
     for: options.for,
     variants: plan.variants.length,
     untargeted: plan.untargeted,
+    untargetedSettings: plan.settings.untargeted,
+    settingsInEffect: plan.settings.inEffect,
     baseline: {
       digest: plan.baseline.digest,
       failedRequests: plan.baseline.window.failed.reduce((a, b) => a + b, 0),
@@ -82,20 +91,24 @@ function progressLine(label: string, total: number): (done: number) => void {
 
 function rowOf(header: SweepHeader, impact: VariantImpact): SweepRow {
   const until = header.at + header.for;
+  // The setting's overrides come after the sweep's, as the run applied them.
+  const sets = [...header.sets, ...(impact.setting?.sets ?? [])];
   const replay = {
     scenario: header.source,
     seed: header.seed,
     fixes: header.fixes,
-    sets: header.sets,
+    sets,
     at: header.at,
     for: header.for,
   };
   const words = ['npm', 'run', 'sim', '--', header.source, '--seed', String(header.seed)];
   for (const fix of header.fixes) words.push('--fix', fix);
-  for (const set of header.sets) words.push('--set', set);
+  for (const set of sets) words.push('--set', set);
   for (const f of impact.faults) words.push('--fault', `${header.at}:${f.fault}:${f.target}`);
   words.push('--until', String(until));
-  return { record: 'variant', ...impact, ...replay, command: words.map(shellWord).join(' ') };
+  // A shell comment, so the line names the setting its overrides turn on and still runs as it is.
+  const named = impact.setting ? `  # risky setting ${impact.setting.id} on ${impact.setting.target}` : '';
+  return { record: 'variant', ...impact, ...replay, command: words.map(shellWord).join(' ') + named };
 }
 
 /** A word a POSIX shell reads back as itself. */

@@ -27,3 +27,4 @@ export { seriesCsv } from './report/csv';
 export { checkSweepOptions, planSweep, runVariant, timelineFailure, type SweepOptions, type SweepPlan, type Variant, type VariantRun } from './sweep/plan';
 export { compareImpacts, impactOf, type Delta, type VariantImpact } from './sweep/impact';
 export { rankRows, sweepCsv, type Replay, type SweepRow } from './sweep/table';
+export { RISKY_SETTINGS, SETTING_IDS, settingUses, type RiskySetting, type SettingUse } from './sweep/settings';

@@ -1,5 +1,6 @@
 import type { FaultRequest } from '../api';
 import type { SweepPlan, VariantRun } from './plan';
+import type { SettingUse } from './settings';
 import { slowerThan, windowQuantile, type ClientWindow } from './window';
 
 /** A count in the unfaulted run and in the variant's, over the same window, and what the faults added. */
@@ -13,6 +14,8 @@ export interface Delta {
 export interface VariantImpact {
   index: number;
   faults: FaultRequest[];
+  /** The risky setting the variant's run had from time 0, if any. */
+  setting?: SettingUse;
   /** Why a fault could not land; nothing else is measured then. */
   refused?: string;
   /** The variant run's report digest, which its replay reproduces. */
@@ -65,8 +68,9 @@ function recovery(plan: SweepPlan, w: ClientWindow): number | null {
 
 /** Measures a variant's run against the plan's unfaulted run. */
 export function impactOf(plan: SweepPlan, run: VariantRun): VariantImpact {
-  const faults = plan.variants[run.index]!.faults;
-  if ('refused' in run) return { index: run.index, faults, refused: run.refused };
+  const { faults, setting } = plan.variants[run.index]!;
+  const what = { index: run.index, faults, ...(setting ? { setting } : {}) };
+  if ('refused' in run) return { ...what, refused: run.refused };
   const base = plan.baseline.window;
   const w = run.window;
   const failedRequests = delta(sum(base.failed), sum(w.failed));
@@ -82,8 +86,7 @@ export function impactOf(plan: SweepPlan, run: VariantRun): VariantImpact {
   }
   const failedConnections = delta(base.failedConnections, w.failedConnections);
   return {
-    index: run.index,
-    faults,
+    ...what,
     digest: run.digest,
     failedRequests,
     failedConnections,

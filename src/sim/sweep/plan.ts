@@ -2,14 +2,18 @@ import type { FaultRequest, Sim } from '../api';
 import { atSeconds, type SimTime } from '../core/time';
 import { faultCatalog } from '../faults/catalog';
 import { targetNames } from '../scenario/cross-checks';
+import { withSets } from '../scenario/load';
 import type { Scenario } from '../scenario/schema';
 import { createSim } from '../sim';
+import { SETTING_IDS, settingUses, type SettingUse } from './settings';
 import { clientWindow, type ClientWindow } from './window';
 
-/** What to sweep: which faults, alone or in pairs, when they land and how long the run goes on after them. */
+/** What to sweep: which faults and risky settings, alone or in pairs, when faults land and how long the run goes on after them. */
 export interface SweepOptions {
   /** Catalog fault ids to try, in catalog order whatever the order given; every fault when absent. */
   faults?: readonly string[];
+  /** Risky setting ids to try (settings.ts), in its order; every setting when absent, none when empty. */
+  settings?: readonly string[];
   pairs: boolean;
   /** Simulated seconds from the start at which the fault lands. */
   at: number;
@@ -17,10 +21,14 @@ export interface SweepOptions {
   for: number;
 }
 
-/** One run of the sweep: the faults (one, or two for a pair) that land together at the sweep's time, parameters at their defaults. */
+/**
+ * One run of the sweep: the faults (none, one, or two for a pair) that land together at the sweep's time, parameters at
+ * their defaults, and the risky setting turned on from time 0, if any.
+ */
 export interface Variant {
   index: number;
   faults: FaultRequest[];
+  setting?: SettingUse;
 }
 
 /** Everything every run of a sweep shares, as plain data a worker can be sent. */
@@ -32,6 +40,8 @@ export interface SweepPlan {
   variants: Variant[];
   /** Faults of the catalog (or of `options.faults`) that have nothing to land on in this scenario. */
   untargeted: string[];
+  /** Chosen risky settings with nothing to apply to, and those the scenario already has (not variants). */
+  settings: { untargeted: string[]; inEffect: { id: string; target: string }[] };
   baseline: { digest: string; window: ClientWindow };
 }
 
@@ -46,6 +56,9 @@ export function checkSweepOptions(scenario: Scenario, options: SweepOptions): vo
   for (const id of options.faults ?? []) {
     if (!known.includes(id)) throw new Error(`faults: no fault "${id}" in the catalog (known: ${known.join(', ')})`);
   }
+  for (const id of options.settings ?? []) {
+    if (!SETTING_IDS.includes(id)) throw new Error(`settings: no risky setting "${id}" (known: ${SETTING_IDS.join(', ')})`);
+  }
   if (!(options.at >= 0 && options.at < scenario.duration)) {
     throw new Error(`at: ${options.at} s is not within the run (the scenario lasts ${scenario.duration} s)`);
   }
@@ -56,7 +69,9 @@ export function checkSweepOptions(scenario: Scenario, options: SweepOptions): vo
 
 /**
  * Runs the unfaulted scenario and lists every variant: each chosen catalog fault on each target of its kinds the
- * scenario names (pods: those running in the unfaulted run when the fault lands), then, with `pairs`, every two of those.
+ * scenario names (pods: those running in the unfaulted run when the fault lands), then, with `pairs`, every two of those;
+ * then each chosen risky setting on each target the scenario does not have it on, and, with `pairs`, each of those with
+ * each single fault.
  */
 export function planSweep(scenario: Scenario, fixes: readonly string[], options: SweepOptions): SweepPlan {
   checkSweepOptions(scenario, options);
@@ -74,13 +89,18 @@ export function planSweep(scenario: Scenario, fixes: readonly string[], options:
   const untargeted = chosen.filter((f) => !singles.some((s) => s.fault === f.id)).map((f) => f.id);
   const lists: FaultRequest[][] = singles.map((s) => [s]);
   if (options.pairs) singles.forEach((a, i) => singles.slice(i + 1).forEach((b) => lists.push([a, b])));
+  const variants: Omit<Variant, 'index'>[] = lists.map((faults) => ({ faults }));
+  const settings = settingUses(scenario, options.settings);
+  for (const setting of settings.uses) variants.push({ faults: [], setting });
+  if (options.pairs) for (const setting of settings.uses) for (const fault of singles) variants.push({ faults: [fault], setting });
   sim.runUntil(atSeconds(options.at + options.for));
   return {
     scenario,
     fixes: [...fixes],
-    options: { ...options, ...(options.faults ? { faults: [...options.faults] } : {}) },
-    variants: lists.map((faults, index) => ({ index, faults })),
+    options: { ...options, ...(options.faults ? { faults: [...options.faults] } : {}), ...(options.settings ? { settings: [...options.settings] } : {}) },
+    variants: variants.map((v, index) => ({ index, ...v })),
     untargeted,
+    settings: { untargeted: settings.untargeted, inEffect: settings.inEffect },
     baseline: { digest: sim.report(0).digest, window: windowAfter(sim, options.at) },
   };
 }
@@ -102,11 +122,20 @@ export function timelineFailure(sim: Sim, index: number, at: SimTime): string | 
 export type VariantRun = { index: number; refused: string } | { index: number; digest: string; window: ClientWindow };
 
 /**
- * Runs one variant as `npm run sim -- … --fault AT:FAULT:TARGET --until END` runs it (the faults appended to the
- * timeline), so that command reproduces its digest. A fault its target cannot take stops the run where it lands.
+ * Runs one variant as `npm run sim -- … --set PATH=VALUE --fault AT:FAULT:TARGET --until END` runs it (the setting's
+ * overrides after the sweep's, the faults appended to the timeline), so that command reproduces its digest. A fault
+ * its target cannot take stops the run where it lands.
  */
 export function runVariant(plan: SweepPlan, variant: Variant): VariantRun {
-  const { scenario, options } = plan;
+  const { options } = plan;
+  let scenario = plan.scenario;
+  if (variant.setting) {
+    try {
+      scenario = withSets(scenario, variant.setting.sets);
+    } catch (error) {
+      return { index: variant.index, refused: `${variant.setting.id} on ${variant.setting.target}: ${(error as Error).message}` };
+    }
+  }
   // After the scenario's own entries, where `--fault` puts them.
   const first = scenario.timeline.length;
   const timeline = [...scenario.timeline, ...variant.faults.map((f) => ({ at: options.at, fault: f.fault, target: f.target, params: {} }))];

@@ -1,7 +1,10 @@
 import { csvField } from '../report/csv';
 import { compareImpacts, type VariantImpact } from './impact';
 
-/** What replays a row: the scenario as it was given, the seed, fixes and overrides it was loaded with, and when the faults landed. */
+/**
+ * What replays a row: the scenario as it was given, the seed, fixes and overrides it was loaded with (the sweep's, then
+ * its setting's), and when the faults landed.
+ */
 export interface Replay {
   /** A shipped scenario's id or a file's path, as given to the sweep. */
   scenario: string;
@@ -30,6 +33,7 @@ const CSV_COLUMNS = [
   'rank',
   'score',
   'faults',
+  'setting',
   'outcome',
   'failed_requests_extra',
   'failed_requests',
@@ -54,6 +58,7 @@ export function sweepCsv(rows: readonly SweepRow[]): string {
       text(row.rank),
       text(row.score),
       row.faults.map((f) => `${f.fault} ${f.target}`).join(' + '),
+      row.setting ? `${row.setting.id} ${row.setting.target}` : '',
       row.refused === undefined ? 'ran' : `refused: ${row.refused}`,
       text(row.failedRequests?.extra),
       text(row.failedRequests?.variant),
