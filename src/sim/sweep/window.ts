@@ -28,6 +28,11 @@ const CONNECTIONS_FAILED = ['client.connections.failed', 'client.connections.res
 /** The histograms of latency as clients measure it; proxies' upstream requests have their own prefix and are not in it. */
 export const CLIENT_LATENCY = ['requests.latency_ms', 'grpc.client.latency_ms'];
 
+/** The first sample whose step holds the fault's time: effects at the very instant count in the step that ends then. */
+export function windowStart(at: number, stepSeconds: number): number {
+  return Math.max(0, Math.ceil(at / stepSeconds) - 1);
+}
+
 /** The window of a slice that starts at the window's first sample and ends where the run stopped. */
 export function clientWindow(slice: SeriesSlice): ClientWindow {
   const row = (name: string): Float64Array | null => {
