@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { checkSweepOptions, echo, impactOf, planSweep, rankRows, sweepCsv, sweepReportHtml, type SweepHeader, type SweepRow, type VariantImpact } from '../sim';
+import { checkSweepOptions, echo, impactOf, perStep, planSweep, rankRows, sweepCsv, sweepReportHtml, type SweepHeader, type SweepRow, type VariantImpact } from '../sim';
 import { OutputError, UsageError } from './args';
 import { checkOutputs, loadFromArgs, readSource, unwritable } from './prepare';
 import { measureFixes, replan } from './sweep-fixes';
@@ -49,7 +49,7 @@ export async function sweep(args: SweepArgs): Promise<void> {
       failedRequests: plan.baseline.window.failed.reduce((a, b) => a + b, 0),
       failedConnections: plan.baseline.window.failedConnections,
       stepSeconds: plan.baseline.window.stepSeconds,
-      perStep: { ok: plan.baseline.window.ok, failed: plan.baseline.window.failed },
+      perStep: perStep(plan.baseline.window),
     },
     ...(count > 1 ? { shard: `${index}/${count}` } : { fixTop: args.fixTop }),
   };

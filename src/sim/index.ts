@@ -28,7 +28,7 @@ export { checkSweepOptions, planSweep, runUnfaulted, runVariant, timelineFailure
 export { FIX_TOP, fixCandidates, fixEffect, fixTasks, runSweepTask, type FixEffect, type FixTrial, type SweepTask } from './sweep/fixes';
 export { REMEDIES, remedyFor, type Remedy } from './sweep/remedies';
 export { FAR_MORE, ROW_WHY_LIMIT, whyBeyond, whyCandidates, type RowWhy } from './sweep/why';
-export { compareImpacts, impactOf, type Delta, type VariantImpact } from './sweep/impact';
+export { compareImpacts, impactOf, perStep, type Delta, type PerStep, type VariantImpact } from './sweep/impact';
 export { bestFix, rankRows, rootCause, sweepCsv, type Replay, type SweepHeader, type SweepRow } from './sweep/table';
 export { sweepReportHtml } from './sweep/report-html';
 export { RISKY_SETTINGS, SETTING_IDS, settingUses, type RiskySetting, type SettingUse } from './sweep/settings';

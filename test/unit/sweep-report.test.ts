@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSweepArgs } from '../../src/cli/sweep-args';
 import { UsageError } from '../../src/cli/args';
-import { whyBeyond, type SweepRow, type WhyChain } from '../../src/sim';
+import { whyBeyond, type SweepHeader, type SweepRow, type WhyChain } from '../../src/sim';
 import { sim, STACK } from '../fixtures/cli';
 
 const tmp = mkdtempSync(join(tmpdir(), 'netmortem-sweep-report-'));
@@ -142,6 +142,17 @@ describe('the fixes of the scenario, tried on the worst rows', () => {
     expect(cells[columns.indexOf('faults')]).toBe('rolling-update deployment/web');
     expect(cells[columns.indexOf('root_cause')]).toMatch(/^"?rp_filter_martian at node\/node-b: deployment\/client its clients redial 300 ms after a connection fails/);
     expect(cells[columns.indexOf('best_fix')]).toBe('faster-propagation');
+  });
+
+  it("keeps each step's failures, whose sums are the window's, for the report's charts", () => {
+    const header = JSON.parse(readFileSync(file('one.jsonl'), 'utf8').split('\n')[0]!) as SweepHeader;
+    const total = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+    expect(total(header.baseline.perStep.failed)).toBe(header.baseline.failedRequests);
+    expect(total(header.baseline.perStep.failedConnections)).toBe(header.baseline.failedConnections);
+    for (const row of rows) {
+      expect(total(row.perStep!.failed), row.command).toBe(row.failedRequests!.variant);
+      expect(row.perStep!.failed).toHaveLength(header.baseline.perStep.failed.length);
+    }
   });
 
   it('is written as an HTML report that charts the worst rows and explains them, with nothing to fetch', () => {

@@ -38,9 +38,18 @@ export interface VariantImpact {
   score?: number;
   /** The why chains of the variant's run that the unfaulted run lacks or has far less of, the biggest first. */
   why?: RowWhy[];
-  /** Requests answered and failed in each metrics step of the window, as in ClientWindow. */
-  perStep?: { ok: number[]; failed: number[] };
+  /** Requests answered and failed, and connections failed, in each metrics step of the window, as in ClientWindow. */
+  perStep?: PerStep;
 }
+
+/** What clients saw in each metrics step of a window: requests answered and failed, and HTTP connections that failed. */
+export interface PerStep {
+  ok: number[];
+  failed: number[];
+  failedConnections: number[];
+}
+
+export const perStep = (w: ClientWindow): PerStep => ({ ok: w.ok, failed: w.failed, failedConnections: w.connectionFailures });
 
 const delta = (baseline: number, variant: number): Delta => ({ baseline, variant, extra: variant - baseline });
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
@@ -100,7 +109,7 @@ export function impactOf(plan: Pick<SweepPlan, 'variants' | 'baseline' | 'option
     recoveredAfterS: recovery(plan, w),
     score: failedRequests.extra + failedConnections.extra + sum(Object.values(slowRequests).map((d) => d.extra)),
     why: whyBeyond(plan.baseline.why, run.why),
-    perStep: { ok: w.ok, failed: w.failed },
+    perStep: perStep(w),
   };
 }
 

@@ -1,5 +1,6 @@
 import { formatCount } from '../core/format';
 import type { FixEffect } from './fixes';
+import type { PerStep } from './impact';
 import { bestFix, rootCause, type SweepHeader, type SweepRow } from './table';
 import type { RowWhy } from './why';
 import { windowStart } from './window';
@@ -13,7 +14,8 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Text as HTML text or attribute value: every character markup could read is an entity. */
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 const num = (n: number): string => formatCount(Math.round(n * 1000) / 1000);
-const faultsOf = (row: SweepRow): string => row.faults.map((f) => `${f.fault} ${f.target}`).join(' + ');
+/** What the variant changed: its risky setting, if any, and its faults. */
+const faultsOf = (row: SweepRow): string => [...(row.setting ? [`setting ${row.setting.id} on ${row.setting.target}`] : []), ...row.faults.map((f) => `${f.fault} ${f.target}`)].join(' + ');
 const recovery = (s: number | null | undefined): string => (s === undefined ? '' : s === null ? 'not within the run' : `${num(s)} s`);
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
@@ -66,7 +68,9 @@ function summary(header: SweepHeader, rows: readonly SweepRow[]): string {
     ['Faults', `${header.faults === null ? 'every fault of the catalog' : header.faults.join(', ')}${header.pairs ? ', alone and in pairs' : ', one at a time'}`],
     ['When', `landing at ${num(header.at)} s, measured for ${num(header.for)} s after (to ${num(header.at + header.for)} s)`],
     ['Variants', `${num(header.variants)}${rows.length !== header.variants ? ` (${num(rows.length)} in this table)` : ''}, ${num(refused)} refused by their target`],
-    ['Nothing to land on', header.untargeted.join(', ') || 'none'],
+    ['Risky settings', header.settings === null ? 'every risky setting the model knows, where the scenario does not have it' : header.settings.join(', ') || 'none'],
+    ['Nothing to land on', [...header.untargeted, ...header.untargetedSettings].join(', ') || 'none'],
+    ['Settings it already has', header.settingsInEffect.map((s) => `${s.id} on ${s.target}`).join(', ') || 'none'],
     [
       'Unfaulted run',
       `digest ${header.baseline.digest}; ${num(header.baseline.failedRequests)} failed requests and ${num(header.baseline.failedConnections)} failed connections in the same window`,
@@ -121,11 +125,12 @@ function riskSection(header: SweepHeader, row: SweepRow): string {
   ].join('\n');
 }
 
-/** Failed requests in each metrics step of the window, the variant's against the unfaulted run's, with the fault's time marked. */
+/** Failures (failed requests and connections) in each metrics step of the window, the variant's against the unfaulted run's. */
 function failureChart(header: SweepHeader, row: SweepRow): string {
-  const base = header.baseline.perStep.failed;
-  const mine = row.perStep?.failed;
-  if (!mine || mine.length === 0) return '<p>No per-step figures in this row.</p>';
+  if (!row.perStep || row.perStep.failed.length === 0) return '<p>No per-step figures in this row.</p>';
+  const failures = (p: PerStep): number[] => p.failed.map((f, k) => f + (p.failedConnections[k] ?? 0));
+  const base = failures(header.baseline.perStep);
+  const mine = failures(row.perStep);
   const step = header.baseline.stepSeconds;
   const t0 = windowStart(header.at, step) * step;
   const n = Math.max(mine.length, base.length);
@@ -140,7 +145,7 @@ function failureChart(header: SweepHeader, row: SweepRow): string {
   const y = (v: number): number => topPad + (1 - v / max) * (height - topPad - bottom);
   const line = (values: readonly number[]): string => values.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const faultX = left + ((header.at - t0) / (n * step)) * (width - left - right);
-  const label = `Failed requests per ${num(step)} s step from ${num(t0)} s to ${num(t0 + n * step)} s: ${num(sum(mine))} in this variant, ${num(sum(base))} unfaulted`;
+  const label = `Failed requests and connections per ${num(step)} s step from ${num(t0)} s to ${num(t0 + n * step)} s: ${num(sum(mine))} in this variant, ${num(sum(base))} unfaulted`;
   return [
     `<figure><svg class="chart" role="img" aria-label="${esc(label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
     `<line x1="${left}" y1="${y(0)}" x2="${width - right}" y2="${y(0)}" class="axis"/>`,
@@ -149,8 +154,11 @@ function failureChart(header: SweepHeader, row: SweepRow): string {
     `<text x="${left - 6}" y="${y(0) + 4}" text-anchor="end" class="tick">0</text>`,
     `<text x="${left}" y="${height - 12}" class="tick">${esc(num(t0))} s</text>`,
     `<text x="${width - right}" y="${height - 12}" text-anchor="end" class="tick">${esc(num(t0 + n * step))} s</text>`,
-    `<line x1="${faultX.toFixed(1)}" y1="${topPad}" x2="${faultX.toFixed(1)}" y2="${y(0)}" class="fault"/>`,
-    `<text x="${(faultX + 4).toFixed(1)}" y="${topPad + 10}" class="tick">fault at ${esc(num(header.at))} s</text>`,
+    // A setting alone is on from time 0: no fault lands in the window.
+    row.faults.length === 0
+      ? ''
+      : `<line x1="${faultX.toFixed(1)}" y1="${topPad}" x2="${faultX.toFixed(1)}" y2="${y(0)}" class="fault"/>` +
+        `<text x="${(faultX + 4).toFixed(1)}" y="${topPad + 10}" class="tick">fault at ${esc(num(header.at))} s</text>`,
     `<polyline points="${line(base)}" class="baseline"/>`,
     `<polyline points="${line(mine)}" class="variant"/>`,
     '</svg>',

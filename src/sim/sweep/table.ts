@@ -1,6 +1,6 @@
 import { csvField } from '../report/csv';
 import type { FixEffect } from './fixes';
-import { compareImpacts, type VariantImpact } from './impact';
+import { compareImpacts, type PerStep, type VariantImpact } from './impact';
 
 /** The first line of a sweep's table: what was swept, how many variants there are, and the unfaulted run's figures. */
 export interface SweepHeader {
@@ -28,8 +28,8 @@ export interface SweepHeader {
     failedConnections: number;
     /** The metrics step, in seconds; the window's first step is the one that holds `at`. */
     stepSeconds: number;
-    /** Requests answered and failed in each of the window's steps. */
-    perStep: { ok: number[]; failed: number[] };
+    /** Requests answered and failed, and connections failed, in each of the window's steps. */
+    perStep: PerStep;
   };
   /** Only in a shard's output: which share of the variants it holds. */
   shard?: string;

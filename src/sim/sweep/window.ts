@@ -7,8 +7,9 @@ export interface ClientWindow {
   /** Requests answered and failed in each metrics step of the window: HTTP and mesh clients' plus gRPC calls. */
   ok: number[];
   failed: number[];
-  /** HTTP clients' connections that never got established or that a reset ended. */
+  /** HTTP clients' connections that never got established or that a reset ended, in all and in each step. */
   failedConnections: number;
+  connectionFailures: number[];
   /** The client latency histograms with observations in the window, by name. */
   latency: Record<string, LatencyWindow>;
 }
@@ -60,11 +61,13 @@ export function clientWindow(slice: SeriesSlice): ClientWindow {
     counts.push(total - (cumulative[cumulative.length - 1] ?? 0));
     latency[name] = { bounds, counts, total };
   }
+  const connectionFailures = perStep(CONNECTIONS_FAILED);
   return {
     stepSeconds: slice.stepSeconds,
     ok: perStep(REQUESTS_OK),
     failed: perStep(REQUESTS_FAILED),
-    failedConnections: CONNECTIONS_FAILED.reduce((n, name) => n + sum(row(name)), 0),
+    failedConnections: connectionFailures.reduce((a, b) => a + b, 0),
+    connectionFailures,
     latency,
   };
 }
