@@ -1,4 +1,4 @@
-import type { FaultRequest, Sim } from '../api';
+import type { FaultRequest, Sim, WhyChain } from '../api';
 import { atSeconds, type SimTime } from '../core/time';
 import { faultCatalog } from '../faults/catalog';
 import { targetNames } from '../scenario/cross-checks';
@@ -6,7 +6,8 @@ import { withSets } from '../scenario/load';
 import type { Scenario } from '../scenario/schema';
 import { createSim } from '../sim';
 import { SETTING_IDS, settingUses, type SettingUse } from './settings';
-import { clientWindow, type ClientWindow } from './window';
+import { whyCandidates } from './why';
+import { clientWindow, windowStart, type ClientWindow } from './window';
 
 /** What to sweep: which faults and risky settings, alone or in pairs, when faults land and how long the run goes on after them. */
 export interface SweepOptions {
@@ -42,12 +43,14 @@ export interface SweepPlan {
   untargeted: string[];
   /** Chosen risky settings with nothing to apply to, and those the scenario already has (not variants). */
   settings: { untargeted: string[]; inEffect: { id: string; target: string }[] };
-  baseline: { digest: string; window: ClientWindow };
+  baseline: UnfaultedRun;
 }
 
-/** The first sample whose step holds the fault's time: effects at the very instant count in the step that ends then. */
-export function windowStart(at: number, stepSeconds: number): number {
-  return Math.max(0, Math.ceil(at / stepSeconds) - 1);
+/** The unfaulted run: its digest, what clients saw from the faults' step on, and the why chains it can tell. */
+export interface UnfaultedRun {
+  digest: string;
+  window: ClientWindow;
+  why: WhyChain[];
 }
 
 /** Checks the options against the scenario; throws naming the option (`at`, `for`, `faults`). */
@@ -75,15 +78,14 @@ export function checkSweepOptions(scenario: Scenario, options: SweepOptions): vo
  */
 export function planSweep(scenario: Scenario, fixes: readonly string[], options: SweepOptions): SweepPlan {
   checkSweepOptions(scenario, options);
-  const sim = createSim(scenario, { fixes });
-  sim.runUntil(atSeconds(options.at));
-  const names: Record<string, string[]> = {
-    ...targetNames(scenario.topology),
-    pod: sim
+  let running: string[] = [];
+  const baseline = runUnfaulted(scenario, fixes, options, (sim) => {
+    running = sim
       .topology()
       .pods.filter((p) => p.phase === 'running')
-      .map((p) => p.name),
-  };
+      .map((p) => p.name);
+  });
+  const names: Record<string, string[]> = { ...targetNames(scenario.topology), pod: running };
   const chosen = faultCatalog().filter((f) => options.faults === undefined || options.faults.includes(f.id));
   const singles: FaultRequest[] = chosen.flatMap((f) => f.targets.flatMap((kind) => (names[kind] ?? []).map((name) => ({ fault: f.id, target: `${kind}/${name}` }))));
   const untargeted = chosen.filter((f) => !singles.some((s) => s.fault === f.id)).map((f) => f.id);
@@ -93,7 +95,6 @@ export function planSweep(scenario: Scenario, fixes: readonly string[], options:
   const settings = settingUses(scenario, options.settings);
   for (const setting of settings.uses) variants.push({ faults: [], setting });
   if (options.pairs) for (const setting of settings.uses) for (const fault of singles) variants.push({ faults: [fault], setting });
-  sim.runUntil(atSeconds(options.at + options.for));
   return {
     scenario,
     fixes: [...fixes],
@@ -101,8 +102,18 @@ export function planSweep(scenario: Scenario, fixes: readonly string[], options:
     variants: variants.map((v, index) => ({ index, ...v })),
     untargeted,
     settings: { untargeted: settings.untargeted, inEffect: settings.inEffect },
-    baseline: { digest: sim.report(0).digest, window: windowAfter(sim, options.at) },
+    baseline,
   };
+}
+
+/** Runs the scenario without the sweep's faults to the window's end; `atLanding` sees it where they would land. */
+export function runUnfaulted(scenario: Scenario, fixes: readonly string[], options: SweepOptions, atLanding?: (sim: Sim) => void): UnfaultedRun {
+  const sim = createSim(scenario, { fixes });
+  sim.runUntil(atSeconds(options.at));
+  atLanding?.(sim);
+  sim.runUntil(atSeconds(options.at + options.for));
+  const report = sim.report(0);
+  return { digest: report.digest, window: windowAfter(sim, options.at), why: whyCandidates(sim, report) };
 }
 
 /** What clients saw from the step that holds `at` to where the run stopped. */
@@ -119,14 +130,14 @@ export function timelineFailure(sim: Sim, index: number, at: SimTime): string | 
 }
 
 /** How one variant's run went: what clients saw after the faults landed, or why a fault could not land. */
-export type VariantRun = { index: number; refused: string } | { index: number; digest: string; window: ClientWindow };
+export type VariantRun = { index: number; refused: string } | { index: number; digest: string; window: ClientWindow; why: WhyChain[] };
 
 /**
  * Runs one variant as `npm run sim -- … --set PATH=VALUE --fault AT:FAULT:TARGET --until END` runs it (the setting's
  * overrides after the sweep's, the faults appended to the timeline), so that command reproduces its digest. A fault
  * its target cannot take stops the run where it lands.
  */
-export function runVariant(plan: SweepPlan, variant: Variant): VariantRun {
+export function runVariant(plan: Pick<SweepPlan, 'scenario' | 'options' | 'fixes'>, variant: Variant): VariantRun {
   const { options } = plan;
   let scenario = plan.scenario;
   if (variant.setting) {
@@ -147,5 +158,6 @@ export function runVariant(plan: SweepPlan, variant: Variant): VariantRun {
     if (reason !== undefined) return { index: variant.index, refused: `${variant.faults[k]!.fault} on ${variant.faults[k]!.target}: ${reason}` };
   }
   sim.runUntil(atSeconds(options.at + options.for));
-  return { index: variant.index, digest: sim.report(0).digest, window: windowAfter(sim, options.at) };
+  const report = sim.report(0);
+  return { index: variant.index, digest: report.digest, window: windowAfter(sim, options.at), why: whyCandidates(sim, report) };
 }
