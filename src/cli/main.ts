@@ -93,7 +93,7 @@ function main(argv: string[]): number | Promise<number> {
 async function sweepCommand(command: 'sweep' | 'sweep-merge', argv: string[]): Promise<number> {
   const args = command === 'sweep' ? parseSweepArgs(argv) : parseMergeArgs(argv);
   if ('help' in args) process.stdout.write(SWEEP_USAGE + '\n');
-  else if ('files' in args) sweepMerge(args);
+  else if ('files' in args) await sweepMerge(args);
   else await sweep(args);
   return 0;
 }

@@ -100,12 +100,13 @@ function checkFixNames(names: readonly string[], scenario: Scenario): void {
 }
 
 /** Each output path must name a file this process can write, distinct from the others and from the files read. */
-export function checkOutputs(args: Pick<CliArgs, 'out' | 'pcap' | 'csv'>, inputs: readonly { path: string; what: string }[]): void {
+export function checkOutputs(args: Pick<CliArgs, 'out' | 'pcap' | 'csv'> & { html?: string }, inputs: readonly { path: string; what: string }[]): void {
   const taken = new Map<string, string>(inputs.map((input) => [resolve(input.path), input.what]));
   for (const [flag, path] of [
     ['--out', args.out],
     ['--pcap', args.pcap],
     ['--csv', args.csv],
+    ['--html', args.html],
   ] as const) {
     if (path === undefined) continue;
     const full = resolve(path);

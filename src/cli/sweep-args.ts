@@ -1,4 +1,4 @@
-import { echo, FAULT_IDS, oneLine } from '../sim';
+import { echo, FAULT_IDS, FIX_TOP, oneLine, SETTING_IDS } from '../sim';
 import { filePath, loadFlag, parseNumber, scanArgs, UsageError, type NumberRule } from './args';
 
 /** `npm run sim -- sweep …`, parsed without side effects. */
@@ -9,6 +9,8 @@ export interface SweepArgs {
   fixes: string[];
   /** Catalog fault ids to try; all when absent. */
   faults?: string[];
+  /** Risky setting ids to try; all when absent, none when empty (`--no-settings`). */
+  settings?: string[];
   pairs: boolean;
   at?: number;
   for?: number;
@@ -17,40 +19,55 @@ export interface SweepArgs {
   shard: { index: number; count: number };
   out?: string;
   csv?: string;
+  html?: string;
+  /** How many of the worst rows each of the scenario's fixes is tried on (0: none). */
+  fixTop: number;
 }
 
-/** `npm run sim -- sweep-merge FILE... [--out FILE] [--csv FILE]`. */
+/** `npm run sim -- sweep-merge FILE... [--out FILE] [--csv FILE] [--html FILE] [--fix-top N] [--jobs N]`. */
 export interface MergeArgs {
   files: string[];
   out?: string;
   csv?: string;
+  html?: string;
+  fixTop: number;
+  jobs: number;
 }
 
-export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [--faults a,b,...] [--pairs] [--at SECONDS] [--for SECONDS]
-                          [--jobs N] [--shard I/N] [--seed N] [--set path=value]... [--fix NAME]... [--out FILE] [--csv FILE]
-       npm run sim -- sweep-merge FILE.jsonl... [--out FILE] [--csv FILE]
+export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [--faults a,b,...] [--settings a,b,... | --no-settings] [--pairs]
+                          [--at SECONDS] [--for SECONDS]
+                          [--jobs N] [--shard I/N] [--fix-top N] [--seed N] [--set path=value]... [--fix NAME]...
+                          [--out FILE] [--csv FILE] [--html FILE]
+       npm run sim -- sweep-merge FILE.jsonl... [--fix-top N] [--jobs N] [--out FILE] [--csv FILE] [--html FILE]
 
   --faults a,b      only these catalog faults (default: every fault; see --list)
-  --pairs           also every two of the single variants, landing together
+  --settings a,b    only these risky settings, each turned on from time 0 where the scenario does not have it
+                    (default: all: ${SETTING_IDS.join(', ')})
+  --no-settings     no risky settings, faults only
+  --pairs           also every two of the single faults, landing together, and each setting with each single fault
   --at SECONDS      when the faults land (default: a quarter into the run, in whole seconds)
   --for SECONDS     how long each run goes on after them (default: to the scenario's end)
   --jobs N          run N variants at a time on worker threads (default 1, at most 256)
   --shard I/N       run only the variants whose index mod N is I; I is 0-based (0/3, 1/3, 2/3), N at most 100000
+  --fix-top N       try each of the scenario's own fixes on the N worst rows that did harm, a run per fix and row
+                    (default ${FIX_TOP}; 0: none; at most 1000); a shard tries none, its merge does
   --out FILE        write the table as JSON lines there (default: standard output)
   --csv FILE        write the table as CSV there
+  --html FILE       write the report there: one HTML file, readable offline, with charts of the worst rows
   --seed, --set, --fix   load the scenario as a run does
 
 A whole sweep writes its rows ranked; a shard writes its rows in variant order, and sweep-merge checks the shards are
 of one sweep and cover every variant once, then ranks them. Same sweep, same table, whatever --jobs or sharding.`;
 
 const JOBS: NumberRule = { integer: true, min: 1, max: 256 };
+const FIX_TOP_RULE: NumberRule = { integer: true, min: 0, max: 1000 };
 const SHARD_COUNT: NumberRule = { integer: true, min: 1, max: 100_000 };
 const SHARD_INDEX: NumberRule = { integer: true, min: 0 };
 const SECONDS_FROM_0: NumberRule = { integer: false, min: 0, unit: 'seconds' };
 const SECONDS_ABOVE_0: NumberRule = { integer: false, min: 0, aboveMin: true, unit: 'seconds' };
 
 export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: true } {
-  const args: Omit<SweepArgs, 'scenario'> & { scenario?: string } = { sets: [], fixes: [], pairs: false, jobs: 1, shard: { index: 0, count: 1 } };
+  const args: Omit<SweepArgs, 'scenario'> & { scenario?: string } = { sets: [], fixes: [], pairs: false, jobs: 1, shard: { index: 0, count: 1 }, fixTop: FIX_TOP };
   let help = false;
   scanArgs(
     argv,
@@ -61,7 +78,15 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
           help = true;
           return true;
         case '--faults':
-          args.faults = faultList(value());
+          args.faults = idList(flag, value(), FAULT_IDS, 'fault', 'in the catalog (see --list)');
+          return true;
+        case '--settings':
+          if (args.settings?.length === 0) throw new UsageError('--settings: cannot be given with --no-settings');
+          args.settings = idList(flag, value(), SETTING_IDS, 'risky setting', `(known: ${SETTING_IDS.join(', ')})`);
+          return true;
+        case '--no-settings':
+          if (args.settings !== undefined && args.settings.length > 0) throw new UsageError('--no-settings: cannot be given with --settings');
+          args.settings = [];
           return true;
         case '--pairs':
           args.pairs = true;
@@ -84,6 +109,12 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
         case '--csv':
           args.csv = filePath(flag, value());
           return true;
+        case '--html':
+          args.html = filePath(flag, value());
+          return true;
+        case '--fix-top':
+          args.fixTop = parseNumber(flag, value(), FIX_TOP_RULE);
+          return true;
         default:
           return loadFlag(args, flag, value);
       }
@@ -95,16 +126,18 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
   );
   if (help) return { help };
   if (args.scenario === undefined) throw new UsageError('sweep: missing scenario: give a file path or a shipped scenario id (see --list)');
+  if (args.shard.count > 1 && args.html !== undefined) throw new UsageError('--html: a shard holds only part of the table; write the report with sweep-merge');
   return { ...args, scenario: args.scenario };
 }
 
-function faultList(text: string): string[] {
+/** A comma-separated list of ids, each one of `known` and each once. */
+function idList(flag: string, text: string, known: readonly string[], what: string, where: string): string[] {
   const ids = text.split(',');
   for (const id of ids) {
-    if (!FAULT_IDS.includes(id)) throw new UsageError(`--faults: no fault ${echo(id)} in the catalog (see --list)`);
+    if (!known.includes(id)) throw new UsageError(`${flag}: no ${what} ${echo(id)} ${where}`);
   }
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (repeated !== undefined) throw new UsageError(`--faults: ${echo(repeated)} is listed twice`);
+  if (repeated !== undefined) throw new UsageError(`${flag}: ${echo(repeated)} is listed twice`);
   return ids;
 }
 
@@ -118,7 +151,7 @@ function shard(text: string): { index: number; count: number } {
 }
 
 export function parseMergeArgs(argv: readonly string[]): MergeArgs | { help: true } {
-  const args: MergeArgs = { files: [] };
+  const args: MergeArgs = { files: [], fixTop: FIX_TOP, jobs: 1 };
   let help = false;
   scanArgs(
     argv,
@@ -126,6 +159,9 @@ export function parseMergeArgs(argv: readonly string[]): MergeArgs | { help: tru
       if (flag === '--help' || flag === '-h') help = true;
       else if (flag === '--out') args.out = filePath(flag, value());
       else if (flag === '--csv') args.csv = filePath(flag, value());
+      else if (flag === '--html') args.html = filePath(flag, value());
+      else if (flag === '--fix-top') args.fixTop = parseNumber(flag, value(), FIX_TOP_RULE);
+      else if (flag === '--jobs') args.jobs = parseNumber(flag, value(), JOBS);
       else return false;
       return true;
     },

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { runVariant, type SweepPlan } from '../sim';
+import { runSweepTask, type SweepTask } from '../sim';
+import type { PoolData } from './sweep-pool';
 
-/** A worker thread of `sweep --jobs`: runs the variant whose index it is sent and posts back how it went. */
-const plan = workerData as SweepPlan;
-parentPort!.on('message', (index: number) => parentPort!.postMessage(runVariant(plan, plan.variants[index]!)));
+/** A worker thread of `sweep --jobs`: runs the task it is sent (a variant, or a run with one of the fixes) and posts back how it went. */
+const { plan, trials } = workerData as PoolData;
+parentPort!.on('message', ({ n, task }: { n: number; task: SweepTask }) => parentPort!.postMessage({ n, result: runSweepTask(plan, trials, task) }));

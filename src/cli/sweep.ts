@@ -1,36 +1,20 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { checkSweepOptions, echo, impactOf, planSweep, rankRows, sweepCsv, type SweepRow, type VariantImpact } from '../sim';
+import { checkSweepOptions, echo, impactOf, perStep, planSweep, rankRows, sweepCsv, sweepReportHtml, type SweepHeader, type SweepRow, type VariantImpact } from '../sim';
 import { OutputError, UsageError } from './args';
 import { checkOutputs, loadFromArgs, readSource, unwritable } from './prepare';
-import { runVariants } from './sweep-pool';
+import { measureFixes, replan } from './sweep-fixes';
+import { progressLine, runVariants } from './sweep-pool';
 import type { MergeArgs, SweepArgs } from './sweep-args';
 
-/** The first line of a sweep's table: what was swept, how many variants there are, and the unfaulted run's figures. */
-export interface SweepHeader {
-  record: 'sweep';
-  scenario: string;
-  source: string;
-  seed: number;
-  fixes: string[];
-  sets: string[];
-  faults: string[] | null;
-  pairs: boolean;
-  at: number;
-  for: number;
-  variants: number;
-  untargeted: string[];
-  baseline: { digest: string; failedRequests: number; failedConnections: number };
-  /** Only in a shard's output: which share of the variants it holds. */
-  shard?: string;
-}
+export type { SweepHeader } from '../sim';
 
 /** Runs a sweep (or its shard) and writes its table; progress goes to stderr. */
 export async function sweep(args: SweepArgs): Promise<void> {
   const source = readSource(args.scenario);
-  checkOutputs({ out: args.out, csv: args.csv }, [{ path: source.fileName, what: 'the scenario file' }]);
+  checkOutputs({ out: args.out, csv: args.csv, html: args.html }, [{ path: source.fileName, what: 'the scenario file' }]);
   const { scenario, appliedFixes } = loadFromArgs(source, { ...args, faults: [] });
   const at = args.at ?? Math.floor(scenario.duration / 4);
-  const options = { ...(args.faults ? { faults: args.faults } : {}), pairs: args.pairs, at, for: args.for ?? scenario.duration - at };
+  const options = { ...(args.faults ? { faults: args.faults } : {}), ...(args.settings ? { settings: args.settings } : {}), pairs: args.pairs, at, for: args.for ?? scenario.duration - at };
   try {
     checkSweepOptions(scenario, options);
   } catch (error) {
@@ -41,7 +25,7 @@ export async function sweep(args: SweepArgs): Promise<void> {
   const { index, count } = args.shard;
   const mine = plan.variants.filter((v) => v.index % count === index).map((v) => v.index);
   const label = `sweep ${scenario.id}${count > 1 ? ` shard ${index}/${count}` : ''}`;
-  const progress = progressLine(label, mine.length);
+  const progress = progressLine(label, mine.length, 'variants');
   progress(0);
   const runs = await runVariants(plan, mine, args.jobs, progress);
   const header: SweepHeader = {
@@ -52,50 +36,49 @@ export async function sweep(args: SweepArgs): Promise<void> {
     fixes: appliedFixes,
     sets: args.sets,
     faults: args.faults ?? null,
+    settings: args.settings ?? null,
     pairs: args.pairs,
     at: options.at,
     for: options.for,
     variants: plan.variants.length,
     untargeted: plan.untargeted,
+    untargetedSettings: plan.settings.untargeted,
+    settingsInEffect: plan.settings.inEffect,
     baseline: {
       digest: plan.baseline.digest,
       failedRequests: plan.baseline.window.failed.reduce((a, b) => a + b, 0),
       failedConnections: plan.baseline.window.failedConnections,
+      stepSeconds: plan.baseline.window.stepSeconds,
+      perStep: perStep(plan.baseline.window),
     },
-    ...(count > 1 ? { shard: `${index}/${count}` } : {}),
+    ...(count > 1 ? { shard: `${index}/${count}` } : { fixTop: args.fixTop }),
   };
   const rows = runs.map((run) => rowOf(header, impactOf(plan, run)));
-  writeTable(header, count > 1 ? rows : rankRows(rows), args);
-}
-
-/** `onDone(n)` writes `label: n/total variants done` to stderr: in place on a terminal, else at every tenth. */
-function progressLine(label: string, total: number): (done: number) => void {
-  const tty = process.stderr.isTTY;
-  let shown = -1;
-  return (done) => {
-    const tenth = total === 0 ? 10 : Math.floor((done * 10) / total);
-    if (!tty && tenth === shown) return;
-    shown = tenth;
-    process.stderr.write(`${tty ? '\r' : ''}${label}: ${done}/${total} variants done${tty && done < total ? '' : '\n'}`);
-  };
+  if (count > 1) return writeTable(header, rows, args);
+  const ranked = await measureFixes(source, args, plan, rankRows(rows), args.fixTop, args.jobs, label);
+  writeTable(header, ranked, args);
 }
 
 function rowOf(header: SweepHeader, impact: VariantImpact): SweepRow {
   const until = header.at + header.for;
+  // The setting's overrides come after the sweep's, as the run applied them.
+  const sets = [...header.sets, ...(impact.setting?.sets ?? [])];
   const replay = {
     scenario: header.source,
     seed: header.seed,
     fixes: header.fixes,
-    sets: header.sets,
+    sets,
     at: header.at,
     for: header.for,
   };
   const words = ['npm', 'run', 'sim', '--', header.source, '--seed', String(header.seed)];
   for (const fix of header.fixes) words.push('--fix', fix);
-  for (const set of header.sets) words.push('--set', set);
+  for (const set of sets) words.push('--set', set);
   for (const f of impact.faults) words.push('--fault', `${header.at}:${f.fault}:${f.target}`);
   words.push('--until', String(until));
-  return { record: 'variant', ...impact, ...replay, command: words.map(shellWord).join(' ') };
+  // A shell comment, so the line names the setting its overrides turn on and still runs as it is.
+  const named = impact.setting ? `  # risky setting ${impact.setting.id} on ${impact.setting.target}` : '';
+  return { record: 'variant', ...impact, ...replay, command: words.map(shellWord).join(' ') + named };
 }
 
 /** A word a POSIX shell reads back as itself. */
@@ -103,11 +86,12 @@ function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=,@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-function writeTable(header: SweepHeader, rows: readonly SweepRow[], outputs: { out?: string; csv?: string }): void {
+function writeTable(header: SweepHeader, rows: readonly SweepRow[], outputs: { out?: string; csv?: string; html?: string }): void {
   const jsonl = [header, ...rows].map((record) => JSON.stringify(record)).join('\n') + '\n';
   if (outputs.out !== undefined) writeOutput('--out', outputs.out, jsonl);
-  else if (outputs.csv === undefined) process.stdout.write(jsonl);
+  else if (outputs.csv === undefined && outputs.html === undefined) process.stdout.write(jsonl);
   if (outputs.csv !== undefined) writeOutput('--csv', outputs.csv, sweepCsv(rows));
+  if (outputs.html !== undefined) writeOutput('--html', outputs.html, sweepReportHtml(header, rows));
 }
 
 function writeOutput(flag: string, path: string, data: string): void {
@@ -118,10 +102,13 @@ function writeOutput(flag: string, path: string, data: string): void {
   }
 }
 
-/** Reads the tables of one sweep's shards, checks they are one sweep and hold every variant once, and writes it ranked. */
-export function sweepMerge(args: MergeArgs): void {
+/**
+ * Reads the tables of one sweep's shards, checks they are one sweep and hold every variant once (throwing before it
+ * returns), then tries the scenario's fixes on the worst rows as a whole sweep does and writes the table ranked.
+ */
+export function sweepMerge(args: MergeArgs): Promise<void> {
   checkOutputs(
-    { out: args.out, csv: args.csv },
+    { out: args.out, csv: args.csv, html: args.html },
     args.files.map((path) => ({ path, what: 'one of the files to merge' })),
   );
   let first: { file: string; header: SweepHeader; key: string } | undefined;
@@ -148,7 +135,14 @@ export function sweepMerge(args: MergeArgs): void {
     const some = missing.slice(0, 5).join(', ') + (missing.length > 5 ? ', …' : '');
     throw new UsageError(`sweep-merge: ${missing.length} of the sweep's ${header.variants} variants are in none of the files (index ${some}); give every shard's output`);
   }
-  writeTable(header, rankRows([...rows.values()].map((r) => r.row)), args);
+  const ranked = rankRows([...rows.values()].map((r) => r.row));
+  const whole: SweepHeader = { ...header, fixTop: args.fixTop };
+  if (args.fixTop === 0) return Promise.resolve(writeTable(whole, ranked, args));
+  const again = replan(header);
+  if (!again) return Promise.resolve(writeTable(whole, ranked, args));
+  return measureFixes(again.source, { seed: header.seed, sets: header.sets, fixes: header.fixes }, again.plan, ranked, args.fixTop, args.jobs, `sweep-merge ${header.scenario}`).then(
+    (measured) => writeTable(whole, measured, args),
+  );
 }
 
 function differingField(a: SweepHeader, b: SweepHeader): string {

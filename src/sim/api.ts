@@ -13,6 +13,8 @@ export interface WhyStep {
 /** From a symptom down to what set it off, each step read from facts the mechanisms recorded during the run. */
 export interface WhyChain {
   symptom: string;
+  /** The recorded fact the symptom is: its kind (a drop reason or a cause id), where, and how many times it happened. */
+  cause: { kind: string; entity: string; count: number };
   steps: WhyStep[];
 }
 

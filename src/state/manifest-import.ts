@@ -1,5 +1,5 @@
 import { Document, isNode, LineCounter, parseAllDocuments } from 'yaml';
-import { type ScenarioInput, SCENARIO_VERSION, withoutBom } from '../sim';
+import { MAX_POD_RATE, MIN_RATE, type ScenarioInput, SCENARIO_VERSION, withoutBom } from '../sim';
 import { serviceReferences, type NamedService } from './manifest-calls';
 
 export interface ManifestImport {
@@ -126,15 +126,34 @@ const PROBE_ACTION_UNMODELLED: Record<string, string> = {
 // Service fields at their Kubernetes defaults, which are what the model does anyway.
 const SERVICE_DEFAULTS: Record<string, unknown> = { sessionAffinity: 'None', internalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true };
 
+export interface ImportOptions {
+  /** Nodes to start from; more are added when the pods do not fit. */
+  nodes?: number;
+  /** Requests per second each generated client sends into an entry point. */
+  requestsPerSecond?: number;
+}
+
+export const IMPORT_DEFAULTS = { nodes: DEFAULT_NODES, requestsPerSecond: DEFAULT_ENTRY_RATE, maxNodes: MAX_NODES, minRate: MIN_RATE, maxRate: MAX_POD_RATE } as const;
+
+/** Why an import option is out of range, starting with its name (`options.nodes: …`), or null when it is fine. */
+export function importOptionProblem(name: keyof ImportOptions, value: number): string | null {
+  if (name === 'nodes') return Number.isInteger(value) && value >= 1 && value <= MAX_NODES ? null : `options.nodes: must be a whole number from 1 to ${MAX_NODES}`;
+  // The bounds are params.client.requestsPerSecond's own, so the scenario the import writes loads.
+  return Number.isFinite(value) && value >= MIN_RATE && value <= MAX_POD_RATE
+    ? null
+    : `options.requestsPerSecond: must be a number from ${MIN_RATE} to ${MAX_POD_RATE.toLocaleString('en-US')}`;
+}
+
 /**
  * Turns pasted Kubernetes manifests (multi-document YAML, or a `kind: List`) into a Netmortem scenario that plays.
- * Throws an Error starting with the document's place when the text is not YAML or holds no object with a `kind`.
+ * Throws an Error starting with the document's place when the text is not YAML or holds no object with a `kind`, or
+ * with the option's name when an option is out of range.
  */
-export function importManifests(text: string, options: { nodes?: number } = {}): ManifestImport {
+export function importManifests(text: string, options: ImportOptions = {}): ManifestImport {
   const requestedNodes = options.nodes ?? DEFAULT_NODES;
-  if (!Number.isInteger(requestedNodes) || requestedNodes < 1 || requestedNodes > MAX_NODES) {
-    throw new Error(`options.nodes: must be a whole number from 1 to ${MAX_NODES}`);
-  }
+  const rate = options.requestsPerSecond ?? DEFAULT_ENTRY_RATE;
+  const problem = importOptionProblem('nodes', requestedNodes) ?? importOptionProblem('requestsPerSecond', rate);
+  if (problem !== null) throw new Error(problem);
   const { sources: raw, notes } = readObjects(text);
   const sources = dedupe(raw, notes);
   const taken = new Set<string>();
@@ -241,13 +260,13 @@ export function importManifests(text: string, options: { nodes?: number } = {}):
     seed: 1,
     duration: 60,
     topology: { nodes, deployments, services: Object.fromEntries([...services].map(([name, s]) => [name, ordered(s, SERVICE_KEYS)])) },
-    params: { client: { requestsPerSecond: DEFAULT_ENTRY_RATE } },
+    params: { client: { requestsPerSecond: rate } },
     charts: chartsFor(workloads),
   };
   const doc = new Document(scenario);
   doc.commentBefore = ' Imported from Kubernetes manifests by Netmortem; every container runs its HTTP server model.';
-  const rate = doc.getIn(['params', 'client', 'requestsPerSecond'], true);
-  if (isNode(rate)) rate.commentBefore = ' Requests per second each client sends into an entry point.';
+  const rateNode = doc.getIn(['params', 'client', 'requestsPerSecond'], true);
+  if (isNode(rateNode)) rateNode.commentBefore = ' Requests per second each client sends into an entry point.';
   // Each call says where it was read, next to it: deleting the line removes the call, adding a Service adds one.
   for (const c of calls) {
     const w = workloads.find((x) => x.name === c.from)!;

@@ -303,8 +303,19 @@ describe('the scenario editor', () => {
       await expect.poll(() => text(page, 'import-not-understood')).toContain('ConfigMap shop-config');
       expect(await text(page, 'import-not-understood')).toContain('Deployment shop: spec.template.spec.containers[0].livenessProbe.exec not modelled');
       expect(await text(page, 'import-added')).toContain('shop-client');
+      const rate = byTestId(page, 'import-option-requestsPerSecond');
+      await rate.fill('0');
+      await expect.poll(() => text(page, 'import-error')).toBe('Client requests per second: must be a number from 0.001 to 10,000');
+      expect(await byTestId(page, 'import-use').isDisabled()).toBe(true);
+      expect(await byTestId(page, 'import-source').inputValue()).toBe(MANIFESTS);
+      await rate.fill('25');
+      await byTestId(page, 'import-option-nodes').fill('4');
+      await expect.poll(() => byTestId(page, 'import-error').count()).toBe(0);
       await byTestId(page, 'import-use').click();
       await expect.poll(() => text(page, 'editor-problem-count'), { timeout: 20_000 }).toBe('none: it loads');
+      const imported = parse(await editorText(page)) as { params: { client: { requestsPerSecond: number } }; topology: { nodes: unknown[] } };
+      expect(imported.params.client.requestsPerSecond).toBe(25);
+      expect(imported.topology.nodes).toHaveLength(4);
       expect(await outlineNames(page, 'service')).toEqual(['shop']);
       expect(await byTestId(page, 'editor-file-name').inputValue()).toBe('imported.yaml');
       expect((parse(await editorText(page)) as { topology: { deployments: Record<string, unknown> } }).topology.deployments['shop']).toMatchObject({
@@ -317,7 +328,8 @@ describe('the scenario editor', () => {
       await byTestId(page, 'export-button').click();
       const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-json').click()]);
       const report = JSON.parse(await readFile((await file.path())!, 'utf8')) as RunReport;
-      expect(report.totals['requests.ok']).toBeGreaterThan(100);
+      // One client at 25 requests a second for the minute: more than the default 10 a second could answer.
+      expect(report.totals['requests.ok']).toBeGreaterThan(10 * 60);
       expect(await page.locator('[data-testid="pod"][data-pod^="shop-"]').count()).toBeGreaterThanOrEqual(3);
       expect(app.problems.pageErrors).toEqual([]);
     });

@@ -439,6 +439,16 @@ spec:
     expect(() => importManifests(deployment('web', '{ app: web }'), { nodes: 0 })).toThrow(/^options\.nodes/);
   });
 
+  it("writes options.requestsPerSecond as the generated clients' rate, within the rate the scenario allows", () => {
+    const web = deployment('web', '{ app: web }');
+    expect(parsed(importManifests(web).scenarioText).params).toEqual({ client: { requestsPerSecond: 10 } });
+    const result = importManifests(web, { requestsPerSecond: 0.5 });
+    expect(parsed(result.scenarioText).params).toEqual({ client: { requestsPerSecond: 0.5 } });
+    load(result.scenarioText);
+    expect(() => importManifests(web, { requestsPerSecond: 10_001 })).toThrow('options.requestsPerSecond: must be a number from 0.001 to 10,000');
+    expect(() => importManifests(web, { requestsPerSecond: Number.NaN })).toThrow(/^options\.requestsPerSecond/);
+  });
+
   it('stays quiet about the empty and default fields kubectl get -o yaml writes', () => {
     const defaults = `          resources: {}
           terminationMessagePath: /dev/termination-log

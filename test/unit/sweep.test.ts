@@ -57,6 +57,22 @@ describe('a sweep over bare-metal-sandbox', () => {
     expect(pod.p99Ms!['requests.latency_ms']!.baseline).toBeGreaterThan(0);
   });
 
+  it("opens each row with the why chains its faults added: a dark node's row names the router's held next hop and its hold timer", () => {
+    const power = rows.find((r) => name(r) === 'power-off-node node/node-a')!;
+    const [first] = power.why!;
+    expect(first!.cause).toMatchObject({ kind: 'node_down', entity: 'router/tor', baseline: 0 });
+    expect(first!.steps.map((s) => s.text)).toEqual([
+      expect.stringMatching(/^sent [\d,]+ packets to ECMP next hop 10\.0\.0\.11 \(node\/node-a\)/),
+      expect.stringMatching(/^lost power at 20\.0 s: its MetalLB speaker could withdraw nothing/),
+      // Keepalives every 30 s from the session's start at 0 s: the last before 20 s was at 0 s, so the timer fires at 90 s.
+      'kept 10.0.0.11 as a next hop, stale, until its BGP hold timer fired at 90.0 s: 90 s after the last KEEPALIVE, received at 0.0 s',
+    ]);
+    expect(first!.remedy!.sources).toContain('docs/sources/load-balancers.md#bfd');
+    // Draining a node under externalTrafficPolicy Local leaves it without a local endpoint while it still gets a share.
+    expect(rows.find((r) => name(r) === 'drain-node node/node-a')!.why![0]!.cause).toMatchObject({ kind: 'no_local_endpoint', entity: 'node/node-a', baseline: 0 });
+    expect(rows.find((r) => name(r) === HARMLESS)!.why).toEqual([]);
+  });
+
   it('keeps a fault its target cannot take as a row that says why, ranked last', () => {
     const join = rows.filter((r) => r.faults[0]!.fault === 'join-node');
     expect(join).toHaveLength(4);

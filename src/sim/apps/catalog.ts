@@ -129,7 +129,7 @@ function targetOf(service: Service): HttpTarget {
 }
 
 /** The gRPC client knobs a scenario set for a deployment, without the ones it left out. */
-function definedKnobs(knobs: DeploymentParams): Partial<GrpcClientSettings> {
+export function definedKnobs(knobs: DeploymentParams): Partial<GrpcClientSettings> {
   const out: Partial<GrpcClientSettings> = {};
   for (const key of Object.keys(GRPC_CLIENT_DEFAULTS) as (keyof GrpcClientSettings)[]) {
     const value = knobs[key];

@@ -33,6 +33,11 @@ function factStep(fact: CauseFact, text: string): WhyStep {
   return { entity: fact.entity, at: fact.lastAt, text };
 }
 
+/** A chain from the recorded fact its symptom is. */
+function chain(fact: CauseFact, symptom: string, steps: WhyStep[]): WhyChain {
+  return { symptom, cause: { kind: fact.kind, entity: fact.entity, count: fact.count }, steps };
+}
+
 export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
   const chains: WhyChain[] = [];
   const serverErrors = causes.of('grpc_dependency_error')[0];
@@ -40,41 +45,41 @@ export function buildWhy(causes: CauseLog, world: WhyWorld): WhyChain[] {
     const node = world.nodeOf(serverErrors.entity);
     const steps: WhyStep[] = [factStep(serverErrors, `${formatCount(serverErrors.count)} queries failed because the pod's dependencies did not resolve`)];
     if (node) steps.push(...dnsSteps(causes, world, node));
-    chains.push({ symptom: `server errors at ${serverErrors.entity}`, steps });
+    chains.push(chain(serverErrors, `server errors at ${serverErrors.entity}`, steps));
   }
   const refused = causes.of('dns_refused')[0];
   if (refused && refused.entity !== chains[0]?.steps[1]?.entity) {
-    chains.push({ symptom: `DNS refusals at ${refused.entity}`, steps: dnsSteps(causes, world, refused.entity) });
+    chains.push(chain(refused, `DNS refusals at ${refused.entity}`, dnsSteps(causes, world, refused.entity)));
   }
   const exceeded = causes.of('hypervisor_conntrack_exceeded')[0];
   if (exceeded && chains.length === 0) {
-    chains.push({ symptom: `drops at ${exceeded.entity}`, steps: allowanceSteps(causes, world, exceeded) });
+    chains.push(chain(exceeded, `drops at ${exceeded.entity}`, allowanceSteps(causes, world, exceeded)));
   }
   const martians = causes.of('rp_filter_martian')[0];
-  if (martians && chains.length === 0) chains.push({ symptom: `martian drops at ${martians.entity}`, steps: martianSteps(causes, world, martians) });
+  if (martians && chains.length === 0) chains.push(chain(martians, `martian drops at ${martians.entity}`, martianSteps(causes, world, martians)));
   const collision = causes.of('pod_ip_collision')[0];
-  if (collision) chains.push({ symptom: `${collision.entity} unreachable`, steps: collisionSteps(causes, collision) });
+  if (collision) chains.push(chain(collision, `${collision.entity} unreachable`, collisionSteps(causes, collision)));
   const reset = nodeResets(causes);
-  if (reset && causes.of('ecmp_changed').length > 0) chains.push({ symptom: `connections reset at ${reset.entity}`, steps: ecmpSteps(causes, reset) });
+  if (reset && causes.of('ecmp_changed').length > 0) chains.push(chain(reset, `connections reset at ${reset.entity}`, ecmpSteps(causes, reset)));
   const blackholed = causes.of('node_down').find((f) => f.entity.startsWith('router/'));
-  if (blackholed) chains.push({ symptom: `packets black-holed at ${blackholed.entity}`, steps: staleNextHopSteps(causes, world, blackholed) });
+  if (blackholed) chains.push(chain(blackholed, `packets black-holed at ${blackholed.entity}`, staleNextHopSteps(causes, world, blackholed)));
   const darkNode = causes.of('node_down').find((f) => !f.entity.startsWith('router/'));
-  if (darkNode && !blackholed) chains.push({ symptom: `packets lost at ${darkNode.entity}`, steps: darkNodeSteps(causes, world, darkNode) });
+  if (darkNode && !blackholed) chains.push(chain(darkNode, `packets lost at ${darkNode.entity}`, darkNodeSteps(causes, world, darkNode)));
   const unheard = causes.of('no_local_endpoint').find((f) => silentPeer(causes, f.entity));
-  if (unheard) chains.push({ symptom: `packets black-holed at ${unheard.entity}`, steps: hungSpeakerSteps(unheard, silentPeer(causes, unheard.entity)!) });
+  if (unheard) chains.push(chain(unheard, `packets black-holed at ${unheard.entity}`, hungSpeakerSteps(unheard, silentPeer(causes, unheard.entity)!)));
   const gone = causes.of('stale_backend')[0];
-  if (gone) chains.push({ symptom: `requests to gone backends at ${gone.entity}`, steps: goneBackendSteps(causes, world, gone) });
+  if (gone) chains.push(chain(gone, `requests to gone backends at ${gone.entity}`, goneBackendSteps(causes, world, gone)));
   const lost = causes.of('handshake_lost')[0];
-  if (lost) chains.push({ symptom: `lost handshakes at ${lost.entity}`, steps: lostHandshakeSteps(causes, lost) });
+  if (lost) chains.push(chain(lost, `lost handshakes at ${lost.entity}`, lostHandshakeSteps(causes, lost)));
   const stale = causes.of('stale_endpoint')[0];
-  if (stale && chains.length === 0) chains.push({ symptom: `connections to departed pods at ${stale.entity}`, steps: staleSteps(causes, stale) });
+  if (stale && chains.length === 0) chains.push(chain(stale, `connections to departed pods at ${stale.entity}`, staleSteps(causes, stale)));
   const slow = causes.of('cpu_delayed')[0];
   const throttled = slow ? causes.find('cpu_throttled', slow.entity) : causes.of('cpu_throttled')[0];
-  if (throttled) chains.push({ symptom: slow ? `requests waiting for CPU at ${slow.entity}` : `CPU throttling at ${throttled.entity}`, steps: cpuSteps(causes, slow, throttled) });
+  if (throttled) chains.push(chain(slow ?? throttled, slow ? `requests waiting for CPU at ${slow.entity}` : `CPU throttling at ${throttled.entity}`, cpuSteps(causes, slow, throttled)));
   // A logged address a client made up is always worth a chain; an internal one is everyday behind a proxy, so asked for.
   const forged = causes.of(CLIENT_ADDRESS_CAUSES.forged)[0];
   const forgedSteps = forged ? clientAddressSteps(world, forged, 'forged') : [];
-  if (forged && forgedSteps.length > 0) chains.push({ symptom: `forged client addresses logged at ${forged.entity}`, steps: forgedSteps });
+  if (forged && forgedSteps.length > 0) chains.push(chain(forged, `forged client addresses logged at ${forged.entity}`, forgedSteps));
   return chains;
 }
 
@@ -465,71 +470,64 @@ export function whyFor(causes: CauseLog, world: WhyWorld, kind: string, entity: 
   if (!fact) return null;
   const symptom = `${kind} at ${fact.entity}`;
   // A reset at a node is the ECMP story once the router has changed its group; otherwise the address tells the story.
-  if (kind === 'no_socket_reset' && fact.entity.startsWith('node/') && causes.of('ecmp_changed').length > 0) return { symptom, steps: ecmpSteps(causes, fact) };
+  if (kind === 'no_socket_reset' && fact.entity.startsWith('node/') && causes.of('ecmp_changed').length > 0) return chain(fact, symptom, ecmpSteps(causes, fact));
   switch (kind) {
     case 'grpc_dependency_error': {
       const node = world.nodeOf(fact.entity);
       const steps: WhyStep[] = [factStep(fact, `${formatCount(fact.count)} queries failed because the pod's dependencies did not resolve`)];
       if (node) steps.push(...dnsSteps(causes, world, node));
-      return { symptom, steps };
+      return chain(fact, symptom, steps);
     }
     case 'dns_refused':
-      return { symptom, steps: dnsSteps(causes, world, fact.entity) };
+      return chain(fact, symptom, dnsSteps(causes, world, fact.entity));
     case 'hypervisor_conntrack_exceeded':
-      return { symptom, steps: allowanceSteps(causes, world, fact) };
+      return chain(fact, symptom, allowanceSteps(causes, world, fact));
     case 'rp_filter_martian':
-      return { symptom, steps: martianSteps(causes, world, fact) };
+      return chain(fact, symptom, martianSteps(causes, world, fact));
     case 'stale_endpoint':
-      return { symptom, steps: staleSteps(causes, fact) };
+      return chain(fact, symptom, staleSteps(causes, fact));
     case 'stale_backend':
-      return { symptom, steps: goneBackendSteps(causes, world, fact) };
+      return chain(fact, symptom, goneBackendSteps(causes, world, fact));
     case 'handshake_lost':
-      return { symptom, steps: lostHandshakeSteps(causes, fact) };
+      return chain(fact, symptom, lostHandshakeSteps(causes, fact));
     case 'hypervisor_pps_exceeded':
-      if (fact.detail['checkPps'] !== undefined) return { symptom, steps: checkAllowanceSteps(fact) };
+      if (fact.detail['checkPps'] !== undefined) return chain(fact, symptom, checkAllowanceSteps(fact));
       if (fact.entity !== 'zookeeper/ensemble') break;
-      return {
-        symptom,
-        steps: [
-          factStep(
-            fact,
-            `the ZooKeeper hosts' hypervisors dropped ${formatCount(fact.detail['dropped'])} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
-          ),
-          ...zookeeperSteps(causes, world, String(fact.detail['service'])),
-        ],
-      };
+      return chain(fact, symptom, [
+        factStep(
+          fact,
+          `the ZooKeeper hosts' hypervisors dropped ${formatCount(fact.detail['dropped'])} packets over ${Math.round(fact.count * Number(fact.detail['tickSeconds']))} server-seconds above their allowance`,
+        ),
+        ...zookeeperSteps(causes, world, String(fact.detail['service'])),
+      ]);
     case 'pod_ip_collision':
-      return { symptom, steps: collisionSteps(causes, fact) };
+      return chain(fact, symptom, collisionSteps(causes, fact));
     case 'node_down':
-      if (!fact.entity.startsWith('router/')) return { symptom, steps: darkNodeSteps(causes, world, fact) };
-      return { symptom, steps: staleNextHopSteps(causes, world, fact) };
+      if (!fact.entity.startsWith('router/')) return chain(fact, symptom, darkNodeSteps(causes, world, fact));
+      return chain(fact, symptom, staleNextHopSteps(causes, world, fact));
     case 'no_local_endpoint': {
       const lost = silentPeer(causes, fact.entity);
       if (!lost) break;
-      return { symptom, steps: hungSpeakerSteps(fact, lost) };
+      return chain(fact, symptom, hungSpeakerSteps(fact, lost));
     }
     case 'cpu_delayed':
     case 'cpu_throttled': {
       const throttled = causes.find('cpu_throttled', fact.entity);
-      if (!throttled)
-        return {
-          symptom,
-          steps: [factStep(fact, `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled`)],
-        };
-      return { symptom, steps: cpuSteps(causes, kind === 'cpu_delayed' ? fact : undefined, throttled) };
+      if (!throttled) return chain(fact, symptom, [factStep(fact, `${formatCount(fact.count)} requests waited for a CPU: their threads queued behind each other, not throttled`)]);
+      return chain(fact, symptom, cpuSteps(causes, kind === 'cpu_delayed' ? fact : undefined, throttled));
     }
     case CLIENT_ADDRESS_CAUSES.internal:
     case CLIENT_ADDRESS_CAUSES.forged: {
       const verdict = kind === CLIENT_ADDRESS_CAUSES.forged ? 'forged' : 'internal';
       const steps = clientAddressSteps(world, fact, verdict);
       const none = factStep(fact, `${formatCount(fact.count)} requests; none of the sampled requests kept shows the path yet`);
-      return { symptom, steps: steps.length > 0 ? steps : [none] };
+      return chain(fact, symptom, steps.length > 0 ? steps : [none]);
     }
   }
   const why = explain(kind);
   const steps: WhyStep[] = [factStep(fact, `${formatCount(fact.count)} times${why ? `: ${why}` : ''}`)];
   if (typeof fact.detail['dst'] === 'number') steps.push(...addressSteps(causes, world, fact.detail['dst']));
-  return { symptom, steps };
+  return chain(fact, symptom, steps);
 }
 
 /** node-local DNS on a node: refusals, failing upstream connections, and the instance's allowance under them. */

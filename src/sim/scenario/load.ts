@@ -96,6 +96,23 @@ function load(text: string, fileName: string, options: LoadOptions): LoadResult 
   return { ok: true, scenario, appliedFixes };
 }
 
+/**
+ * A loaded scenario with more `--set` overrides on top, checked again: what a load with them after its own gives.
+ * Throws naming each override that leaves it invalid.
+ */
+export function withSets(scenario: Scenario, sets: readonly string[]): Scenario {
+  let doc: unknown = scenario;
+  const assignments: Assignment[] = [];
+  for (const arg of sets) {
+    const { path, value } = parseSet(arg);
+    doc = setPath(doc, path, value);
+    assignments.push({ label: `--set ${arg}`, path });
+  }
+  const again = validate(doc, {});
+  if (!again.ok) throw new Error(attribute(again.issues, assignments).join('; '));
+  return again.scenario;
+}
+
 /** Every failure leaves through here, so each consumer (CLI, editor, banner) gets a bounded list. */
 function fail(errors: string[]): LoadResult {
   return { ok: false, errors: boundProblems(errors) };

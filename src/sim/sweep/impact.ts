@@ -1,5 +1,7 @@
 import type { FaultRequest } from '../api';
 import type { SweepPlan, VariantRun } from './plan';
+import type { SettingUse } from './settings';
+import { whyBeyond, type RowWhy } from './why';
 import { slowerThan, windowQuantile, type ClientWindow } from './window';
 
 /** A count in the unfaulted run and in the variant's, over the same window, and what the faults added. */
@@ -13,6 +15,8 @@ export interface Delta {
 export interface VariantImpact {
   index: number;
   faults: FaultRequest[];
+  /** The risky setting the variant's run had from time 0, if any. */
+  setting?: SettingUse;
   /** Why a fault could not land; nothing else is measured then. */
   refused?: string;
   /** The variant run's report digest, which its replay reproduces. */
@@ -32,7 +36,20 @@ export interface VariantImpact {
   recoveredAfterS?: number | null;
   /** What clients suffered beyond the unfaulted run: failedRequests.extra + failedConnections.extra + the slowRequests' extra. */
   score?: number;
+  /** The why chains of the variant's run that the unfaulted run lacks or has far less of, the biggest first. */
+  why?: RowWhy[];
+  /** Requests answered and failed, and connections failed, in each metrics step of the window, as in ClientWindow. */
+  perStep?: PerStep;
 }
+
+/** What clients saw in each metrics step of a window: requests answered and failed, and HTTP connections that failed. */
+export interface PerStep {
+  ok: number[];
+  failed: number[];
+  failedConnections: number[];
+}
+
+export const perStep = (w: ClientWindow): PerStep => ({ ok: w.ok, failed: w.failed, failedConnections: w.connectionFailures });
 
 const delta = (baseline: number, variant: number): Delta => ({ baseline, variant, extra: variant - baseline });
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
@@ -47,7 +64,7 @@ function failureRates(w: ClientWindow, reference: ClientWindow): number[] {
   });
 }
 
-function recovery(plan: SweepPlan, w: ClientWindow): number | null {
+function recovery(plan: Pick<SweepPlan, 'baseline' | 'options'>, w: ClientWindow): number | null {
   const { stepSeconds } = w;
   // The window's first step ends at the first whole step after the fault (or at it, when the fault lands on one).
   const firstStepEnd = Math.ceil(plan.options.at / stepSeconds) * stepSeconds || stepSeconds;
@@ -64,9 +81,10 @@ function recovery(plan: SweepPlan, w: ClientWindow): number | null {
 }
 
 /** Measures a variant's run against the plan's unfaulted run. */
-export function impactOf(plan: SweepPlan, run: VariantRun): VariantImpact {
-  const faults = plan.variants[run.index]!.faults;
-  if ('refused' in run) return { index: run.index, faults, refused: run.refused };
+export function impactOf(plan: Pick<SweepPlan, 'variants' | 'baseline' | 'options'>, run: VariantRun): VariantImpact {
+  const { faults, setting } = plan.variants[run.index]!;
+  const what = { index: run.index, faults, ...(setting ? { setting } : {}) };
+  if ('refused' in run) return { ...what, refused: run.refused };
   const base = plan.baseline.window;
   const w = run.window;
   const failedRequests = delta(sum(base.failed), sum(w.failed));
@@ -82,8 +100,7 @@ export function impactOf(plan: SweepPlan, run: VariantRun): VariantImpact {
   }
   const failedConnections = delta(base.failedConnections, w.failedConnections);
   return {
-    index: run.index,
-    faults,
+    ...what,
     digest: run.digest,
     failedRequests,
     failedConnections,
@@ -91,6 +108,8 @@ export function impactOf(plan: SweepPlan, run: VariantRun): VariantImpact {
     p99Ms,
     recoveredAfterS: recovery(plan, w),
     score: failedRequests.extra + failedConnections.extra + sum(Object.values(slowRequests).map((d) => d.extra)),
+    why: whyBeyond(plan.baseline.why, run.why),
+    perStep: perStep(w),
   };
 }
 

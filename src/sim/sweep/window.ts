@@ -7,8 +7,9 @@ export interface ClientWindow {
   /** Requests answered and failed in each metrics step of the window: HTTP and mesh clients' plus gRPC calls. */
   ok: number[];
   failed: number[];
-  /** HTTP clients' connections that never got established or that a reset ended. */
+  /** HTTP clients' connections that never got established or that a reset ended, in all and in each step. */
   failedConnections: number;
+  connectionFailures: number[];
   /** The client latency histograms with observations in the window, by name. */
   latency: Record<string, LatencyWindow>;
 }
@@ -27,6 +28,11 @@ const REQUESTS_FAILED = ['requests.failed', 'grpc.client.failed'];
 const CONNECTIONS_FAILED = ['client.connections.failed', 'client.connections.reset'];
 /** The histograms of latency as clients measure it; proxies' upstream requests have their own prefix and are not in it. */
 export const CLIENT_LATENCY = ['requests.latency_ms', 'grpc.client.latency_ms'];
+
+/** The first sample whose step holds the fault's time: effects at the very instant count in the step that ends then. */
+export function windowStart(at: number, stepSeconds: number): number {
+  return Math.max(0, Math.ceil(at / stepSeconds) - 1);
+}
 
 /** The window of a slice that starts at the window's first sample and ends where the run stopped. */
 export function clientWindow(slice: SeriesSlice): ClientWindow {
@@ -55,11 +61,13 @@ export function clientWindow(slice: SeriesSlice): ClientWindow {
     counts.push(total - (cumulative[cumulative.length - 1] ?? 0));
     latency[name] = { bounds, counts, total };
   }
+  const connectionFailures = perStep(CONNECTIONS_FAILED);
   return {
     stepSeconds: slice.stepSeconds,
     ok: perStep(REQUESTS_OK),
     failed: perStep(REQUESTS_FAILED),
-    failedConnections: CONNECTIONS_FAILED.reduce((n, name) => n + sum(row(name)), 0),
+    failedConnections: connectionFailures.reduce((a, b) => a + b, 0),
+    connectionFailures,
     latency,
   };
 }
