@@ -1,5 +1,5 @@
 import { isSpeed } from '../worker/protocol';
-import { parseTimelineAdditions } from '../worker/timeline-additions';
+import { parseSets, parseTimelineAdditions } from '../worker/timeline-additions';
 import type { SharedRun } from './share-link';
 
 /**
@@ -75,12 +75,14 @@ function parseRun(value: unknown): SharedRun | null {
     ...(isSpeed(v?.speed) ? { speed: v.speed } : {}),
   };
   let timeline: SharedRun['timeline'];
+  let sets: SharedRun['sets'];
   try {
     timeline = run!.timeline === undefined ? undefined : parseTimelineAdditions(run!.timeline, 'timeline');
+    sets = run!.sets === undefined ? undefined : parseSets(run!.sets, 'set');
   } catch {
     return null;
   }
-  return { scenario, seed, fixes, faults: faults as SharedRun['faults'], ...(timeline ? { timeline } : {}), t, ...(v === undefined ? {} : { view }) };
+  return { scenario, seed, fixes, faults: faults as SharedRun['faults'], ...(sets ? { sets } : {}), ...(timeline ? { timeline } : {}), t, ...(v === undefined ? {} : { view }) };
 }
 
 /** Every readable saved session, newest first. */

@@ -12,6 +12,8 @@ export interface SharedRun {
   seed: number;
   fixes: readonly string[];
   faults: readonly TimedFault[];
+  /** `path=value` overrides the run was loaded with after its fixes (a sweep variant's risky setting); none when absent. */
+  sets?: readonly string[];
   /** Faults added after the scenario's own timeline when it was loaded (a sweep's variant); none when absent. */
   timeline?: readonly TimelineAddition[];
   /** Simulated time, µs. */
@@ -38,6 +40,7 @@ export function shareQuery(run: SharedRun): string {
   }
   q.set('seed', String(run.seed));
   for (const fix of run.fixes) q.append('fix', fix);
+  for (const set of run.sets ?? []) q.append('set', set);
   if (run.faults.length > 0) q.set('faults', compressToEncodedURIComponent(JSON.stringify(run.faults)));
   if (run.timeline !== undefined && run.timeline.length > 0) q.set('timeline', compressToEncodedURIComponent(JSON.stringify(run.timeline)));
   q.set('t', String(run.t / 1e6));

@@ -46,8 +46,11 @@ export interface ScenarioSummary {
 }
 
 export type Command =
-  /** `timeline`: faults added after the scenario's own timeline entries, as `--fault` adds them (a sweep's variant). */
-  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[]; timeline?: TimelineAddition[] }
+  /**
+   * `sets`: `path=value` overrides after the fixes, as `--set` gives them (a sweep variant's risky setting); `timeline`:
+   * faults added after the scenario's own timeline entries, as `--fault` adds them (a sweep variant's faults).
+   */
+  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[]; sets?: string[]; timeline?: TimelineAddition[] }
   | { type: 'play' }
   | { type: 'pause' }
   | { type: 'step' }

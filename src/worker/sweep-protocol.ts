@@ -9,6 +9,8 @@ export interface SweepSource {
   fileName: string;
   seed: number;
   fixes: string[];
+  /** Overrides the loaded run was loaded with (a variant opened from an earlier sweep). */
+  sets?: string[];
   /** Faults the loaded run added to the scenario's timeline (a variant opened from an earlier sweep). */
   timeline?: TimelineAddition[];
 }

@@ -45,6 +45,23 @@ export function parseTimelineAdditions(value: unknown, label: string): TimelineA
   });
 }
 
+// Model choice: a risky setting writes a handful of overrides; room for a few more written by hand.
+export const MAX_SETS = 20;
+// Model choice: longer than any path and value a setting writes, short enough to quote in a message.
+const MAX_SET_CHARS = 300;
+
+/** Checks `path=value` overrides received from a link or another thread; throws naming the entry (`label[1]: …`). */
+export function parseSets(value: unknown, label: string): string[] {
+  if (!Array.isArray(value)) throw new Error(`${label}: expected a list of path=value overrides`);
+  if (value.length > MAX_SETS) throw new Error(`${label}: at most ${MAX_SETS} overrides, got ${value.length}`);
+  return value.map((set: unknown, i) => {
+    if (typeof set !== 'string' || set.length > MAX_SET_CHARS || !/^[A-Za-z_][\w.[\]-]*=\S/.test(set)) {
+      throw new Error(`${label}[${i}]: expected path=value like "params.client.reconnectMs=600", got ${shown(set)}`);
+    }
+    return set;
+  });
+}
+
 /**
  * The `path=value` overrides that put `additions` at `timeline[first]` on, for the loader's `sets`: the loader then
  * checks each entry against the catalog and names it by its place, as it does for `--fault`.

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { impactOf, planSweep, runVariant } from '../../src/sim';
+import { impactOf, planSweep, rankRows, runVariant, sweepCsv } from '../../src/sim';
+import { sweepRow } from '../../src/ui/sweep/rows';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { appHarness } from './harness';
 import { byTestId, expectClean, text, untilLoaded } from './page';
@@ -98,13 +99,11 @@ describe('the sweep in the browser', () => {
       expect(up).toEqual([...up].sort((a, b) => a - b));
       await byTestId(page, 'sweep-sort-rank').click();
 
-      // The CSV is the CLI's (sweepCsv), ranked as the table is.
+      // The CSV is sweepCsv of the rows Node ranks from the same runs, replays and all.
       const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'sweep-csv').click()]);
-      const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
       expect(download.suggestedFilename()).toBe('demo-sweep.csv');
-      expect(csv[0]).toBe('rank,score,faults,outcome,failed_requests_extra,failed_requests,failed_connections_extra,slow_requests_extra,p99_ms,recovered_after_s,digest,command');
-      expect(csv).toHaveLength(14);
-      expect(csv[1]).toContain(`,${shown[0]!.digest},npm run sim -- demo --seed 4 --fault 15:`);
+      const run = { scenario: 'demo', seed: 4, fixes: [], sets: [], timeline: [], at: 15, for: 45 };
+      expect(readFileSync((await download.path())!, 'utf8')).toBe(sweepCsv(rankRows(node.map((impact) => sweepRow(run, impact)))));
 
       const top = rows.first();
       const digest = (await top.getAttribute('data-digest'))!;
@@ -150,6 +149,27 @@ describe('the sweep in the browser', () => {
       expectClean(app);
     });
   }, 120_000);
+
+  it("opens a risky setting's row with the setting's overrides, to its digest, and links to it with set=", async () => {
+    await withApp('sweep-setting', '?scenario=source-ip.yaml', async (app) => {
+      const { page } = app;
+      await untilLoaded(page, 'source-ip.yaml');
+      await openSweep(page);
+      await chooseFaults(page, ['power-off-node']);
+      await byTestId(page, 'sweep-start').click();
+      await expect.poll(() => text(page, 'sweep-status'), { timeout: 90_000, interval: 200 }).toMatch(/^(\d+) of \1 variants · /);
+      const row = byTestId(page, 'sweep-row').filter({ hasText: 'setting etp-local-unknown-members on service/traefik' });
+      expect(await row.count()).toBe(1);
+      const digest = (await row.getAttribute('data-digest'))!;
+      const link = new URL((await row.getByTestId('sweep-row-link').getAttribute('href'))!);
+      expect(link.searchParams.getAll('set')).toEqual(['topology.services.traefik.externalTrafficPolicy=Local']);
+      expect(link.searchParams.get('timeline')).toBeNull();
+      await row.getByTestId('sweep-open-row').click();
+      await expect.poll(() => text(page, 'notice'), { timeout: 30_000 }).toContain(`digest ${digest}, the same as its row`);
+      await expect.poll(() => text(page, 'digest'), { timeout: 30_000 }).toBe(digest);
+      expectClean(app);
+    });
+  }, 150_000);
 
   it('cancel stops the pool at once and keeps the rows already done', async () => {
     await withApp('sweep-cancel', '?scenario=demo.yaml', async (app) => {

@@ -84,6 +84,8 @@ describe('saved sessions', () => {
     const timeline = [{ at: 15, fault: 'crash-loop', target: 'deployment/web' }];
     const withTimeline = { ...session('a', 1), run: { ...session('a', 1).run!, timeline } };
     expect(parseSession(JSON.stringify(withTimeline))?.run).toEqual(withTimeline.run);
+    const withSets = { ...session('a', 1), run: { ...session('a', 1).run!, sets: ['params.cpu.kernel=expiring'], timeline } };
+    expect(parseSession(JSON.stringify(withSets))?.run).toEqual(withSets.run);
     const damaged = { ...session('a', 1), run: { ...session('a', 1).run!, timeline: [{ at: -1, fault: 'crash-loop', target: 'deployment/web' }] } };
     expect(parseSession(JSON.stringify(damaged))?.run).toBeUndefined();
   });

@@ -50,6 +50,13 @@ describe('share links', () => {
     expect(shareQuery({ scenario: { file: 'demo.yaml' }, seed: 4, fixes: [], faults: [], timeline: [], t: 0 })).not.toContain('timeline');
   });
 
+  it("carry a risky setting's overrides (a sweep row) in order, and read them back the same", () => {
+    const sets = ['topology.deployments.traefik.cpuLimit=0.5', 'params.cpu.kernel=expiring'];
+    const query = shareQuery({ scenario: { file: 'ingress-loss.yaml' }, seed: 3, fixes: ['bfd'], faults: [], sets, t: 0 });
+    expect(parseUrlParams(`?${query}`)).toMatchObject({ scenario: 'ingress-loss.yaml', fixes: ['bfd'], sets, errors: [] });
+    expect(shareQuery({ scenario: { file: 'demo.yaml' }, seed: 4, fixes: [], faults: [], t: 0 })).not.toContain('set=');
+  });
+
   it('keep the compressed alphabet intact even where a `+` was read as a space', () => {
     const packed = compressToEncodedURIComponent(JSON.stringify(faults));
     expect(packed).toContain('+');
@@ -89,6 +96,7 @@ describe('share links', () => {
       `?timeline=${compressToEncodedURIComponent('[{"at":1,"fault":"scale-deployment","target":"deployment/web","params":{"replicas":[5]}}]')}`,
       'timeline[0].params.replicas: expected a number, text or true/false',
     ],
+    ['an override with no value', '?set=params.cpu.kernel=expiring&set=replicas', 'set[1]: expected path=value like "params.client.reconnectMs=600", got "replicas"'],
     ['a damaged scenario', '?src=%%%', 'src: the scenario in the link is damaged (the link may have been cut off)'],
     ['two scenarios', `?scenario=demo.yaml&src=${compressToEncodedURIComponent('x')}`, 'src: a link carries either a shipped scenario or its own, not both'],
     ['a bad file name', `?name=../x&src=${compressToEncodedURIComponent('x')}`, 'name: expected a file name like "mine.yaml", got "../x"'],

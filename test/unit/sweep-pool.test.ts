@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSim, impactOf, planSweep, rankRows, runVariant, type SweepOptions, type VariantImpact } from '../../src/sim';
 import { startSweepPool, type SpawnSweepWorker, type SweepEvents } from '../../src/ui/sweep/pool';
-import { sweepRow, variantTimeline, type SweepRun } from '../../src/ui/sweep/rows';
+import { sweepRow, variantLoad, type SweepRun } from '../../src/ui/sweep/rows';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { createSweepHandler } from '../../src/worker/sweep-handler';
 import type { SweepRequest, SweepSource } from '../../src/worker/sweep-protocol';
@@ -10,7 +10,7 @@ import type { SweepRequest, SweepSource } from '../../src/worker/sweep-protocol'
 const DEMO = readFileSync(new URL('../../public/scenarios/demo.yaml', import.meta.url), 'utf8');
 const SOURCE: SweepSource = { text: DEMO, fileName: 'demo.yaml', seed: 4, fixes: [] };
 const OPTIONS: SweepOptions = { faults: ['delete-pod', 'crash-loop', 'power-off-node', 'scale-deployment'], pairs: false, at: 15, for: 45 };
-const RUN: SweepRun = { scenario: 'demo', seed: 4, fixes: [], timeline: [], at: 15, for: 45 };
+const RUN: SweepRun = { scenario: 'demo', seed: 4, fixes: [], sets: [], timeline: [], at: 15, for: 45 };
 
 /**
  * Workers in this thread on the worker's own handler. Every third variant (0, 3, …) takes 25 ms longer to answer, so
@@ -152,7 +152,8 @@ describe("a row's replay in the app", () => {
     const variant = plan.variants.find((v) => v.faults[0]!.fault === 'power-off-node')!;
     const ran = runVariant(plan, variant);
     if ('refused' in ran) throw new Error(ran.refused);
-    const timeline = variantTimeline(RUN, variant);
+    const { sets, timeline } = variantLoad(RUN, variant);
+    expect(sets).toEqual([]);
     expect(timeline).toEqual([{ at: 15, fault: 'power-off-node', target: variant.faults[0]!.target }]);
     const app = loadWithAdditions(DEMO, 'demo.yaml', { seed: 4, timeline }, 'load.timeline');
     if (!app.ok) throw new Error(app.errors.join('\n'));
@@ -163,10 +164,35 @@ describe("a row's replay in the app", () => {
     expect(sweepRow(RUN, impactOf(plan, ran)).command).toBe(`npm run sim -- demo --seed 4 --fault 15:power-off-node:${variant.faults[0]!.target} --until 60`);
   });
 
+  it("loads a risky setting's variant with its overrides after the fixes, as --set gives them, and reaches the row's digest", () => {
+    const text = readFileSync(new URL('../../public/scenarios/source-ip.yaml', import.meta.url), 'utf8');
+    const loaded = loadWithAdditions(text, 'source-ip.yaml', {}, 'timeline');
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const plan = planSweep(loaded.scenario, [], { faults: ['delete-pod'], pairs: false, at: 15, for: 45 });
+    const variant = plan.variants.find((v) => v.setting !== undefined)!;
+    expect(variant.setting?.id).toBe('etp-local-unknown-members');
+    const ran = runVariant(plan, variant);
+    if ('refused' in ran) throw new Error(ran.refused);
+    const run: SweepRun = { ...RUN, scenario: 'source-ip', seed: loaded.scenario.seed };
+    const load = variantLoad(run, variant);
+    expect(load).toEqual({ sets: variant.setting!.sets, timeline: [] });
+    const app = loadWithAdditions(text, 'source-ip.yaml', { seed: loaded.scenario.seed, ...load }, 'load.timeline');
+    if (!app.ok) throw new Error(app.errors.join('\n'));
+    const sim = createSim(app.scenario, { fixes: [] });
+    sim.runUntil(sim.durationUs);
+    expect(sim.report(0).digest).toBe(ran.digest);
+    expect(sweepRow(run, impactOf(plan, ran)).command).toBe(
+      `npm run sim -- source-ip --seed ${loaded.scenario.seed} --set ${variant.setting!.sets.join(' --set ')} --until 60  # risky setting etp-local-unknown-members on service/traefik`,
+    );
+  });
+
   it("names the timeline entry the loader refuses, by its place after the scenario's own", () => {
     const result = loadWithAdditions(DEMO, 'demo.yaml', { seed: 4, timeline: [{ at: 15, fault: 'power-off-node', target: 'pod/web-1' }] }, 'load.timeline');
     expect(result.ok).toBe(false);
     expect(!result.ok && result.errors.join('\n')).toMatch(/timeline\[\d+\]/);
     expect(() => loadWithAdditions(DEMO, 'demo.yaml', { timeline: [{ at: 'soon' }] }, 'load.timeline')).toThrow('load.timeline[0].at: expected simulated seconds from 0, got "soon"');
+    expect(() => loadWithAdditions(DEMO, 'demo.yaml', { sets: ['replicas'] }, 'load.timeline')).toThrow(
+      'load.sets[0]: expected path=value like "params.client.reconnectMs=600", got "replicas"',
+    );
   });
 });

@@ -17,9 +17,9 @@ const SEED = Number(process.env.FUZZ_SEED ?? 22);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const settings = (share: number) => ({ seed: SEED, numRuns: Math.max(1, Math.round(RUNS * share)), endOnFailure: true });
 
-const PARAMS = ['scenario', 'speed', 'seed', 'autoplay', 'embed', 'present', 'src', 'name', 't', 'chapter', 'select', 'zoom', 'faults', 'timeline', 'fix'];
-// A timeline addition's problem names its entry and field, as `timeline[2].target`.
-const PROBLEM = new RegExp(`^(${PARAMS.join('|')}|timeline(\\[\\d+\\](\\.\\w+)*)?): .`);
+const PARAMS = ['scenario', 'speed', 'seed', 'autoplay', 'embed', 'present', 'src', 'name', 't', 'chapter', 'select', 'zoom', 'faults', 'timeline', 'set', 'fix'];
+// A timeline addition's problem names its entry and field, as `timeline[2].target`; an override its place, `set[1]`.
+const PROBLEM = new RegExp(`^(${PARAMS.join('|')}|timeline(\\[\\d+\\](\\.\\w+)*)?|set\\[\\d+\\]): .`);
 // The longest fixed text of a problem, plus a value echoed at its longest with its length.
 const MAX_PROBLEM_CHARS = 240;
 

@@ -17,6 +17,8 @@ export interface LoadRequest {
   seed?: number;
   /** Names of the scenario's fixes to apply, in the order the scenario lists them. */
   fixes?: string[];
+  /** `path=value` overrides after the fixes (a sweep variant's risky setting); kept by every reload of this run. */
+  sets?: string[];
   /** Faults added after the scenario's own timeline entries (a sweep's variant); kept by every reload of this run. */
   timeline?: TimelineAddition[];
   /** Shipped file name for the picker, or '' for a file opened from disk. */
@@ -178,6 +180,7 @@ export async function loadScenario(request: LoadRequest): Promise<boolean> {
     const cmd: CommandOf<'load'> = { type: 'load', text: request.text, fileName: request.fileName };
     if (request.seed !== undefined) cmd.seed = request.seed;
     if (request.fixes !== undefined && request.fixes.length > 0) cmd.fixes = request.fixes;
+    if (request.sets !== undefined && request.sets.length > 0) cmd.sets = request.sets;
     if (request.timeline !== undefined && request.timeline.length > 0) cmd.timeline = request.timeline;
     const reply = await send(cmd);
     if (!reply.ok) {

@@ -5,11 +5,10 @@ import { editorStore, editText } from '../../state/editor';
 import { checkFixNames } from '../../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../../state/scenario-index';
 import { echo } from '../../sim';
-import type { TimelineAddition } from '../../worker/protocol';
 import { parseUrlParams, type UrlParams } from '../../state/url-params';
 import { selectEntity } from '../../state/selection';
 import { setZoom } from '../../state/timeline';
-import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
+import { loadScenario, play, replay, setFixes, setSpeed, startWorker, type LoadRequest } from './sim-client';
 import { storedTheme } from './theme';
 import { enterPresenter } from '../presenter/presenter';
 import { startAutosave } from './autosave';
@@ -17,7 +16,12 @@ import { joinTabs } from './tabs';
 import { counted } from '../components/format';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
-export async function loadShipped(file: string, seed?: number, timeline?: TimelineAddition[]): Promise<boolean> {
+/** The overrides and timeline additions a link asks the scenario to be loaded with. */
+function additions(params: UrlParams): Pick<LoadRequest, 'sets' | 'timeline'> {
+  return { ...(params.sets ? { sets: params.sets } : {}), ...(params.timeline ? { timeline: params.timeline } : {}) };
+}
+
+export async function loadShipped(file: string, seed?: number, extra: Pick<LoadRequest, 'sets' | 'timeline'> = {}): Promise<boolean> {
   let text: string;
   try {
     const response = await fetch(`scenarios/${encodeURIComponent(file)}`);
@@ -32,7 +36,7 @@ export async function loadShipped(file: string, seed?: number, timeline?: Timeli
     });
     return false;
   }
-  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }), ...(timeline ? { timeline } : {}) });
+  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }), ...extra });
 }
 
 async function fetchIndex(): Promise<ScenarioEntry[]> {
@@ -109,9 +113,9 @@ async function start(): Promise<void> {
       fileName: name,
       pickerValue: '',
       ...(params.seed === undefined ? {} : { seed: params.seed }),
-      ...(params.timeline ? { timeline: params.timeline } : {}),
+      ...additions(params),
     });
-  } else if (file !== undefined) ok = await loadShipped(file, params.seed, params.timeline);
+  } else if (file !== undefined) ok = await loadShipped(file, params.seed, additions(params));
   else return;
   const summary = appStore.getState().summary;
   // The scenario's fix names are known only once the worker has loaded it; the known ones are then applied by a reload.
@@ -138,7 +142,7 @@ async function start(): Promise<void> {
       report();
     }
   }
-  const damaged = problems.filter((e) => /^(src|name|t|faults|timeline(\[\d+\]\S*)?|chapter):/.test(e));
+  const damaged = problems.filter((e) => /^(src|name|t|faults|timeline(\[\d+\]\S*)?|set(\[\d+\])?|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
   // Selected, not revealed: the picture opens whole, as the sender's did, rather than zoomed into the one box.
@@ -171,6 +175,7 @@ function carriesRun(p: UrlParams): boolean {
     p.fixes.length > 0 ||
     p.t !== undefined ||
     p.faults !== undefined ||
+    p.sets !== undefined ||
     p.timeline !== undefined ||
     p.chapter !== undefined
   );

@@ -1,5 +1,6 @@
 import { impactOf, type SweepOptions, type SweepPlan, type VariantImpact } from '../../sim';
 import type { SweepReply, SweepRequest, SweepSource } from '../../worker/sweep-protocol';
+import { variantName } from './rows';
 
 /** One sweep worker as the pool sees it: something to post requests to and to stop. */
 export interface SweepPort {
@@ -28,10 +29,10 @@ export interface SweepPool {
   cancel(): void;
 }
 
-/** `power-off-node on node/node-a + …`: a variant as the table names it. */
+/** `variant 3 (power-off-node on node/node-a)`: a variant as messages name it. */
 export function variantLabel(plan: SweepPlan, index: number): string {
-  const faults = plan.variants[index]?.faults ?? [];
-  return `variant ${index + 1} (${faults.map((f) => `${f.fault} on ${f.target}`).join(' + ')})`;
+  const variant = plan.variants[index];
+  return `variant ${index + 1}${variant ? ` (${variantName(variant)})` : ''}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { Modal } from '../components/modal';
 import { accentButton, button, smallButton, textField } from '../components/styles';
 import { counted, formatCount } from '../components/format';
 import { closeSweep } from './sweep-open';
+import { variantName } from './rows';
 import { cancelSweep, downloadCsv, openRow, poolSize, rowLink, startSweep, useSweep, type SweepState } from './sweep-state';
 
 type SortKey = 'rank' | 'faults' | 'requests' | 'connections' | 'p99' | 'recovery';
@@ -20,7 +21,7 @@ const COLUMNS: { key: SortKey; label: string; numeric: boolean }[] = [
   { key: 'recovery', label: 'Recovery', numeric: true },
 ];
 
-const faultsText = (row: SweepRow): string => row.faults.map((f) => `${f.fault} on ${f.target}`).join(' + ');
+const faultsText = (row: SweepRow): string => variantName(row);
 const worstP99 = (row: SweepRow): number => Math.max(-1, ...Object.values(row.p99Ms ?? {}).map((p) => p.variant ?? -1));
 
 /** A row's value in a column, for sorting; the rank's order is the ranking itself. */
@@ -81,6 +82,7 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
   const [all, setAll] = useState(true);
   const [chosen, setChosen] = useState<string[]>([]);
   const [pairs, setPairs] = useState(false);
+  const [settings, setSettings] = useState(true);
   const [local, setLocal] = useState<string | null>(null);
   const problem = local ?? error;
   const invalid = fieldOf(problem);
@@ -101,7 +103,7 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
       return;
     }
     setLocal(null);
-    startSweep({ ...(all ? {} : { faults: chosen }), pairs, at: numbers.at, for: numbers.for });
+    startSweep({ ...(all ? {} : { faults: chosen }), ...(settings ? {} : { settings: [] }), pairs, at: numbers.at, for: numbers.for });
   };
 
   return (
@@ -135,6 +137,10 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
         <label className="flex h-8 items-center gap-2 text-sm text-slate-700 dark:text-slate-200">
           <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} data-testid="sweep-all-faults" />
           Every fault in the catalog
+        </label>
+        <label className="flex h-8 items-center gap-2 text-sm text-slate-700 dark:text-slate-200">
+          <input type="checkbox" checked={settings} onChange={(e) => setSettings(e.target.checked)} data-testid="sweep-settings" />
+          Risky settings too
         </label>
         <button type="submit" className={accentButton} disabled={running} data-testid="sweep-start">
           Run the sweep
@@ -322,6 +328,7 @@ const Table = memo(function Table({ rows }: { rows: SweepRow[] }) {
 export default function SweepDialog() {
   const summary = useApp((s) => s.summary);
   const seed = useApp((s) => s.seed);
+  const fixes = useApp((s) => s.fixes);
   const state = useSweep((s) => s);
   const rows = useDeferredValue(state.rows);
   const dialog = useRef<HTMLDivElement>(null);
@@ -333,14 +340,18 @@ export default function SweepDialog() {
     <Modal ref={dialog} title={`Sweep ${summary.title.split(': ')[0]}`} testId="sweep-dialog" width="max-w-6xl" onClose={closeSweep}>
       <div className="flex flex-col gap-3">
         <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="sweep-intro">
-          Tries each catalog fault on each target it can take in the run as loaded now (seed {seed}
-          {state.run && state.run.fixes.length > 0 ? `, fixes ${state.run.fixes.join(', ')}` : ''}), runs each variant for the time given, and ranks them by what clients suffered beyond the
-          run without faults. It runs on <span data-testid="sweep-workers">{counted(workers, 'worker')}</span>, one per logical core this browser reports (
-          {navigator.hardwareConcurrency || 1}).
+          Tries each catalog fault on each target it can take, and each risky setting the model knows where the scenario lacks it, in the run as loaded now (seed {seed}
+          {fixes.length > 0 ? `, fixes ${fixes.join(', ')}` : ''}), runs each variant for the time given, and ranks them by what clients suffered beyond the run without faults. It runs on{' '}
+          <span data-testid="sweep-workers">{counted(workers, 'worker')}</span>, one per logical core this browser reports ({navigator.hardwareConcurrency || 1}).
         </p>
         <Options durationS={summary.durationSeconds} running={running} />
         <Progress state={state} />
         {state.untargeted.length > 0 && <p className="text-xs text-slate-600 dark:text-slate-400">Nothing to land on in this scenario: {state.untargeted.join(', ')}.</p>}
+        {state.settingsInEffect.length > 0 && (
+          <p className="text-xs text-slate-600 dark:text-slate-400">
+            Risky settings this scenario already has (not tried again): {state.settingsInEffect.map((s) => `${s.id} on ${s.target}`).join(', ')}.
+          </p>
+        )}
         {state.failures.length > 0 && (
           <ul role="alert" className="list-disc pl-5 text-sm text-red-700 dark:text-red-300" data-testid="sweep-failures">
             {state.failures.map((f) => (

@@ -12,7 +12,7 @@ import { askWhy, currentLoad, currentReport, loadScenario, replay, type LoadRequ
 import { droppedReasons } from '../drops/drops-panel';
 import { closeSweep } from './sweep-open';
 import { startSweepPool, type SpawnSweepWorker, type SweepPool } from './pool';
-import { sweepRow, variantTimeline, type SweepRun } from './rows';
+import { sweepRow, variantLoad, variantName, type SweepRun } from './rows';
 
 export type SweepPhase = 'idle' | 'planning' | 'running' | 'done' | 'cancelled' | 'refused';
 
@@ -32,6 +32,8 @@ export interface SweepState {
   error: string | null;
   /** Catalog faults with nothing to land on in this scenario. */
   untargeted: string[];
+  /** Risky settings the scenario already has, on these targets (not variants). */
+  settingsInEffect: { id: string; target: string }[];
   startedAt: number;
   endedAt: number | null;
   /** What the rows replay. */
@@ -40,7 +42,21 @@ export interface SweepState {
   opened: { index: number; digest?: string; problem?: string } | null;
 }
 
-const initial: SweepState = { phase: 'idle', workers: 0, total: 0, done: 0, rows: [], failures: [], error: null, untargeted: [], startedAt: 0, endedAt: null, run: null, opened: null };
+const initial: SweepState = {
+  phase: 'idle',
+  workers: 0,
+  total: 0,
+  done: 0,
+  rows: [],
+  failures: [],
+  error: null,
+  untargeted: [],
+  settingsInEffect: [],
+  startedAt: 0,
+  endedAt: null,
+  run: null,
+  opened: null,
+};
 
 export const sweepStore = createStore<SweepState>(() => initial);
 
@@ -109,15 +125,23 @@ export function startSweep(options: SweepOptions, size = poolSize(), spawn: Spaw
   measured = [];
   pending = { impacts: [], failures: [] };
   const timeline = load.timeline ?? [];
+  const sets = load.sets ?? [];
   source = { load: { ...load, seed, fixes }, scenario: selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text } };
-  const run: SweepRun = { scenario: selectedFile !== '' ? summary.id : load.fileName, seed, fixes, timeline, at: options.at, for: options.for };
+  const run: SweepRun = { scenario: selectedFile !== '' ? summary.id : load.fileName, seed, fixes, sets, timeline, at: options.at, for: options.for };
   sweepStore.setState({ ...initial, phase: 'planning', workers: size, startedAt: performance.now(), run });
   const finish = (phase: SweepPhase, extra: Partial<SweepState> = {}): void => {
     flush();
     sweepStore.setState({ phase, endedAt: performance.now(), ...extra });
   };
-  pool = startSweepPool(size, spawn, { text: load.text, fileName: load.fileName, seed, fixes, ...(timeline.length > 0 ? { timeline } : {}) }, options, {
-    planned: (plan) => sweepStore.setState({ phase: 'running', total: plan.variants.length, untargeted: plan.untargeted, workers: Math.min(size, Math.max(1, plan.variants.length)) }),
+  pool = startSweepPool(size, spawn, { text: load.text, fileName: load.fileName, seed, fixes, ...(sets.length > 0 ? { sets } : {}), ...(timeline.length > 0 ? { timeline } : {}) }, options, {
+    planned: (plan) =>
+      sweepStore.setState({
+        phase: 'running',
+        total: plan.variants.length,
+        untargeted: [...plan.untargeted, ...plan.settings.untargeted],
+        settingsInEffect: plan.settings.inEffect,
+        workers: Math.min(size, Math.max(1, plan.variants.length)),
+      }),
     measured: (impact) => {
       pending.impacts.push(impact);
       later();
@@ -145,7 +169,7 @@ export function cancelSweep(): void {
 export function rowRun(row: SweepRow): SharedRun | null {
   const { run } = sweepStore.getState();
   if (!run || !source) return null;
-  return { scenario: source.scenario, seed: run.seed, fixes: run.fixes, faults: [], timeline: variantTimeline(run, row), t: Math.round((run.at + run.for) * 1e6) };
+  return { scenario: source.scenario, seed: run.seed, fixes: run.fixes, faults: [], ...variantLoad(run, row), t: Math.round((run.at + run.for) * 1e6) };
 }
 
 export function rowLink(row: SweepRow): string | null {
@@ -169,8 +193,16 @@ function reached(us: number): Promise<void> {
   });
 }
 
-/** The why panel on the run's main symptom: the report's first causal chain, else the reason most packets were dropped for. */
-function explain(report: RunReport): void {
+/**
+ * The why panel on the run's main symptom, asked of the app's run: the fact the row's first why chain starts from (the
+ * biggest the faults added), else the report's first chain, else the reason most packets were dropped for.
+ */
+function explain(row: SweepRow, report: RunReport): void {
+  const cause = row.why?.[0]?.cause;
+  if (cause) {
+    void askWhy(cause.kind, cause.entity);
+    return;
+  }
   const [chain] = report.why;
   if (chain) {
     whyStore.setState({ asked: { kind: 'main_symptom' }, chain });
@@ -188,7 +220,7 @@ export async function openRow(row: SweepRow): Promise<void> {
   closeSweep();
   sweepStore.setState({ opened: { index: row.index } });
   const end = Math.round((run.at + run.for) * 1e6);
-  const ok = (await loadScenario({ ...source.load, timeline: variantTimeline(run, row) })) && (await replay(end, []));
+  const ok = (await loadScenario({ ...source.load, ...variantLoad(run, row) })) && (await replay(end, []));
   if (!ok) {
     sweepStore.setState({ opened: { index: row.index, problem: 'the app could not load this variant; the banner says why' } });
     return;
@@ -199,9 +231,9 @@ export async function openRow(row: SweepRow): Promise<void> {
   sweepStore.setState({ opened: { index: row.index, digest: report.digest } });
   const same = report.digest === row.digest ? 'the same as its row' : `not its row's ${row.digest}`;
   notify({
-    message: `Sweep variant ${row.index + 1} (${row.faults.map((f) => `${f.fault} on ${f.target}`).join(' + ')}) replayed to ${run.at + run.for} s: digest ${report.digest}, ${same}.`,
+    message: `Sweep variant ${row.index + 1} (${variantName(row)}) replayed to ${run.at + run.for} s: digest ${report.digest}, ${same}.`,
   });
-  explain(report);
+  explain(row, report);
 }
 
 export function downloadCsv(rows: readonly SweepRow[]): void {
