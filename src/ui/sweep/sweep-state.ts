@@ -205,7 +205,7 @@ function explain(row: SweepRow, report: RunReport): void {
   }
   const [chain] = report.why;
   if (chain) {
-    whyStore.setState({ asked: { kind: 'main_symptom' }, chain });
+    whyStore.setState({ asked: { kind: chain.cause.kind, entity: chain.cause.entity }, chain });
     return;
   }
   const [top] = droppedReasons(report.drops);
