@@ -1,4 +1,5 @@
 import { isSpeed } from '../worker/protocol';
+import { parseSets, parseTimelineAdditions } from '../worker/timeline-additions';
 import type { SharedRun } from './share-link';
 
 /**
@@ -73,7 +74,15 @@ function parseRun(value: unknown): SharedRun | null {
     ...(Array.isArray(zoom) && zoom.length === 2 && zoom.every(Number.isFinite) ? { zoom: zoom as [number, number] } : {}),
     ...(isSpeed(v?.speed) ? { speed: v.speed } : {}),
   };
-  return { scenario, seed, fixes, faults: faults as SharedRun['faults'], t, ...(v === undefined ? {} : { view }) };
+  let timeline: SharedRun['timeline'];
+  let sets: SharedRun['sets'];
+  try {
+    timeline = run!.timeline === undefined ? undefined : parseTimelineAdditions(run!.timeline, 'timeline');
+    sets = run!.sets === undefined ? undefined : parseSets(run!.sets, 'set');
+  } catch {
+    return null;
+  }
+  return { scenario, seed, fixes, faults: faults as SharedRun['faults'], ...(sets ? { sets } : {}), ...(timeline ? { timeline } : {}), t, ...(v === undefined ? {} : { view }) };
 }
 
 /** Every readable saved session, newest first. */

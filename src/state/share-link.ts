@@ -1,5 +1,5 @@
 import { compressToEncodedURIComponent } from 'lz-string';
-import type { Speed, TimedFault } from '../worker/protocol';
+import type { Speed, TimedFault, TimelineAddition } from '../worker/protocol';
 import { DEFAULT_SPEED } from './speed';
 
 // Model choice: links past this length get cut by some browsers, chat tools and wiki editors.
@@ -12,10 +12,22 @@ export interface SharedRun {
   seed: number;
   fixes: readonly string[];
   faults: readonly TimedFault[];
+  /** `path=value` overrides the run was loaded with after its fixes (a sweep variant's risky setting); none when absent. */
+  sets?: readonly string[];
+  /** Faults added after the scenario's own timeline when it was loaded (a sweep's variant); none when absent. */
+  timeline?: readonly TimelineAddition[];
   /** Simulated time, µs. */
   t: number;
   /** What the sender was looking at: the inspected entity, the timeline's zoomed range (seconds) and the speed it played at. */
   view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed };
+}
+
+let packed: { text: string; value: string } | undefined;
+
+/** The scenario's text compressed for `src=`, kept for the next call: a sweep's rows all carry the same scenario. */
+function packedScenario(text: string): string {
+  if (packed?.text !== text) packed = { text, value: compressToEncodedURIComponent(text) };
+  return packed.value;
 }
 
 /** The query string that replays a run to the same moment and digest (read back by parseUrlParams). */
@@ -24,11 +36,13 @@ export function shareQuery(run: SharedRun): string {
   if ('file' in run.scenario) q.set('scenario', run.scenario.file);
   else {
     q.set('name', run.scenario.name);
-    q.set('src', compressToEncodedURIComponent(run.scenario.text));
+    q.set('src', packedScenario(run.scenario.text));
   }
   q.set('seed', String(run.seed));
   for (const fix of run.fixes) q.append('fix', fix);
+  for (const set of run.sets ?? []) q.append('set', set);
   if (run.faults.length > 0) q.set('faults', compressToEncodedURIComponent(JSON.stringify(run.faults)));
+  if (run.timeline !== undefined && run.timeline.length > 0) q.set('timeline', compressToEncodedURIComponent(JSON.stringify(run.timeline)));
   q.set('t', String(run.t / 1e6));
   // The default speed is what a link without one plays at.
   if (run.view?.speed !== undefined && run.view.speed !== DEFAULT_SPEED) q.set('speed', String(run.view.speed));

@@ -1,6 +1,7 @@
 import { decompressFromEncodedURIComponent } from 'lz-string';
 import { echo, formatCount } from '../sim';
-import { SPEED_ERROR, type Speed, type TimedFault } from '../worker/protocol';
+import { SPEED_ERROR, type Speed, type TimedFault, type TimelineAddition } from '../worker/protocol';
+import { parseSets, parseTimelineAdditions } from '../worker/timeline-additions';
 import { MAX_LINK_CHARS } from './share-link';
 import { parseSpeed } from './speed';
 
@@ -17,6 +18,10 @@ export interface UrlParams {
   t?: number;
   /** Faults a user applied, with their times in µs (compressed JSON); the worker checks each entry. */
   faults?: TimedFault[];
+  /** `path=value` overrides from repeated `set=` parameters, applied after the fixes when the scenario loads. */
+  sets?: string[];
+  /** Faults added to the scenario's timeline when it loads (compressed JSON, `at` in seconds), as a sweep's row replays. */
+  timeline?: TimelineAddition[];
   /** `?embed`: the picture, the timeline and the controls only, for an iframe in a wiki page. */
   embed: boolean;
   /** `?present`: open in presenter mode, for a workshop. */
@@ -140,6 +145,28 @@ export function parseUrlParams(search: string): UrlParams {
     }
     if (Array.isArray(list)) out.faults = list as TimedFault[];
     else out.errors.push(`faults: the list of applied faults in the link ${'problem' in packed ? packed.problem : 'is damaged (the link may have been cut off)'}`);
+  }
+
+  const timeline = q.get('timeline');
+  if (timeline !== null) {
+    const packed = unpack(timeline);
+    if ('problem' in packed) out.errors.push(`timeline: the list of faults the link adds to the timeline ${packed.problem}`);
+    else {
+      try {
+        out.timeline = parseTimelineAdditions(JSON.parse(packed.text), 'timeline');
+      } catch (error) {
+        out.errors.push(error instanceof SyntaxError ? 'timeline: the list of faults the link adds to the timeline is damaged (the link may have been cut off)' : (error as Error).message);
+      }
+    }
+  }
+
+  const sets = q.getAll('set');
+  if (sets.length > 0) {
+    try {
+      out.sets = parseSets(sets, 'set');
+    } catch (error) {
+      out.errors.push((error as Error).message);
+    }
   }
 
   const badFixes: string[] = [];

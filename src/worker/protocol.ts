@@ -17,8 +17,9 @@ import type {
   YamlPath,
 } from '../sim';
 import type { TimedFault } from './fault-record';
+import type { TimelineAddition } from './timeline-additions';
 
-export type { Chapter, ChartSpec, TimedFault };
+export type { Chapter, ChartSpec, TimedFault, TimelineAddition };
 
 /** The one protocol between the UI and the simulation worker. Every message is plain data. */
 
@@ -45,7 +46,11 @@ export interface ScenarioSummary {
 }
 
 export type Command =
-  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[] }
+  /**
+   * `sets`: `path=value` overrides after the fixes, as `--set` gives them (a sweep variant's risky setting); `timeline`:
+   * faults added after the scenario's own timeline entries, as `--fault` adds them (a sweep variant's faults).
+   */
+  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[]; sets?: string[]; timeline?: TimelineAddition[] }
   | { type: 'play' }
   | { type: 'pause' }
   | { type: 'step' }

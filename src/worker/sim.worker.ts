@@ -3,6 +3,7 @@ import { type Sim, simTime, loadScenario, type Scenario, createSim, faultCatalog
 import { EXPORT_KINDS, exportName, isSpeed, SPEED_ERROR } from './protocol';
 import type { Answer, CommandOf, CommandType, ExportKind, Replies, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { parseFaultRecord } from './fault-record';
+import { loadWithAdditions } from './load-with-additions';
 import { createRunner } from './runner';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
@@ -85,7 +86,7 @@ function requireLoaded(): { scenario: Scenario; fixes: string[] } {
 /** One handler per command, answering with that command's reply or throwing an Error whose message names the field. */
 const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] } = {
   load(cmd) {
-    const result = loadScenario(cmd.text, cmd.fileName, { seed: cmd.seed, fixes: cmd.fixes, faultIds: FAULT_IDS, faults: faultCatalog() });
+    const result = loadWithAdditions(cmd.text, cmd.fileName, cmd, 'load.timeline');
     // On failure the current sim stays loaded and keeps its state.
     if (!result.ok) throw new Error(result.errors.join('\n'));
     const sim = newSim(result.scenario, result.appliedFixes);

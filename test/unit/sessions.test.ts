@@ -80,6 +80,16 @@ describe('saved sessions', () => {
     expect(parseSession(JSON.stringify(damaged))?.run).toEqual({ ...session('a', 1).run, view: { selected: 'pod/web-1' } });
   });
 
+  it("keep the faults a run added to its timeline (a sweep row's), and drop a run whose additions are damaged rather than replay half of it", () => {
+    const timeline = [{ at: 15, fault: 'crash-loop', target: 'deployment/web' }];
+    const withTimeline = { ...session('a', 1), run: { ...session('a', 1).run!, timeline } };
+    expect(parseSession(JSON.stringify(withTimeline))?.run).toEqual(withTimeline.run);
+    const withSets = { ...session('a', 1), run: { ...session('a', 1).run!, sets: ['params.cpu.kernel=expiring'], timeline } };
+    expect(parseSession(JSON.stringify(withSets))?.run).toEqual(withSets.run);
+    const damaged = { ...session('a', 1), run: { ...session('a', 1).run!, timeline: [{ at: -1, fault: 'crash-loop', target: 'deployment/web' }] } };
+    expect(parseSession(JSON.stringify(damaged))?.run).toBeUndefined();
+  });
+
   it("set a tab's draft aside as a session of its own, which a new tab takes up", () => {
     const store = memoryStore();
     const own = { ...session('a', 7), draft: { text: 'id: mine', fileName: 'mine.yaml', open: true } };

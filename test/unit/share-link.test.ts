@@ -38,6 +38,25 @@ describe('share links', () => {
     expect(params.faults).toBeUndefined();
   });
 
+  it('carry faults added to the timeline (a sweep row) and read them back the same, params included', () => {
+    const timeline = [
+      { at: 15, fault: 'crash-loop', target: 'deployment/web' },
+      { at: 15, fault: 'scale-deployment', target: 'deployment/web', params: { replicas: 5 } },
+    ];
+    const query = shareQuery({ scenario: { file: 'demo.yaml' }, seed: 4, fixes: [], faults: [], timeline, t: 60_000_000 });
+    const params = parseUrlParams(`?${query}`);
+    expect(params.errors).toEqual([]);
+    expect(params).toMatchObject({ scenario: 'demo.yaml', seed: 4, timeline, t: 60 });
+    expect(shareQuery({ scenario: { file: 'demo.yaml' }, seed: 4, fixes: [], faults: [], timeline: [], t: 0 })).not.toContain('timeline');
+  });
+
+  it("carry a risky setting's overrides (a sweep row) in order, and read them back the same", () => {
+    const sets = ['topology.deployments.traefik.cpuLimit=0.5', 'params.cpu.kernel=expiring'];
+    const query = shareQuery({ scenario: { file: 'ingress-loss.yaml' }, seed: 3, fixes: ['bfd'], faults: [], sets, t: 0 });
+    expect(parseUrlParams(`?${query}`)).toMatchObject({ scenario: 'ingress-loss.yaml', fixes: ['bfd'], sets, errors: [] });
+    expect(shareQuery({ scenario: { file: 'demo.yaml' }, seed: 4, fixes: [], faults: [], t: 0 })).not.toContain('set=');
+  });
+
   it('keep the compressed alphabet intact even where a `+` was read as a space', () => {
     const packed = compressToEncodedURIComponent(JSON.stringify(faults));
     expect(packed).toContain('+');
@@ -51,6 +70,33 @@ describe('share links', () => {
       'faults: the list of applied faults in the link is damaged (the link may have been cut off)',
     ],
     ['a fault list that is not a list', `?faults=${compressToEncodedURIComponent('{"at":1}')}`, 'faults: the list of applied faults in the link is damaged (the link may have been cut off)'],
+    [
+      'a cut timeline',
+      `?timeline=${compressToEncodedURIComponent('[{"at":15,"fault":"crash-loop","target":"deployment/web"}]').slice(0, 12)}`,
+      'timeline: the list of faults the link adds to the timeline is damaged (the link may have been cut off)',
+    ],
+    ['a timeline that is not a list', `?timeline=${compressToEncodedURIComponent('{"at":1}')}`, 'timeline: expected a list of {at, fault, target, params?}'],
+    [
+      'a timeline entry before 0',
+      `?timeline=${compressToEncodedURIComponent('[{"at":-1,"fault":"crash-loop","target":"deployment/web"}]')}`,
+      'timeline[0].at: expected simulated seconds from 0, got -1',
+    ],
+    [
+      'a timeline entry with no target',
+      `?timeline=${compressToEncodedURIComponent('[{"at":15,"fault":"crash-loop","target":"deployment/web"},{"at":15,"fault":"delete-pod"}]')}`,
+      'timeline[1].target: expected kind/name like "pod/web-1", got nothing',
+    ],
+    [
+      'a timeline entry with a bad fault id',
+      `?timeline=${compressToEncodedURIComponent('[{"at":1,"fault":"Crash Loop","target":"deployment/web"}]')}`,
+      'timeline[0].fault: expected a fault id like "power-off-node", got "Crash Loop"',
+    ],
+    [
+      'a timeline entry with a listed param',
+      `?timeline=${compressToEncodedURIComponent('[{"at":1,"fault":"scale-deployment","target":"deployment/web","params":{"replicas":[5]}}]')}`,
+      'timeline[0].params.replicas: expected a number, text or true/false',
+    ],
+    ['an override with no value', '?set=params.cpu.kernel=expiring&set=replicas', 'set[1]: expected path=value like "params.client.reconnectMs=600", got "replicas"'],
     ['a damaged scenario', '?src=%%%', 'src: the scenario in the link is damaged (the link may have been cut off)'],
     ['two scenarios', `?scenario=demo.yaml&src=${compressToEncodedURIComponent('x')}`, 'src: a link carries either a shipped scenario or its own, not both'],
     ['a bad file name', `?name=../x&src=${compressToEncodedURIComponent('x')}`, 'name: expected a file name like "mine.yaml", got "../x"'],

@@ -17,8 +17,9 @@ const SEED = Number(process.env.FUZZ_SEED ?? 22);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const settings = (share: number) => ({ seed: SEED, numRuns: Math.max(1, Math.round(RUNS * share)), endOnFailure: true });
 
-const PARAMS = ['scenario', 'speed', 'seed', 'autoplay', 'embed', 'present', 'src', 'name', 't', 'chapter', 'select', 'zoom', 'faults', 'fix'];
-const PROBLEM = new RegExp(`^(${PARAMS.join('|')}): .`);
+const PARAMS = ['scenario', 'speed', 'seed', 'autoplay', 'embed', 'present', 'src', 'name', 't', 'chapter', 'select', 'zoom', 'faults', 'timeline', 'set', 'fix'];
+// A timeline addition's problem names its entry and field, as `timeline[2].target`; an override its place, `set[1]`.
+const PROBLEM = new RegExp(`^(${PARAMS.join('|')}|timeline(\\[\\d+\\](\\.\\w+)*)?|set\\[\\d+\\]): .`);
 // The longest fixed text of a problem, plus a value echoed at its longest with its length.
 const MAX_PROBLEM_CHARS = 240;
 
@@ -127,7 +128,7 @@ describe('link fuzzing', () => {
 
   it('never throws on random compressed payloads', () => {
     fc.assert(
-      fc.property(fc.constantFrom('faults', 'src'), lzText(400), (param, payload) => {
+      fc.property(fc.constantFrom('faults', 'src', 'timeline'), lzText(400), (param, payload) => {
         const params = parsed(`?${param}=${payload}`);
         if (param === 'faults' && params.faults === undefined) expect(params.errors).toEqual([expect.stringMatching(/^faults: the list of applied faults in the link is damaged/)]);
       }),

@@ -8,9 +8,12 @@ import { EmbedLayout } from '../embed/embed-layout';
 import { PresenterLayout } from '../presenter/presenter';
 import { usePresenter } from '../../state/presenter';
 import { useEditor } from '../../state/editor';
+import { useSweepOpen } from '../sweep/sweep-open';
 
 // The editor and its YAML and import code load only when someone opens it.
 const EditorLayout = lazy(() => import('../editor/editor-layout'));
+// The sweep's table, pool and measuring code load when the sweep is first opened.
+const SweepDialog = lazy(() => import('../sweep/sweep-dialog'));
 import { parseUrlParams } from '../../state/url-params';
 import { ErrorBanner } from './error-banner';
 import { ErrorBoundary } from './error-boundary';
@@ -83,6 +86,7 @@ function Sandbox() {
   const [embed] = useState(() => parseUrlParams(window.location.search).embed);
   const presenting = usePresenter((s) => s.on);
   const editing = useEditor((s) => s.open);
+  const sweeping = useSweepOpen();
   const layout = layoutFor(useViewport());
   const selected = useApp((s) => s.selected);
   const asked = useWhy((s) => s.asked);
@@ -166,6 +170,11 @@ function Sandbox() {
       <ReportLine />
       <ShortcutsDialog />
       <GalleryDialog />
+      {sweeping && (
+        <Suspense fallback={null}>
+          <SweepDialog />
+        </Suspense>
+      )}
     </div>
   );
 }

@@ -14,6 +14,7 @@ import { toggleCompare } from '../timeline/compare-client';
 import { nudgeCursor } from '../timeline/time-scale';
 import { jumpToCursor } from '../timeline/timeline-actions';
 import { currentDomain } from '../timeline/timeline-view';
+import { toggleSweep } from '../sweep/sweep-open';
 
 export interface KeyAction {
   /** As the shortcuts list shows them. */
@@ -75,6 +76,7 @@ export const KEYMAP: readonly KeyAction[] = [
   { keys: ['0'], what: 'Timeline: show the whole run again (as does a double-click on a chart)', scope: 'run', keyTest: key('0'), perform: () => setZoom(null), repeats: true },
   { keys: ['c'], what: 'Open or close Compare (A/B with a fix toggled)', scope: 'run', keyTest: key('c'), perform: toggleCompare, repeats: true },
   { keys: ['↑', '↓'], what: 'In the event log: the previous or next event', scope: 'control' },
+  { keys: ['s'], what: 'Sweep: try every fault on every target in workers and rank what hurts', scope: 'run', keyTest: key('s'), perform: toggleSweep, repeats: true },
   { keys: ['e'], what: 'Scenario editor: edit this scenario, build one, or import Kubernetes manifests', scope: 'run', keyTest: key('e'), perform: openEditor, repeats: true },
   { keys: ['Ctrl+Z', '⌘Z'], what: 'Undo', scope: 'editor', keyTest: (e) => withModifier('z')(e) && !e.shiftKey, perform: undoEdit, repeats: true },
   { keys: ['Ctrl+Y', 'Ctrl+Shift+Z'], what: 'Redo', scope: 'editor', keyTest: (e) => withModifier('y')(e) || (withModifier('z')(e) && e.shiftKey), perform: redoEdit, repeats: true },

@@ -138,3 +138,9 @@ export const EditIcon = () => (
     <path d="M4 20h4L19 9l-4-4L4 16v4zM13.5 6.5l4 4" />
   </Icon>
 );
+/** Bars of falling height: a ranked table. */
+export const SweepIcon = () => (
+  <Icon>
+    <path d="M4 6h16M4 11h11M4 16h7M4 21h3" />
+  </Icon>
+);

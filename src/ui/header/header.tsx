@@ -1,7 +1,8 @@
-import { appStore } from '../../state/app-store';
+import { appStore, useApp } from '../../state/app-store';
 import { ExportMenu } from './export-menu';
 import { ShareDialog } from './share-dialog';
-import { EditIcon, MoonIcon, PresentIcon, SunIcon } from '../components/icons';
+import { EditIcon, MoonIcon, PresentIcon, SunIcon, SweepIcon } from '../components/icons';
+import { toggleSweep } from '../sweep/sweep-open';
 import { openEditor } from '../editor/open-editor';
 import { enterPresenter } from '../presenter/presenter';
 import { PlaybackControls } from './playback-controls';
@@ -32,6 +33,7 @@ const ONE_LINE_PX = 1280;
 
 export function Header({ theme }: { theme: 'light' | 'dark' }) {
   const oneLine = useViewport().width >= ONE_LINE_PX;
+  const loaded = useApp((s) => s.summary !== null);
   // Below 1280 px the run's controls take a line of their own, under the scenario and the tools; they move in the
   // document too, not just on screen, so Tab goes the way the eye does.
   const controls = (
@@ -55,6 +57,17 @@ export function Header({ theme }: { theme: 'light' | 'dark' }) {
           data-testid="edit-button"
         >
           <EditIcon />
+        </button>
+        <button
+          type="button"
+          className={iconButton}
+          onClick={toggleSweep}
+          disabled={!loaded}
+          aria-label="Sweep every fault (s)"
+          title="Sweep: try every fault on every target of this run in workers, and rank what hurts clients (s)"
+          data-testid="sweep-button"
+        >
+          <SweepIcon />
         </button>
         <button type="button" className={iconButton} onClick={enterPresenter} aria-label="Presenter mode (p)" title="Presenter mode for a workshop (p)" data-testid="present-button">
           <PresentIcon />

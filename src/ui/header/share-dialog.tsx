@@ -10,15 +10,21 @@ import { appUrl, currentRun } from '../services/run-link';
 import { button, iconButton } from '../components/styles';
 import { CopyField } from '../components/copy-field';
 import { counted } from '../components/format';
+import { parsePath } from '../../sim';
 
 /**
- * A scenario file that replays the run without a link: the seed set and each applied fault added to the timeline at
- * its time. Loaded lazily, as only links too long for a URL need the YAML library in the page.
+ * A scenario file that replays the run without a link: the seed set, the run's overrides written in, the faults it added
+ * to its timeline, and each applied fault added to the timeline at its time. Loaded lazily, as only links too long for a URL need the YAML library in the page.
  */
 async function replayFile(run: SharedRun, text: string): Promise<string> {
-  const { parseDocument } = await import('yaml');
+  const { parse, parseDocument } = await import('yaml');
   const doc = parseDocument(text);
   doc.set('seed', run.seed);
+  for (const set of run.sets ?? []) {
+    const at = set.indexOf('=');
+    doc.setIn(parsePath(set.slice(0, at)), parse(set.slice(at + 1)));
+  }
+  for (const { at, fault, target, params } of run.timeline ?? []) doc.addIn(['timeline'], { at, fault, target, params: params ?? {}, note: 'added to the timeline in the shared run' });
   for (const { at, fault } of run.faults) {
     doc.addIn(['timeline'], { at: at / 1e6, fault: fault.fault, target: fault.target, params: fault.params ?? {}, note: 'applied by hand in the shared run' });
   }
@@ -63,6 +69,8 @@ export function ShareDialog() {
           <p className="mb-3 text-sm text-slate-600 dark:text-slate-300" data-testid="share-summary">
             Opens {'file' in run.scenario ? run.scenario.file : `${run.scenario.name} (carried in the link)`} with seed {run.seed}
             {run.fixes.length > 0 ? `, fixes ${run.fixes.join(', ')}` : ''}
+            {run.sets && run.sets.length > 0 ? `, overrides ${run.sets.join(', ')}` : ''}
+            {run.timeline && run.timeline.length > 0 ? `, ${counted(run.timeline.length, 'fault')} added to its timeline` : ''}
             {run.faults.length > 0 ? `, and the ${counted(run.faults.length, 'fault')} you applied at their times` : ''}, and replays it to {(run.t / 1e6).toFixed(1)} s, paused: the same
             run, to the same digest.
           </p>

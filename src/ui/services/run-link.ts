@@ -5,7 +5,7 @@ import type { SharedRun } from '../../state/share-link';
 import { currentLoad } from './sim-client';
 
 /**
- * The run as it stands (scenario, seed, fixes, faults applied by hand, the moment, what is inspected, the timeline's
+ * The run as it stands (scenario, seed, fixes, overrides and faults added to its timeline at load, faults applied by hand, the moment, what is inspected, the timeline's
  * range and the speed), or null before a scenario is loaded.
  */
 export function currentRun(): SharedRun | null {
@@ -17,7 +17,7 @@ export function currentRun(): SharedRun | null {
   const { selected, speed } = appStore.getState();
   const { zoom } = timelineStore.getState();
   const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}), speed };
-  return { scenario, seed, fixes, faults: faultRecord, t, view };
+  return { scenario, seed, fixes, faults: faultRecord, ...(load.sets ? { sets: load.sets } : {}), ...(load.timeline ? { timeline: load.timeline } : {}), t, view };
 }
 
 /** This page's address with another query string: links stay inside whatever folder the app is served from. */

@@ -1,11 +1,11 @@
 import * as Comlink from 'comlink';
-import type { FaultRequest, YamlPath } from '../../sim';
+import type { FaultRequest, RunReport, YamlPath } from '../../sim';
 import { appStore, dismissError, notify, showError } from '../../state/app-store';
 import { orderFixes } from '../../state/fix-selection';
 import { clearFrames, frameStore, ingestFrame } from '../../state/frame-store';
 import { whyStore } from '../../state/why';
 import { nextSpeed } from '../../state/speed';
-import type { Answer, CommandOf, CommandType, ExportKind, Replies, Speed, TimedFault, WorkerApi, WorkerMessage } from '../../worker/protocol';
+import type { Answer, CommandOf, CommandType, ExportKind, Replies, Speed, TimedFault, TimelineAddition, WorkerApi, WorkerMessage } from '../../worker/protocol';
 import { download } from './download';
 import { counted } from '../components/format';
 
@@ -17,6 +17,10 @@ export interface LoadRequest {
   seed?: number;
   /** Names of the scenario's fixes to apply, in the order the scenario lists them. */
   fixes?: string[];
+  /** `path=value` overrides after the fixes (a sweep variant's risky setting); kept by every reload of this run. */
+  sets?: string[];
+  /** Faults added after the scenario's own timeline entries (a sweep's variant); kept by every reload of this run. */
+  timeline?: TimelineAddition[];
   /** Shipped file name for the picker, or '' for a file opened from disk. */
   pickerValue: string;
 }
@@ -176,6 +180,8 @@ export async function loadScenario(request: LoadRequest): Promise<boolean> {
     const cmd: CommandOf<'load'> = { type: 'load', text: request.text, fileName: request.fileName };
     if (request.seed !== undefined) cmd.seed = request.seed;
     if (request.fixes !== undefined && request.fixes.length > 0) cmd.fixes = request.fixes;
+    if (request.sets !== undefined && request.sets.length > 0) cmd.sets = request.sets;
+    if (request.timeline !== undefined && request.timeline.length > 0) cmd.timeline = request.timeline;
     const reply = await send(cmd);
     if (!reply.ok) {
       showError({ title: `Could not load ${request.fileName}`, message: reply.message, restartable: false, kind: 'input' });
@@ -323,6 +329,13 @@ export async function reset(): Promise<void> {
   clearFrames();
   appStore.setState({ report: null, status: 'paused' });
   await send({ type: 'reset' });
+}
+
+/** The run's report as it stands now (its digest included), or null when it could not be had. */
+export async function currentReport(): Promise<RunReport | null> {
+  if (!loaded()) return null;
+  const reply = await send({ type: 'report' });
+  return reply.ok ? reply.value : null;
 }
 
 async function fetchReport(): Promise<void> {

@@ -8,7 +8,7 @@ import { echo } from '../../sim';
 import { parseUrlParams, type UrlParams } from '../../state/url-params';
 import { selectEntity } from '../../state/selection';
 import { setZoom } from '../../state/timeline';
-import { loadScenario, play, replay, setFixes, setSpeed, startWorker } from './sim-client';
+import { loadScenario, play, replay, setFixes, setSpeed, startWorker, type LoadRequest } from './sim-client';
 import { storedTheme } from './theme';
 import { enterPresenter } from '../presenter/presenter';
 import { startAutosave } from './autosave';
@@ -16,7 +16,12 @@ import { joinTabs } from './tabs';
 import { counted } from '../components/format';
 
 /** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
-export async function loadShipped(file: string, seed?: number): Promise<boolean> {
+/** The overrides and timeline additions a link asks the scenario to be loaded with. */
+function additions(params: UrlParams): Pick<LoadRequest, 'sets' | 'timeline'> {
+  return { ...(params.sets ? { sets: params.sets } : {}), ...(params.timeline ? { timeline: params.timeline } : {}) };
+}
+
+export async function loadShipped(file: string, seed?: number, extra: Pick<LoadRequest, 'sets' | 'timeline'> = {}): Promise<boolean> {
   let text: string;
   try {
     const response = await fetch(`scenarios/${encodeURIComponent(file)}`);
@@ -31,7 +36,7 @@ export async function loadShipped(file: string, seed?: number): Promise<boolean>
     });
     return false;
   }
-  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }) });
+  return loadScenario({ text, fileName: file, pickerValue: file, ...(seed === undefined ? {} : { seed }), ...extra });
 }
 
 async function fetchIndex(): Promise<ScenarioEntry[]> {
@@ -103,8 +108,14 @@ async function start(): Promise<void> {
   let ok: boolean;
   if (params.inline) {
     const { name, text } = params.inline;
-    ok = await loadScenario({ text, fileName: name, pickerValue: '', ...(params.seed === undefined ? {} : { seed: params.seed }) });
-  } else if (file !== undefined) ok = await loadShipped(file, params.seed);
+    ok = await loadScenario({
+      text,
+      fileName: name,
+      pickerValue: '',
+      ...(params.seed === undefined ? {} : { seed: params.seed }),
+      ...additions(params),
+    });
+  } else if (file !== undefined) ok = await loadShipped(file, params.seed, additions(params));
   else return;
   const summary = appStore.getState().summary;
   // The scenario's fix names are known only once the worker has loaded it; the known ones are then applied by a reload.
@@ -131,7 +142,7 @@ async function start(): Promise<void> {
       report();
     }
   }
-  const damaged = problems.filter((e) => /^(src|name|t|faults|chapter):/.test(e));
+  const damaged = problems.filter((e) => /^(src|name|t|faults|timeline(\[\d+\]\S*)?|set(\[\d+\])?|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
   if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
   // Selected, not revealed: the picture opens whole, as the sender's did, rather than zoomed into the one box.
@@ -157,7 +168,17 @@ async function start(): Promise<void> {
 
 /** Whether a link names a run of its own; one that does wins over any saved run. */
 function carriesRun(p: UrlParams): boolean {
-  return p.scenario !== undefined || p.inline !== undefined || p.seed !== undefined || p.fixes.length > 0 || p.t !== undefined || p.faults !== undefined || p.chapter !== undefined;
+  return (
+    p.scenario !== undefined ||
+    p.inline !== undefined ||
+    p.seed !== undefined ||
+    p.fixes.length > 0 ||
+    p.t !== undefined ||
+    p.faults !== undefined ||
+    p.sets !== undefined ||
+    p.timeline !== undefined ||
+    p.chapter !== undefined
+  );
 }
 
 // Enough names for the user to recognise what went; the rest are counted.

@@ -93,6 +93,9 @@ export async function startCompare(fix: string): Promise<void> {
     fileName: request.fileName,
     ...(seed === null ? {} : { seed }),
     fixes: b.fixes,
+    // A run opened from a sweep row keeps its setting's overrides and its faults, so B differs from A by the fix alone.
+    ...(request.sets ? { sets: request.sets } : {}),
+    ...(request.timeline ? { timeline: request.timeline } : {}),
   });
   if (gen !== generation) return;
   if (!reply.ok) {
