@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { checkSweepOptions, echo, impactOf, perStep, planSweep, rankRows, sweepCsv, sweepReportHtml, type SweepHeader, type SweepRow, type VariantImpact } from '../sim';
+import { checkSweepOptions, echo, impactOf, planSweep, rankRows, sweepCsv, sweepHeader, sweepReportHtml, sweepRow, type SweepHeader, type SweepRow, type VariantImpact } from '../sim';
 import { OutputError, UsageError } from './args';
 import { checkOutputs, loadFromArgs, readSource, unwritable } from './prepare';
 import { measureFixes, replan } from './sweep-fixes';
@@ -29,28 +29,7 @@ export async function sweep(args: SweepArgs): Promise<void> {
   progress(0);
   const runs = await runVariants(plan, mine, args.jobs, progress);
   const header: SweepHeader = {
-    record: 'sweep',
-    scenario: scenario.id,
-    source: args.scenario,
-    seed: scenario.seed,
-    fixes: appliedFixes,
-    sets: args.sets,
-    faults: args.faults ?? null,
-    settings: args.settings ?? null,
-    pairs: args.pairs,
-    at: options.at,
-    for: options.for,
-    variants: plan.variants.length,
-    untargeted: plan.untargeted,
-    untargetedSettings: plan.settings.untargeted,
-    settingsInEffect: plan.settings.inEffect,
-    baseline: {
-      digest: plan.baseline.digest,
-      failedRequests: plan.baseline.window.failed.reduce((a, b) => a + b, 0),
-      failedConnections: plan.baseline.window.failedConnections,
-      stepSeconds: plan.baseline.window.stepSeconds,
-      perStep: perStep(plan.baseline.window),
-    },
+    ...sweepHeader(plan, { scenario: scenario.id, source: args.scenario, seed: scenario.seed, sets: args.sets }),
     ...(count > 1 ? { shard: `${index}/${count}` } : { fixTop: args.fixTop }),
   };
   const rows = runs.map((run) => rowOf(header, impactOf(plan, run)));
@@ -60,30 +39,7 @@ export async function sweep(args: SweepArgs): Promise<void> {
 }
 
 function rowOf(header: SweepHeader, impact: VariantImpact): SweepRow {
-  const until = header.at + header.for;
-  // The setting's overrides come after the sweep's, as the run applied them.
-  const sets = [...header.sets, ...(impact.setting?.sets ?? [])];
-  const replay = {
-    scenario: header.source,
-    seed: header.seed,
-    fixes: header.fixes,
-    sets,
-    at: header.at,
-    for: header.for,
-  };
-  const words = ['npm', 'run', 'sim', '--', header.source, '--seed', String(header.seed)];
-  for (const fix of header.fixes) words.push('--fix', fix);
-  for (const set of sets) words.push('--set', set);
-  for (const f of impact.faults) words.push('--fault', `${header.at}:${f.fault}:${f.target}`);
-  words.push('--until', String(until));
-  // A shell comment, so the line names the setting its overrides turn on and still runs as it is.
-  const named = impact.setting ? `  # risky setting ${impact.setting.id} on ${impact.setting.target}` : '';
-  return { record: 'variant', ...impact, ...replay, command: words.map(shellWord).join(' ') + named };
-}
-
-/** A word a POSIX shell reads back as itself. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return sweepRow({ scenario: header.source, seed: header.seed, fixes: header.fixes, sets: header.sets, timeline: [], at: header.at, for: header.for }, impact);
 }
 
 function writeTable(header: SweepHeader, rows: readonly SweepRow[], outputs: { out?: string; csv?: string; html?: string }): void {

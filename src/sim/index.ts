@@ -29,6 +29,6 @@ export { FIX_TOP, fixCandidates, fixEffect, fixTasks, runSweepTask, type FixEffe
 export { REMEDIES, remedyFor, type Remedy } from './sweep/remedies';
 export { FAR_MORE, ROW_WHY_LIMIT, whyBeyond, whyCandidates, type RowWhy } from './sweep/why';
 export { compareImpacts, impactOf, perStep, type Delta, type PerStep, type VariantImpact } from './sweep/impact';
-export { bestFix, rankRows, rootCause, sweepCsv, type Replay, type SweepHeader, type SweepRow } from './sweep/table';
+export { bestFix, rankRows, rootCause, sweepCsv, sweepHeader, sweepRow, variantLoad, type Replay, type SweepBase, type SweepHeader, type SweepRow, type TimelineAddition } from './sweep/table';
 export { sweepReportHtml } from './sweep/report-html';
 export { RISKY_SETTINGS, SETTING_IDS, settingUses, type RiskySetting, type SettingUse } from './sweep/settings';

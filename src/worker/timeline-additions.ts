@@ -1,14 +1,6 @@
-import { echo, oneLine } from '../sim';
+import { echo, oneLine, type TimelineAddition } from '../sim';
 
-/** Faults added to a scenario's timeline when it is loaded, after its own entries, as the CLI's `--fault` adds them. */
-
-export interface TimelineAddition {
-  /** Simulated seconds from the start, as a scenario's timeline writes them. */
-  at: number;
-  fault: string;
-  target: string;
-  params?: Record<string, number | string | boolean>;
-}
+export type { TimelineAddition };
 
 // Model choice: a pair is the most a sweep adds; the room left covers a hand-made list without letting a link carry thousands.
 export const MAX_TIMELINE_ADDITIONS = 20;

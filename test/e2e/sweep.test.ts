@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { impactOf, planSweep, rankRows, runVariant, sweepCsv } from '../../src/sim';
-import { sweepRow } from '../../src/ui/sweep/rows';
+import { impactOf, planSweep, rankRows, runVariant, sweepCsv, sweepHeader, sweepReportHtml, sweepRow } from '../../src/sim';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { appHarness } from './harness';
 import { byTestId, expectClean, text, untilLoaded } from './page';
@@ -103,7 +102,13 @@ describe('the sweep in the browser', () => {
       const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'sweep-csv').click()]);
       expect(download.suggestedFilename()).toBe('demo-sweep.csv');
       const run = { scenario: 'demo', seed: 4, fixes: [], sets: [], timeline: [], at: 15, for: 45 };
-      expect(readFileSync((await download.path())!, 'utf8')).toBe(sweepCsv(rankRows(node.map((impact) => sweepRow(run, impact)))));
+      const ranked = rankRows(node.map((impact) => sweepRow(run, impact)));
+      expect(readFileSync((await download.path())!, 'utf8')).toBe(sweepCsv(ranked));
+      // The report is the one the CLI's --html writes of the same table, saying no fix was tried.
+      const [report] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'sweep-report').click()]);
+      expect(report.suggestedFilename()).toBe('demo-sweep.html');
+      const tableHeader = { ...sweepHeader(plan, { scenario: 'demo', source: 'demo', seed: 4, sets: [] }), fixTop: 0 };
+      expect(readFileSync((await report.path())!, 'utf8')).toBe(sweepReportHtml(tableHeader, ranked));
 
       const top = rows.first();
       const digest = (await top.getAttribute('data-digest'))!;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSim, impactOf, planSweep, rankRows, runVariant, type SweepOptions, type VariantImpact } from '../../src/sim';
 import { startSweepPool, type SpawnSweepWorker, type SweepEvents } from '../../src/ui/sweep/pool';
-import { sweepRow, variantLoad, type SweepRun } from '../../src/ui/sweep/rows';
+import { sweepRow, variantLoad, type SweepBase } from '../../src/sim';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { createSweepHandler } from '../../src/worker/sweep-handler';
 import type { SweepRequest, SweepSource } from '../../src/worker/sweep-protocol';
@@ -10,7 +10,7 @@ import type { SweepRequest, SweepSource } from '../../src/worker/sweep-protocol'
 const DEMO = readFileSync(new URL('../../public/scenarios/demo.yaml', import.meta.url), 'utf8');
 const SOURCE: SweepSource = { text: DEMO, fileName: 'demo.yaml', seed: 4, fixes: [] };
 const OPTIONS: SweepOptions = { faults: ['delete-pod', 'crash-loop', 'power-off-node', 'scale-deployment'], pairs: false, at: 15, for: 45 };
-const RUN: SweepRun = { scenario: 'demo', seed: 4, fixes: [], sets: [], timeline: [], at: 15, for: 45 };
+const RUN: SweepBase = { scenario: 'demo', seed: 4, fixes: [], sets: [], timeline: [], at: 15, for: 45 };
 
 /**
  * Workers in this thread on the worker's own handler. Every third variant (0, 3, …) takes 25 ms longer to answer, so
@@ -173,7 +173,7 @@ describe("a row's replay in the app", () => {
     expect(variant.setting?.id).toBe('etp-local-unknown-members');
     const ran = runVariant(plan, variant);
     if ('refused' in ran) throw new Error(ran.refused);
-    const run: SweepRun = { ...RUN, scenario: 'source-ip', seed: loaded.scenario.seed };
+    const run: SweepBase = { ...RUN, scenario: 'source-ip', seed: loaded.scenario.seed };
     const load = variantLoad(run, variant);
     expect(load).toEqual({ sets: variant.setting!.sets, timeline: [] });
     const app = loadWithAdditions(text, 'source-ip.yaml', { seed: loaded.scenario.seed, ...load }, 'load.timeline');

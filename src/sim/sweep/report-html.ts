@@ -75,7 +75,7 @@ function summary(header: SweepHeader, rows: readonly SweepRow[]): string {
       'Unfaulted run',
       `digest ${header.baseline.digest}; ${num(header.baseline.failedRequests)} failed requests and ${num(header.baseline.failedConnections)} failed connections in the same window`,
     ],
-    ['Fixes tried', header.fixTop === undefined ? 'none (a shard)' : `the scenario's own fixes on the ${num(header.fixTop)} worst rows that did harm`],
+    ['Fixes tried', header.fixTop === undefined ? 'none (a shard)' : header.fixTop === 0 ? 'none' : `the scenario's own fixes on the ${num(header.fixTop)} worst rows that did harm`],
   ];
   return `<dl class="summary">${items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
 }

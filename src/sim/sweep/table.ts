@@ -1,6 +1,7 @@
 import { csvField } from '../report/csv';
 import type { FixEffect } from './fixes';
-import { compareImpacts, type PerStep, type VariantImpact } from './impact';
+import { compareImpacts, perStep, type PerStep, type VariantImpact } from './impact';
+import type { SweepPlan } from './plan';
 
 /** The first line of a sweep's table: what was swept, how many variants there are, and the unfaulted run's figures. */
 export interface SweepHeader {
@@ -51,6 +52,92 @@ export interface Replay {
   for: number;
   /** The command line that reruns the variant to the same digest. */
   command: string;
+}
+
+/** A fault added to a scenario's timeline when it is loaded, after its own entries, as the CLI's `--fault` adds it. */
+export interface TimelineAddition {
+  /** Simulated seconds from the start, as a scenario's timeline writes them. */
+  at: number;
+  fault: string;
+  target: string;
+  params?: Record<string, number | string | boolean>;
+}
+
+/**
+ * What every row of a sweep replays from: the scenario as the sweep names it, the seed, fixes and overrides it was
+ * loaded with, the faults it had already added to its timeline (a run opened from an earlier sweep), `at` and `for`.
+ */
+export interface SweepBase {
+  /** A shipped scenario's id or a file's path or name, as the CLI reads it. */
+  scenario: string;
+  seed: number;
+  fixes: string[];
+  sets: string[];
+  timeline: TimelineAddition[];
+  at: number;
+  for: number;
+}
+
+/**
+ * How a variant is loaded to replay it, as runVariant runs it: the sweep's overrides then the setting's, and the
+ * variant's faults as timeline entries at `at`, after those the sweep's run already had.
+ */
+export function variantLoad(base: SweepBase, variant: Pick<VariantImpact, 'faults' | 'setting'>): { sets: string[]; timeline: TimelineAddition[] } {
+  return {
+    sets: [...base.sets, ...(variant.setting?.sets ?? [])],
+    timeline: [...base.timeline, ...variant.faults.map((f) => ({ at: base.at, fault: f.fault, target: f.target }))],
+  };
+}
+
+/** A word a POSIX shell reads back as itself. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A measured variant as a row of the table, with the `npm run sim` command line that replays it to its digest. */
+export function sweepRow(base: SweepBase, impact: VariantImpact): SweepRow {
+  const { sets, timeline } = variantLoad(base, impact);
+  const words = ['npm', 'run', 'sim', '--', base.scenario, '--seed', String(base.seed)];
+  for (const fix of base.fixes) words.push('--fix', fix);
+  for (const set of sets) words.push('--set', set);
+  for (const f of timeline) {
+    const params = Object.entries(f.params ?? {}).map(([name, value]) => `${name}=${value}`);
+    words.push('--fault', `${f.at}:${f.fault}:${f.target}${params.length > 0 ? `:${params.join(',')}` : ''}`);
+  }
+  words.push('--until', String(base.at + base.for));
+  // A shell comment, so the line names the setting its overrides turn on and still runs as it is.
+  const named = impact.setting ? `  # risky setting ${impact.setting.id} on ${impact.setting.target}` : '';
+  const replay = { scenario: base.scenario, seed: base.seed, fixes: base.fixes, sets, at: base.at, for: base.for };
+  return { record: 'variant', ...impact, ...replay, command: words.map(shellWord).join(' ') + named };
+}
+
+/** The header of a sweep's table from its plan: `scenario` is the scenario's id, `source` how the rows' commands name it. */
+export function sweepHeader(plan: SweepPlan, names: { scenario: string; source: string; seed: number; sets: string[] }): SweepHeader {
+  const { options, baseline } = plan;
+  return {
+    record: 'sweep',
+    scenario: names.scenario,
+    source: names.source,
+    seed: names.seed,
+    fixes: plan.fixes,
+    sets: names.sets,
+    faults: options.faults ? [...options.faults] : null,
+    settings: options.settings ? [...options.settings] : null,
+    pairs: options.pairs,
+    at: options.at,
+    for: options.for,
+    variants: plan.variants.length,
+    untargeted: plan.untargeted,
+    untargetedSettings: plan.settings.untargeted,
+    settingsInEffect: plan.settings.inEffect,
+    baseline: {
+      digest: baseline.digest,
+      failedRequests: baseline.window.failed.reduce((a, b) => a + b, 0),
+      failedConnections: baseline.window.failedConnections,
+      stepSeconds: baseline.window.stepSeconds,
+      perStep: perStep(baseline.window),
+    },
+  };
 }
 
 /** One line of a sweep's table: its rank once the table is whole, the variant's impact and how to replay it. */

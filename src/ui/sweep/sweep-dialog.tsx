@@ -7,7 +7,7 @@ import { accentButton, button, smallButton, textField } from '../components/styl
 import { counted, formatCount } from '../components/format';
 import { closeSweep } from './sweep-open';
 import { variantName } from './rows';
-import { cancelSweep, downloadCsv, openRow, poolSize, rowLink, startSweep, useSweep, type SweepState } from './sweep-state';
+import { cancelSweep, downloadCsv, downloadReport, openRow, poolSize, rowLink, startSweep, useSweep, type SweepState } from './sweep-state';
 
 type SortKey = 'rank' | 'faults' | 'requests' | 'connections' | 'p99' | 'recovery';
 type Sort = { key: SortKey; descending: boolean };
@@ -377,6 +377,9 @@ export default function SweepDialog() {
           <div className="flex items-center gap-2">
             <button type="button" className={smallButton} onClick={() => downloadCsv(state.rows)} data-testid="sweep-csv">
               Export CSV
+            </button>
+            <button type="button" className={smallButton} onClick={() => downloadReport(state.rows)} data-testid="sweep-report">
+              Export report
             </button>
             <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="sweep-caption">
               {state.run &&

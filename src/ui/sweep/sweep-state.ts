@@ -1,6 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import { rankRows, sweepCsv, type RunReport, type SweepOptions, type SweepRow, type VariantImpact } from '../../sim';
+import { rankRows, sweepCsv, sweepHeader, sweepReportHtml, sweepRow, variantLoad, type RunReport, type SweepBase, type SweepHeader, type SweepOptions, type SweepRow, type VariantImpact } from '../../sim';
 import { appStore, notify } from '../../state/app-store';
 import { frameStore } from '../../state/frame-store';
 import { shareQuery, type SharedRun } from '../../state/share-link';
@@ -12,7 +12,7 @@ import { askWhy, currentLoad, currentReport, loadScenario, replay, type LoadRequ
 import { droppedReasons } from '../drops/drops-panel';
 import { closeSweep } from './sweep-open';
 import { startSweepPool, type SpawnSweepWorker, type SweepPool } from './pool';
-import { sweepRow, variantLoad, variantName, type SweepRun } from './rows';
+import { variantName } from './rows';
 
 export type SweepPhase = 'idle' | 'planning' | 'running' | 'done' | 'cancelled' | 'refused';
 
@@ -37,7 +37,7 @@ export interface SweepState {
   startedAt: number;
   endedAt: number | null;
   /** What the rows replay. */
-  run: SweepRun | null;
+  run: SweepBase | null;
   /** The row opened in the app and the digest the app's run reached, once it has. */
   opened: { index: number; digest?: string; problem?: string } | null;
 }
@@ -84,6 +84,8 @@ const spawnBrowserWorker: SpawnSweepWorker = (listen, crashed) => {
 const FLUSH_MS = 250;
 
 let pool: SweepPool | undefined;
+/** The table's header once the sweep is planned, for the report. */
+let header: SweepHeader | undefined;
 let source: { load: LoadRequest; scenario: SharedRun['scenario'] } | undefined;
 let measured: SweepRow[] = [];
 let pending: { impacts: VariantImpact[]; failures: SweepState['failures'] } = { impacts: [], failures: [] };
@@ -123,25 +125,29 @@ export function startSweep(options: SweepOptions, size = poolSize(), spawn: Spaw
   clearTimeout(timer);
   timer = undefined;
   measured = [];
+  header = undefined;
   pending = { impacts: [], failures: [] };
   const timeline = load.timeline ?? [];
   const sets = load.sets ?? [];
   source = { load: { ...load, seed, fixes }, scenario: selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text } };
-  const run: SweepRun = { scenario: selectedFile !== '' ? summary.id : load.fileName, seed, fixes, sets, timeline, at: options.at, for: options.for };
+  const run: SweepBase = { scenario: selectedFile !== '' ? summary.id : load.fileName, seed, fixes, sets, timeline, at: options.at, for: options.for };
   sweepStore.setState({ ...initial, phase: 'planning', workers: size, startedAt: performance.now(), run });
   const finish = (phase: SweepPhase, extra: Partial<SweepState> = {}): void => {
     flush();
     sweepStore.setState({ phase, endedAt: performance.now(), ...extra });
   };
   pool = startSweepPool(size, spawn, { text: load.text, fileName: load.fileName, seed, fixes, ...(sets.length > 0 ? { sets } : {}), ...(timeline.length > 0 ? { timeline } : {}) }, options, {
-    planned: (plan) =>
+    planned: (plan) => {
+      // The browser tries no fixes on the worst rows (the CLI's --fix-top does), so the report says none were tried.
+      header = { ...sweepHeader(plan, { scenario: summary.id, source: run.scenario, seed, sets }), fixTop: 0 };
       sweepStore.setState({
         phase: 'running',
         total: plan.variants.length,
         untargeted: [...plan.untargeted, ...plan.settings.untargeted],
         settingsInEffect: plan.settings.inEffect,
         workers: Math.min(size, Math.max(1, plan.variants.length)),
-      }),
+      });
+    },
     measured: (impact) => {
       pending.impacts.push(impact);
       later();
@@ -236,7 +242,13 @@ export async function openRow(row: SweepRow): Promise<void> {
   explain(row, report);
 }
 
+const fileStem = (): string => sweepStore.getState().run?.scenario.replace(/\.(ya?ml|json)$/, '') ?? 'sweep';
+
 export function downloadCsv(rows: readonly SweepRow[]): void {
-  const { run } = sweepStore.getState();
-  download(`${run?.scenario.replace(/\.(ya?ml|json)$/, '') ?? 'sweep'}-sweep.csv`, 'text/csv', sweepCsv(rows));
+  download(`${fileStem()}-sweep.csv`, 'text/csv', sweepCsv(rows));
+}
+
+/** The report the CLI's --html writes, of the rows measured so far: one file that reads offline. */
+export function downloadReport(rows: readonly SweepRow[]): void {
+  if (header) download(`${fileStem()}-sweep.html`, 'text/html', sweepReportHtml(header, rows));
 }
