@@ -1,4 +1,4 @@
-import { echo, FAULT_IDS, FIX_TOP, oneLine, SETTING_IDS } from '../sim';
+import { echo, FAULT_IDS, FIX_TOP, MAX_FIX_TOP, oneLine, SETTING_IDS } from '../sim';
 import { filePath, loadFlag, parseNumber, scanArgs, UsageError, type NumberRule } from './args';
 
 /** `npm run sim -- sweep …`, parsed without side effects. */
@@ -50,7 +50,7 @@ export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [-
   --jobs N          run N variants at a time on worker threads (default 1, at most 256)
   --shard I/N       run only the variants whose index mod N is I; I is 0-based (0/3, 1/3, 2/3), N at most 100000
   --fix-top N       try each of the scenario's own fixes on the N worst rows that did harm, a run per fix and row
-                    (default ${FIX_TOP}; 0: none; at most 1000); a shard tries none, its merge does
+                    (default ${FIX_TOP}; 0: none; at most ${MAX_FIX_TOP}); a shard tries none, its merge does
   --out FILE        write the table as JSON lines there (default: standard output)
   --csv FILE        write the table as CSV there
   --html FILE       write the report there: one HTML file, readable offline, with charts of the worst rows
@@ -60,7 +60,7 @@ A whole sweep writes its rows ranked; a shard writes its rows in variant order, 
 of one sweep and cover every variant once, then ranks them. Same sweep, same table, whatever --jobs or sharding.`;
 
 const JOBS: NumberRule = { integer: true, min: 1, max: 256 };
-const FIX_TOP_RULE: NumberRule = { integer: true, min: 0, max: 1000 };
+const FIX_TOP_RULE: NumberRule = { integer: true, min: 0, max: MAX_FIX_TOP };
 const SHARD_COUNT: NumberRule = { integer: true, min: 1, max: 100_000 };
 const SHARD_INDEX: NumberRule = { integer: true, min: 0 };
 const SECONDS_FROM_0: NumberRule = { integer: false, min: 0, unit: 'seconds' };

@@ -1,17 +1,4 @@
-import {
-  echo,
-  fixCandidates,
-  fixEffect,
-  fixTasks,
-  planSweep,
-  type FixEffect,
-  type FixTrial,
-  type SweepHeader,
-  type SweepPlan,
-  type SweepRow,
-  type UnfaultedRun,
-  type VariantRun,
-} from '../sim';
+import { echo, collectFixEffects, fixCandidates, fixesToTry, fixTasks, planSweep, type FixTrial, type SweepHeader, type SweepPlan, type SweepRow } from '../sim';
 import { UsageError } from './args';
 import { loadFromArgs, readSource } from './prepare';
 import { progressLine, runTasks } from './sweep-pool';
@@ -30,7 +17,7 @@ export async function measureFixes(
   jobs: number,
   label: string,
 ): Promise<SweepRow[]> {
-  const names = Object.keys(plan.scenario.fixes).filter((name) => !plan.fixes.includes(name));
+  const names = fixesToTry(plan);
   const candidates = fixCandidates(ranked, top);
   if (names.length === 0 || candidates.length === 0) return ranked;
   const trials: FixTrial[] = [];
@@ -48,16 +35,15 @@ export async function measureFixes(
   const progress = progressLine(`${label}: ${names.length} fixes on the ${candidates.length} worst`, tasks.length, 'runs');
   progress(0);
   const results = await runTasks({ plan, trials }, tasks, jobs, progress);
-  const unfaulted = results.slice(0, trials.length) as UnfaultedRun[];
-  const effects = new Map<number, FixEffect[]>();
-  candidates.forEach((index, c) => {
-    const row = ranked.find((r) => r.index === index)!;
-    const measured = trials.map((trial, t) => fixEffect(plan, trial.fix, unfaulted[t]!, row, results[trials.length * (1 + c) + t] as VariantRun));
-    effects.set(
-      index,
-      names.map((fix) => measured.find((m) => m.fix === fix) ?? { fix, refused: `cannot be applied with the sweep's overrides: ${unusable.get(fix)!}` }),
-    );
-  });
+  const effects = collectFixEffects(
+    plan,
+    ranked,
+    names,
+    trials.map((t) => t.fix),
+    unusable,
+    candidates,
+    results,
+  );
   return ranked.map((row) => (effects.has(row.index) ? { ...row, fixEffects: effects.get(row.index)! } : row));
 }
 

@@ -25,10 +25,23 @@ export { scenarioJsonSchemaText } from './scenario/json-schema';
 export { DROP_REASON_IDS, explainDrop, type DropReason } from './report/drop-reasons';
 export { seriesCsv } from './report/csv';
 export { checkSweepOptions, planSweep, runUnfaulted, runVariant, timelineFailure, type SweepOptions, type SweepPlan, type UnfaultedRun, type Variant, type VariantRun } from './sweep/plan';
-export { FIX_TOP, fixCandidates, fixEffect, fixTasks, runSweepTask, type FixEffect, type FixTrial, type SweepTask } from './sweep/fixes';
+export { collectFixEffects, FIX_TOP, MAX_FIX_TOP, fixCandidates, fixEffect, fixesToTry, fixTasks, runSweepTask, type FixEffect, type FixTrial, type SweepTask } from './sweep/fixes';
 export { REMEDIES, remedyFor, type Remedy } from './sweep/remedies';
 export { FAR_MORE, ROW_WHY_LIMIT, whyBeyond, whyCandidates, type RowWhy } from './sweep/why';
 export { compareImpacts, impactOf, perStep, type Delta, type PerStep, type VariantImpact } from './sweep/impact';
-export { bestFix, rankRows, rootCause, sweepCsv, sweepHeader, sweepRow, variantLoad, type Replay, type SweepBase, type SweepHeader, type SweepRow, type TimelineAddition } from './sweep/table';
+export {
+  bestFix,
+  rankRows,
+  rootCause,
+  sweepCsv,
+  sweepHeader,
+  sweepRow,
+  variantLoad,
+  type Replay,
+  type SweepBase,
+  type SweepHeader,
+  type SweepRow,
+  type TimelineAddition,
+} from './sweep/table';
 export { sweepReportHtml } from './sweep/report-html';
 export { RISKY_SETTINGS, SETTING_IDS, settingUses, type RiskySetting, type SettingUse } from './sweep/settings';

@@ -1,4 +1,4 @@
-import type { SweepOptions, SweepPlan, VariantRun } from '../sim';
+import type { SweepOptions, SweepPlan, SweepTask, UnfaultedRun, VariantRun } from '../sim';
 import type { TimelineAddition } from './timeline-additions';
 
 /** The messages between the page's sweep pool and each sweep worker (sweep.worker.ts). Every message is plain data. */
@@ -20,7 +20,11 @@ export type SweepRequest =
   | { type: 'plan'; source: SweepSource; options: SweepOptions }
   /** The plan another worker made, for the variants this one will run. */
   | { type: 'take'; plan: SweepPlan }
-  | { type: 'run'; index: number };
+  | { type: 'run'; index: number }
+  /** Load the scenario again with each of `fixes` added, for the fix runs that follow; each worker loads them alike. */
+  | { type: 'trials'; source: SweepSource; fixes: string[] }
+  /** Run fix task `n` (fixes.ts: an unfaulted run or a variant's, with trial `task.trial`'s fix). */
+  | { type: 'task'; n: number; task: SweepTask };
 
 export type SweepReply =
   | { type: 'planned'; plan: SweepPlan }
@@ -28,4 +32,9 @@ export type SweepReply =
   | { type: 'refused'; message: string }
   | { type: 'ran'; run: VariantRun }
   /** The variant's run threw; the others go on. */
-  | { type: 'failed'; index: number; message: string };
+  | { type: 'failed'; index: number; message: string }
+  /** The fixes that loaded, in the order asked (their trial numbers), and why each other one did not. */
+  | { type: 'trials'; usable: string[]; unusable: [fix: string, message: string][] }
+  /** Fix task `n`'s run, or why it threw. */
+  | { type: 'tasked'; n: number; run: VariantRun | UnfaultedRun }
+  | { type: 'taskFailed'; n: number; message: string };

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { impactOf, planSweep, rankRows, runVariant, sweepCsv, sweepHeader, sweepReportHtml, sweepRow } from '../../src/sim';
+import { FIX_TOP, impactOf, planSweep, rankRows, runVariant, sweepCsv, sweepHeader, sweepReportHtml, sweepRow } from '../../src/sim';
+import { measureFixes } from '../../src/cli/sweep-fixes';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { appHarness } from './harness';
 import { byTestId, expectClean, text, untilLoaded } from './page';
@@ -34,6 +35,11 @@ async function chooseFaults(page: Page, ids: readonly string[]): Promise<void> {
   for (const id of ids) await byTestId(page, 'sweep-faults').locator(`input[value="${id}"]`).check();
 }
 
+/** Waits until every variant, and every fix run after them, is done. */
+async function untilSwept(page: Page, timeout: number): Promise<void> {
+  await expect.poll(() => byTestId(page, 'sweep-progress').getAttribute('data-phase'), { timeout, interval: 200 }).toBe('done');
+}
+
 const cellNumbers = (page: Page, id: string) =>
   byTestId(page, id)
     .allTextContents()
@@ -53,6 +59,12 @@ describe('the sweep in the browser', () => {
       await byTestId(page, 'sweep-at').fill('soon');
       await byTestId(page, 'sweep-start').click();
       await expect.poll(() => text(page, 'sweep-error')).toBe('at: expected simulated seconds, got "soon"');
+      await byTestId(page, 'sweep-at').fill('15');
+      await byTestId(page, 'sweep-fix-top').fill('2.5');
+      await byTestId(page, 'sweep-start').click();
+      await expect.poll(() => text(page, 'sweep-error')).toBe('fixTop: expected a whole number of rows from 0 to 1000, got "2.5"');
+      expect(await byTestId(page, 'sweep-fix-top').getAttribute('aria-invalid')).toBe('true');
+      expect(await byTestId(page, 'sweep-row').count()).toBe(0);
       expectClean(app);
     });
   });
@@ -69,7 +81,9 @@ describe('the sweep in the browser', () => {
       await chooseFaults(page, FAULTS);
       const longTasks = await watchLongTasks(page);
       await byTestId(page, 'sweep-start').click();
-      await expect.poll(() => text(page, 'sweep-status'), { timeout: 60_000, interval: 200 }).toMatch(/^12 of 12 variants · /);
+      await untilSwept(page, 120_000);
+      // Three fixes, each on the five worst rows and on the run without faults.
+      expect(await text(page, 'sweep-status')).toMatch(/^12 of 12 variants, and 18 runs with the scenario's fixes · /);
       expect(await page.evaluate(() => performance.getEntriesByType('resource').some((e) => /sweep\.worker-[\w-]+\.js$/.test(e.name)))).toBe(true);
       expect((await longTasks()).filter((ms) => ms > 100)).toEqual([]);
 
@@ -102,12 +116,23 @@ describe('the sweep in the browser', () => {
       const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'sweep-csv').click()]);
       expect(download.suggestedFilename()).toBe('demo-sweep.csv');
       const run = { scenario: 'demo', seed: 4, fixes: [], sets: [], timeline: [], at: 15, for: 45 };
-      const ranked = rankRows(node.map((impact) => sweepRow(run, impact)));
+      // The fixes measured on the worst rows as the CLI's sweep measures them.
+      const ranked = await measureFixes(
+        { text: DEMO, fileName: 'demo.yaml' },
+        { seed: 4, sets: [], fixes: [] },
+        plan,
+        rankRows(node.map((impact) => sweepRow(run, impact))),
+        FIX_TOP,
+        1,
+        'sweep demo',
+      );
+      expect(ranked.filter((row) => row.fixEffects)).toHaveLength(FIX_TOP);
       expect(readFileSync((await download.path())!, 'utf8')).toBe(sweepCsv(ranked));
-      // The report is the one the CLI's --html writes of the same table, saying no fix was tried.
+      expect(await byTestId(page, 'sweep-row-fix').count()).toBe(FIX_TOP);
+      // The report is the one the CLI's --html writes of the same table.
       const [report] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'sweep-report').click()]);
       expect(report.suggestedFilename()).toBe('demo-sweep.html');
-      const tableHeader = { ...sweepHeader(plan, { scenario: 'demo', source: 'demo', seed: 4, sets: [] }), fixTop: 0 };
+      const tableHeader = { ...sweepHeader(plan, { scenario: 'demo', source: 'demo', seed: 4, sets: [] }), fixTop: FIX_TOP };
       expect(readFileSync((await report.path())!, 'utf8')).toBe(sweepReportHtml(tableHeader, ranked));
 
       const top = rows.first();
@@ -138,8 +163,10 @@ describe('the sweep in the browser', () => {
       await expect.poll(() => page.locator('[data-testid="fix-toggle"][data-fix="wait-for-propagation"]').isChecked()).toBe(true);
       await openSweep(page);
       await chooseFaults(page, ['crash-loop', 'power-off-node']);
+      await byTestId(page, 'sweep-fix-top').fill('0');
       await byTestId(page, 'sweep-start').click();
-      await expect.poll(() => text(page, 'sweep-status'), { timeout: 60_000, interval: 200 }).toMatch(/^5 of 5 variants · /);
+      await untilSwept(page, 60_000);
+      expect(await text(page, 'sweep-status')).toMatch(/^5 of 5 variants · /);
       const loaded = loadWithAdditions(DEMO, 'mine.yaml', { seed: 9, fixes: ['wait-for-propagation'] }, 'timeline');
       if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
       const plan = planSweep(loaded.scenario, loaded.appliedFixes, { faults: ['crash-loop', 'power-off-node'], pairs: false, at: 15, for: 45 });
@@ -161,8 +188,10 @@ describe('the sweep in the browser', () => {
       await untilLoaded(page, 'source-ip.yaml');
       await openSweep(page);
       await chooseFaults(page, ['power-off-node']);
+      await byTestId(page, 'sweep-fix-top').fill('0');
       await byTestId(page, 'sweep-start').click();
-      await expect.poll(() => text(page, 'sweep-status'), { timeout: 90_000, interval: 200 }).toMatch(/^(\d+) of \1 variants · /);
+      await untilSwept(page, 90_000);
+      expect(await text(page, 'sweep-status')).toMatch(/^(\d+) of \1 variants · /);
       const row = byTestId(page, 'sweep-row').filter({ hasText: 'setting etp-local-unknown-members on service/traefik' });
       expect(await row.count()).toBe(1);
       const digest = (await row.getAttribute('data-digest'))!;

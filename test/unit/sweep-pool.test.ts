@@ -1,6 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSim, impactOf, planSweep, rankRows, runVariant, type SweepOptions, type VariantImpact } from '../../src/sim';
+import {
+  collectFixEffects,
+  compareImpacts,
+  createSim,
+  fixCandidates,
+  fixTasks,
+  impactOf,
+  planSweep,
+  rankRows,
+  runSweepTask,
+  runVariant,
+  type FixEffect,
+  type FixTrial,
+  type SweepOptions,
+  type VariantImpact,
+} from '../../src/sim';
 import { startSweepPool, type SpawnSweepWorker, type SweepEvents } from '../../src/ui/sweep/pool';
 import { sweepRow, variantLoad, type SweepBase } from '../../src/sim';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
@@ -16,7 +31,7 @@ const RUN: SweepBase = { scenario: 'demo', seed: 4, fixes: [], sets: [], timelin
  * Workers in this thread on the worker's own handler. Every third variant (0, 3, …) takes 25 ms longer to answer, so
  * with two workers or more variants finish in another order than they were handed out. Records what the pool asked.
  */
-function fakeWorkers(crashOn?: number) {
+function fakeWorkers(crashOn?: number, crashWhen: (request: SweepRequest) => boolean = (request) => request.type === 'run' && request.index === crashOn) {
   const delay = (request: SweepRequest): number => (request.type === 'run' && request.index % 3 === 0 ? 25 : 0);
   const log = { handed: [] as number[], inFlight: 0, maxInFlight: 0, spawned: 0, terminated: 0 };
   const spawn: SpawnSweepWorker = (listen, crashed) => {
@@ -35,7 +50,7 @@ function fakeWorkers(crashOn?: number) {
           await new Promise((resolve) => setTimeout(resolve, delay(request)));
           if (!alive) return;
           if (request.type === 'run') log.inFlight--;
-          if (request.type === 'run' && request.index === crashOn) return crashed('out of memory');
+          if (crashWhen(request)) return crashed('out of memory');
           const reply = handle(request);
           if (reply) listen(reply);
         });
@@ -130,6 +145,70 @@ describe('the browser sweep pool', () => {
     expect(log.terminated).toBe(3);
     expect(log.handed.length).toBeLessThan(14);
   });
+
+  it("then tries each of the scenario's fixes on the worst rows, as the CLI's sweep does, and a dead worker costs one fix run", async () => {
+    // What the CLI's measureFixes does in one thread: each fix loaded with the scenario, its unfaulted run, the worst rows' runs.
+    const loaded = loadWithAdditions(DEMO, 'demo.yaml', { seed: 4 }, 'timeline');
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const plan = planSweep(loaded.scenario, [], OPTIONS);
+    const ranked = plan.variants.map((v) => impactOf(plan, runVariant(plan, v))).sort(compareImpacts);
+    const names = Object.keys(loaded.scenario.fixes);
+    expect(names.length).toBeGreaterThan(1);
+    const trials: FixTrial[] = names.map((fix) => {
+      const withFix = loadWithAdditions(DEMO, 'demo.yaml', { seed: 4, fixes: [fix] }, 'timeline');
+      if (!withFix.ok) throw new Error(withFix.errors.join('\n'));
+      return { fix, scenario: withFix.scenario, fixes: withFix.appliedFixes };
+    });
+    const candidates = fixCandidates(ranked, 2);
+    const tasks = fixTasks(trials.length, candidates);
+    const direct = collectFixEffects(
+      plan,
+      ranked,
+      names,
+      names,
+      new Map(),
+      candidates,
+      tasks.map((task) => runSweepTask(plan, trials, task)),
+    );
+    expect([...direct.values()].flat().some((e) => e.score! < ranked[0]!.score!)).toBe(true);
+
+    const sweep = (spawn: SpawnSweepWorker) =>
+      new Promise<{ runs: number; reported: number; effects?: Map<number, FixEffect[]> }>((resolve) => {
+        const out: { runs: number; reported: number; effects?: Map<number, FixEffect[]> } = { runs: 0, reported: 0 };
+        startSweepPool(
+          2,
+          spawn,
+          SOURCE,
+          OPTIONS,
+          {
+            planned: () => undefined,
+            measured: () => undefined,
+            failed: () => undefined,
+            refused: (message) => {
+              throw new Error(message);
+            },
+            fixing: (runs) => (out.runs = runs),
+            fixRun: () => out.reported++,
+            fixed: (effects) => (out.effects = effects),
+            finished: () => resolve(out),
+          },
+          2,
+        );
+      });
+    const whole = await sweep(fakeWorkers().spawn);
+    expect(whole.runs).toBe(tasks.length);
+    expect(whole.reported).toBe(tasks.length);
+    expect(whole.effects).toEqual(direct);
+
+    // The worker running the first fix run with a candidate's variant dies: that run alone is lost, named on its fix.
+    const dying = fakeWorkers(undefined, (request) => request.type === 'task' && request.n === trials.length);
+    const hurt = await sweep(dying.spawn);
+    expect(hurt.reported).toBe(tasks.length);
+    const first = hurt.effects!.get(candidates[0]!)!;
+    expect(first[0]).toEqual({ fix: names[0], refused: 'its run failed: its worker failed: out of memory' });
+    expect(first.slice(1)).toEqual(direct.get(candidates[0]!)!.slice(1));
+    expect(hurt.effects!.get(candidates[1]!)).toEqual(direct.get(candidates[1]!));
+  }, 120_000);
 
   it.each([
     [{ ...OPTIONS, at: 75 }, 'at: 75 s is not within the run (the scenario lasts 60 s)'],

@@ -12,6 +12,8 @@ export interface FixTrial {
 
 /** How many of the worst rows each fix is tried on, unless told otherwise: each costs a run per fix. */
 export const FIX_TOP = 5;
+// Model choice: a bound on the runs one sweep's fixes may add (fixes × rows), far above any table read by hand.
+export const MAX_FIX_TOP = 1000;
 
 /** A run of the sweep: a variant's (phase one), or for fix trial `trial` its unfaulted run or a variant's run with the fix. */
 export type SweepTask = { index: number } | { trial: number; index?: number };
@@ -69,4 +71,40 @@ export function fixEffect(plan: SweepPlan, fix: string, unfaulted: UnfaultedRun,
   }
   effect.digest = impact.digest!;
   return effect;
+}
+
+/** The scenario's own fixes a sweep may try: those it was not loaded with, in the scenario's order. */
+export function fixesToTry(plan: Pick<SweepPlan, 'scenario' | 'fixes'>): string[] {
+  return Object.keys(plan.scenario.fixes).filter((name) => !plan.fixes.includes(name));
+}
+
+/**
+ * Each candidate row's fix effects, in the order of `names`, from the runs of fixTasks(trials.length, candidates):
+ * `results[k]` is task k's run, or a string saying why it has none. A fix that has no trial says why from `unusable`.
+ */
+export function collectFixEffects(
+  plan: SweepPlan,
+  ranked: readonly VariantImpact[],
+  names: readonly string[],
+  trials: readonly string[],
+  unusable: ReadonlyMap<string, string>,
+  candidates: readonly number[],
+  results: readonly (VariantRun | UnfaultedRun | string)[],
+): Map<number, FixEffect[]> {
+  const effects = new Map<number, FixEffect[]>();
+  candidates.forEach((index, c) => {
+    const row = ranked.find((r) => r.index === index)!;
+    const measured = trials.map((fix, t): FixEffect => {
+      const unfaulted = results[t]!;
+      const run = results[trials.length * (1 + c) + t]!;
+      if (typeof unfaulted === 'string') return { fix, refused: `its unfaulted run failed: ${unfaulted}` };
+      if (typeof run === 'string') return { fix, refused: `its run failed: ${run}` };
+      return fixEffect(plan, fix, unfaulted as UnfaultedRun, row, run as VariantRun);
+    });
+    effects.set(
+      index,
+      names.map((fix) => measured.find((m) => m.fix === fix) ?? { fix, refused: `cannot be applied with the sweep's overrides: ${unusable.get(fix)!}` }),
+    );
+  });
+  return effects;
 }

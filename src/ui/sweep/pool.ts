@@ -1,4 +1,18 @@
-import { impactOf, type SweepOptions, type SweepPlan, type VariantImpact } from '../../sim';
+import {
+  collectFixEffects,
+  compareImpacts,
+  fixCandidates,
+  fixesToTry,
+  fixTasks,
+  impactOf,
+  type FixEffect,
+  type SweepOptions,
+  type SweepPlan,
+  type SweepTask,
+  type UnfaultedRun,
+  type VariantImpact,
+  type VariantRun,
+} from '../../sim';
 import type { SweepReply, SweepRequest, SweepSource } from '../../worker/sweep-protocol';
 import { variantName } from './rows';
 
@@ -20,7 +34,12 @@ export interface SweepEvents {
   failed(index: number, message: string): void;
   /** No plan: the scenario or an option was refused (the message names the field), or the planning worker failed. */
   refused(message: string): void;
-  /** Every variant has been measured or has failed. */
+  /** Every variant is done and the scenario's fixes are tried on the worst rows: `runs` runs, each reported by fixRun. */
+  fixing?(runs: number): void;
+  fixRun?(): void;
+  /** What each fix did to each of the worst rows, by variant index. */
+  fixed?(effects: Map<number, FixEffect[]>): void;
+  /** Every variant has been measured or has failed, and every fix run is done. */
   finished(): void;
 }
 
@@ -35,37 +54,91 @@ export function variantLabel(plan: SweepPlan, index: number): string {
   return `variant ${index + 1}${variant ? ` (${variantName(variant)})` : ''}`;
 }
 
+/** A run a worker is handed: a variant of the plan, or fix task `n`. */
+type Job = { index: number } | { n: number; task: SweepTask };
+
+/** The fix runs once the variants are done: which fixes loaded, the rows they are tried on, and each run's result. */
+interface FixPhase {
+  names: string[];
+  ranked: VariantImpact[];
+  candidates: number[];
+  request: SweepRequest;
+  usable?: string[];
+  unusable?: Map<string, string>;
+  tasks: SweepTask[];
+  results: (VariantRun | UnfaultedRun | string)[];
+  done: number;
+}
+
 /**
  * Plans the sweep in one worker (the unfaulted run stays off the page's thread), then runs the variants on up to `size`
  * workers, handing the next variant in the plan's order to whichever worker is idle. Results arrive in whatever order
- * the workers finish; each is measured as it comes, so the ranked table does not depend on the pool's size.
+ * the workers finish; each is measured as it comes, so the ranked table does not depend on the pool's size. Then, as
+ * the CLI's sweep does, each of the scenario's own fixes is tried on the `fixTop` worst rows that did harm.
  */
-export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: SweepSource, options: SweepOptions, events: SweepEvents): SweepPool {
-  /** A worker and the variant it is running, if any. */
+export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: SweepSource, options: SweepOptions, events: SweepEvents, fixTop = 0): SweepPool {
+  /** A worker and the run it is doing, if any. */
   interface Slot {
     port: SweepPort;
-    busy?: number;
+    busy?: Job;
   }
   const slots: Slot[] = [];
   let plan: SweepPlan | undefined;
-  let next = 0;
+  let queue: Job[] = [];
   let settled = 0;
+  const impacts: VariantImpact[] = [];
+  let fixes: FixPhase | undefined;
   let stopped = false;
 
   const stop = (): void => {
     stopped = true;
     for (const slot of slots.splice(0)) slot.port.terminate();
   };
-  const settle = (): void => {
-    settled++;
-    if (settled === plan!.variants.length) {
-      stop();
-      events.finished();
-    }
+  const finish = (): void => {
+    stop();
+    events.finished();
   };
   const give = (slot: Slot): void => {
-    slot.busy = next < plan!.variants.length ? next++ : undefined;
-    if (slot.busy !== undefined) slot.port.post({ type: 'run', index: slot.busy });
+    slot.busy = queue.shift();
+    if (slot.busy === undefined) return;
+    slot.port.post('index' in slot.busy ? { type: 'run', index: slot.busy.index } : { type: 'task', n: slot.busy.n, task: slot.busy.task });
+  };
+
+  /** The variants are all done: try the fixes on the worst rows, if there are both. */
+  const variantsDone = (): void => {
+    const ranked = [...impacts].sort(compareImpacts);
+    const names = fixesToTry(plan!);
+    const candidates = fixCandidates(ranked, fixTop);
+    if (names.length === 0 || candidates.length === 0) return finish();
+    fixes = { names, ranked, candidates, request: { type: 'trials', source, fixes: names }, tasks: [], results: [], done: 0 };
+    for (const slot of slots) slot.port.post(fixes.request);
+  };
+  /** The first worker has loaded the fixes (every worker loads them alike): hand out the fix runs. */
+  const trialsLoaded = (usable: string[], unusable: [string, string][]): void => {
+    const phase = fixes!;
+    phase.usable = usable;
+    phase.unusable = new Map(unusable);
+    phase.tasks = fixTasks(usable.length, phase.candidates);
+    if (phase.tasks.length === 0) return fixesDone();
+    events.fixing?.(phase.tasks.length);
+    queue = phase.tasks.map((task, n) => ({ n, task }));
+    for (const slot of slots) if (slot.busy === undefined) give(slot);
+  };
+  const fixRunDone = (n: number, result: VariantRun | UnfaultedRun | string): void => {
+    const phase = fixes!;
+    phase.results[n] = result;
+    phase.done++;
+    events.fixRun?.();
+    if (phase.done === phase.tasks.length) fixesDone();
+  };
+  const fixesDone = (): void => {
+    const phase = fixes!;
+    events.fixed?.(collectFixEffects(plan!, phase.ranked, phase.names, phase.usable!, phase.unusable!, phase.candidates, phase.results));
+    finish();
+  };
+  const variantDone = (): void => {
+    settled++;
+    if (settled === plan!.variants.length) variantsDone();
   };
 
   const add = (planner: boolean): void => {
@@ -74,7 +147,9 @@ export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: Sw
     if (planner) slot.port.post({ type: 'plan', source, options });
     else {
       slot.port.post({ type: 'take', plan: plan! });
-      give(slot);
+      if (fixes) slot.port.post(fixes.request);
+      // Fix runs wait until the fixes are loaded, which trialsLoaded hands out.
+      if (!fixes || fixes.usable) give(slot);
     }
 
     function listen(message: SweepReply): void {
@@ -83,11 +158,8 @@ export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: Sw
         case 'planned':
           plan = message.plan;
           events.planned(plan);
-          if (plan.variants.length === 0) {
-            stop();
-            events.finished();
-            return;
-          }
+          if (plan.variants.length === 0) return finish();
+          queue = plan.variants.map((v) => ({ index: v.index }));
           give(slot);
           for (let k = 1; k < Math.min(size, plan.variants.length); k++) add(false);
           return;
@@ -95,16 +167,27 @@ export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: Sw
           stop();
           events.refused(message.message);
           return;
-        case 'ran':
-          events.measured(impactOf(plan!, message.run));
+        case 'trials':
+          if (!fixes!.usable) trialsLoaded(message.usable, message.unusable);
+          return;
+        case 'ran': {
+          const impact = impactOf(plan!, message.run);
+          impacts.push(impact);
+          events.measured(impact);
           break;
+        }
         case 'failed':
           events.failed(message.index, `${variantLabel(plan!, message.index)}: ${message.message}`);
           break;
+        case 'tasked':
+        case 'taskFailed':
+          break;
       }
-      if (stopped) return;
+      const job = slot.busy;
       give(slot);
-      settle();
+      if (message.type === 'tasked') fixRunDone(message.n, message.run);
+      else if (message.type === 'taskFailed') fixRunDone(message.n, message.message);
+      else if (job && 'index' in job) variantDone();
     }
 
     function crashed(message: string): void {
@@ -117,11 +200,12 @@ export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: Sw
       slots.splice(slots.indexOf(slot), 1);
       slot.port.terminate();
       const lost = slot.busy;
-      // The variants not yet handed out still need a worker.
-      if (next < plan.variants.length) add(false);
+      // The runs not yet handed out, or the fixes no worker has loaded yet, still need a worker.
+      if (queue.length > 0 || (fixes && !fixes.usable && slots.length === 0)) add(false);
       if (lost === undefined) return;
-      events.failed(lost, `${variantLabel(plan, lost)}: its worker failed: ${message}`);
-      settle();
+      if ('n' in lost) return fixRunDone(lost.n, `its worker failed: ${message}`);
+      events.failed(lost.index, `${variantLabel(plan, lost.index)}: its worker failed: ${message}`);
+      variantDone();
     }
   };
 

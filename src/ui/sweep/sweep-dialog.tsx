@@ -1,5 +1,5 @@
 import { memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import type { SweepRow } from '../../sim';
+import { bestFix, FIX_TOP, MAX_FIX_TOP, type SweepRow } from '../../sim';
 import { useApp } from '../../state/app-store';
 import { MAX_LINK_CHARS } from '../../state/share-link';
 import { Modal } from '../components/modal';
@@ -70,7 +70,7 @@ function p99Text(row: SweepRow): string {
 const signed = (n: number | undefined): string => (n === undefined ? '–' : `${n > 0 ? '+' : ''}${formatCount(n)}`);
 
 /** Which option field a refusal names (`at: …`), so that field is marked. */
-const fieldOf = (message: string | null): string | undefined => /^(at|for|faults):/.exec(message ?? '')?.[1];
+const fieldOf = (message: string | null): string | undefined => /^(at|for|faults|fixTop):/.exec(message ?? '')?.[1];
 
 function Options({ durationS, running }: { durationS: number; running: boolean }) {
   const catalog = useApp((s) => s.catalog);
@@ -83,6 +83,7 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
   const [chosen, setChosen] = useState<string[]>([]);
   const [pairs, setPairs] = useState(false);
   const [settings, setSettings] = useState(true);
+  const [fixTop, setFixTop] = useState(String(FIX_TOP));
   const [local, setLocal] = useState<string | null>(null);
   const problem = local ?? error;
   const invalid = fieldOf(problem);
@@ -98,12 +99,17 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
         return;
       }
     }
+    const top = Number(fixTop);
+    if (fixTop.trim() === '' || !Number.isInteger(top) || top < 0 || top > MAX_FIX_TOP) {
+      setLocal(`fixTop: expected a whole number of rows from 0 to ${MAX_FIX_TOP}, got "${fixTop}"`);
+      return;
+    }
     if (!all && chosen.length === 0) {
       setLocal('faults: choose at least one fault, or sweep all of them');
       return;
     }
     setLocal(null);
-    startSweep({ ...(all ? {} : { faults: chosen }), ...(settings ? {} : { settings: [] }), pairs, at: numbers.at, for: numbers.for });
+    startSweep({ ...(all ? {} : { faults: chosen }), ...(settings ? {} : { settings: [] }), pairs, at: numbers.at, for: numbers.for }, top);
   };
 
   return (
@@ -128,6 +134,20 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
             onChange={(e) => setFor(e.target.value)}
             aria-invalid={invalid === 'for' || undefined}
             data-testid="sweep-for"
+          />
+        </label>
+        <label
+          className="flex flex-col gap-1 text-sm text-slate-700 dark:text-slate-200"
+          title="Each of the scenario's own fixes is tried on this many of the worst rows: a run per fix and row; 0 tries none"
+        >
+          Fixes on the worst
+          <input
+            className={`${textField} w-24`}
+            inputMode="numeric"
+            value={fixTop}
+            onChange={(e) => setFixTop(e.target.value)}
+            aria-invalid={invalid === 'fixTop' || undefined}
+            data-testid="sweep-fix-top"
           />
         </label>
         <label className="flex h-8 items-center gap-2 text-sm text-slate-700 dark:text-slate-200">
@@ -168,7 +188,7 @@ function Options({ durationS, running }: { durationS: number; running: boolean }
 
 function Progress({ state }: { state: SweepState }) {
   const [now, setNow] = useState(() => performance.now());
-  const live = state.phase === 'planning' || state.phase === 'running';
+  const live = state.phase === 'planning' || state.phase === 'running' || state.phase === 'fixing';
   useEffect(() => {
     if (!live) return;
     const id = setInterval(() => setNow(performance.now()), 500);
@@ -180,19 +200,24 @@ function Progress({ state }: { state: SweepState }) {
     state.phase === 'planning'
       ? 'Running the scenario without faults and listing the variants…'
       : state.phase === 'cancelled'
-        ? `The sweep was cancelled at ${state.done} of ${state.total} variants; the rows done are kept.`
-        : `${formatCount(state.done)} of ${formatCount(state.total)} variants`;
+        ? state.fixRuns > 0
+          ? `Trying the fixes was cancelled at ${state.fixRunsDone} of ${state.fixRuns} runs; every variant's row is kept.`
+          : `The sweep was cancelled at ${state.done} of ${state.total} variants; the rows done are kept.`
+        : state.phase === 'fixing'
+          ? `${formatCount(state.total)} variants; trying the scenario's fixes on the worst rows: ${formatCount(state.fixRunsDone)} of ${formatCount(state.fixRuns)} runs`
+          : `${formatCount(state.done)} of ${formatCount(state.total)} variants${state.fixRuns > 0 ? `, and ${formatCount(state.fixRuns)} runs with the scenario's fixes` : ''}`;
+  const [done, total] = state.phase === 'fixing' ? [state.fixRunsDone, state.fixRuns] : [state.done, state.total];
   return (
-    <div className="flex flex-wrap items-center gap-3" data-testid="sweep-progress">
+    <div className="flex flex-wrap items-center gap-3" data-testid="sweep-progress" data-phase={state.phase}>
       <div
         role="progressbar"
-        aria-label="Variants done"
+        aria-label={state.phase === 'fixing' ? 'Fix runs done' : 'Variants done'}
         aria-valuemin={0}
-        aria-valuemax={state.total}
-        aria-valuenow={state.done}
+        aria-valuemax={total}
+        aria-valuenow={done}
         className="h-2 min-w-40 flex-1 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-700"
       >
-        <div className="h-full bg-indigo-600 dark:bg-indigo-400" style={{ width: `${state.total === 0 ? 0 : (100 * state.done) / state.total}%` }} />
+        <div className="h-full bg-indigo-600 dark:bg-indigo-400" style={{ width: `${total === 0 ? 0 : (100 * done) / total}%` }} />
       </div>
       <span className="text-sm text-slate-700 tabular-nums dark:text-slate-200" data-testid="sweep-status" aria-live="polite">
         {status} · {elapsed.toFixed(1)} s
@@ -225,6 +250,19 @@ function SortButton({ column, sort, onSort }: { column: (typeof COLUMNS)[number]
 
 const cell = 'px-2 py-1.5 align-top';
 
+/** What the scenario's fixes did to a row they were tried on: the one that lowered its score most, or that none did. */
+function FixLine({ row }: { row: SweepRow }) {
+  if (!row.fixEffects) return null;
+  const best = bestFix(row.fixEffects, row.score);
+  return (
+    <div className="font-sans text-xs text-emerald-800 dark:text-emerald-300" data-testid="sweep-row-fix">
+      {best
+        ? `with fix ${best.fix}: score ${formatCount(best.score!)}${best.removesSymptom ? ', main symptom gone' : ''}`
+        : `none of the scenario's ${row.fixEffects.length} fixes lowered its score`}
+    </div>
+  );
+}
+
 /** One variant's line; redrawn only when its row (a new rank) or whether it is the opened one changes. */
 const Row = memo(function Row({ row, opened }: { row: SweepRow; opened: boolean }) {
   const link = rowLink(row);
@@ -234,6 +272,7 @@ const Row = memo(function Row({ row, opened }: { row: SweepRow; opened: boolean 
       <td className={`${cell} font-mono text-xs break-words`} data-testid="sweep-row-faults">
         {faultsText(row)}
         {row.refused !== undefined && <div className="font-sans text-xs text-amber-800 dark:text-amber-300">refused: {row.refused}</div>}
+        <FixLine row={row} />
       </td>
       <td className={`${cell} tabular-nums`} data-testid="sweep-row-requests">
         {signed(row.failedRequests?.extra)}
@@ -334,15 +373,16 @@ export default function SweepDialog() {
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => dialog.current?.querySelector<HTMLInputElement>('input')?.focus(), []);
   if (!summary) return null;
-  const running = state.phase === 'planning' || state.phase === 'running';
+  const running = state.phase === 'planning' || state.phase === 'running' || state.phase === 'fixing';
   const workers = running || state.phase !== 'idle' ? state.workers : poolSize();
   return (
     <Modal ref={dialog} title={`Sweep ${summary.title.split(': ')[0]}`} testId="sweep-dialog" width="max-w-6xl" onClose={closeSweep}>
       <div className="flex flex-col gap-3">
         <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="sweep-intro">
           Tries each catalog fault on each target it can take, and each risky setting the model knows where the scenario lacks it, in the run as loaded now (seed {seed}
-          {fixes.length > 0 ? `, fixes ${fixes.join(', ')}` : ''}), runs each variant for the time given, and ranks them by what clients suffered beyond the run without faults. It runs on{' '}
-          <span data-testid="sweep-workers">{counted(workers, 'worker')}</span>, one per logical core this browser reports ({navigator.hardwareConcurrency || 1}).
+          {fixes.length > 0 ? `, fixes ${fixes.join(', ')}` : ''}), runs each variant for the time given, and ranks them by what clients suffered beyond the run without faults; then it tries
+          each of the scenario's own fixes on the worst rows (as many as you choose). It runs on <span data-testid="sweep-workers">{counted(workers, 'worker')}</span>, one per logical core
+          this browser reports ({navigator.hardwareConcurrency || 1}).
         </p>
         <Options durationS={summary.durationSeconds} running={running} />
         <Progress state={state} />

@@ -1,6 +1,20 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import { rankRows, sweepCsv, sweepHeader, sweepReportHtml, sweepRow, variantLoad, type RunReport, type SweepBase, type SweepHeader, type SweepOptions, type SweepRow, type VariantImpact } from '../../sim';
+import {
+  FIX_TOP,
+  rankRows,
+  sweepCsv,
+  sweepHeader,
+  sweepReportHtml,
+  sweepRow,
+  variantLoad,
+  type RunReport,
+  type SweepBase,
+  type SweepHeader,
+  type SweepOptions,
+  type SweepRow,
+  type VariantImpact,
+} from '../../sim';
 import { appStore, notify } from '../../state/app-store';
 import { frameStore } from '../../state/frame-store';
 import { shareQuery, type SharedRun } from '../../state/share-link';
@@ -14,7 +28,7 @@ import { closeSweep } from './sweep-open';
 import { startSweepPool, type SpawnSweepWorker, type SweepPool } from './pool';
 import { variantName } from './rows';
 
-export type SweepPhase = 'idle' | 'planning' | 'running' | 'done' | 'cancelled' | 'refused';
+export type SweepPhase = 'idle' | 'planning' | 'running' | 'fixing' | 'done' | 'cancelled' | 'refused';
 
 export interface SweepState {
   phase: SweepPhase;
@@ -24,6 +38,9 @@ export interface SweepState {
   total: number;
   /** Variants measured or failed. */
   done: number;
+  /** Runs that try the scenario's fixes on the worst rows, once the variants are done, and how many of them are done. */
+  fixRuns: number;
+  fixRunsDone: number;
   /** Measured variants, ranked (refused ones last). */
   rows: SweepRow[];
   /** Variants whose run failed in its worker, each message naming the variant. */
@@ -47,6 +64,8 @@ const initial: SweepState = {
   workers: 0,
   total: 0,
   done: 0,
+  fixRuns: 0,
+  fixRunsDone: 0,
   rows: [],
   failures: [],
   error: null,
@@ -116,8 +135,11 @@ const later = (): void => {
   timer ??= setTimeout(flush, FLUSH_MS);
 };
 
-/** Starts a sweep of the scenario as it is loaded now (its text, seed, fixes and any faults it added to the timeline). */
-export function startSweep(options: SweepOptions, size = poolSize(), spawn: SpawnSweepWorker = spawnBrowserWorker): boolean {
+/**
+ * Starts a sweep of the scenario as it is loaded now (its text, seed, fixes and any faults it added to the timeline),
+ * then tries the scenario's other fixes on the `fixTop` worst rows.
+ */
+export function startSweep(options: SweepOptions, fixTop = FIX_TOP, size = poolSize(), spawn: SpawnSweepWorker = spawnBrowserWorker): boolean {
   const load = currentLoad();
   const { seed, fixes, summary, selectedFile } = appStore.getState();
   if (!load || seed === null || !summary) return false;
@@ -136,36 +158,53 @@ export function startSweep(options: SweepOptions, size = poolSize(), spawn: Spaw
     flush();
     sweepStore.setState({ phase, endedAt: performance.now(), ...extra });
   };
-  pool = startSweepPool(size, spawn, { text: load.text, fileName: load.fileName, seed, fixes, ...(sets.length > 0 ? { sets } : {}), ...(timeline.length > 0 ? { timeline } : {}) }, options, {
-    planned: (plan) => {
-      // The browser tries no fixes on the worst rows (the CLI's --fix-top does), so the report says none were tried.
-      header = { ...sweepHeader(plan, { scenario: summary.id, source: run.scenario, seed, sets }), fixTop: 0 };
-      sweepStore.setState({
-        phase: 'running',
-        total: plan.variants.length,
-        untargeted: [...plan.untargeted, ...plan.settings.untargeted],
-        settingsInEffect: plan.settings.inEffect,
-        workers: Math.min(size, Math.max(1, plan.variants.length)),
-      });
+  pool = startSweepPool(
+    size,
+    spawn,
+    { text: load.text, fileName: load.fileName, seed, fixes, ...(sets.length > 0 ? { sets } : {}), ...(timeline.length > 0 ? { timeline } : {}) },
+    options,
+    {
+      planned: (plan) => {
+        // No fix has been tried until the fix runs are done; a sweep cancelled before then reports none.
+        header = { ...sweepHeader(plan, { scenario: summary.id, source: run.scenario, seed, sets }), fixTop: 0 };
+        sweepStore.setState({
+          phase: 'running',
+          total: plan.variants.length,
+          untargeted: [...plan.untargeted, ...plan.settings.untargeted],
+          settingsInEffect: plan.settings.inEffect,
+          workers: Math.min(size, Math.max(1, plan.variants.length)),
+        });
+      },
+      measured: (impact) => {
+        pending.impacts.push(impact);
+        later();
+      },
+      failed: (index, message) => {
+        pending.failures.push({ index, message });
+        later();
+      },
+      refused: (message) => finish('refused', { error: message }),
+      fixing: (runs) => {
+        flush();
+        sweepStore.setState({ phase: 'fixing', fixRuns: runs, fixRunsDone: 0 });
+      },
+      fixRun: () => sweepStore.setState((s) => ({ fixRunsDone: s.fixRunsDone + 1 })),
+      fixed: (effects) => {
+        measured = measured.map((row) => (effects.has(row.index) ? { ...row, fixEffects: effects.get(row.index)! } : row));
+        header = { ...header!, fixTop };
+        sweepStore.setState({ rows: rankRows(measured) });
+      },
+      finished: () => finish('done'),
     },
-    measured: (impact) => {
-      pending.impacts.push(impact);
-      later();
-    },
-    failed: (index, message) => {
-      pending.failures.push({ index, message });
-      later();
-    },
-    refused: (message) => finish('refused', { error: message }),
-    finished: () => finish('done'),
-  });
+    fixTop,
+  );
   return true;
 }
 
 /** Stops every worker at once; the rows already measured stay. */
 export function cancelSweep(): void {
   const { phase } = sweepStore.getState();
-  if (phase !== 'planning' && phase !== 'running') return;
+  if (phase !== 'planning' && phase !== 'running' && phase !== 'fixing') return;
   pool?.cancel();
   flush();
   sweepStore.setState({ phase: 'cancelled', endedAt: performance.now() });
