@@ -1,4 +1,5 @@
 import { echo, FAULT_IDS, FIX_TOP, MAX_FIX_TOP, oneLine, SETTING_IDS } from '../sim';
+import { MAX_LINK_CHARS } from '../state/share-link';
 import { filePath, loadFlag, parseNumber, scanArgs, UsageError, type NumberRule } from './args';
 
 /** `npm run sim -- sweep …`, parsed without side effects. */
@@ -20,6 +21,8 @@ export interface SweepArgs {
   out?: string;
   csv?: string;
   html?: string;
+  /** Where the app is served, for a link per row that replays it there. */
+  app?: string;
   /** How many of the worst rows each of the scenario's fixes is tried on (0: none). */
   fixTop: number;
 }
@@ -30,6 +33,7 @@ export interface MergeArgs {
   out?: string;
   csv?: string;
   html?: string;
+  app?: string;
   fixTop: number;
   jobs: number;
 }
@@ -37,8 +41,8 @@ export interface MergeArgs {
 export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [--faults a,b,...] [--settings a,b,... | --no-settings] [--pairs]
                           [--at SECONDS] [--for SECONDS]
                           [--jobs N] [--shard I/N] [--fix-top N] [--seed N] [--set path=value]... [--fix NAME]...
-                          [--out FILE] [--csv FILE] [--html FILE]
-       npm run sim -- sweep-merge FILE.jsonl... [--fix-top N] [--jobs N] [--out FILE] [--csv FILE] [--html FILE]
+                          [--out FILE] [--csv FILE] [--html FILE] [--app URL]
+       npm run sim -- sweep-merge FILE.jsonl... [--fix-top N] [--jobs N] [--out FILE] [--csv FILE] [--html FILE] [--app URL]
 
   --faults a,b      only these catalog faults (default: every fault; see --list)
   --settings a,b    only these risky settings, each turned on from time 0 where the scenario does not have it
@@ -54,6 +58,8 @@ export const SWEEP_USAGE = `usage: npm run sim -- sweep <scenario-file-or-id> [-
   --out FILE        write the table as JSON lines there (default: standard output)
   --csv FILE        write the table as CSV there
   --html FILE       write the report there: one HTML file, readable offline, with charts of the worst rows
+  --app URL         where the app is served (https://…/ or file:///…/index.html): each row gets a link that replays
+                    its run there (rows whose link would be over ${MAX_LINK_CHARS.toLocaleString('en-US')} characters get none)
   --seed, --set, --fix   load the scenario as a run does
 
 A whole sweep writes its rows ranked; a shard writes its rows in variant order, and sweep-merge checks the shards are
@@ -112,6 +118,9 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
         case '--html':
           args.html = filePath(flag, value());
           return true;
+        case '--app':
+          args.app = appAddress(value());
+          return true;
         case '--fix-top':
           args.fixTop = parseNumber(flag, value(), FIX_TOP_RULE);
           return true;
@@ -128,6 +137,22 @@ export function parseSweepArgs(argv: readonly string[]): SweepArgs | { help: tru
   if (args.scenario === undefined) throw new UsageError('sweep: missing scenario: give a file path or a shipped scenario id (see --list)');
   if (args.shard.count > 1 && args.html !== undefined) throw new UsageError('--html: a shard holds only part of the table; write the report with sweep-merge');
   return { ...args, scenario: args.scenario };
+}
+
+/** The app's address without a query or fragment, which each row's link then adds its own to. */
+function appAddress(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:', 'file:'].includes(url.protocol)) {
+    throw new UsageError(`--app: expected the address the app is served at, like https://example.org/netmortem/ or file:///srv/netmortem/index.html, got ${echo(text)}`);
+  }
+  url.search = '';
+  url.hash = '';
+  return url.href;
 }
 
 /** A comma-separated list of ids, each one of `known` and each once. */
@@ -160,6 +185,7 @@ export function parseMergeArgs(argv: readonly string[]): MergeArgs | { help: tru
       else if (flag === '--out') args.out = filePath(flag, value());
       else if (flag === '--csv') args.csv = filePath(flag, value());
       else if (flag === '--html') args.html = filePath(flag, value());
+      else if (flag === '--app') args.app = appAddress(value());
       else if (flag === '--fix-top') args.fixTop = parseNumber(flag, value(), FIX_TOP_RULE);
       else if (flag === '--jobs') args.jobs = parseNumber(flag, value(), JOBS);
       else return false;

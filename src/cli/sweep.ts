@@ -3,6 +3,7 @@ import { checkSweepOptions, echo, impactOf, planSweep, rankRows, sweepCsv, sweep
 import { OutputError, UsageError } from './args';
 import { checkOutputs, loadFromArgs, readSource, unwritable } from './prepare';
 import { measureFixes, replan } from './sweep-fixes';
+import { withLinks } from './sweep-links';
 import { progressLine, runVariants } from './sweep-pool';
 import type { MergeArgs, SweepArgs } from './sweep-args';
 
@@ -42,7 +43,8 @@ function rowOf(header: SweepHeader, impact: VariantImpact): SweepRow {
   return sweepRow({ scenario: header.source, seed: header.seed, fixes: header.fixes, sets: header.sets, timeline: [], at: header.at, for: header.for }, impact);
 }
 
-function writeTable(header: SweepHeader, rows: readonly SweepRow[], outputs: { out?: string; csv?: string; html?: string }): void {
+function writeTable(header: SweepHeader, table: readonly SweepRow[], outputs: { out?: string; csv?: string; html?: string; app?: string }): void {
+  const rows = outputs.app === undefined ? table : withLinks(outputs.app, header, table);
   const jsonl = [header, ...rows].map((record) => JSON.stringify(record)).join('\n') + '\n';
   if (outputs.out !== undefined) writeOutput('--out', outputs.out, jsonl);
   else if (outputs.csv === undefined && outputs.html === undefined) process.stdout.write(jsonl);

@@ -1,4 +1,5 @@
-import { compressToEncodedURIComponent } from 'lz-string';
+// The default export: Node's ESM loader finds no named exports in lz-string's CommonJS file (the CLI builds links too).
+import lz from 'lz-string';
 import type { Speed, TimedFault, TimelineAddition } from '../worker/protocol';
 import { DEFAULT_SPEED } from './speed';
 
@@ -26,7 +27,7 @@ let packed: { text: string; value: string } | undefined;
 
 /** The scenario's text compressed for `src=`, kept for the next call: a sweep's rows all carry the same scenario. */
 function packedScenario(text: string): string {
-  if (packed?.text !== text) packed = { text, value: compressToEncodedURIComponent(text) };
+  if (packed?.text !== text) packed = { text, value: lz.compressToEncodedURIComponent(text) };
   return packed.value;
 }
 
@@ -41,8 +42,8 @@ export function shareQuery(run: SharedRun): string {
   q.set('seed', String(run.seed));
   for (const fix of run.fixes) q.append('fix', fix);
   for (const set of run.sets ?? []) q.append('set', set);
-  if (run.faults.length > 0) q.set('faults', compressToEncodedURIComponent(JSON.stringify(run.faults)));
-  if (run.timeline !== undefined && run.timeline.length > 0) q.set('timeline', compressToEncodedURIComponent(JSON.stringify(run.timeline)));
+  if (run.faults.length > 0) q.set('faults', lz.compressToEncodedURIComponent(JSON.stringify(run.faults)));
+  if (run.timeline !== undefined && run.timeline.length > 0) q.set('timeline', lz.compressToEncodedURIComponent(JSON.stringify(run.timeline)));
   q.set('t', String(run.t / 1e6));
   // The default speed is what a link without one plays at.
   if (run.view?.speed !== undefined && run.view.speed !== DEFAULT_SPEED) q.set('speed', String(run.view.speed));

@@ -1,4 +1,4 @@
-import { decompressFromEncodedURIComponent } from 'lz-string';
+import lz from 'lz-string';
 import { echo, formatCount } from '../sim';
 import { SPEED_ERROR, type Speed, type TimedFault, type TimelineAddition } from '../worker/protocol';
 import { parseSets, parseTimelineAdditions } from '../worker/timeline-additions';
@@ -54,7 +54,7 @@ function unpack(value: string): { text: string } | { problem: string } {
     return { problem: `is ${formatCount(value.length)} characters long, longer than any link Netmortem writes (${formatCount(MAX_LINK_CHARS)})` };
   }
   try {
-    const text = decompressFromEncodedURIComponent(value.replaceAll(' ', '+'));
+    const text = lz.decompressFromEncodedURIComponent(value.replaceAll(' ', '+'));
     if (text) return { text };
   } catch {
     // Same as an empty result: the compressed text is damaged.

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args';
 import { sweepMerge } from '../../src/cli/sweep';
 import { parseMergeArgs, parseSweepArgs, type MergeArgs } from '../../src/cli/sweep-args';
-import { atSeconds, createSim, impactOf, planSweep, rankRows, runVariant, type SweepPlan, type SweepRow, type VariantImpact } from '../../src/sim';
+import { atSeconds, createSim, impactOf, planSweep, rankRows, runVariant, type SweepHeader, type SweepPlan, type SweepRow, type VariantImpact } from '../../src/sim';
+import { withLinks } from '../../src/cli/sweep-links';
+import { parseUrlParams } from '../../src/state/url-params';
+import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { expectRefused, sim, STACK } from '../fixtures/cli';
 import { loadText } from '../fixtures/scenario-run';
 
@@ -173,7 +176,52 @@ describe('npm run sim -- sweep', () => {
     expect(parseSweepArgs(['x', '--shard', '2/3', '--jobs', '4', '--pairs'])).toMatchObject({ scenario: 'x', shard: { index: 2, count: 3 }, jobs: 4, pairs: true });
   });
 
-  // Merges the previous test's files.
+  // Merges the first test's files.
+  it("links each row to its run in the app with --app, and the link replays to the row's digest", async () => {
+    const merged = await sim([
+      'sweep-merge',
+      file('shard0.jsonl'),
+      file('shard1.jsonl'),
+      file('shard2.jsonl'),
+      '--fix-top',
+      '0',
+      '--app',
+      'https://example.org/nm/?old=1#x',
+      '--out',
+      file('linked.jsonl'),
+      '--html',
+      file('linked.html'),
+    ]);
+    expect(merged.code, merged.stderr).toBe(0);
+    const [first, ...lines] = readFileSync(file('linked.jsonl'), 'utf8').trimEnd().split('\n');
+    const header = JSON.parse(first!) as SweepHeader;
+    const rows = lines.map((line) => JSON.parse(line) as SweepRow);
+    const top = rows[0]!;
+    expect(top.link).toMatch(/^https:\/\/example\.org\/nm\/\?scenario=bare-metal-sandbox\.yaml&seed=/);
+    const params = parseUrlParams(new URL(top.link!).search);
+    expect(params.errors).toEqual([]);
+    expect(params).toMatchObject({ scenario: 'bare-metal-sandbox.yaml', seed: header.seed, fixes: [], t: 30 });
+    expect(params.timeline).toEqual(top.faults.map((f) => ({ at: 20, fault: f.fault, target: f.target })));
+    // The app loads a link's timeline additions as the worker does; its run reaches the row's digest.
+    const text = readFileSync(new URL('../../public/scenarios/bare-metal-sandbox.yaml', import.meta.url), 'utf8');
+    const loaded = loadWithAdditions(text, 'bare-metal-sandbox.yaml', { seed: params.seed, timeline: params.timeline }, 'timeline');
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const run = createSim(loaded.scenario, { fixes: [] });
+    run.runUntil(atSeconds(30));
+    expect(run.report(0).digest).toBe(top.digest);
+    expect(readFileSync(file('linked.html'), 'utf8')).toContain(`<a href="${top.link!.replaceAll('&', '&amp;')}">open this run in Netmortem</a>`);
+
+    // A scenario from a file travels inside the link.
+    const own = file('own.yaml');
+    writeFileSync(own, text);
+    const [linked] = withLinks('file:///srv/nm/index.html', { ...header, source: own }, [top]);
+    const inline = parseUrlParams(new URL(linked!.link!).search).inline;
+    expect(inline).toEqual({ name: 'own.yaml', text });
+    expect(() => parseSweepArgs(['x', '--app', 'example.org'])).toThrow(
+      '--app: expected the address the app is served at, like https://example.org/netmortem/ or file:///srv/netmortem/index.html, got "example.org"',
+    );
+  }, 60_000);
+
   it('merges only whole sweeps: every variant once, all of one sweep', () => {
     const merge = (...files: string[]): string => {
       try {

@@ -120,7 +120,7 @@ function riskSection(header: SweepHeader, row: SweepRow): string {
     row.why && row.why.length > 0 ? row.why.map(whyBlock).join('\n') : '<p>The run recorded no chain of its own beyond the unfaulted run.</p>',
     '<h3>The scenario\u2019s fixes, measured</h3>',
     fixTable(row),
-    `<p class="replay">Replay: <code>${esc(row.command)}</code></p>`,
+    `<p class="replay">Replay: <code>${esc(row.command)}</code>${row.link ? ` or <a href="${esc(row.link)}">open this run in Netmortem</a>` : ''}</p>`,
     '</section>',
   ].join('\n');
 }

@@ -141,7 +141,12 @@ export function sweepHeader(plan: SweepPlan, names: { scenario: string; source: 
 }
 
 /** One line of a sweep's table: its rank once the table is whole, the variant's impact and how to replay it. */
-export type SweepRow = { record: 'variant'; rank?: number } & VariantImpact & Replay & { fixEffects?: FixEffect[] };
+export type SweepRow = { record: 'variant'; rank?: number } & VariantImpact &
+  Replay & {
+    fixEffects?: FixEffect[];
+    /** A share link that replays the run in the app, when the sweep was told where the app is (`--app`). */
+    link?: string;
+  };
 
 /** Rows in ranked order, each with its rank (1 for the worst), the key placed where every writer puts it. */
 export function rankRows(rows: readonly SweepRow[]): SweepRow[] {
