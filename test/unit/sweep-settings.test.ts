@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/args';
 import { parseSweepArgs } from '../../src/cli/sweep-args';
 import {
   atSeconds,
@@ -20,7 +19,7 @@ import {
   type VariantImpact,
 } from '../../src/sim';
 import { withSets } from '../../src/sim/scenario/load';
-import { expectRefused, sim, STACK } from '../fixtures/cli';
+import { expectRefused, refusedBy, sim, STACK } from '../fixtures/cli';
 import { clusterDns, grpcClient, grpcServer, httpServer, nodes, scenarioText, service, type ParamsInput } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
 
@@ -305,15 +304,7 @@ describe('npm run sim -- sweep with risky settings', () => {
   }, 60_000);
 
   it('checks --settings and --no-settings before a run', async () => {
-    const refused = (argv: string[]): string => {
-      try {
-        parseSweepArgs(argv);
-      } catch (error) {
-        expect(error).toBeInstanceOf(UsageError);
-        return (error as Error).message;
-      }
-      throw new Error(`${argv.join(' ')} was accepted`);
-    };
+    const refused = (argv: string[]): string => refusedBy(parseSweepArgs, argv);
     expect(refused(['x', '--settings', 'fixed-reconnect,nope'])).toBe(
       '--settings: no risky setting "nope" (known: fixed-reconnect, etp-local-unknown-members, cpu-limit-expiring-kernel, stateless-ecmp)',
     );

@@ -2,14 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/args';
 import { sweepMerge } from '../../src/cli/sweep';
 import { parseMergeArgs, parseSweepArgs, type MergeArgs } from '../../src/cli/sweep-args';
 import { atSeconds, createSim, impactOf, planSweep, rankRows, runVariant, type SweepHeader, type SweepPlan, type SweepRow, type VariantImpact } from '../../src/sim';
 import { withLinks } from '../../src/cli/sweep-links';
 import { parseUrlParams } from '../../src/state/url-params';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
-import { expectRefused, sim, STACK } from '../fixtures/cli';
+import { expectRefused, refusedBy, sim, STACK } from '../fixtures/cli';
 import { loadText } from '../fixtures/scenario-run';
 
 const tmp = mkdtempSync(join(tmpdir(), 'netmortem-sweep-'));
@@ -156,15 +155,7 @@ describe('npm run sim -- sweep', () => {
   }, 20_000);
 
   it('checks every flag before a run', () => {
-    const refused = (argv: string[]): string => {
-      try {
-        parseSweepArgs(argv);
-      } catch (error) {
-        expect(error).toBeInstanceOf(UsageError);
-        return (error as Error).message;
-      }
-      throw new Error(`${argv.join(' ')} was accepted`);
-    };
+    const refused = (argv: string[]): string => refusedBy(parseSweepArgs, argv);
     expect(refused(['x', '--jobs', '0'])).toBe('--jobs: expected a whole number from 1 to 256, got "0"');
     expect(refused(['x', '--shard', '1'])).toBe('--shard: expected I/N with I from 0 to N-1 (0-based: 0/3, 1/3, 2/3), got "1"');
     expect(refused(['x', '--shard', '-1/3'])).toBe('--shard: I: expected a whole number from 0, got "-1"');
@@ -223,15 +214,8 @@ describe('npm run sim -- sweep', () => {
   }, 60_000);
 
   it('merges only whole sweeps: every variant once, all of one sweep', () => {
-    const merge = (...files: string[]): string => {
-      try {
-        sweepMerge(parseMergeArgs([...files.map(file), '--out', file('out.jsonl')]) as MergeArgs);
-      } catch (error) {
-        expect(error).toBeInstanceOf(UsageError);
-        return (error as Error).message;
-      }
-      throw new Error('merged');
-    };
+    // Bad input is refused before sweepMerge returns its promise.
+    const merge = (...files: string[]): string => refusedBy((argv) => sweepMerge(parseMergeArgs(argv) as MergeArgs), [...files.map(file), '--out', file('out.jsonl')]);
     expect(merge('shard0.jsonl', 'shard1.jsonl')).toBe("sweep-merge: 4 of the sweep's 12 variants are in none of the files (index 2, 5, 8, 11); give every shard's output");
     expect(merge('shard0.jsonl', 'shard1.jsonl', 'shard0.jsonl')).toMatch(/variant 0 is also in ".*shard0.jsonl"; give each shard once$/);
     expect(merge('one.jsonl', 'nope.jsonl')).toMatch(/nope.jsonl": cannot be read \(no such file\)$/);
