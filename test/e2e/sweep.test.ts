@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { FIX_TOP, impactOf, planSweep, rankRows, runVariant, sweepCsv, sweepHeader, sweepReportHtml, sweepRow } from '../../src/sim';
+import { createSim, FIX_TOP, impactOf, planSweep, rankRows, runVariant, sweepCsv, sweepHeader, sweepReportHtml, sweepRow } from '../../src/sim';
 import { measureFixes } from '../../src/cli/sweep-fixes';
 import { loadWithAdditions } from '../../src/worker/load-with-additions';
+import { editorText } from './code-editor';
 import { appHarness } from './harness';
 import { byTestId, expectClean, text, untilLoaded } from './page';
 
@@ -143,6 +144,15 @@ describe('the sweep in the browser', () => {
       await expect.poll(() => text(page, 'digest'), { timeout: 30_000 }).toBe(digest);
       await byTestId(page, 'why-panel').waitFor();
       await expect.poll(() => byTestId(page, 'why-step').count()).toBeGreaterThan(0);
+
+      // The editor opens on the text as it runs, the row's fault written into its timeline: that text reaches the row's digest.
+      await byTestId(page, 'edit-button').click();
+      await expect.poll(() => editorText(page).catch(() => ''), { timeout: 20_000 }).toContain('note: added to the timeline in the loaded run');
+      const edited = loadWithAdditions(await editorText(page), 'demo.yaml', {}, 'timeline');
+      if (!edited.ok) throw new Error(edited.errors.join('\n'));
+      const again = createSim(edited.scenario, { fixes: [] });
+      again.runUntil(again.durationUs);
+      expect(again.report(0).digest).toBe(digest);
       expectClean(app);
 
       // The row's share link replays the same run, in a page of its own.

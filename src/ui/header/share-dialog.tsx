@@ -10,26 +10,7 @@ import { appUrl, currentRun } from '../services/run-link';
 import { button, iconButton } from '../components/styles';
 import { CopyField } from '../components/copy-field';
 import { counted } from '../components/format';
-import { parsePath } from '../../sim';
-
-/**
- * A scenario file that replays the run without a link: the seed set, the run's overrides written in, the faults it added
- * to its timeline, and each applied fault added to the timeline at its time. Loaded lazily, as only links too long for a URL need the YAML library in the page.
- */
-async function replayFile(run: SharedRun, text: string): Promise<string> {
-  const { parse, parseDocument } = await import('yaml');
-  const doc = parseDocument(text);
-  doc.set('seed', run.seed);
-  for (const set of run.sets ?? []) {
-    const at = set.indexOf('=');
-    doc.setIn(parsePath(set.slice(0, at)), parse(set.slice(at + 1)));
-  }
-  for (const { at, fault, target, params } of run.timeline ?? []) doc.addIn(['timeline'], { at, fault, target, params: params ?? {}, note: 'added to the timeline in the shared run' });
-  for (const { at, fault } of run.faults) {
-    doc.addIn(['timeline'], { at: at / 1e6, fault: fault.fault, target: fault.target, params: fault.params ?? {}, note: 'applied by hand in the shared run' });
-  }
-  return doc.toString();
-}
+import { textWithRun } from '../services/run-text';
 
 /** The header's Share button and its dialog: a link that replays this run to this moment, or a file when too long. */
 export function ShareDialog() {
@@ -85,7 +66,7 @@ export function ShareDialog() {
                 type="button"
                 className={button}
                 data-testid="share-download"
-                onClick={async () => load && download(load.fileName.replace(/\.(ya?ml|json)$/, '') + '-shared.yaml', 'application/yaml', await replayFile(run, load.text))}
+                onClick={async () => load && download(load.fileName.replace(/\.(ya?ml|json)$/, '') + '-shared.yaml', 'application/yaml', await textWithRun(load.text, run, 'the shared run'))}
               >
                 Download the scenario file
               </button>
