@@ -154,7 +154,7 @@ function failureChart(header: SweepHeader, row: SweepRow): string {
     `<text x="${left - 6}" y="${y(0) + 4}" text-anchor="end" class="tick">0</text>`,
     `<text x="${left}" y="${height - 12}" class="tick">${esc(num(t0))} s</text>`,
     `<text x="${width - right}" y="${height - 12}" text-anchor="end" class="tick">${esc(num(t0 + n * step))} s</text>`,
-    // A setting alone is on from time 0: no fault lands in the window.
+    // A setting alone is on from time 0: no fault lands during the measured steps.
     row.faults.length === 0
       ? ''
       : `<line x1="${faultX.toFixed(1)}" y1="${topPad}" x2="${faultX.toFixed(1)}" y2="${y(0)}" class="fault"/>` +

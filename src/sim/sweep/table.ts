@@ -114,6 +114,8 @@ export function sweepRow(base: SweepBase, impact: VariantImpact): SweepRow {
 /** The header of a sweep's table from its plan: `scenario` is the scenario's id, `source` how the rows' commands name it. */
 export function sweepHeader(plan: SweepPlan, names: { scenario: string; source: string; seed: number; sets: string[] }): SweepHeader {
   const { options, baseline } = plan;
+  // What clients saw in the unfaulted run during the measured steps.
+  const seen = baseline.window;
   return {
     record: 'sweep',
     scenario: names.scenario,
@@ -132,10 +134,10 @@ export function sweepHeader(plan: SweepPlan, names: { scenario: string; source: 
     settingsInEffect: plan.settings.inEffect,
     baseline: {
       digest: baseline.digest,
-      failedRequests: baseline.window.failed.reduce((a, b) => a + b, 0),
-      failedConnections: baseline.window.failedConnections,
-      stepSeconds: baseline.window.stepSeconds,
-      perStep: perStep(baseline.window),
+      failedRequests: seen.failed.reduce((a, b) => a + b, 0),
+      failedConnections: seen.failedConnections,
+      stepSeconds: seen.stepSeconds,
+      perStep: perStep(seen),
     },
   };
 }
