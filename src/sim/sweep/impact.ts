@@ -49,7 +49,7 @@ export interface PerStep {
   failedConnections: number[];
 }
 
-export const perStep = (w: ClientWindow): PerStep => ({ ok: w.ok, failed: w.failed, failedConnections: w.connectionFailures });
+export const perStep = ({ ok, failed, failedConnections }: ClientWindow): PerStep => ({ ok, failed, failedConnections });
 
 const delta = (baseline: number, variant: number): Delta => ({ baseline, variant, extra: variant - baseline });
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
@@ -98,7 +98,7 @@ export function impactOf(plan: Pick<SweepPlan, 'variants' | 'baseline' | 'option
     const p99 = windowQuantile(0.99, b);
     slowRequests[name] = delta(slowerThan(p99, b), v ? slowerThan(p99, v) : 0);
   }
-  const failedConnections = delta(base.failedConnections, w.failedConnections);
+  const failedConnections = delta(sum(base.failedConnections), sum(w.failedConnections));
   return {
     ...what,
     digest: run.digest,

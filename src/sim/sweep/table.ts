@@ -135,7 +135,7 @@ export function sweepHeader(plan: SweepPlan, names: { scenario: string; source: 
     baseline: {
       digest: baseline.digest,
       failedRequests: seen.failed.reduce((a, b) => a + b, 0),
-      failedConnections: seen.failedConnections,
+      failedConnections: seen.failedConnections.reduce((a, b) => a + b, 0),
       stepSeconds: seen.stepSeconds,
       perStep: perStep(seen),
     },

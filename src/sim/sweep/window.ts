@@ -7,9 +7,8 @@ export interface ClientWindow {
   /** Requests answered and failed in each metrics step of the window: HTTP and mesh clients' plus gRPC calls. */
   ok: number[];
   failed: number[];
-  /** HTTP clients' connections that never got established or that a reset ended, in all and in each step. */
-  failedConnections: number;
-  connectionFailures: number[];
+  /** HTTP clients' connections that never got established or that a reset ended, in each step. */
+  failedConnections: number[];
   /** The client latency histograms with observations in the window, by name. */
   latency: Record<string, LatencyWindow>;
 }
@@ -61,13 +60,11 @@ export function clientWindow(slice: SeriesSlice): ClientWindow {
     counts.push(total - (cumulative[cumulative.length - 1] ?? 0));
     latency[name] = { bounds, counts, total };
   }
-  const connectionFailures = perStep(CONNECTIONS_FAILED);
   return {
     stepSeconds: slice.stepSeconds,
     ok: perStep(REQUESTS_OK),
     failed: perStep(REQUESTS_FAILED),
-    failedConnections: connectionFailures.reduce((a, b) => a + b, 0),
-    connectionFailures,
+    failedConnections: perStep(CONNECTIONS_FAILED),
     latency,
   };
 }
