@@ -339,9 +339,9 @@ export async function currentReport(): Promise<RunReport | null> {
 }
 
 async function fetchReport(): Promise<void> {
-  const reply = await send({ type: 'report' });
+  const report = await currentReport();
   // A load or reset may have started a new run meanwhile; a report then belongs to nothing on screen.
-  if (reply.ok && appStore.getState().status === 'done') appStore.setState({ report: reply.value });
+  if (report && appStore.getState().status === 'done') appStore.setState({ report });
 }
 
 /**

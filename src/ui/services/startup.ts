@@ -15,12 +15,12 @@ import { startAutosave } from './autosave';
 import { joinTabs } from './tabs';
 import { counted } from '../components/format';
 
-/** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
 /** The overrides and timeline additions a link asks the scenario to be loaded with. */
 function additions(params: UrlParams): Pick<LoadRequest, 'sets' | 'timeline'> {
   return { ...(params.sets ? { sets: params.sets } : {}), ...(params.timeline ? { timeline: params.timeline } : {}) };
 }
 
+/** Fetches a shipped scenario (relative URL, so the built app works from any folder) and loads it. */
 export async function loadShipped(file: string, seed?: number, extra: Pick<LoadRequest, 'sets' | 'timeline'> = {}): Promise<boolean> {
   let text: string;
   try {
