@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { mainThread, mainThreadTasks, spansOf, TASK_NAMES, type Span, type TraceEvent } from '../test/e2e/trace';
 import { SourceMap } from './source-map';
 
 /**
@@ -22,24 +23,6 @@ export interface CpuProfile {
   endTime: number;
   samples: number[];
   timeDeltas: number[];
-}
-
-export interface TraceEvent {
-  name: string;
-  cat: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  pid: number;
-  tid: number;
-  args?: Record<string, unknown>;
-}
-
-interface Span {
-  name: string;
-  ts: number;
-  dur: number;
-  args: Record<string, unknown>;
 }
 
 export interface LongTaskBreakdown {
@@ -137,41 +120,8 @@ function add(map: Map<string, number>, key: string, ms: number): void {
 
 const sorted = (map: Map<string, number>): [string, number][] => [...map.entries()].sort((a, b) => b[1] - a[1]);
 
-const TASK_NAMES = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
 // Work the trace names natively; everything else (FunctionCall, TimerFire, EventDispatch…) is JS the profile names.
 const SCRIPT_EVENTS = new Set(['FunctionCall', 'EvaluateScript', 'TimerFire', 'FireAnimationFrame', 'EventDispatch', 'RunMicrotasks', 'v8.run', 'V8.Execute']);
-
-/** The renderer's main thread: the CrRendererMain that ran the most task time. */
-function mainThread(events: TraceEvent[]): { pid: number; tid: number } {
-  const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && (e.args?.['name'] as string) === 'CrRendererMain');
-  let best = { pid: -1, tid: -1 };
-  let bestUs = -1;
-  for (const m of mains) {
-    const us = events.filter((e) => e.pid === m.pid && e.tid === m.tid && TASK_NAMES.has(e.name)).reduce((sum, e) => sum + (e.dur ?? 0), 0);
-    if (us > bestUs) {
-      bestUs = us;
-      best = { pid: m.pid, tid: m.tid };
-    }
-  }
-  if (bestUs < 0) throw new Error('the trace has no CrRendererMain thread');
-  return best;
-}
-
-/** Complete spans of one thread, from X events and matched B/E pairs, ordered outermost first. */
-function spansOf(events: TraceEvent[], pid: number, tid: number): Span[] {
-  const out: Span[] = [];
-  const open = new Map<string, TraceEvent[]>();
-  for (const e of events) {
-    if (e.pid !== pid || e.tid !== tid) continue;
-    if (e.ph === 'X' && e.dur !== undefined) out.push({ name: e.name, ts: e.ts, dur: e.dur, args: e.args ?? {} });
-    else if (e.ph === 'B') open.set(e.name, [...(open.get(e.name) ?? []), e]);
-    else if (e.ph === 'E') {
-      const begin = open.get(e.name)?.pop();
-      if (begin) out.push({ name: e.name, ts: begin.ts, dur: e.ts - begin.ts, args: { ...begin.args, ...e.args } });
-    }
-  }
-  return out.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
-}
 
 interface StackFrame {
   functionName: string;
@@ -197,15 +147,7 @@ export function diagnose(profile: CpuProfile, trace: TraceEvent[], distDir: stri
   const namer = new FrameNamer(distDir);
   const { pid, tid } = mainThread(trace);
   const spans = spansOf(trace, pid, tid);
-  // Chrome nests RunTask in ThreadControllerImpl::RunTask; a task is the outermost of them.
-  const tasks: Span[] = [];
-  for (const span of spans) {
-    if (!TASK_NAMES.has(span.name)) continue;
-    const last = tasks.at(-1);
-    if (last && span.ts < last.ts + last.dur) continue;
-    tasks.push(span);
-  }
-  const longTasks = tasks.filter((s) => s.dur > longMs * 1000);
+  const longTasks = mainThreadTasks(trace).filter((s) => s.dur > longMs * 1000);
 
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();

@@ -1,6 +1,7 @@
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { frameAnswers, printFrameAnswers, type FrameAnswers } from './frame-answers';
-import type { CpuProfile, TraceEvent } from './long-task-profile';
+import { endTrace, startTrace, type TraceEvent } from '../test/e2e/trace';
+import type { CpuProfile } from './long-task-profile';
 import { noteErrorBanner, openItsNotDns } from './open-its-not-dns';
 import { markPlay, markPlayEnd, readProbe, type LongTask } from './ui-probe';
 
@@ -114,29 +115,18 @@ export async function interact(page: Page, round: number, pods: { x: number; y: 
 // that forced a style or layout update.
 const TRACE_CATEGORIES = ['-*', 'toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.stack'];
 
-async function startProfiler(page: Page): Promise<CDPSession> {
+export async function startProfiler(page: Page): Promise<CDPSession> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
-  await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: TRACE_CATEGORIES } });
+  await startTrace(cdp, TRACE_CATEGORIES);
   await cdp.send('Profiler.start');
   return cdp;
 }
 
-async function stopProfiler(cdp: CDPSession): Promise<{ profile: CpuProfile; trace: TraceEvent[] }> {
+export async function stopProfiler(cdp: CDPSession): Promise<{ profile: CpuProfile; trace: TraceEvent[] }> {
   const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
-  const complete = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e) => resolve(e.stream ?? '')));
-  await cdp.send('Tracing.end');
-  const handle = await complete;
-  const chunks: string[] = [];
-  for (;;) {
-    const part = await cdp.send('IO.read', { handle, size: 1 << 22 });
-    chunks.push(part.base64Encoded ? Buffer.from(part.data, 'base64').toString('utf8') : part.data);
-    if (part.eof) break;
-  }
-  await cdp.send('IO.close', { handle });
-  const parsed = JSON.parse(chunks.join('')) as { traceEvents: TraceEvent[] } | TraceEvent[];
-  return { profile, trace: Array.isArray(parsed) ? parsed : parsed.traceEvents };
+  return { profile, trace: await endTrace(cdp) };
 }
 
 export async function runResponsiveness(browser: Browser, appUrl: string, options: RunOptions): Promise<ResponsivenessFigures> {

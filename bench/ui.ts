@@ -7,6 +7,7 @@ import { serveDist } from '../test/e2e/server';
 import { measureBundle, printBundle } from './bundle-size';
 import { diagnose, printDiagnosis } from './long-task-profile';
 import { LONG_TASK_BAR_MS, longTaskStats, printResponsiveness, runResponsiveness } from './ui-responsiveness';
+import { printSweep, runSweepBench } from './ui-sweep';
 import { printWorkerSpeed, runWorkerSpeed, WORKER_RATE_BAR } from './ui-worker-speed';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -85,7 +86,18 @@ export async function runWorkerSpeedBench(distDir: string): Promise<boolean> {
   return withBrowser(distDir, async (browser, url) => printWorkerSpeed(await runWorkerSpeed(browser, url, cap)));
 }
 
-const SECTIONS = ['bundle', 'responsiveness', 'worker'] as const;
+/** The demo swept in the page's worker pool; with `BENCH_UI_PROFILE=1`, a second traced run names what its long tasks do. */
+export async function runSweepUiBench(distDir: string): Promise<boolean> {
+  return withBrowser(distDir, async (browser, url) => {
+    printSweep(await runSweepBench(browser, url, distDir, false));
+    if (process.env['BENCH_UI_PROFILE'] === '1') {
+      console.log('\n  traced and profiled (its timings are not the figures above):');
+      printSweep(await runSweepBench(browser, url, distDir, true));
+    }
+  });
+}
+
+const SECTIONS = ['bundle', 'responsiveness', 'worker', 'sweep'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** `BENCH_UI_ONLY=worker` (or a comma-separated list of sections) runs only those; unset runs them all. */
@@ -119,6 +131,10 @@ export async function runUiBenches(): Promise<boolean> {
         `bars: ≥ ${WORKER_RATE_BAR} simulated s per wall s, no main-thread task over ${LONG_TASK_BAR_MS} ms) ==`,
     );
     ran = (await runWorkerSpeedBench(distDir)) && ran;
+  }
+  if (sections.has('sweep')) {
+    console.log(`\n== Main thread while the demo is swept over three faults in the page's worker pool (bar: no task over ${LONG_TASK_BAR_MS} ms) ==`);
+    ran = (await runSweepUiBench(distDir)) && ran;
   }
   return ran;
 }

@@ -25,7 +25,20 @@ export { scenarioJsonSchemaText } from './scenario/json-schema';
 export { DROP_REASON_IDS, explainDrop, type DropReason } from './report/drop-reasons';
 export { seriesCsv } from './report/csv';
 export { checkSweepOptions, planSweep, runUnfaulted, runVariant, timelineFailure, type SweepOptions, type SweepPlan, type UnfaultedRun, type Variant, type VariantRun } from './sweep/plan';
-export { collectFixEffects, FIX_TOP, MAX_FIX_TOP, fixCandidates, fixEffect, fixesToTry, fixTasks, runSweepTask, type FixEffect, type FixTrial, type SweepTask } from './sweep/fixes';
+export {
+  collectFixEffects,
+  FixEffects,
+  FIX_TOP,
+  MAX_FIX_TOP,
+  fixCandidates,
+  fixEffect,
+  fixesToTry,
+  fixTasks,
+  runSweepTask,
+  type FixEffect,
+  type FixTrial,
+  type SweepTask,
+} from './sweep/fixes';
 export { REMEDIES, remedyFor, type Remedy } from './sweep/remedies';
 export { FAR_MORE, ROW_WHY_LIMIT, whyBeyond, whyCandidates, type RowWhy } from './sweep/why';
 export { compareImpacts, impactOf, perStep, type Delta, type PerStep, type VariantImpact } from './sweep/impact';

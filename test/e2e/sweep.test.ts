@@ -8,23 +8,12 @@ import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { editorText } from './code-editor';
 import { appHarness } from './harness';
 import { byTestId, expectClean, text, untilLoaded } from './page';
+import { watchMainThread } from './trace';
 
 const DEMO = readFileSync(new URL('../../public/scenarios/demo.yaml', import.meta.url), 'utf8');
 const FAULTS = ['power-off-node', 'crash-loop', 'delete-pod'];
 
 const { withApp } = appHarness();
-
-/** Every main-thread task over 50 ms from now on, as the browser's longtask entries report them. */
-async function watchLongTasks(page: Page): Promise<() => Promise<number[]>> {
-  await page.evaluate(() => {
-    const w = window as unknown as { __longTasks: number[] };
-    w.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.__longTasks.push(e.duration);
-    }).observe({ type: 'longtask' });
-  });
-  return () => page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
-}
 
 async function openSweep(page: Page): Promise<void> {
   await page.keyboard.press('s');
@@ -80,13 +69,17 @@ describe('the sweep in the browser', () => {
       await byTestId(page, 'sweep-at').fill('15');
       await byTestId(page, 'sweep-for').fill('45');
       await chooseFaults(page, FAULTS);
-      const longTasks = await watchLongTasks(page);
+      const mainThread = await watchMainThread(page);
       await byTestId(page, 'sweep-start').click();
       await untilSwept(page, 120_000);
       // Three fixes, each on the five worst rows and on the run without faults.
       expect(await text(page, 'sweep-status')).toMatch(/^12 of 12 variants, and 18 runs with the scenario's fixes · /);
       expect(await page.evaluate(() => performance.getEntriesByType('resource').some((e) => /sweep\.worker-[\w-]+\.js$/.test(e.name)))).toBe(true);
-      expect((await longTasks()).filter((ms) => ms > 100)).toEqual([]);
+      // The page's own work per task, in CPU time: on two cores shared with the pool and the test runner, a task's wall
+      // time also counts the time the OS ran the workers. `npm run bench:ui` prints both.
+      const tasks = await mainThread();
+      expect(tasks.length).toBeGreaterThan(0);
+      expect(tasks.filter((t) => t.cpuMs > 100)).toEqual([]);
 
       // The same table as the sweep computed in Node: every row's digest, and the ranking.
       const loaded = loadWithAdditions(DEMO, 'demo.yaml', { seed: 4 }, 'timeline');

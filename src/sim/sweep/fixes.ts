@@ -79,9 +79,73 @@ export function fixesToTry(plan: Pick<SweepPlan, 'scenario' | 'fixes'>): string[
 }
 
 /**
- * Each candidate row's fix effects, in the order of `names`, from the runs of fixTasks(trials.length, candidates):
- * `results[k]` is task k's run, or a string saying why it has none. A fix that has no trial says why from `unusable`.
+ * Each candidate row's fix effects, in the order of `names`, gathered from the runs of fixTasks(trials.length, candidates)
+ * as they arrive in any order: a run is measured as soon as its trial's unfaulted run is in, so the work is spread over
+ * the arrivals rather than done at the end. A fix that has no trial says why from `unusable`.
  */
+export class FixEffects {
+  private readonly unfaulted: (UnfaultedRun | string | undefined)[];
+  /** Per candidate, per trial: its run until measured, then its effect. */
+  private readonly runs: (VariantRun | string | undefined)[][];
+  private readonly measured: (FixEffect | undefined)[][];
+
+  constructor(
+    private readonly plan: SweepPlan,
+    private readonly ranked: readonly VariantImpact[],
+    private readonly names: readonly string[],
+    private readonly trials: readonly string[],
+    private readonly unusable: ReadonlyMap<string, string>,
+    private readonly candidates: readonly number[],
+  ) {
+    this.unfaulted = trials.map(() => undefined);
+    this.runs = candidates.map(() => trials.map(() => undefined));
+    this.measured = candidates.map(() => trials.map(() => undefined));
+  }
+
+  /** Task `n`'s run, or a string saying why it has none. */
+  add(n: number, result: VariantRun | UnfaultedRun | string): void {
+    const t = n % this.trials.length;
+    if (n < this.trials.length) {
+      this.unfaulted[t] = result as UnfaultedRun | string;
+      this.candidates.forEach((_, c) => this.measure(c, t));
+    } else {
+      const c = Math.floor(n / this.trials.length) - 1;
+      this.runs[c]![t] = result as VariantRun | string;
+      this.measure(c, t);
+    }
+  }
+
+  private measure(c: number, t: number): void {
+    const unfaulted = this.unfaulted[t];
+    const run = this.runs[c]![t];
+    if (unfaulted === undefined || run === undefined || this.measured[c]![t] !== undefined) return;
+    const fix = this.trials[t]!;
+    const row = this.ranked.find((r) => r.index === this.candidates[c])!;
+    this.measured[c]![t] =
+      typeof unfaulted === 'string'
+        ? { fix, refused: `its unfaulted run failed: ${unfaulted}` }
+        : typeof run === 'string'
+          ? { fix, refused: `its run failed: ${run}` }
+          : fixEffect(this.plan, fix, unfaulted, row, run);
+    // Measured, the run is no longer needed.
+    this.runs[c]![t] = undefined;
+  }
+
+  /** Every candidate's effects by variant index; call once every task's run is in. */
+  effects(): Map<number, FixEffect[]> {
+    const effects = new Map<number, FixEffect[]>();
+    this.candidates.forEach((index, c) => {
+      const measured = this.measured[c]!;
+      effects.set(
+        index,
+        this.names.map((fix) => measured.find((m) => m?.fix === fix) ?? { fix, refused: `cannot be applied with the sweep's overrides: ${this.unusable.get(fix)!}` }),
+      );
+    });
+    return effects;
+  }
+}
+
+/** FixEffects over every run of fixTasks(trials.length, candidates) at once: `results[k]` is task k's run. */
 export function collectFixEffects(
   plan: SweepPlan,
   ranked: readonly VariantImpact[],
@@ -91,20 +155,7 @@ export function collectFixEffects(
   candidates: readonly number[],
   results: readonly (VariantRun | UnfaultedRun | string)[],
 ): Map<number, FixEffect[]> {
-  const effects = new Map<number, FixEffect[]>();
-  candidates.forEach((index, c) => {
-    const row = ranked.find((r) => r.index === index)!;
-    const measured = trials.map((fix, t): FixEffect => {
-      const unfaulted = results[t]!;
-      const run = results[trials.length * (1 + c) + t]!;
-      if (typeof unfaulted === 'string') return { fix, refused: `its unfaulted run failed: ${unfaulted}` };
-      if (typeof run === 'string') return { fix, refused: `its run failed: ${run}` };
-      return fixEffect(plan, fix, unfaulted as UnfaultedRun, row, run as VariantRun);
-    });
-    effects.set(
-      index,
-      names.map((fix) => measured.find((m) => m.fix === fix) ?? { fix, refused: `cannot be applied with the sweep's overrides: ${unusable.get(fix)!}` }),
-    );
-  });
-  return effects;
+  const effects = new FixEffects(plan, ranked, names, trials, unusable, candidates);
+  results.forEach((result, n) => effects.add(n, result));
+  return effects.effects();
 }

@@ -1,6 +1,6 @@
 import {
-  collectFixEffects,
   compareImpacts,
+  FixEffects,
   fixCandidates,
   fixesToTry,
   fixTasks,
@@ -63,10 +63,10 @@ interface FixPhase {
   ranked: VariantImpact[];
   candidates: number[];
   request: SweepRequest;
+  /** Which fixes loaded, and their effects measured as the runs arrive; from the first worker's report of the fixes. */
   usable?: string[];
-  unusable?: Map<string, string>;
+  effects?: FixEffects;
   tasks: SweepTask[];
-  results: (VariantRun | UnfaultedRun | string)[];
   done: number;
 }
 
@@ -110,14 +110,14 @@ export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: Sw
     const names = fixesToTry(plan!);
     const candidates = fixCandidates(ranked, fixTop);
     if (names.length === 0 || candidates.length === 0) return finish();
-    fixes = { names, ranked, candidates, request: { type: 'trials', source, fixes: names }, tasks: [], results: [], done: 0 };
+    fixes = { names, ranked, candidates, request: { type: 'trials', source, fixes: names }, tasks: [], done: 0 };
     for (const slot of slots) slot.port.post(fixes.request);
   };
   /** The first worker has loaded the fixes (every worker loads them alike): hand out the fix runs. */
   const trialsLoaded = (usable: string[], unusable: [string, string][]): void => {
     const phase = fixes!;
     phase.usable = usable;
-    phase.unusable = new Map(unusable);
+    phase.effects = new FixEffects(plan!, phase.ranked, phase.names, usable, new Map(unusable), phase.candidates);
     phase.tasks = fixTasks(usable.length, phase.candidates);
     if (phase.tasks.length === 0) return fixesDone();
     events.fixing?.(phase.tasks.length);
@@ -126,14 +126,13 @@ export function startSweepPool(size: number, spawn: SpawnSweepWorker, source: Sw
   };
   const fixRunDone = (n: number, result: VariantRun | UnfaultedRun | string): void => {
     const phase = fixes!;
-    phase.results[n] = result;
+    phase.effects!.add(n, result);
     phase.done++;
     events.fixRun?.();
     if (phase.done === phase.tasks.length) fixesDone();
   };
   const fixesDone = (): void => {
-    const phase = fixes!;
-    events.fixed?.(collectFixEffects(plan!, phase.ranked, phase.names, phase.usable!, phase.unusable!, phase.candidates, phase.results));
+    events.fixed?.(fixes!.effects!.effects());
     finish();
   };
   const variantDone = (): void => {
