@@ -25,9 +25,9 @@ if (only === 'loader') {
   if (!(await runUiBenches())) process.exitCode = 1;
 }
 
-/** Issue 25's first step makes every function in a run's state a registered handler, so a copy of the graph is a snapshot. */
+/** What a checkpoint copies of a run (issue 25), and any closure in its state, which a copy could not rebind. */
 function runStateSection(): void {
-  console.log("== A run's state graph: what a snapshot copies, and the functions a copy cannot rebind ==");
+  console.log("== A run's state graph: what a checkpoint copies, and closures a copy cannot rebind (there should be none) ==");
   printStateGraph(measureStateGraph('demo', 30));
   printStateGraph(measureStateGraph('its-not-dns', 100));
 }

@@ -1,5 +1,6 @@
 import { readScenarioSource } from '../src/cli/shipped';
 import { createContext } from '../src/sim/context';
+import { carried } from '../src/sim/core/snapshot';
 import { atSeconds } from '../src/sim/core/time';
 import { loadScenario } from '../src/sim/scenario/load';
 import { FAULT_IDS } from '../src/sim/sim';
@@ -12,7 +13,7 @@ export interface StateGraph {
   /** Objects, arrays, Maps and Sets. */
   containers: number;
   typedArrayBytes: number;
-  /** Function values in the graph: a copy of the graph cannot rebind them, nor see what they close over. */
+  /** Closures in the graph (not bound methods or shared functions): a copy cannot rebind them, nor see what they close over. */
   functions: number;
   /** Where they sit, as `Class.field` of their holder, with how many and the first one's source, most first. */
   functionPlaces: { place: string; count: number; sample: string }[];
@@ -24,9 +25,8 @@ export function measureStateGraph(id: string, untilS: number): StateGraph {
   if (!source) throw new Error(`no shipped scenario "${id}"`);
   const loaded = loadScenario(source.text, source.fileName, { faultIds: FAULT_IDS });
   if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  let world: World | undefined;
-  const ctx = createContext(loaded.scenario.seed, () => world?.touch());
-  const built = (world = new World(ctx, loaded.scenario));
+  const ctx = createContext(loaded.scenario.seed);
+  const built = (ctx.watcher = new World(ctx, loaded.scenario));
   ctx.sched.runUntil(atSeconds(untilS));
 
   const seen = new Set<object>();
@@ -44,6 +44,7 @@ export function measureStateGraph(id: string, untilS: number): StateGraph {
     if (seen.has(value)) continue;
     seen.add(value);
     if (typeof value === 'function') {
+      if (carried(value as () => unknown)) continue;
       functions++;
       const entry = places.get(place) ?? { count: 0, sample: String(value).replace(/\s+/g, ' ').slice(0, 80) };
       entry.count++;

@@ -1,4 +1,5 @@
 import type { SimTime } from './core/time';
+import type { Checkpoint } from './sim';
 
 /** Plain-data views of a running simulation, shared by the worker, the CLI and tests. */
 
@@ -374,4 +375,6 @@ export interface Sim {
   report(wallMs: number): RunReport;
   /** The packets captured so far as a classic pcap file; null unless the sim was created with a capture. */
   pcap(): Uint8Array | null;
+  /** A copy of the whole run as it is now, from which `restoreSim` goes on exactly as this run will. */
+  checkpoint(): Checkpoint;
 }

@@ -34,23 +34,38 @@ export interface SimContext {
 const TRACE_SAMPLE_RATE = 0.001;
 const TRACE_CAPACITY = 50;
 
-/** The shared services of one run, with series sampled every simulated second. */
-export function createContext(seed: number, onTopologyChange: () => void = () => {}): SimContext {
-  const sched = new Scheduler();
-  const rng = new Rng(seed);
-  const metrics = new Metrics({ stepUs: seconds(1) });
-  const log = new EventLog();
-  return {
-    sched,
-    rng,
-    metrics,
-    log,
-    drops: new DropLedger(metrics),
-    tracer: new PacketTracer(rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY),
-    requests: new HttpRequests(),
-    causes: new CauseLog(),
-    capture: null,
-    note: (severity, entity, kind, message, extra) => log.add({ t: sched.now, severity, entity, kind, message, ...extra }),
-    touchTopology: onTopologyChange,
-  };
+/** What redraws the picture when the topology changes: the world, once it is built. */
+export interface TopologyWatcher {
+  touch(): void;
+}
+
+class RunContext implements SimContext {
+  readonly sched = new Scheduler();
+  readonly rng: Rng;
+  readonly metrics = new Metrics({ stepUs: seconds(1) });
+  readonly log = new EventLog();
+  readonly drops = new DropLedger(this.metrics);
+  readonly tracer: PacketTracer;
+  readonly requests = new HttpRequests();
+  readonly causes = new CauseLog();
+  capture: PacketCapture | null = null;
+  watcher: TopologyWatcher | null = null;
+
+  constructor(seed: number) {
+    this.rng = new Rng(seed);
+    this.tracer = new PacketTracer(this.rng.stream('trace'), TRACE_SAMPLE_RATE, TRACE_CAPACITY);
+  }
+
+  note(severity: LogEvent['severity'], entity: string, kind: string, message: string, extra?: { reason?: string; cause?: string }): void {
+    this.log.add({ t: this.sched.now, severity, entity, kind, message, ...extra });
+  }
+
+  touchTopology(): void {
+    this.watcher?.touch();
+  }
+}
+
+/** The shared services of one run, with series sampled every simulated second; `watcher` may be set once it exists. */
+export function createContext(seed: number): SimContext & { watcher: TopologyWatcher | null } {
+  return new RunContext(seed);
 }

@@ -1,3 +1,4 @@
+import { bound } from './core/snapshot';
 import type { ExternalDnsParams } from './dns/external-dns-params';
 import { seconds } from './core/time';
 import { CLUSTER_DOMAIN, serviceDnsName } from './dns/cluster-dns';
@@ -38,12 +39,9 @@ export function setUpDns(world: WorldCore, config: DnsConfig, params: { dns: Dns
   const resolver = new ExternalHost(world.network, RESOLVER_ENTITY, ipv4(config.resolverIp), world.tcp, world.udp);
   world.addExternal(resolver);
   const clusterIp = ipv4(config.clusterIp);
-  const records = (name: string): readonly number[] | null => {
-    for (const service of world.services.values()) if (name === serviceDnsName(service.name, NAMESPACE)) return [service.clusterIp];
-    return inZone(name, CLUSTER_DOMAIN) ? null : [];
-  };
+  const zone = new ClusterZone(world);
   const p = params;
-  const dns = new DnsSystem(world.ctx, (ns) => world.stacksOf(ns), world.hosts, records, {
+  const dns = new DnsSystem(world.ctx, bound(world, world.stacksOf), world.hosts, bound(zone, zone.records), {
     forward: { maxConcurrent: p.dns.maxConcurrent, requestTimeout: seconds(p.dns.upstreamTimeoutS) },
     clusterIp,
     upstreamClusterIp: ipv4(config.upstreamClusterIp),
@@ -53,7 +51,7 @@ export function setUpDns(world: WorldCore, config: DnsConfig, params: { dns: Dns
     recordTtl: config.recordTtl,
     namespace: NAMESPACE,
   });
-  world.workloads.addDeployment({ name: COREDNS, replicas: config.replicas, port: DNS_PORT }, (pod) => dns.clusterDnsApp(pod));
+  world.workloads.addDeployment({ name: COREDNS, replicas: config.replicas, port: DNS_PORT }, bound(dns, dns.clusterDnsApp));
   world.addService(new Service(KUBE_DNS, clusterIp, DNS_PORT, COREDNS, DNS_PORT, { proto: Proto.udp }));
   world.addService(new Service(KUBE_DNS_UPSTREAM, ipv4(config.upstreamClusterIp), DNS_PORT, COREDNS, DNS_PORT));
   const externalDns = config.externalDns ? setUpExternalDns(world, dns, config.externalDns, params.externalDns) : null;
@@ -62,18 +60,46 @@ export function setUpDns(world: WorldCore, config: DnsConfig, params: { dns: Dns
 
 /** external-dns keeps the provider's record for a hostname equal to a deployment's running pods' addresses. */
 function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<DnsConfig['externalDns']>, p: ExternalDnsParams): ExternalDns {
-  const source = (): DesiredRecord[] => {
-    const targets = world.workloads.pods
-      .filter((p) => p.deployment === config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))
-      .map((p) => ({ ip: p.ip, terminating: p.phase === 'terminating' }));
-    return [{ name: config.hostname, targets, ttl: p.recordTtlS }];
-  };
-  const controller = new ExternalDns(world.ctx, dns.provider, source, {
+  const source = new DeploymentRecords(world, config, p.recordTtlS);
+  const controller = new ExternalDns(world.ctx, dns.provider, bound(source, source.desired), {
     ...EXTERNAL_DNS_DEFAULTS,
     interval: seconds(p.intervalS),
     events: p.events,
     removeOnTerminating: p.deregisterOn === 'sigterm',
   });
-  world.workloads.watchSlices((service) => service.selector === config.deployment && controller.notify());
+  source.controller = controller;
+  world.workloads.watchSlices(bound(source, source.slicesChanged));
   return controller;
+}
+
+/** The cluster's own names: each Service's, and none other in the cluster domain. */
+class ClusterZone {
+  constructor(private readonly world: WorldCore) {}
+
+  records(name: string): readonly number[] | null {
+    for (const service of this.world.services.values()) if (name === serviceDnsName(service.name, NAMESPACE)) return [service.clusterIp];
+    return inZone(name, CLUSTER_DOMAIN) ? null : [];
+  }
+}
+
+/** What external-dns reads for a deployment: its running (and terminating) ready pods, and when they change. */
+class DeploymentRecords {
+  controller: ExternalDns | null = null;
+
+  constructor(
+    private readonly world: WorldCore,
+    private readonly config: NonNullable<DnsConfig['externalDns']>,
+    private readonly ttl: number | undefined,
+  ) {}
+
+  desired(): DesiredRecord[] {
+    const targets = this.world.workloads.pods
+      .filter((p) => p.deployment === this.config.deployment && p.ready && (p.phase === 'running' || p.phase === 'terminating'))
+      .map((p) => ({ ip: p.ip, terminating: p.phase === 'terminating' }));
+    return [{ name: this.config.hostname, targets, ttl: this.ttl }];
+  }
+
+  slicesChanged(service: Service): void {
+    if (service.selector === this.config.deployment) this.controller?.notify();
+  }
 }

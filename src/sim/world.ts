@@ -1,3 +1,4 @@
+import { bound } from './core/snapshot';
 import type { ConnStateId, LiveView, TopologyView, WhyChain } from './api';
 import { liveView, StepCounts, topologyView, type PicturedWorld } from './world-view';
 import { millis, seconds } from './core/time';
@@ -117,7 +118,7 @@ export class World implements PicturedWorld {
     const cni = (this.cni = new Cni(ctx, this.hosts, pods, this.network.fabric, cniSettings(params)));
     for (const host of this.hosts) cni.setUpHost(host);
     this.workloads = new Workloads(ctx, this.hosts, this.tcp, this.udp, cni, pods, this.kubeProxy, params.kube);
-    const servers = (this.servers = new HttpServers(ctx, this.tcp, (ip) => this.addressKind(ip) !== 'external', { serviceTimeMs: params.server.serviceTimeMs, cpu: params.cpu }));
+    const servers = (this.servers = new HttpServers(ctx, this.tcp, bound(this, this.isInternal), { serviceTimeMs: params.server.serviceTimeMs, cpu: params.cpu }));
     const clients = new HttpClients(ctx, this.tcp, params.client);
     this.conntrackUsed = this.hosts.map((h) => ctx.metrics.gauge('node.conntrack.used', { node: h.name }));
     // What the instances cost, so a fix that doubles their size shows its price next to its effect.
@@ -140,19 +141,8 @@ export class World implements PicturedWorld {
     const mesh = (this.mesh = topology.zookeeper ? new Mesh(ctx, topology.zookeeper.servers, params) : null);
     const grpcServers = new GrpcServers(ctx, this.tcp, this.dns, params.server.serviceTimeMs);
     const cohort = params.engine.cohorts ? new DialCohort(ctx, this.tcp, this.network.flows) : null;
-    let proxies: IngressProxies | null = null;
-    let callers: HttpClients | null = null;
-    const fleets: Fleets = {
-      httpServers: servers,
-      httpClients: clients,
-      callers: () => (callers ??= new HttpClients(ctx, this.tcp, params.client, 'calls.')),
-      ingressProxies: () => (proxies ??= new IngressProxies(ctx, this.tcp, new HttpClients(ctx, this.tcp, params.client, 'ingress.upstream.'), (ip) => this.addressKind(ip))),
-      dnsClients: () => present(dnsClients, 'topology.dns'),
-      mesh: () => present(mesh, 'topology.zookeeper'),
-      grpcServers,
-      grpcClients: new GrpcClients(ctx, this.dns, (ip) => this.workloads.deletionTime(ip), cohort),
-      service: (name) => present(this.services.get(name), `a service named "${name}"`),
-    };
+    const grpcClients = new GrpcClients(ctx, this.dns, bound(this.workloads, this.workloads.deletionTime), cohort);
+    const fleets = new WorldFleets(this, params.client, servers, clients, dnsClients, mesh, grpcServers, grpcClients);
     for (const [name, dep] of Object.entries(topology.deployments)) {
       const knobs = knobsOf(params, name);
       const spec = {
@@ -177,10 +167,10 @@ export class World implements PicturedWorld {
       this.workloads.addDeployment(spec, deployApp(fleets, this.templates, name, dep, knobs));
     }
     const autoscalers = Object.entries(topology.deployments).flatMap(([name, dep]) =>
-      'autoscale' in dep && dep.autoscale ? [new Autoscaler(ctx, this.workloads, name, dep.autoscale, hpaSettings(params.hpa), () => ctx.requests.served(name))] : [],
+      'autoscale' in dep && dep.autoscale ? [new Autoscaler(ctx, this.workloads, name, dep.autoscale, hpaSettings(params.hpa), bound(ctx.requests, ctx.requests.served, name))] : [],
     );
     const edge = setUpEdge(this, scenario, clients);
-    this.edge = edge.edge;
+    this.edge = edge;
     this.workloads.reserveNames(topology.nodes.flatMap((n) => n.pods.map((p) => p.name)));
     topology.nodes.forEach((node, i) => {
       for (const pod of node.pods) {
@@ -217,6 +207,11 @@ export class World implements PicturedWorld {
   }
 
   /** What holds an address: a node, a pod, a Service, a load balancer or router, or something outside (a client). */
+  /** Whether an address belongs to the simulated data centre (a node, pod, load balancer or router). */
+  isInternal(ip: number): boolean {
+    return this.addressKind(ip) !== 'external';
+  }
+
   addressKind(ip: number): AddressKind {
     for (const service of this.services.values()) if (service.clusterIp === ip || service.loadBalancerIp === ip) return 'service';
     const code = this.network.fabric.route(ip);
@@ -345,6 +340,44 @@ export class World implements PicturedWorld {
 }
 
 /** A part the scenario's checks require before a deployment may use it; its absence is a bug in those checks. */
+/** The world's app mechanisms, some made only when a deployment first needs them. */
+class WorldFleets implements Fleets {
+  private callersMade: HttpClients | null = null;
+  private proxiesMade: IngressProxies | null = null;
+
+  constructor(
+    private readonly world: World,
+    private readonly clientParams: Scenario['params']['client'],
+    readonly httpServers: HttpServers,
+    readonly httpClients: HttpClients,
+    private readonly dnsClientsMade: DnsClients | null,
+    private readonly meshMade: Mesh | null,
+    readonly grpcServers: GrpcServers,
+    readonly grpcClients: GrpcClients,
+  ) {}
+
+  callers(): HttpClients {
+    return (this.callersMade ??= new HttpClients(this.world.ctx, this.world.tcp, this.clientParams, 'calls.'));
+  }
+
+  ingressProxies(): IngressProxies {
+    const { world } = this;
+    return (this.proxiesMade ??= new IngressProxies(world.ctx, world.tcp, new HttpClients(world.ctx, world.tcp, this.clientParams, 'ingress.upstream.'), bound(world, world.addressKind)));
+  }
+
+  dnsClients(): DnsClients {
+    return present(this.dnsClientsMade, 'topology.dns');
+  }
+
+  mesh(): Mesh {
+    return present(this.meshMade, 'topology.zookeeper');
+  }
+
+  service(name: string): Service {
+    return present(this.world.services.get(name), `a service named "${name}"`);
+  }
+}
+
 function present<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined) throw new Error(`the world was built without ${what}`);
   return value;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Sim } from '../../src/sim/api';
 import { faultCatalog } from '../../src/sim/faults/catalog';
-import { createSim } from '../../src/sim/sim';
+import { createSim, restoreSim, type Checkpoint } from '../../src/sim/sim';
 import { faultEntry, runWithFaults, type FaultEntry } from '../fixtures/random-faults';
 import { clusterDns, grpcClient, grpcServer, httpClient, httpServer, nodes, scenarioText, service } from '../fixtures/scenario-builder';
 import { loadText } from '../fixtures/scenario-run';
@@ -79,6 +79,24 @@ describe('random faults from the whole catalog', () => {
         runFaults(entries);
       }),
       { numRuns: 12 },
+    );
+  }, 300_000);
+
+  it('a run restored from a checkpoint at any second goes on exactly as the run it was taken from, as often as it is restored', () => {
+    fc.assert(
+      fc.property(fc.array(faultEntry(25), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 29 }), (entries, atS) => {
+        let checkpoint: Checkpoint | undefined;
+        const straight = createSim(BASE);
+        runWithFaults(straight, BASE.duration, entries, NAMES, (t) => {
+          if (t === atS) checkpoint = straight.checkpoint();
+        });
+        const goesOn = () => runWithFaults(restoreSim(checkpoint!), BASE.duration, entries, NAMES, undefined, atS + 1).report(0);
+        const once = goesOn();
+        expect(once.digest).toBe(straight.report(0).digest);
+        expect(once.events).toBe(straight.eventsExecuted());
+        expect(goesOn().digest).toBe(once.digest);
+      }),
+      { numRuns: 8 },
     );
   }, 300_000);
 

@@ -6,7 +6,7 @@ import { SCENARIO_DIR, shippedScenarios } from '../../src/cli/shipped';
 import type { RunReport, Sim } from '../../src/sim/api';
 import { atSeconds, type SimTime } from '../../src/sim/core/time';
 import { loadScenario } from '../../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { createSim, FAULT_IDS, restoreSim } from '../../src/sim/sim';
 import { dropsByKind } from '../fixtures/scenario-run';
 
 function load(file: string, seed?: number): Sim {
@@ -110,6 +110,33 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
         }),
         // A seed's neighbours are unrelated runs, so shrinking one only re-runs the replay for minutes: report it at once.
         { numRuns: runsWithin(5), endOnFailure: true },
+      );
+    },
+    SLOW,
+  );
+
+  it(
+    'goes on from a checkpoint at any moment exactly as the run it was taken from',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 0xffffffff }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          // Half the budget's reach: the restored run repeats part of the way to the end point.
+          fc.double({ min: 0.05, max: 0.5, noNaN: true }),
+          (seed, at, until) => {
+            const sim = load(file, seed);
+            const endUs = Math.round(sim.durationUs * until * reach()) as SimTime;
+            sim.runUntil(Math.round(endUs * at) as SimTime);
+            const checkpoint = sim.checkpoint();
+            sim.runUntil(endUs);
+            const restored = restoreSim(checkpoint);
+            restored.runUntil(endUs);
+            expect(restored.report(0).digest).toBe(sim.report(0).digest);
+            expect(restored.eventsExecuted()).toBe(sim.eventsExecuted());
+          },
+        ),
+        { numRuns: runsWithin(3), endOnFailure: true },
       );
     },
     SLOW,

@@ -105,6 +105,10 @@ class FakeSim implements Sim {
   drops(): Record<string, number> {
     return { no_route: this.executed };
   }
+  checkpoint(): never {
+    throw new Error('FakeSim keeps no checkpoints');
+  }
+
   pcap(): Uint8Array | null {
     return null;
   }

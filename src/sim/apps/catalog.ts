@@ -1,6 +1,8 @@
 import type { DeploymentParams } from '../scenario/params';
 import type { AppName, Deployment, DeploymentOf } from '../scenario/deployments';
 import type { AppFactory } from '../k8s/workloads';
+import type { Pod, PodApp } from '../infra/pod';
+import { bound } from '../core/snapshot';
 import type { Service } from '../k8s/service';
 import type { Mesh } from '../discovery/mesh';
 import { millis } from '../core/time';
@@ -40,87 +42,105 @@ export class PodTemplates {
   readonly httpClients = new Set<string>();
 }
 
-/** How one app kind's pods are built: from the deployment's fields and parameter knobs, a factory for each new pod. */
-export interface AppKind<A extends AppName> {
-  deploy(fleets: Fleets, templates: PodTemplates, name: string, dep: DeploymentOf<A>, knobs: DeploymentParams): AppFactory;
+/**
+ * How one app kind's pods are built: `deploy` reads the deployment's fields and parameter knobs once, into plain data;
+ * `create` builds each new pod's app from that data.
+ */
+export interface AppKind<A extends AppName, D> {
+  deploy(fleets: Fleets, templates: PodTemplates, name: string, dep: DeploymentOf<A>, knobs: DeploymentParams): D;
+  create(fleets: Fleets, templates: PodTemplates, data: D, pod: Pod): PodApp;
 }
 
+const kind = <A extends AppName, D>(k: AppKind<A, D>): AppKind<A, D> => k;
+
 /** Every app kind a deployment may run; the scenario format's deployments are a union over the same names. */
-export const APP_CATALOG: { readonly [A in AppName]: AppKind<A> } = {
-  'http-server': {
-    deploy(fleets, templates, name, dep) {
+export const APP_CATALOG = {
+  'http-server': kind({
+    deploy(fleets, templates, name, dep: DeploymentOf<'http-server'>) {
       if (dep.cpuPerRequestMs > 0) templates.cpuWork.set(name, { perRequestUs: millis(dep.cpuPerRequestMs), limitCores: dep.cpuLimit });
       const calls = dep.calls.map((called) => targetOf(fleets.service(called)));
-      const callers = calls.length > 0 ? fleets.callers() : null;
-      return (pod) =>
-        fleets.httpServers.create(
-          pod,
-          dep.port,
-          templates.cpuWork.get(name) ?? null,
-          // One client per called Service, each with its own random stream.
-          calls.map((target) => callers!.create({ entity: pod.entity, name: `${pod.name}/${target.name}`, tcp: pod.tcp }, target, { driven: true })),
-        );
+      return { name, port: dep.port, calls, callers: calls.length > 0 ? fleets.callers() : null };
     },
-  },
-  'http-client': {
-    deploy(fleets, templates, name, dep) {
-      const target = targetOf(fleets.service(dep.target));
+    create(fleets, templates, { name, port, calls, callers }, pod) {
+      return fleets.httpServers.create(
+        pod,
+        port,
+        templates.cpuWork.get(name) ?? null,
+        // One client per called Service, each with its own random stream.
+        calls.map((target) => callers!.create({ entity: pod.entity, name: `${pod.name}/${target.name}`, tcp: pod.tcp }, target, { driven: true })),
+      );
+    },
+  }),
+  'http-client': kind({
+    deploy(fleets, templates, name, dep: DeploymentOf<'http-client'>) {
       templates.httpClients.add(name);
-      return (pod) => fleets.httpClients.create(pod, target);
+      return targetOf(fleets.service(dep.target));
     },
-  },
-  'ingress-proxy': {
-    deploy(fleets, _templates, _name, dep) {
+    create: (fleets, _templates, target, pod) => fleets.httpClients.create(pod, target),
+  }),
+  'ingress-proxy': kind({
+    deploy(fleets, _templates, _name, dep: DeploymentOf<'ingress-proxy'>) {
       const spec = {
         port: dep.port,
         upstream: targetOf(fleets.service(dep.target)),
         trusted: dep.trustedIps.map((text) => parseCidr(text) as Cidr),
       };
-      const proxies = fleets.ingressProxies();
-      return (pod) => proxies.create(pod, spec);
+      return { spec, proxies: fleets.ingressProxies() };
     },
-  },
-  'dns-client': {
-    deploy(fleets, _templates, _name, dep) {
-      const clients = fleets.dnsClients();
-      return (pod) => clients.create(pod, dep.lookup);
-    },
-  },
-  'grpc-server': {
-    deploy(fleets, _templates, _name, dep) {
-      const spec = { port: dep.port, dependencies: dep.dependencies };
-      return (pod) => fleets.grpcServers.create(pod, spec);
-    },
-  },
-  'grpc-client': {
-    deploy(fleets, templates, name, dep, knobs) {
+    create: (_fleets, _templates, { spec, proxies }, pod) => proxies.create(pod, spec),
+  }),
+  'dns-client': kind({
+    deploy: (fleets, _templates, _name, dep: DeploymentOf<'dns-client'>) => ({ clients: fleets.dnsClients(), lookup: dep.lookup }),
+    create: (_fleets, _templates, { clients, lookup }, pod) => clients.create(pod, lookup),
+  }),
+  'grpc-server': kind({
+    deploy: (_fleets, _templates, _name, dep: DeploymentOf<'grpc-server'>) => ({ port: dep.port, dependencies: dep.dependencies }),
+    create: (fleets, _templates, spec, pod) => fleets.grpcServers.create(pod, spec),
+  }),
+  'grpc-client': kind({
+    deploy(_fleets, templates, name, dep: DeploymentOf<'grpc-client'>, knobs) {
       const [hostname, port] = dep.target.split(':') as [string, string];
-      const target = { hostname, port: Number(port) };
       templates.grpcClients.set(name, { ...GRPC_CLIENT_DEFAULTS, ...definedKnobs(knobs) });
-      // Read at each pod's creation: a changed pod template reaches the pods its rollout creates.
-      return (pod) => fleets.grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, templates.grpcClients.get(name)!);
+      return { name, target: { hostname, port: Number(port) } };
     },
-  },
-  'mesh-server': {
-    deploy(fleets, _templates, _name, dep) {
-      const mesh = fleets.mesh();
-      return (pod) => mesh.servers.create(pod, dep.announce, dep.announcer);
-    },
-  },
-  'mesh-client': {
-    deploy(fleets, _templates, name, dep) {
+    // Read at each pod's creation: a changed pod template reaches the pods its rollout creates.
+    create: (fleets, templates, { name, target }, pod) =>
+      fleets.grpcClients.create({ entity: pod.entity, name: pod.name, ns: pod.index, tcp: pod.tcp }, target, templates.grpcClients.get(name)!),
+  }),
+  'mesh-server': kind({
+    deploy: (fleets, _templates, _name, dep: DeploymentOf<'mesh-server'>) => ({ mesh: fleets.mesh(), announce: dep.announce, announcer: dep.announcer }),
+    create: (_fleets, _templates, { mesh, announce, announcer }, pod) => mesh.servers.create(pod, announce, announcer),
+  }),
+  'mesh-client': kind({
+    deploy(fleets, _templates, name, dep: DeploymentOf<'mesh-client'>) {
       const mesh = fleets.mesh();
       mesh.markClients(name);
-      return (pod) => mesh.clients.create(pod, dep.uses);
+      return { mesh, uses: dep.uses };
     },
-  },
-};
+    create: (_fleets, _templates, { mesh, uses }, pod) => mesh.clients.create(pod, uses),
+  }),
+} satisfies { readonly [A in AppName]: AppKind<A, unknown> };
+
+/** A deployment's pods' apps: its app kind's entry with what `deploy` read, as plain data a snapshot copies. */
+class AppMaker {
+  constructor(
+    private readonly app: AppName,
+    private readonly fleets: Fleets,
+    private readonly templates: PodTemplates,
+    private readonly data: unknown,
+  ) {}
+
+  create(pod: Pod): PodApp {
+    return (APP_CATALOG[this.app] as AppKind<AppName, unknown>).create(this.fleets, this.templates, this.data, pod);
+  }
+}
 
 /** The factory for a deployment's pods, from its app kind's entry. */
 export function deployApp(fleets: Fleets, templates: PodTemplates, name: string, dep: Deployment, knobs: DeploymentParams): AppFactory {
   // The entry's kind is dep.app's, which the record's type ties together but TypeScript cannot follow through a union.
-  const kind = APP_CATALOG[dep.app] as AppKind<AppName>;
-  return kind.deploy(fleets, templates, name, dep, knobs);
+  const entry = APP_CATALOG[dep.app] as AppKind<AppName, unknown>;
+  const maker = new AppMaker(dep.app, fleets, templates, entry.deploy(fleets, templates, name, dep as never, knobs));
+  return bound(maker, maker.create);
 }
 
 /** Where an HTTP client reaches a Service: its ClusterIP and port. */

@@ -5,6 +5,33 @@ import type { SimContext } from '../context';
 import type { DnsSystem } from '../dns/dns-system';
 import type { LookupError, LookupReceiver } from '../dns/stub-resolver';
 import type { Pod, PodApp } from '../infra/pod';
+import { bound } from '../core/snapshot';
+
+/** One pod's app: it looks names up while it runs. */
+class DnsClient implements PodApp {
+  running = false;
+
+  constructor(
+    private readonly fleet: DnsClients,
+    readonly pod: Pod,
+    readonly name: string,
+    readonly rng: RngStream,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.fleet.schedule(this.pod.index);
+  }
+
+  terminate(exit: () => void): void {
+    this.running = false;
+    exit();
+  }
+
+  killed(): void {
+    this.running = false;
+  }
+}
 
 /**
  * Pods that look a name up at a Poisson rate through their stub resolver, as a service resolving its dependencies
@@ -12,7 +39,7 @@ import type { Pod, PodApp } from '../infra/pod';
  */
 export class DnsClients implements LookupReceiver {
   private readonly tick: HandlerId;
-  private readonly clients: ({ pod: Pod; name: string; rng: RngStream; running: boolean } | undefined)[] = [];
+  private readonly clients: (DnsClient | undefined)[] = [];
 
   constructor(
     private readonly ctx: SimContext,
@@ -20,25 +47,13 @@ export class DnsClients implements LookupReceiver {
     /** Each pod's lookups per second (`params.dnsClient`). */
     private readonly lookupsPerSecond: number,
   ) {
-    this.tick = ctx.sched.register('dns-client.tick', (pod) => this.onTick(pod));
+    this.tick = ctx.sched.register('dns-client.tick', bound(this, this.onTick));
   }
 
   create(pod: Pod, name: string): PodApp {
-    const client = { pod, name, rng: this.ctx.rng.stream(`dns-client/${pod.name}`), running: false };
+    const client = new DnsClient(this, pod, name, this.ctx.rng.stream(`dns-client/${pod.name}`));
     this.clients[pod.index] = client;
-    return {
-      start: () => {
-        client.running = true;
-        this.schedule(pod.index);
-      },
-      terminate: (exit) => {
-        client.running = false;
-        exit();
-      },
-      killed: () => {
-        client.running = false;
-      },
-    };
+    return client;
   }
 
   // Outcomes are counted by the stub resolver (dns.client.lookups, dns.client.failures{reason}); nothing more to do here.
@@ -46,7 +61,8 @@ export class DnsClients implements LookupReceiver {
 
   onLookupFailed(_token: number, _error: LookupError): void {}
 
-  private schedule(pod: number): void {
+  /** Plans the pod's next lookup (from its DnsClient). */
+  schedule(pod: number): void {
     const client = this.clients[pod]!;
     const meanMs = 1000 / this.lookupsPerSecond;
     this.ctx.sched.after(millis(client.rng.exponential(meanMs)), this.tick, pod);

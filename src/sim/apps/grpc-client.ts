@@ -21,6 +21,7 @@ import { NEVER, ResolutionLimiter, GRPC_GO_RESOLUTION } from './grpc/resolution-
 import { RoundRobinPolicy } from './grpc/round-robin';
 import { CONNECTIVITY_NAMES, type Subchannel } from './grpc/subchannel';
 import { GrpcStatus, statusOf, streamOf } from './grpc/wire';
+import { onMember } from '../core/snapshot';
 
 /** How one gRPC client deployment behaves; every field is a knob under params.<deployment>. */
 export interface GrpcClientSettings {
@@ -138,13 +139,13 @@ export class GrpcClients {
       switchover: m.histogram('grpc.client.switchover_s', SWITCHOVER_BUCKETS),
     };
     const s = ctx.sched;
-    this.tick = s.register('grpc-client.tick', (c) => this.clients[c]!.onTick());
-    this.resolve = s.register('grpc-client.resolve', (c) => this.clients[c]!.onResolveTimer());
-    this.backoff = s.register('grpc-client.backoff', (c, sub) => this.clients[c]!.onBackoff(sub));
-    this.connectDeadline = s.register('grpc-client.connect-deadline', (c, socket) => this.clients[c]!.onConnectDeadline(socket));
-    this.connectionDelay = s.register('grpc-client.connection-delay', (c, token) => this.clients[c]!.onConnectionDelay(token));
-    this.rpcDeadline = s.register('grpc-client.deadline', (c, rpc) => this.clients[c]!.onDeadline(rpc));
-    this.retry = s.register('grpc-client.retry', (c, rpc) => this.clients[c]!.onRetry(rpc));
+    this.tick = s.register('grpc-client.tick', onMember(this.clients, 'onTick'));
+    this.resolve = s.register('grpc-client.resolve', onMember(this.clients, 'onResolveTimer'));
+    this.backoff = s.register('grpc-client.backoff', onMember(this.clients, 'onBackoff'));
+    this.connectDeadline = s.register('grpc-client.connect-deadline', onMember(this.clients, 'onConnectDeadline'));
+    this.connectionDelay = s.register('grpc-client.connection-delay', onMember(this.clients, 'onConnectionDelay'));
+    this.rpcDeadline = s.register('grpc-client.deadline', onMember(this.clients, 'onDeadline'));
+    this.retry = s.register('grpc-client.retry', onMember(this.clients, 'onRetry'));
   }
 
   create(host: GrpcClientHost, target: { hostname: string; port: number }, settings: GrpcClientSettings): GrpcClient {

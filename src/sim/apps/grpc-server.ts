@@ -10,6 +10,7 @@ import { Payload, type PayloadId } from '../net/packet';
 import type { CloseCause, Listener, Socket, SocketOwner, Tcp } from '../net/tcp';
 import { GracefulStop, ServerConnection, type GracefulStopHost } from './grpc/graceful-stop';
 import { GrpcStatus, responseMessage, type GrpcStatusId } from './grpc/wire';
+import { bound, onMember } from '../core/snapshot';
 
 export interface GrpcServerSpec {
   port: number;
@@ -52,8 +53,8 @@ export class GrpcServers implements LookupReceiver {
     this.errors = m.counter('grpc.server.errors');
     this.dnsErrors = m.counter('grpc.server.errors', { reason: 'dns' });
     this.refused = m.counter('grpc.server.refused');
-    this.respond = ctx.sched.register('grpc-server.respond', (query) => this.finish(query, GrpcStatus.ok));
-    this.pingTimer = ctx.sched.register('grpc-server.ping-timeout', (server, socketId) => this.servers[server]?.pingTimedOut(socketId));
+    this.respond = ctx.sched.register('grpc-server.respond', bound(this, this.respondOk));
+    this.pingTimer = ctx.sched.register('grpc-server.ping-timeout', onMember(this.servers, 'pingTimedOut', true));
   }
 
   create(pod: Pod, spec: GrpcServerSpec): GrpcServer {
@@ -99,6 +100,10 @@ export class GrpcServers implements LookupReceiver {
     const q = this.queries[index]!;
     const mean = this.serviceTimeMs;
     this.ctx.sched.after(millis(mean > 0 ? q.server.rng.exponential(mean) : 0) as Duration, this.respond, index);
+  }
+
+  private respondOk(index: number): void {
+    this.finish(index, GrpcStatus.ok);
   }
 
   private finish(index: number, status: GrpcStatusId): void {

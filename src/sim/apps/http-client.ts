@@ -10,6 +10,7 @@ import type { ForwardedFor } from '../net/forwarded';
 import { Payload, type PayloadId } from '../net/packet';
 import { TcpState, type CloseCause, type Socket, type SocketOwner, type Tcp, type TcpStack } from '../net/tcp';
 import { HTTP_BAD_GATEWAY } from './http-request';
+import { bound, onMember } from '../core/snapshot';
 
 /** Where a client sends its requests: a Service's ClusterIP, a load balancer's virtual server, a node port. */
 export interface HttpTarget {
@@ -93,11 +94,11 @@ export class HttpClients {
     this.latency = m.histogram(`${prefix}requests.latency_ms`, LATENCY_BUCKETS);
     const s = ctx.sched;
     const name = prefix === '' ? 'http-client' : `${prefix}http-client`;
-    this.tick = s.register(`${name}.tick`, (client) => this.clients[client]?.onTick());
-    this.reconnect = s.register(`${name}.reconnect`, (client, slot) => this.clients[client]?.onReconnect(slot));
-    this.connectTimeout = s.register(`${name}.connect-timeout`, (socketId) => this.onConnectTimeout(socketId));
-    this.requestTimeout = s.register(`${name}.request-timeout`, (client, message) => this.clients[client]?.onRequestTimeout(message));
-    this.rateEnd = s.register(`${name}.rate-end`, (client, generation) => this.clients[client]?.onRateEnd(generation));
+    this.tick = s.register(`${name}.tick`, onMember(this.clients, 'onTick', true));
+    this.reconnect = s.register(`${name}.reconnect`, onMember(this.clients, 'onReconnect', true));
+    this.connectTimeout = s.register(`${name}.connect-timeout`, bound(this, this.onConnectTimeout));
+    this.requestTimeout = s.register(`${name}.request-timeout`, onMember(this.clients, 'onRequestTimeout', true));
+    this.rateEnd = s.register(`${name}.rate-end`, onMember(this.clients, 'onRateEnd', true));
   }
 
   create(host: HttpClientHost, target: HttpTarget, options: HttpClientOptions = {}): HttpClient {

@@ -14,10 +14,14 @@ import { Payload, type PayloadId } from '../net/packet';
 import type { Socket, Tcp } from '../net/tcp';
 import { HttpListener } from './http-listener';
 import type { HttpClient } from './http-client';
+import { bound, shared } from '../core/snapshot';
 
 const VERDICTS: ClientAddressVerdict[] = ['client', 'internal', 'forged'];
 
 /** Timers shared by every server instance: one handler answers any server's request. */
+/** An exit nobody waits for: a server's calls close with it. */
+const NOTHING = shared((): void => {});
+
 export class HttpServers {
   readonly respond: HandlerId;
   readonly cpuDone: HandlerId;
@@ -35,8 +39,8 @@ export class HttpServers {
     /** Mean service time (`params.server`) and the CFS settings of CPU-limited servers (`params.cpu`). */
     readonly settings: { serviceTimeMs: number; cpu: CpuParams },
   ) {
-    this.respond = ctx.sched.register('http-server.respond', (socketId, message) => this.onRespond(socketId, message));
-    this.cpuDone = ctx.sched.register('http-server.cpu-done', (socketId, message) => this.onCpuDone(socketId, message));
+    this.respond = ctx.sched.register('http-server.respond', bound(this, this.onRespond));
+    this.cpuDone = ctx.sched.register('http-server.cpu-done', bound(this, this.onCpuDone));
     this.logged = Object.fromEntries(VERDICTS.map((v) => [v, ctx.metrics.counter('server.client_ip', { seen: v })])) as Record<ClientAddressVerdict, Counter>;
   }
 
@@ -173,7 +177,7 @@ export class HttpServer extends HttpListener {
   protected override drained(exit: () => void): void {
     this.cpu?.stop();
     // Every request, its calls included, has been answered: the connections to the called Services close with it.
-    for (const call of this.calls) call.terminate(() => {});
+    for (const call of this.calls) call.terminate(NOTHING);
     exit();
   }
 }

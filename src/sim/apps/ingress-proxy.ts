@@ -9,6 +9,7 @@ import { Payload, type PayloadId } from '../net/packet';
 import type { Socket, Tcp } from '../net/tcp';
 import { HttpListener } from './http-listener';
 import type { HttpClient, HttpClients, HttpTarget } from './http-client';
+import { bound } from '../core/snapshot';
 
 /** What kind of machine an address belongs to, as a proxy's log would classify its peers. */
 export type AddressKind = 'node' | 'pod' | 'lb' | 'router' | 'service' | 'external';
@@ -97,10 +98,13 @@ export class IngressProxy extends HttpListener {
       );
     }
     this.began(socket);
-    this.upstream.forward(message, (status) => {
-      requests.setStatus(message, status);
-      this.answer(socket, message);
-    });
+    this.upstream.forward(message, bound(this, this.upstreamAnswered, socket, message));
+  }
+
+  /** The upstream answered request `message` (or gave up on it): the client hears the status. */
+  private upstreamAnswered(socket: Socket, message: number, status: number): void {
+    this.shared.ctx.requests.setStatus(message, status);
+    this.answer(socket, message);
   }
 
   inspect(): InspectSection[] {

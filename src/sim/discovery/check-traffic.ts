@@ -4,6 +4,7 @@ import { mix32, type RngStream } from '../core/rng';
 import { millis, type SimTime } from '../core/time';
 import type { Host } from '../infra/host';
 import type { TcpParams } from '../net/tcp-params';
+import { bound } from '../core/snapshot';
 
 // Model choice: the share of each allowance the checks leave is worked out ten times a second.
 const TICK = millis(100);
@@ -53,7 +54,7 @@ export class CheckTraffic {
     replayChecks: number,
   ) {
     this.window = Math.ceil((replayChecks * millis(checkInterMs)) / TICK) + 1;
-    this.tick = ctx.sched.register('haproxy.checks.tick', () => this.onTick());
+    this.tick = ctx.sched.register('haproxy.checks.tick', bound(this, this.onTick));
     this.salt = Math.floor(ctx.rng.stream('haproxy-checks').next() * 2 ** 32);
   }
 

@@ -13,6 +13,7 @@ import type { Registration } from './zookeeper';
 import type { Pod } from '../infra/pod';
 import type { TcpParams } from '../net/tcp-params';
 import { CheckTraffic } from './check-traffic';
+import { bound, onMember } from '../core/snapshot';
 
 const TURNAROUND_MS = 1000;
 const NO_LINES: readonly Registration[] = [];
@@ -69,15 +70,15 @@ export class Haproxies {
     tcp: TcpParams,
   ) {
     const s = ctx.sched;
-    this.reload = s.register('haproxy.reload', (i) => this.instances[i]!.onReload());
-    this.activate = s.register('haproxy.activate', (i, pid) => this.instances[i]!.onActivate(pid));
-    this.exit = s.register('haproxy.exit', (i, pid) => this.instances[i]!.onExit(pid));
+    this.reload = s.register('haproxy.reload', onMember(this.instances, 'onReload'));
+    this.activate = s.register('haproxy.activate', onMember(this.instances, 'onActivate'));
+    this.exit = s.register('haproxy.exit', onMember(this.instances, 'onExit'));
     this.reloads = ctx.metrics.counter('haproxy.reloads');
     this.reloadSeconds = ctx.metrics.histogram('haproxy.reload.seconds', [0.5, 1, 2, 3, 5, 10, 30]);
     this.rng = ctx.rng.stream('haproxy');
     this.checkPackets = new FluidPackets(ctx, ctx.metrics.counter('haproxy.checks.packets'), ctx.metrics.counter('haproxy.checks.packets.dropped'), 'hypervisor_pps_exceeded');
     this.skippedLive = ctx.metrics.counter('haproxy.skipped_live_servers');
-    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, () => this.bookChecks(), REPLAY_RUNS * (settings.rise + settings.fall));
+    this.traffic = new CheckTraffic(ctx, settings.checkPackets, settings.checkInterMs, tcp, bound(this, this.bookChecks), REPLAY_RUNS * (settings.rise + settings.fall));
   }
 
   /**

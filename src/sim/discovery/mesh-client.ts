@@ -22,6 +22,7 @@ import type { MeshFailure, MeshProxy, Outcome } from './outcome';
 import { chooseProxy, type ProxyKind } from './proxy-choice';
 import { ServiceWatchers, type ServiceWatcher } from './synapse';
 import type { Registration, ZooKeeper } from './zookeeper';
+import { bound, onMember } from '../core/snapshot';
 
 /** A request on its way: which client sent it, what it reached, and how it ends. */
 interface InFlight {
@@ -120,10 +121,10 @@ export class MeshClients {
     this.checks = m.gauge('haproxy.checks_per_second');
     this.envoyPods = m.gauge('mesh.pods.envoy');
     const s = ctx.sched;
-    this.arrive = s.register('mesh-client.request', (i) => this.clients[i]!.onArrival());
-    this.begin = s.register('mesh-client.begin', (i) => this.clients[i]!.onBegin());
-    this.finish = s.register('mesh-client.done', (slot) => this.onDone(slot));
-    this.reach = s.register('mesh-client.reach', (slot) => this.onReach(slot));
+    this.arrive = s.register('mesh-client.request', onMember(this.clients, 'onArrival'));
+    this.begin = s.register('mesh-client.begin', onMember(this.clients, 'onBegin'));
+    this.finish = s.register('mesh-client.done', bound(this, this.onDone));
+    this.reach = s.register('mesh-client.reach', bound(this, this.onReach));
   }
 
   /** Requests per second each client pod sends to each service it uses (`params.mesh`). */
@@ -300,7 +301,7 @@ export class MeshClient implements PodApp {
     readonly services: readonly string[],
     readonly proxy: MeshProxy,
   ) {
-    this.watchers = services.map((service) => all.watchers.create(pod.entity, service, (s, list) => this.onList(s, list)));
+    this.watchers = services.map((service) => all.watchers.create(pod.entity, service, bound(this, this.onList)));
   }
 
   watcherOf(service: string): ServiceWatcher | undefined {
@@ -352,12 +353,14 @@ export class MeshClient implements PodApp {
   }
 
   private openSession(): number {
-    return this.all.zk.openSession(this.pod.entity, () => {
-      if (!this.running) return;
-      // A new session starts with no watches: every service is read again.
-      this.session = this.openSession();
-      for (const watcher of this.watchers) watcher.begin(this.session, false);
-    });
+    return this.all.zk.openSession(this.pod.entity, bound(this, this.sessionExpired));
+  }
+
+  private sessionExpired(): void {
+    if (!this.running) return;
+    // A new session starts with no watches: every service is read again.
+    this.session = this.openSession();
+    for (const watcher of this.watchers) watcher.begin(this.session, false);
   }
 
   private onList(service: string, list: readonly Registration[]): void {

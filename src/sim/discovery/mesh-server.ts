@@ -1,3 +1,4 @@
+import { bound } from '../core/snapshot';
 import type { InspectSection } from '../api';
 import { formatCount } from '../core/format';
 import type { NerveParams } from './nerve-params';
@@ -147,11 +148,13 @@ export class MeshServer implements PodApp {
   }
 
   private openSession(): void {
-    this.session = this.servers.zk.openSession(this.pod.entity, () => {
-      // The session expired with the registration in it; a new session registers again at the next check.
-      this.registration = null;
-      this.openSession();
-    });
+    this.session = this.servers.zk.openSession(this.pod.entity, bound(this, this.sessionExpired));
+  }
+
+  /** The session expired with the registration in it; a new session registers again at the next check. */
+  private sessionExpired(): void {
+    this.registration = null;
+    this.openSession();
   }
 
   private register(): void {
@@ -202,7 +205,7 @@ export class MeshServers {
     /** What each backend can serve, and what one HAProxy health check of it costs. */
     readonly capacity: BackendCapacity,
   ) {
-    this.checkHandler = ctx.sched.register('announcer.check', (pod) => this.byPod.get(pod)?.check());
+    this.checkHandler = ctx.sched.register('announcer.check', bound(this, this.checkPod));
   }
 
   /** The app of a new pod; a restarted container gets its pod's app back, as the announcer sidecar never stopped. */
@@ -215,6 +218,10 @@ export class MeshServers {
   /** Every backend app the run has made, gone pods' included. */
   all(): IterableIterator<MeshServer> {
     return this.byPod.values();
+  }
+
+  private checkPod(pod: number): void {
+    this.byPod.get(pod)?.check();
   }
 
   /** The backend app of a pod; undefined for a pod that runs none (or no longer: a crashed container). */

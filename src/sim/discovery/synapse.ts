@@ -4,6 +4,7 @@ import type { HandlerId } from '../core/scheduler';
 import type { RngStream } from '../core/rng';
 import { millis, type SimTime } from '../core/time';
 import type { Registration, ZkReader, ZkWatcher, ZooKeeper } from './zookeeper';
+import { onMember } from '../core/snapshot';
 
 /** Where a watcher sends the lists it reads: the pod's HAProxy (through synapse) or Envoy (through the xDS shim). */
 export type ListSink = (service: string, list: readonly Registration[]) => void;
@@ -106,7 +107,7 @@ export class ServiceWatchers {
     /** How often synapse may read a watched list (`params.synapse`). */
     readonly settings: SynapseParams,
   ) {
-    this.start = ctx.sched.register('synapse.read', (i, session) => this.all[i]!.startRead(session));
+    this.start = ctx.sched.register('synapse.read', onMember(this.all, 'startRead'));
     this.rng = ctx.rng.stream('synapse');
   }
 

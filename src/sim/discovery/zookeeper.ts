@@ -10,6 +10,7 @@ import { hashString } from '../core/rng';
 import { micros, millis, seconds, toSeconds, type Duration, type SimTime } from '../core/time';
 import { precedes } from './listing';
 import { PpsAllowance } from '../infra/pps-allowance';
+import { bound, withMember } from '../core/snapshot';
 
 /** One registration under a service's path: an ephemeral node its announcer's session owns. */
 export interface Registration {
@@ -156,6 +157,7 @@ export class ZooKeeper {
   /** The session each watcher's watches belong to. */
   private readonly owners = new Map<ZkWatcher, Session>();
   private readonly rng: RngStream;
+  private readonly tick: HandlerId;
   private readonly ping: HandlerId;
   private readonly heal: HandlerId;
   private readonly settings: ZookeeperParams;
@@ -194,13 +196,10 @@ export class ZooKeeper {
     this.activeReads = m.gauge('zk.reads.active');
     this.readSeconds = m.histogram('zk.read.seconds', [0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60]);
     const s = ctx.sched;
-    const tick = s.register('zookeeper.tick', () => {
-      this.onTick();
-      s.after(TICK, tick);
-    });
-    s.after(TICK, tick);
-    this.ping = s.register('zookeeper.ping', (session) => this.onPing(this.sessions[session]!));
-    this.heal = s.register('zookeeper.heal', () => this.onHeal());
+    this.tick = s.register('zookeeper.tick', bound(this, this.ticked));
+    s.after(TICK, this.tick);
+    this.ping = s.register('zookeeper.ping', withMember(this, this.onPing, this.sessions));
+    this.heal = s.register('zookeeper.heal', bound(this, this.onHeal));
   }
 
   /** The path of a service, created on first use. */
@@ -436,6 +435,11 @@ export class ZooKeeper {
       if (session.expired) this.tell(session);
     }
     for (const watcher of watchers) watcher.onChildrenChanged();
+  }
+
+  private ticked(): void {
+    this.onTick();
+    this.ctx.sched.after(TICK, this.tick);
   }
 
   private onTick(): void {

@@ -9,6 +9,7 @@ import { ForwardPlugin, forwardSettings, KUBEADM_MAX_CONCURRENT, type ForwardRec
 import { inZone, newAnswer, type DnsAnswer, type DnsQuery } from './message';
 import { ServerImpairment } from './server-impairment';
 import type { DnsProto, DnsServer, DnsTransport } from './transport';
+import { bound } from '../core/snapshot';
 
 // Kubernetes' default cluster domain (kubelet --cluster-domain, kubeadm networking.dnsDomain).
 export const CLUSTER_DOMAIN = 'cluster.local';
@@ -100,7 +101,7 @@ export class ClusterDns implements ForwardReceiver {
   /** A replica (pod) listening on its pod IP in namespace `host`; `from` is the sender id of its upstream sockets. */
   addReplica(host: number, ip: number, from: number, name: string): number {
     const index = this.replicas.length;
-    const server = this.impairment.wrap({ onQuery: (exchange, query, proto) => this.onQuery(index, exchange, query, proto) });
+    const server = this.impairment.wrap({ onQuery: bound(this, this.onQuery, index) });
     this.replicas.push({
       host,
       ip,

@@ -9,6 +9,7 @@ import { seconds, type Duration } from '../core/time';
 import { PpsAllowance } from '../infra/pps-allowance';
 import { closestZone, newAnswer, normalizeName, type DnsQuery } from './message';
 import type { DnsServer, DnsTransport } from './transport';
+import { bound } from '../core/snapshot';
 
 export interface RecordSet {
   name: string;
@@ -81,7 +82,7 @@ export class DnsProvider implements DnsServer {
     readonly entity = 'provider/route53',
   ) {
     this.tokens = new PpsAllowance(options.apiRatePerSecond, options.apiBurst);
-    this.syncH = ctx.sched.register('dns.provider.insync', (id) => this.applyServed(id));
+    this.syncH = ctx.sched.register('dns.provider.insync', bound(this, this.applyServed));
     const m = ctx.metrics;
     this.m = {
       apiCalls: m.counter('dns.provider.api_calls'),

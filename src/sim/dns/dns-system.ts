@@ -93,17 +93,37 @@ export class DnsSystem {
 
   /** A CoreDNS replica: listens on its pod address while it runs. */
   clusterDnsApp(pod: Pod): PodApp {
-    const stop = () => {
-      const replica = this.replicaOf.get(pod.index);
-      if (replica !== undefined) this.cluster.removeReplica(replica);
-    };
-    return {
-      start: () => this.replicaOf.set(pod.index, this.cluster.addReplica(pod.index, pod.ip, pod.index, pod.name)),
-      terminate: (exit) => {
-        stop();
-        exit();
-      },
-      killed: stop,
-    };
+    return new ClusterDnsPod(this, pod);
+  }
+
+  /** A CoreDNS pod's container runs: it joins the replicas the cluster DNS spreads queries over. */
+  replicaStarted(pod: Pod): void {
+    this.replicaOf.set(pod.index, this.cluster.addReplica(pod.index, pod.ip, pod.index, pod.name));
+  }
+
+  replicaStopped(pod: Pod): void {
+    const replica = this.replicaOf.get(pod.index);
+    if (replica !== undefined) this.cluster.removeReplica(replica);
+  }
+}
+
+/** The app of a CoreDNS pod. */
+class ClusterDnsPod implements PodApp {
+  constructor(
+    private readonly system: DnsSystem,
+    private readonly pod: Pod,
+  ) {}
+
+  start(): void {
+    this.system.replicaStarted(this.pod);
+  }
+
+  terminate(exit: () => void): void {
+    this.system.replicaStopped(this.pod);
+    exit();
+  }
+
+  killed(): void {
+    this.system.replicaStopped(this.pod);
   }
 }

@@ -8,6 +8,7 @@ import type { HandlerId } from '../core/scheduler';
 import { seconds, type Duration } from '../core/time';
 import { sameRecord, type DnsProvider, type RecordChange, type RecordSet } from './dns-provider';
 import { normalizeName } from './message';
+import { bound } from '../core/snapshot';
 
 export interface DesiredTarget {
   ip: number;
@@ -92,8 +93,8 @@ export class ExternalDns {
     readonly options: ExternalDnsOptions = EXTERNAL_DNS_DEFAULTS,
     private readonly entity = 'pod/external-dns',
   ) {
-    this.tickH = ctx.sched.register('external-dns.tick', (gen) => this.tick(gen));
-    this.batchH = ctx.sched.register('external-dns.batch', (gen) => gen === this.tickGen && this.submitNextBatch());
+    this.tickH = ctx.sched.register('external-dns.tick', bound(this, this.tick));
+    this.batchH = ctx.sched.register('external-dns.batch', bound(this, this.batchDue));
     const m = ctx.metrics;
     this.m = { runs: m.counter('external_dns.runs'), changes: m.counter('external_dns.changes'), errors: m.counter('external_dns.errors') };
   }
@@ -180,6 +181,10 @@ export class ExternalDns {
       }
     }
     return changes;
+  }
+
+  private batchDue(gen: number): void {
+    if (gen === this.tickGen) this.submitNextBatch();
   }
 
   private submitNextBatch(): void {

@@ -11,6 +11,7 @@ import { formatIpv4 } from '../net/ipv4';
 import { newAnswer, newQuery, type DnsAnswer, type DnsQuery } from './message';
 import type { DnsProto, DnsSocketReceiver, DnsTransport } from './transport';
 import { SocketState, Upstream, UpstreamSocket } from './upstream';
+import { bound } from '../core/snapshot';
 
 // kubeadm's Corefile sets `forward . /etc/resolv.conf { max_concurrent 1000 }` (docs/sources/dns.md#kubeadm-corefile).
 export const KUBEADM_MAX_CONCURRENT = 1000;
@@ -192,10 +193,10 @@ export class ForwardPlugin implements DnsSocketReceiver {
     name = 'dns.forward',
   ) {
     this.rng = ctx.rng.stream(name);
-    this.dialTimeoutH = ctx.sched.register(`${name}.dial-timeout`, (slot, gen) => this.onDialTimeout(slot, gen));
-    this.readTimeoutH = ctx.sched.register(`${name}.read-timeout`, (slot, gen) => this.onReadTimeout(slot, gen));
-    this.probeH = ctx.sched.register(`${name}.health-check`, (up, gen) => this.onProbeDue(up, gen));
-    this.sweepH = ctx.sched.register(`${name}.expire`, () => this.sweep());
+    this.dialTimeoutH = ctx.sched.register(`${name}.dial-timeout`, bound(this, this.onDialTimeout));
+    this.readTimeoutH = ctx.sched.register(`${name}.read-timeout`, bound(this, this.onReadTimeout));
+    this.probeH = ctx.sched.register(`${name}.health-check`, bound(this, this.onProbeDue));
+    this.sweepH = ctx.sched.register(`${name}.expire`, bound(this, this.sweep));
   }
 
   addInstance(spec: ForwardInstanceSpec): number {

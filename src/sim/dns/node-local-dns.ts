@@ -10,6 +10,7 @@ import { cacheCappedAt, DnsCache, NODELOCAL_CLUSTER_ZONE_CACHE, type CacheInstru
 import { BYTES_PER_CONCURRENT_QUERY, ForwardPlugin, forwardSettings, type ForwardReceiver, type ForwardSettings } from './forward';
 import { ZoneMatcher, type DnsAnswer, type DnsQuery } from './message';
 import type { DnsProto, DnsServer, DnsTransport } from './transport';
+import { bound } from '../core/snapshot';
 
 // The link-local address node-local DNS conventionally binds (unconfirmed, docs/sources/dns.md#nodelocal-dnscache).
 export const NODE_LOCAL_DNS_IP = ipv4('169.254.20.10');
@@ -140,7 +141,7 @@ export class NodeLocalDns implements ForwardReceiver {
       name,
       zones,
       blocks,
-      server: { onQuery: (exchange, query, proto) => this.onQuery(node, exchange, query, proto) },
+      server: { onQuery: bound(this, this.onQuery, node) },
       inflightGauge: m.gauge('dns.nodelocal.inflight', { node: name }),
       memoryGauge: m.gauge('dns.nodelocal.memory_bytes', { node: name }),
       inflight: 0,

@@ -35,10 +35,33 @@ class UdpClient implements DatagramOwner {
 }
 
 /** A TCP socket to (serverIp, 53); not pooled, since its connection may still call its owner after close. */
-interface TcpClient {
-  stacks: NamespaceStacks;
-  open: boolean;
-  tcp: Socket | null;
+/** A query connection over TCP: it hands what its socket hears to its receiver, while the receiver keeps it open. */
+class TcpClient implements SocketOwner {
+  open = true;
+  tcp: Socket | null = null;
+
+  constructor(
+    private readonly messages: MessageStore,
+    readonly stacks: NamespaceStacks,
+    private readonly receiver: DnsSocketReceiver,
+    private readonly token: number,
+  ) {}
+
+  onConnected(): void {
+    if (this.open) this.receiver.onOpen(this.token);
+  }
+
+  onData(_socket: Socket, _payload: PayloadId, message: number): void {
+    const answer = this.messages.takeAnswer(message);
+    if (this.open && answer !== undefined) this.receiver.onAnswer(this.token, answer);
+  }
+
+  onClosed(_socket: Socket, cause: CloseCause): void {
+    this.tcp = null;
+    if (!this.open) return;
+    // A handshake that times out is the dialler's business (its own timer); a reset is an error it hears of.
+    if (cause === 'reset' || cause === 'peer_closed') this.receiver.onError(this.token);
+  }
 }
 
 /** Where a query came from, so its answer goes back the same way; pooled, as every query has one. */
@@ -55,11 +78,35 @@ class Exchange {
  * One namespace's port 53: the servers bound to each of its addresses, in the order they were bound. Arrays, not a
  * Map: a namespace binds one or two addresses, and addresses above 2^31 would be boxed Map keys.
  */
-class Port53 {
+class Port53 implements Listener, SocketOwner {
   readonly ips: number[] = [];
   readonly servers: DnsServer[] = [];
+  readonly accepting = true;
 
-  constructor(readonly stacks: NamespaceStacks) {}
+  constructor(
+    private readonly transport: PacketDnsTransport,
+    readonly stacks: NamespaceStacks,
+  ) {}
+
+  onDatagram(srcIp: number, srcPort: number, dstIp: number, _dstPort: number, message: number): void {
+    this.transport.onUdpQuery(this, srcIp, srcPort, dstIp, message);
+  }
+
+  /**
+   * A TCP socket does not know which local address it was dialled on, so a namespace serving several addresses over
+   * TCP hands connections to the first server bound there (node-local DNS binds one server to both its addresses).
+   */
+  accept(): SocketOwner {
+    return this;
+  }
+
+  onConnected(): void {}
+
+  onData(socket: Socket, payload: PayloadId, message: number): void {
+    if (payload === Payload.request) this.transport.onTcpQuery(this, socket, message);
+  }
+
+  onClosed(): void {}
 
   get(ip: number): DnsServer | undefined {
     for (let i = 0; i < this.ips.length; i++) if (this.ips[i] === ip) return this.servers[i];
@@ -119,24 +166,9 @@ export class PacketDnsTransport implements DnsTransport {
       return slot * 2;
     }
     const slot = this.freeTcp.pop() ?? this.tcpClients.push(undefined) - 1;
-    const socket: TcpClient = { stacks, open: true, tcp: null };
+    const socket = new TcpClient(this.messages, stacks, receiver, token);
     this.tcpClients[slot] = socket;
-    const owner: SocketOwner = {
-      onConnected: () => {
-        if (socket.open) receiver.onOpen(token);
-      },
-      onData: (_s, _payload, message) => {
-        const answer = this.messages.takeAnswer(message);
-        if (socket.open && answer !== undefined) receiver.onAnswer(token, answer);
-      },
-      onClosed: (_s, cause: CloseCause) => {
-        socket.tcp = null;
-        if (!socket.open) return;
-        // A handshake that times out is the dialler's business (its own timer); a reset is an error it hears of.
-        if (cause === 'reset' || cause === 'peer_closed') receiver.onError(token);
-      },
-    };
-    socket.tcp = stacks.tcp.connect(serverIp, DNS_PORT, owner);
+    socket.tcp = stacks.tcp.connect(serverIp, DNS_PORT, socket);
     return slot * 2 + 1;
   }
 
@@ -176,13 +208,10 @@ export class PacketDnsTransport implements DnsTransport {
     let port = this.ports.get(host);
     if (!port) {
       const stacks = this.stacksOf(host);
-      const bound = new Port53(stacks);
-      port = bound;
-      this.ports.set(host, bound);
-      stacks.udp.bind(DNS_PORT, {
-        onDatagram: (srcIp, srcPort, dstIp, _dstPort, message) => this.onUdpQuery(bound, srcIp, srcPort, dstIp, message),
-      });
-      stacks.tcp.listen(DNS_PORT, this.tcpListener(bound));
+      port = new Port53(this, stacks);
+      this.ports.set(host, port);
+      stacks.udp.bind(DNS_PORT, port);
+      stacks.tcp.listen(DNS_PORT, port);
     }
     port.set(ip, server);
   }
@@ -193,7 +222,7 @@ export class PacketDnsTransport implements DnsTransport {
     port.delete(ip);
     if (port.ips.length > 0) return;
     port.stacks.udp.unbind(DNS_PORT);
-    port.stacks.tcp.listen(DNS_PORT, { accepting: false, accept: () => this.ignore });
+    port.stacks.tcp.listen(DNS_PORT, CLOSED);
     this.ports.delete(host);
   }
 
@@ -211,7 +240,8 @@ export class PacketDnsTransport implements DnsTransport {
     } else stacks!.udp.send(DNS_PORT, clientIp, clientPort, answer.id, serverIp);
   }
 
-  private onUdpQuery(port: Port53, srcIp: number, srcPort: number, dstIp: number, message: number): void {
+  /** A query reached a namespace's port 53 over UDP (from Port53). */
+  onUdpQuery(port: Port53, srcIp: number, srcPort: number, dstIp: number, message: number): void {
     const query = this.messages.takeQuery(message);
     const server = port.get(dstIp);
     if (query === undefined || !server) return;
@@ -230,23 +260,27 @@ export class PacketDnsTransport implements DnsTransport {
     return slot;
   }
 
-  /**
-   * A TCP socket does not know which local address it was dialled on, so a namespace serving several addresses over
-   * TCP hands connections to the first server bound there (node-local DNS binds one server to both its addresses).
-   */
-  private tcpListener(port: Port53): Listener {
-    const owner: SocketOwner = {
-      onConnected: () => {},
-      onData: (socket, payload: PayloadId, message) => {
-        if (payload !== Payload.request) return;
-        const query = this.messages.takeQuery(message);
-        if (query === undefined || port.ips.length === 0) return;
-        port.servers[0]!.onQuery(this.newExchange(port.stacks, port.ips[0]!, socket.remoteIp, socket.remotePort, socket), query, 'tcp');
-      },
-      onClosed: () => {},
-    };
-    return { accepting: true, accept: () => owner };
+  /** A query reached a namespace's port 53 over TCP (from Port53): the first server bound there answers it. */
+  onTcpQuery(port: Port53, socket: Socket, message: number): void {
+    const query = this.messages.takeQuery(message);
+    if (query === undefined || port.ips.length === 0) return;
+    port.servers[0]!.onQuery(this.newExchange(port.stacks, port.ips[0]!, socket.remoteIp, socket.remotePort, socket), query, 'tcp');
+  }
+}
+
+/** Port 53 where no server listens any more: connections are not accepted, and the ones it has go unanswered. */
+class ClosedPort implements Listener, SocketOwner {
+  readonly accepting = false;
+
+  accept(): SocketOwner {
+    return this;
   }
 
-  private readonly ignore: SocketOwner = { onConnected: () => {}, onData: () => {}, onClosed: () => {} };
+  onConnected(): void {}
+
+  onData(): void {}
+
+  onClosed(): void {}
 }
+
+const CLOSED = new ClosedPort();

@@ -5,6 +5,7 @@ import type { RngStream } from '../core/rng';
 import { millis, seconds, type SimTime } from '../core/time';
 import type { DnsQuery } from './message';
 import type { DnsProto, DnsServer } from './transport';
+import { bound } from '../core/snapshot';
 
 interface Held {
   server: DnsServer;
@@ -37,12 +38,15 @@ export class ServerImpairment {
     /** Who the log says is impaired, e.g. `deployment/coredns`. */
     readonly entity: string,
   ) {
-    this.release = ctx.sched.register(`dns.impairment.${name}`, (token) => {
-      const h = this.held.get(token);
-      if (!h) return;
-      this.held.delete(token);
-      h.server.onQuery(h.exchange, h.query, h.proto);
-    });
+    this.release = ctx.sched.register(`dns.impairment.${name}`, bound(this, this.releaseHeld));
+  }
+
+  /** A delayed query reaches its server. */
+  private releaseHeld(token: number): void {
+    const h = this.held.get(token);
+    if (!h) return;
+    this.held.delete(token);
+    h.server.onQuery(h.exchange, h.query, h.proto);
   }
 
   /** From now for `durationSeconds`: lose each query with `dropProbability`, delay the others by `addedLatencyMs`. */
@@ -66,7 +70,7 @@ export class ServerImpairment {
 
   /** The server as the transport should see it: queries go through the impairment first. */
   wrap(server: DnsServer): DnsServer {
-    return { onQuery: (exchange, query, proto) => this.onQuery(server, exchange, query, proto) };
+    return { onQuery: bound(this, this.onQuery, server) };
   }
 
   private onQuery(server: DnsServer, exchange: number, query: DnsQuery, proto: DnsProto): void {

@@ -9,6 +9,7 @@ import { seconds, US_PER_MS, type Duration } from '../core/time';
 import { CLUSTER_DOMAIN } from './cluster-dns';
 import { newNormalizedQuery, normalizeName, type DnsAnswer, type DnsQuery, type Rcode } from './message';
 import type { DnsSocketReceiver, DnsTransport } from './transport';
+import { bound } from '../core/snapshot';
 
 export interface ResolvConf {
   /** Tried in order; glibc uses the first three. */
@@ -106,13 +107,14 @@ export class StubResolver implements DnsSocketReceiver {
   private readonly timeoutH: HandlerId;
   private readonly m: { lookups: Counter; queries: Counter; duration: Histogram };
   private readonly failures = new Map<LookupError, Counter>();
-  private readonly plans = new WeakMap<ResolvConf, Map<string, LookupPlan>>();
+  // Keyed by the conf object: the world has one resolv.conf, which lives as long as the run.
+  private readonly plans = new Map<ResolvConf, Map<string, LookupPlan>>();
 
   constructor(
     private readonly ctx: SimContext,
     private readonly transport: DnsTransport,
   ) {
-    this.timeoutH = ctx.sched.register('dns.stub.timeout', (slot, gen) => this.onTimeout(slot, gen));
+    this.timeoutH = ctx.sched.register('dns.stub.timeout', bound(this, this.onTimeout));
     const m = ctx.metrics;
     this.m = {
       lookups: m.counter('dns.client.lookups'),

@@ -4,6 +4,7 @@ import { millis, seconds, toSeconds, type Duration, type SimTime } from '../core
 import { formatCidr, formatIpv4, type Cidr } from '../net/ipv4';
 import type { BgpParams } from './bgp-params';
 import type { Router } from './router';
+import { bound } from '../core/snapshot';
 
 export interface BgpOptions {
   /** From an UPDATE leaving the speaker to the router forwarding by it: UPDATE processing, best path, FIB programming. */
@@ -109,8 +110,8 @@ export class Bgp {
     if (this.opts.bfd && !(this.opts.bfd.interval > 0 && this.opts.bfd.detectTime >= this.opts.bfd.interval)) {
       throw new RangeError('BFD interval must be positive and detectTime at least one interval');
     }
-    this.deliverHandler = ctx.sched.register('bgp/update', (session, update) => this.deliver(session, update));
-    this.flushHandler = ctx.sched.register('bgp/flush', (session, why) => this.flushSession(session, why));
+    this.deliverHandler = ctx.sched.register('bgp/update', bound(this, this.deliver));
+    this.flushHandler = ctx.sched.register('bgp/flush', bound(this, this.flushSession));
   }
 
   /** A speaker whose routes point at `nextHop` (its node address); `entity` names it in the log, e.g. `node/node-c`. */

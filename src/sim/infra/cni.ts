@@ -13,6 +13,7 @@ import { toHost } from './fabric';
 import type { Host } from './host';
 import type { NetInterface } from './interfaces';
 import type { Pod } from './pod';
+import { withMember } from '../core/snapshot';
 
 // Model choice: one routing table per secondary interface, numbered like Cilium's ENI tables (first ENI → table 11).
 const ENI_TABLE = 11;
@@ -71,9 +72,9 @@ export class Cni {
     private readonly fabric: Fabric,
     private readonly settings: CniSettings,
   ) {
-    this.ruleGc = ctx.sched.register('cni.rule-gc', (pod) => this.collectRule(this.pods[pod]!));
-    this.ipRelease = ctx.sched.register('cni.ip-release', (pod) => this.releaseAddress(this.pods[pod]!));
-    this.ipamGc = ctx.sched.register('cni.ipam-gc', (host, ip) => this.collectLeak(this.hosts[host]!, ip));
+    this.ruleGc = ctx.sched.register('cni.rule-gc', withMember(this, this.collectRule, this.pods));
+    this.ipRelease = ctx.sched.register('cni.ip-release', withMember(this, this.releaseAddress, this.pods));
+    this.ipamGc = ctx.sched.register('cni.ipam-gc', withMember(this, this.collectLeak, this.hosts));
   }
 
   private get mode(): 'routed' | 'ipip' | 'eni' {

@@ -2,6 +2,7 @@ import type { SimContext } from '../context';
 import type { Counter, Histogram } from '../core/metrics';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import type { Duration, SimTime } from '../core/time';
+import { onMember } from '../core/snapshot';
 
 /**
  * Which kernel's CFS bandwidth control: `expiring` is 4.18 to 5.3, where a CPU's unused runtime expires at each
@@ -68,9 +69,9 @@ export class CpuControllers {
 
   constructor(readonly ctx: SimContext) {
     const s = ctx.sched;
-    this.segment = s.register('cfs.segment', (c, cpu) => this.controllers[c]?.onSegment(cpu));
-    this.period = s.register('cfs.period', (c) => this.controllers[c]?.onPeriod());
-    this.slack = s.register('cfs.slack', (c) => this.controllers[c]?.onSlack());
+    this.segment = s.register('cfs.segment', onMember(this.controllers, 'onSegment', true));
+    this.period = s.register('cfs.period', onMember(this.controllers, 'onPeriod', true));
+    this.slack = s.register('cfs.slack', onMember(this.controllers, 'onSlack', true));
   }
 
   create(entity: string, deployment: string, cpus: number, settings: CfsSettings): CpuBandwidth {

@@ -4,6 +4,7 @@ import type { EventHandle, HandlerId } from '../core/scheduler';
 import { atSeconds, seconds, toSeconds } from '../core/time';
 import { formatIpv4 } from '../net/ipv4';
 import { MemberMonitor, receivesTraffic, RoundRobin, type MemberHealth, type MonitorSettings } from './health-monitor';
+import { bound } from '../core/snapshot';
 
 /**
  * `node`: node IP : NodePort, kube-proxy does the last hop; `pod`: pod IP : port, reached over the pod network
@@ -101,9 +102,9 @@ export class LbPools {
     private readonly entity: string,
     private readonly probe: ProbeFn,
   ) {
-    this.probeHandler = ctx.sched.register('lb/probe', (m) => this.sendProbe(m));
-    this.timeoutHandler = ctx.sched.register('lb/probe-timeout', (m) => this.probeTimedOut(m));
-    this.downHandler = ctx.sched.register('lb/monitor-timeout', (m) => this.refresh(m));
+    this.probeHandler = ctx.sched.register('lb/probe', bound(this, this.sendProbe));
+    this.timeoutHandler = ctx.sched.register('lb/probe-timeout', bound(this, this.probeTimedOut));
+    this.downHandler = ctx.sched.register('lb/monitor-timeout', bound(this, this.refresh));
   }
 
   /** A new pool; counters and gauges carry `labels` (the virtual server). */
@@ -119,7 +120,7 @@ export class LbPools {
       settings,
       members,
       rr: new RoundRobin(),
-      eligible: (index) => this.eligible(this.members[members[index]!]!, settings),
+      eligible: bound(this, this.memberEligible, id),
       picks: metrics.counter('lb.connections', labels),
       probesSent: metrics.counter('lb.probes.sent', labels),
       probesFailed: metrics.counter('lb.probes.failed', labels),
@@ -223,6 +224,12 @@ export class LbPools {
     for (const spec of desired) if (!have.has(key(spec))) this.addMember(pool, spec);
   }
 
+  /** Whether pool `pool`'s `index`-th member may be picked. */
+  private memberEligible(pool: number, index: number): boolean {
+    const p = this.pools[pool]!;
+    return this.eligible(this.members[p.members[index]!]!, p.settings);
+  }
+
   private eligible(m: MemberState, settings: PoolSettings): boolean {
     if (settings.activation === 'after-healthy' && !m.activated) return false;
     return receivesTraffic(m.monitor.health(this.pickSeconds), settings.unknownReceivesTraffic);
@@ -236,7 +243,7 @@ export class LbPools {
     m.probeTimeout = this.ctx.sched.after(seconds(p.settings.probeTimeoutSeconds), this.timeoutHandler, id);
     m.probeTimer = this.ctx.sched.after(seconds(p.settings.monitor.intervalSeconds), this.probeHandler, id);
     const seq = ++m.probeSeq;
-    this.probe(id, (ok) => this.probeDone(id, seq, ok));
+    this.probe(id, bound(this, this.probeDone, id, seq));
   }
 
   private probeDone(id: number, seq: number, ok: boolean): void {

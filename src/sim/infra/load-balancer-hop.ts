@@ -1,12 +1,13 @@
 import type { SimContext } from '../context';
 import type { HandlerId } from '../core/scheduler';
+import { bound } from '../core/snapshot';
 import type { Duration, SimTime } from '../core/time';
 import { ConntrackTable, CtState, KERNEL_TIMEOUTS } from '../net/conntrack';
 import { applyTrackedNat } from '../net/nat';
 import { forwardThrough, XFF_POLICY_TEXT, type XffPolicy } from '../net/forwarded';
 import { formatIpv4, type Cidr } from '../net/ipv4';
-import { Payload, Proto, TcpFlag } from '../net/packet';
-import { TcpStack, type SocketOwner, type Tcp } from '../net/tcp';
+import { Payload, Proto, TcpFlag, type PayloadId } from '../net/packet';
+import { TcpStack, type Socket, type SocketOwner, type Tcp } from '../net/tcp';
 import { UdpStack, type Udp } from '../net/udp';
 import { DROP_REASON_IDS, type DropReason } from '../report/drop-reasons';
 import { toElement } from './fabric';
@@ -59,10 +60,12 @@ export class LoadBalancerHop implements PacketElement {
     this.tcp = new TcpStack(tcp, lb.selfIp, ns);
     this.udp = new UdpStack(udp, lb.selfIp, ns);
     network.fabric.attach(lb.selfIp, toElement(this.element));
-    this.abandon = ctx.sched.register('lb.probe-abandon', (socketId) => {
-      const socket = tcp.sockets.get(socketId);
-      if (socket) socket.stack.abort(socket);
-    });
+    this.abandon = ctx.sched.register('lb.probe-abandon', bound(this, this.abandonProbe));
+  }
+
+  private abandonProbe(socketId: number): void {
+    const socket = this.tcp.tcp.sockets.get(socketId);
+    if (socket) socket.stack.abort(socket);
   }
 
   get entity(): string {
@@ -125,21 +128,7 @@ export class LoadBalancerHop implements PacketElement {
    * probe still unanswered after `timeout` is abandoned, so unanswered SYNs do not linger in retransmission.
    */
   probe(ip: number, port: number, timeout: Duration, done: (ok: boolean) => void): void {
-    let answered = false;
-    const owner: SocketOwner = {
-      onConnected: (socket) => this.tcp.send(socket, Payload.request, 0),
-      onData: (socket, payload, message) => {
-        if (payload !== Payload.response || answered) return;
-        answered = true;
-        this.tcp.close(socket);
-        done(message !== HTTP_UNAVAILABLE);
-      },
-      onClosed: () => {
-        if (answered) return;
-        answered = true;
-        done(false);
-      },
-    };
+    const owner = new HealthProbe(this.tcp, done);
     const socket = this.tcp.connect(ip, port, owner);
     this.ctx.sched.after(timeout, this.abandon, socket.id);
   }
@@ -160,5 +149,32 @@ export class LoadBalancerHop implements PacketElement {
       this.ctx.requests.hop(message, p.time[id] as SimTime, this.entity, `${snat}; ${header}`, src, `${formatIpv4(p.dstIp[id]!)}:${p.dstPort[id]}`);
     }
     this.network.toFabric(id, this.element);
+  }
+}
+
+/** One HTTP health probe's connection: `done` hears once whether it answered, and not with 503. */
+class HealthProbe implements SocketOwner {
+  private answered = false;
+
+  constructor(
+    private readonly tcp: TcpStack,
+    private readonly done: (ok: boolean) => void,
+  ) {}
+
+  onConnected(socket: Socket): void {
+    this.tcp.send(socket, Payload.request, 0);
+  }
+
+  onData(socket: Socket, payload: PayloadId, message: number): void {
+    if (payload !== Payload.response || this.answered) return;
+    this.answered = true;
+    this.tcp.close(socket);
+    this.done(message !== HTTP_UNAVAILABLE);
+  }
+
+  onClosed(): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.done(false);
   }
 }

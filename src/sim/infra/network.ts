@@ -4,8 +4,8 @@ import type { SimContext } from '../context';
 import { formatIpv4 } from '../net/ipv4';
 import { AnonymousFlows } from '../net/anonymous-flows';
 import { describeFlags, PacketPool, Payload, Proto, Stage, TcpFlag, type PayloadId } from '../net/packet';
-import type { Tcp, TcpStack, TcpWire } from '../net/tcp';
-import type { Udp, UdpStack, UdpWire } from '../net/udp';
+import type { Tcp, TcpStack } from '../net/tcp';
+import type { Udp, UdpStack } from '../net/udp';
 import { DROP_REASON_IDS, dropReasonIndex, type DropReason } from '../report/drop-reasons';
 import type { CauseFact } from '../report/causes';
 import { elementOf, Fabric, hostOf, ifaceOf, isElement, NOWHERE } from './fabric';
@@ -13,6 +13,7 @@ import type { Host } from './host';
 import type { Pod } from './pod';
 import { NodeDatapath } from './node-datapath';
 import type { ServiceProxy } from './service-proxy';
+import { bound } from '../core/snapshot';
 
 const DROP_LOG_INTERVAL = seconds(1);
 
@@ -98,10 +99,10 @@ export class Network {
     this.hop = micros(hopLatencyUs);
     this.datapath = new NodeDatapath(ctx, this, proxy, hosts);
     this.fabricSite = { entity: 'network/fabric', lastDropLog: new Float64Array(DROP_REASON_IDS.length).fill(-Infinity) };
-    this.arrive = ctx.sched.register('packet.arrive', (id) => this.onArrive(id));
-    this.arriveBatch = ctx.sched.register('packet.arrive-batch', (batch) => this.onArriveBatch(batch));
-    tcp.wire = this.sendTcp;
-    udp.wire = this.sendUdp;
+    this.arrive = ctx.sched.register('packet.arrive', bound(this, this.onArrive));
+    this.arriveBatch = ctx.sched.register('packet.arrive-batch', bound(this, this.onArriveBatch));
+    tcp.wire = bound(this, this.sendTcp);
+    udp.wire = bound(this, this.sendUdp);
   }
 
   get inFlight(): number {
@@ -113,7 +114,7 @@ export class Network {
     return this.elements.length - 1;
   }
 
-  private readonly sendTcp: TcpWire = (stack: TcpStack, srcPort, dstIp, dstPort, flags, payload, message, anon = -1, generation = 0, srcIp = stack.ip) => {
+  private sendTcp(stack: TcpStack, srcPort: number, dstIp: number, dstPort: number, flags: number, payload: PayloadId, message: number, anon = -1, generation = 0, srcIp = stack.ip): void {
     const id = this.emit(srcIp, srcPort, dstIp, dstPort, Proto.tcp, payload, message);
     const p = this.packets;
     p.flags[id] = flags;
@@ -126,12 +127,12 @@ export class Network {
       p.anonGeneration[id] = generation;
     }
     this.launch(id, stack.ns);
-  };
+  }
 
-  private readonly sendUdp: UdpWire = (stack: UdpStack, srcIp, srcPort, dstIp, dstPort, message) => {
+  private sendUdp(stack: UdpStack, srcIp: number, srcPort: number, dstIp: number, dstPort: number, message: number): void {
     const id = this.emit(srcIp, srcPort, dstIp, dstPort, Proto.udp, Payload.datagram, message);
     this.launch(id, stack.ns);
-  };
+  }
 
   /** A new packet in the pool, counted as sent; the caller sets its flags and sends it on. */
   emit(srcIp: number, srcPort: number, dstIp: number, dstPort: number, proto: number, payload: PayloadId, message: number): number {

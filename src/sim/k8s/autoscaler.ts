@@ -3,6 +3,7 @@ import type { Gauge } from '../core/metrics';
 import type { HandlerId } from '../core/scheduler';
 import { seconds, toSeconds, type Duration } from '../core/time';
 import type { Workloads } from './workloads';
+import { bound } from '../core/snapshot';
 
 /** What a HorizontalPodAutoscaler aims at: requests per second per ready pod, a custom metric. */
 export interface AutoscaleSpec {
@@ -43,7 +44,7 @@ export class Autoscaler {
     /** Requests the deployment's pods have taken so far. */
     private readonly served: () => number,
   ) {
-    this.sync = ctx.sched.register(`hpa.sync/${deployment}`, () => this.onSync());
+    this.sync = ctx.sched.register(`hpa.sync/${deployment}`, bound(this, this.onSync));
     this.desired = ctx.metrics.gauge('hpa.desired_replicas', { deployment });
   }
 

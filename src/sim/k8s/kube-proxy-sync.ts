@@ -2,6 +2,7 @@ import type { SimContext } from '../context';
 import type { Gauge } from '../core/metrics';
 import type { EventHandle, HandlerId } from '../core/scheduler';
 import { seconds, simTime, type Duration } from '../core/time';
+import { bound } from '../core/snapshot';
 
 export interface SyncRunnerSettings {
   /** Least time between sync starts once the burst is spent. */
@@ -12,10 +13,10 @@ export interface SyncRunnerSettings {
   burstSyncs: number;
 }
 
-/** What the runner drives: `start` begins a node's sync and says how long it takes; `finish` ends it. */
+/** What the runner drives: `startSync` begins a node's sync and says how long it takes; `finishSync` ends it. */
 export interface SyncWork {
-  start(node: number): Duration;
-  finish(node: number): void;
+  startSync(node: number): Duration;
+  finishSync(node: number): void;
 }
 
 const NONE = -1;
@@ -63,13 +64,9 @@ export class BoundedFrequencyRunner {
     this.busySince = new Float64Array(nodeCount);
     this.busy = new Float64Array(nodeCount);
     this.busyGauge = ctx.metrics.gauge('kube_proxy.busy');
-    this.tryHandler = ctx.sched.register('kube-proxy.sync-due', (node) => {
-      this.timer[node] = NONE;
-      this.timerAt[node] = Infinity;
-      this.tryRun(node);
-    });
-    this.endHandler = ctx.sched.register('kube-proxy.sync-end', (node) => this.end(node));
-    this.tickHandler = ctx.sched.register('kube-proxy.busy', () => this.tick());
+    this.tryHandler = ctx.sched.register('kube-proxy.sync-due', bound(this, this.due));
+    this.endHandler = ctx.sched.register('kube-proxy.sync-end', bound(this, this.end));
+    this.tickHandler = ctx.sched.register('kube-proxy.busy', bound(this, this.tick));
     ctx.sched.after(BUSY_WINDOW, this.tickHandler);
   }
 
@@ -87,6 +84,13 @@ export class BoundedFrequencyRunner {
   synced(node: number): void {
     this.lastEnd[node] = this.ctx.sched.now;
     this.arm(node, this.ctx.sched.now + this.settings.syncPeriod);
+  }
+
+  /** A node's timer fired: it has none now, and may sync. */
+  private due(node: number): void {
+    this.timer[node] = NONE;
+    this.timerAt[node] = Infinity;
+    this.tryRun(node);
   }
 
   private tryRun(node: number): void {
@@ -115,7 +119,7 @@ export class BoundedFrequencyRunner {
     this.running[node] = 1;
     this.requested[node] = 0;
     this.busySince[node] = now;
-    this.ctx.sched.after(this.work.start(node), this.endHandler, node);
+    this.ctx.sched.after(this.work.startSync(node), this.endHandler, node);
   }
 
   private end(node: number): void {
@@ -123,7 +127,7 @@ export class BoundedFrequencyRunner {
     this.running[node] = 0;
     this.busyUs[node]! += now - this.busySince[node]!;
     this.lastEnd[node] = now;
-    this.work.finish(node);
+    this.work.finishSync(node);
     this.disarm(node);
     this.arm(node, now + this.settings.syncPeriod);
     if (this.requested[node]) this.tryRun(node);

@@ -112,10 +112,7 @@ export class KubeProxy {
     this.fullSyncs = ctx.metrics.counter('kube_proxy.syncs.full');
     this.duration = ctx.metrics.histogram('kube_proxy.sync.duration_ms', DURATION_BOUNDS_MS);
     this.latency = ctx.metrics.histogram('kube_proxy.programming_latency_ms', LATENCY_BOUNDS_MS);
-    this.runner = new BoundedFrequencyRunner(ctx, n, this.settings, {
-      start: (node) => this.startSync(node),
-      finish: (node) => this.finishSync(node),
-    });
+    this.runner = new BoundedFrequencyRunner(ctx, n, this.settings, this);
   }
 
   /** Registers a Service and returns its index; once programAll has run, every node queues it as a change. */
@@ -183,7 +180,7 @@ export class KubeProxy {
     return this.runner.busy[node]!;
   }
 
-  private startSync(node: number): Duration {
+  startSync(node: number): Duration {
     const now = this.ctx.sched.now;
     const settings = this.settings;
     const full = settings.restore === 'full' || now - this.lastFullStart[node]! >= settings.syncPeriod;
@@ -223,7 +220,7 @@ export class KubeProxy {
     return micros(settings.syncFixedCostUs + settings.syncCostPerRuleUs * rules);
   }
 
-  private finishSync(node: number): void {
+  finishSync(node: number): void {
     const now = this.ctx.sched.now;
     for (const chains of this.writing[node]!) this.rules.install(node, chains);
     this.writing[node]!.length = 0;

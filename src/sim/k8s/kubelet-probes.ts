@@ -7,9 +7,10 @@ import type { SimContext } from '../context';
 import type { Pod } from '../infra/pod';
 import { HTTP_OK } from '../apps/http-request';
 import { formatIpv4 } from '../net/ipv4';
-import { Payload } from '../net/packet';
+import { Payload, type PayloadId } from '../net/packet';
 import type { CloseCause, Socket, SocketOwner } from '../net/tcp';
 import type { ProbeSpec } from '../scenario/deployments';
+import { withMember } from '../core/snapshot';
 
 export type ProbeKind = 'readiness' | 'liveness';
 
@@ -90,8 +91,8 @@ export class KubeletProbes {
     private readonly ctx: SimContext,
     private readonly effects: ProbeEffects,
   ) {
-    this.tick = ctx.sched.register('kubelet.probe', (w) => this.probe(this.workers[w]!));
-    this.expire = ctx.sched.register('kubelet.probe-timeout', (w, socketId) => this.timedOut(this.workers[w]!, socketId));
+    this.tick = ctx.sched.register('kubelet.probe', withMember(this, this.probe, this.workers));
+    this.expire = ctx.sched.register('kubelet.probe-timeout', withMember(this, this.timedOut, this.workers));
     const m = ctx.metrics;
     this.sent = m.counter('kubelet.probes.sent');
     this.failed = { readiness: m.counter('kubelet.probes.failed', { probe: 'readiness' }), liveness: m.counter('kubelet.probes.failed', { probe: 'liveness' }) };
@@ -159,23 +160,7 @@ export class KubeletProbes {
   /** One probe: a connection from the node to the pod's address, and a GET on it for an HTTP probe. */
   private send(w: Worker): void {
     this.sent.inc();
-    const host = w.pod.host;
-    const http = w.settings.http;
-    let connected = false;
-    const owner: SocketOwner = {
-      onConnected: (socket) => {
-        connected = true;
-        if (http) host.tcp.send(socket, Payload.request, 0);
-        else this.finish(w, socket, null);
-      },
-      onData: (socket, payload, message) => {
-        if (payload !== Payload.response) return;
-        const status = message >= FIRST_STATUS && message <= LAST_STATUS ? message : HTTP_OK;
-        this.finish(w, socket, status < FIRST_FAILING_STATUS ? null : `HTTP probe failed with statuscode: ${status}`);
-      },
-      onClosed: (socket, cause) => this.closed(w, socket, connected ? 'read: connection reset by peer' : dialError(cause, this.target(w))),
-    };
-    const socket = host.tcp.connect(w.pod.ip, w.settings.port, owner);
+    const socket = w.pod.host.tcp.connect(w.pod.ip, w.settings.port, new ProbeConnection(this, w));
     w.socket = socket;
     this.ctx.sched.after(seconds(w.settings.timeoutSeconds), this.expire, w.index, socket.id);
   }
@@ -193,20 +178,22 @@ export class KubeletProbes {
     this.verdict(w, why);
   }
 
-  private closed(w: Worker, socket: Socket, error: string): void {
+  /** The probe's connection closed before an answer (from ProbeConnection). */
+  closed(w: Worker, socket: Socket, error: string): void {
     if (w.socket !== socket) return;
     w.socket = null;
     this.verdict(w, w.settings.http ? `Get "http://${this.target(w)}/": ${error}` : error);
   }
 
-  private finish(w: Worker, socket: Socket, why: string | null): void {
+  /** The probe has its outcome (from ProbeConnection). */
+  finish(w: Worker, socket: Socket, why: string | null): void {
     if (w.socket !== socket) return;
     w.socket = null;
     w.pod.host.tcp.close(socket);
     this.verdict(w, why);
   }
 
-  private target(w: Worker): string {
+  target(w: Worker): string {
     return `${formatIpv4(w.pod.ip)}:${w.settings.port}`;
   }
 
@@ -238,4 +225,30 @@ export class KubeletProbes {
 function dialError(cause: CloseCause, target: string): string {
   if (cause === 'syn_timeout') return `dial tcp ${target}: i/o timeout`;
   return cause === 'reset' ? `dial tcp ${target}: connect: connection refused` : `dial tcp ${target}: connection closed`;
+}
+
+/** One probe's connection from the node to the pod: a GET once connected for an HTTP probe, a pass on connecting for TCP. */
+class ProbeConnection implements SocketOwner {
+  private connected = false;
+
+  constructor(
+    private readonly probes: KubeletProbes,
+    private readonly w: Worker,
+  ) {}
+
+  onConnected(socket: Socket): void {
+    this.connected = true;
+    if (this.w.settings.http) this.w.pod.host.tcp.send(socket, Payload.request, 0);
+    else this.probes.finish(this.w, socket, null);
+  }
+
+  onData(socket: Socket, payload: PayloadId, message: number): void {
+    if (payload !== Payload.response) return;
+    const status = message >= FIRST_STATUS && message <= LAST_STATUS ? message : HTTP_OK;
+    this.probes.finish(this.w, socket, status < FIRST_FAILING_STATUS ? null : `HTTP probe failed with statuscode: ${status}`);
+  }
+
+  onClosed(socket: Socket, cause: CloseCause): void {
+    this.probes.closed(this.w, socket, this.connected ? 'read: connection reset by peer' : dialError(cause, this.probes.target(this.w)));
+  }
 }

@@ -1,3 +1,4 @@
+import { bound } from '../core/snapshot';
 import type { SimContext } from '../context';
 import type { HandlerId } from '../core/scheduler';
 import { seconds } from '../core/time';
@@ -38,11 +39,13 @@ export class MetalLb {
       bgp.connect(id, router);
       return { host, id, running: true, hung: false };
     });
-    this.restartDone = ctx.sched.register('metallb.speaker-restarted', (host) => {
-      const s = this.speakers.find((x) => x.host.index === host)!;
-      if (!s.host.powered) return;
-      this.startSpeaker(s.host, `restart of ${s.host.entity}'s speaker`);
-    });
+    this.restartDone = ctx.sched.register('metallb.speaker-restarted', bound(this, this.restarted));
+  }
+
+  private restarted(host: number): void {
+    const s = this.speakers.find((x) => x.host.index === host)!;
+    if (!s.host.powered) return;
+    this.startSpeaker(s.host, `restart of ${s.host.entity}'s speaker`);
   }
 
   /** The starting state: every announcement already converged at the router. */

@@ -16,6 +16,7 @@ import { planRollout, resolveFenceposts, type IntOrPercent } from './rollout';
 import type { Service } from './service';
 import { KubeletProbes, type ProbeKind, type ProbeSettings } from './kubelet-probes';
 import { chooseNode, explainChoice, NO_RULES, unschedulableReasons, type NodeView, type PlacementRules } from './scheduling';
+import { bound, withMember } from '../core/snapshot';
 
 // How long the view keeps a gone pod, so connections still aimed at its address stay visible.
 const GONE_SHOWN_FOR = seconds(10);
@@ -135,26 +136,33 @@ export class Workloads {
     private readonly settings: KubeParams,
   ) {
     const s = ctx.sched;
-    this.startPod = s.register('pod.start', (pod) => this.onStart(this.pods[pod]!));
-    this.killPod = s.register('pod.kill', (pod) => this.onKill(this.pods[pod]!));
-    this.sigterm = s.register('pod.sigterm', (pod) => this.onSigterm(this.pods[pod]!));
-    this.createReplacement = s.register('replicaset.create', (dep, replaced) => this.reconcile(this.deployments[dep]!, replaced));
-    this.notifyProxies = s.register('endpoints.watch', (svc) => {
-      this.kubeProxy.changed(this.proxyIndex[svc]!);
-      for (const watcher of this.sliceWatchers) watcher(this.services[svc]!);
-    });
-    this.teardownNetns = s.register('pod.netns-teardown', (index) => {
-      const pod = this.pods[index]!;
-      pod.tcp.destroy();
-      this.cni.detach(pod);
-      this.retryWaiting();
-    });
-    this.crashContainer = s.register('pod.crash', (pod) => this.onCrash(this.pods[pod]!));
-    this.restartContainer = s.register('pod.restart', (pod) => this.onRestart(this.pods[pod]!));
-    this.forgetPod = s.register('pod.forget', (pod) => {
-      this.pods[pod]!.shown = false;
-      this.ctx.touchTopology();
-    });
+    this.startPod = s.register('pod.start', withMember(this, this.onStart, this.pods));
+    this.killPod = s.register('pod.kill', withMember(this, this.onKill, this.pods));
+    this.sigterm = s.register('pod.sigterm', withMember(this, this.onSigterm, this.pods));
+    this.createReplacement = s.register('replicaset.create', withMember(this, this.reconcile, this.deployments));
+    this.notifyProxies = s.register('endpoints.watch', bound(this, this.notifyEndpoints));
+    this.teardownNetns = s.register('pod.netns-teardown', withMember(this, this.tearDownNetns, this.pods));
+    this.crashContainer = s.register('pod.crash', withMember(this, this.onCrash, this.pods));
+    this.restartContainer = s.register('pod.restart', withMember(this, this.onRestart, this.pods));
+    this.forgetPod = s.register('pod.forget', withMember(this, this.forget, this.pods));
+  }
+
+  /** A Service's endpoints changed: kube-proxy and every slice watcher hear of it. */
+  private notifyEndpoints(svc: number): void {
+    this.kubeProxy.changed(this.proxyIndex[svc]!);
+    for (const watcher of this.sliceWatchers) watcher(this.services[svc]!);
+  }
+
+  private tearDownNetns(pod: Pod): void {
+    pod.tcp.destroy();
+    this.cni.detach(pod);
+    this.retryWaiting();
+  }
+
+  /** A deleted pod leaves the picture. */
+  private forget(pod: Pod): void {
+    pod.shown = false;
+    this.ctx.touchTopology();
   }
 
   reserveNames(names: Iterable<string>): void {
@@ -166,10 +174,7 @@ export class Workloads {
     this.deployments.push(d);
     this.byName.set(spec.name, d);
     if (spec.probes && (spec.probes.readiness || spec.probes.liveness)) {
-      this.probes ??= new KubeletProbes(this.ctx, {
-        readinessChanged: (pod, ready) => this.readinessChanged(pod, ready),
-        livenessFailed: (pod, why) => this.livenessFailed(pod, why),
-      });
+      this.probes ??= new KubeletProbes(this.ctx, this);
     }
   }
 
@@ -530,7 +535,8 @@ export class Workloads {
   }
 
   /** The readiness probe's result changed: the pod's endpoint follows (ready, or serving while it terminates). */
-  private readinessChanged(pod: Pod, ready: boolean): void {
+  /** What the kubelet's probes do to a pod: its readiness, and a restart on a failed liveness probe. */
+  readinessChanged(pod: Pod, ready: boolean): void {
     if (!pod.app || (pod.phase !== 'running' && pod.phase !== 'terminating')) return;
     if (ready && pod.phase === 'running') {
       this.becameReady(pod, 'pod.ready', 'ready: its readiness probe passed');
@@ -546,7 +552,7 @@ export class Workloads {
   }
 
   /** The liveness probe failed: the kubelet kills the container and restarts it after its back-off. */
-  private livenessFailed(pod: Pod, why: string): void {
+  livenessFailed(pod: Pod, why: string): void {
     if (pod.phase !== 'running' || !pod.app) return;
     this.ctx.causes.record('liveness_killed', pod.entity, this.ctx.sched.now, { reason: why });
     this.stopContainer(pod, `Container ${pod.deployment} failed liveness probe, will be restarted`, pod.host.entity);
@@ -557,7 +563,7 @@ export class Workloads {
     if (pod.phase !== 'terminating') return;
     // A container waiting out its crash back-off has no process to signal.
     if (!pod.app) this.tearDown(pod, 'exited');
-    else pod.app.terminate(() => this.tearDown(pod, 'exited'));
+    else pod.app.terminate(bound(this, this.tearDown, pod, 'exited'));
   }
 
   private armCrash(pod: Pod, d: Deployment): void {

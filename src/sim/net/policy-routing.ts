@@ -48,10 +48,6 @@ export class PolicyRouting {
   private readonly byDst = new Map<number, Route | undefined>();
   /** Rules that match on the source with a prefix (per-pod source rules live in bySource). */
   private fromRules = 0;
-  private readonly forget = (): void => {
-    this.cacheRoute.fill(null);
-    this.byDst.clear();
-  };
 
   constructor() {
     // The kernel's default rules: 0 local, 32766 main, 32767 default.
@@ -62,9 +58,15 @@ export class PolicyRouting {
     this.addRule({ priority: 32767, table: TABLE_DEFAULT });
   }
 
+  /** Drops every cached lookup: a rule or a route changed. */
+  forget(): void {
+    this.cacheRoute.fill(null);
+    this.byDst.clear();
+  }
+
   table(id: number): RouteTable {
     let t = this.tables.get(id);
-    if (!t) this.tables.set(id, (t = new RouteTable(this.forget)));
+    if (!t) this.tables.set(id, (t = new RouteTable(this)));
     return t;
   }
 

@@ -21,11 +21,11 @@ export class RouteTable {
   /** Shorter prefixes, longest first, in insertion order within a length. */
   private readonly prefixRoutes: Route[] = [];
 
-  /** `changed` is told of every change, so that whoever caches lookups can forget them. */
-  constructor(private readonly changed: () => void = () => {}) {}
+  /** `cache` is told of every change, so that whoever caches lookups can forget them. */
+  constructor(private readonly cache: { forget(): void } | null = null) {}
 
   add(route: Route): void {
-    this.changed();
+    this.cache?.forget();
     if (route.dst.prefix === 32) {
       if (!this.hostRoutes.has(route.dst.base)) this.hostRoutes.set(route.dst.base, route);
       return;
@@ -36,7 +36,7 @@ export class RouteTable {
   }
 
   remove(predicate: (route: Route) => boolean): number {
-    this.changed();
+    this.cache?.forget();
     let removed = 0;
     for (const [key, route] of this.hostRoutes) {
       if (predicate(route)) {
@@ -55,7 +55,7 @@ export class RouteTable {
 
   /** Removes the /32 route to one address, if there is one. */
   removeHost(ip: number): boolean {
-    this.changed();
+    this.cache?.forget();
     return this.hostRoutes.delete(ip);
   }
 

@@ -5,6 +5,7 @@ import type { SimContext } from '../context';
 import { EPHEMERAL_FIRST, EPHEMERAL_LAST, EphemeralPorts } from './ephemeral-ports';
 import { Payload, TcpFlag, type PayloadId } from './packet';
 import type { TcpParams } from './tcp-params';
+import { bound, shared } from '../core/snapshot';
 
 export const TcpState = { synSent: 0, synReceived: 1, established: 2, finWait: 3, closed: 4 } as const;
 export type TcpStateId = (typeof TcpState)[keyof typeof TcpState];
@@ -41,6 +42,10 @@ export type TcpWire = (
   generation?: number,
   srcIp?: number,
 ) => void;
+
+const unattached = shared((): never => {
+  throw new Error('tcp wire used before the network was attached');
+});
 
 /** A connection attempt that holds a local port without a socket (an anonymous flow's); made real on demand. */
 export interface AnonymousAttempt {
@@ -92,9 +97,7 @@ export class Tcp {
   readonly connectOk: Counter;
   readonly connectFailed: Counter;
   readonly established: Gauge;
-  wire: TcpWire = () => {
-    throw new Error('tcp wire used before the network was attached');
-  };
+  wire: TcpWire = unattached;
 
   constructor(
     readonly ctx: SimContext,
@@ -108,7 +111,7 @@ export class Tcp {
     this.connectOk = m.counter('tcp.connect.ok');
     this.connectFailed = m.counter('tcp.connect.failed');
     this.established = m.gauge('tcp.connections.established');
-    this.rtoHandler = ctx.sched.register('tcp.syn-rto', (id) => this.onSynTimeout(id));
+    this.rtoHandler = ctx.sched.register('tcp.syn-rto', bound(this, this.onSynTimeout));
   }
 
   get initialRto(): Duration {
@@ -178,7 +181,6 @@ export class TcpStack {
   private readonly anonPorts: number[] = [];
   private readonly anonAttempts: (AnonymousAttempt | null)[] = [];
   private anonCount = 0;
-  private readonly inUse = { has: (port: number): boolean => this.byPort.has(port) || this.anonymousHolds(port) };
   /** A listener took a port of the ephemeral range, so its connections may sit on ports the allocator hands out. */
   private rangeShared = false;
 
@@ -220,6 +222,11 @@ export class TcpStack {
     this.anonAttempts[i] = this.anonAttempts[n - 1]!;
     this.anonAttempts[n - 1] = null;
     this.anonCount = n - 1;
+  }
+
+  /** Whether a socket or an anonymous attempt holds the port: what the ephemeral port allocator must skip. */
+  has(port: number): boolean {
+    return this.byPort.has(port) || this.anonymousHolds(port);
   }
 
   private anonymousHolds(port: number): boolean {
@@ -444,7 +451,7 @@ export class TcpStack {
   private allocatePort(): number {
     // Until the cursor has gone round, every port ahead of it is free: only the allocator hands them out.
     if (!this.ports.wrapped && !this.rangeShared) return this.ports.take();
-    const port = this.ports.next(this.inUse);
+    const port = this.ports.next(this);
     if (port < 0) throw new Error(`namespace ${this.ns} has run out of ephemeral ports`);
     return port;
   }

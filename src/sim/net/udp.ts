@@ -1,3 +1,4 @@
+import { shared } from '../core/snapshot';
 import type { Counter } from '../core/metrics';
 import type { SimContext } from '../context';
 import { IntMap } from '../core/int-map';
@@ -11,13 +12,15 @@ export interface DatagramOwner {
 /** Sends a datagram out of a network namespace; the network decides where it goes. */
 export type UdpWire = (stack: UdpStack, srcIp: number, srcPort: number, dstIp: number, dstPort: number, message: number) => void;
 
+const unattached = shared((): never => {
+  throw new Error('udp wire used before the network was attached');
+});
+
 /** The UDP machinery shared by every namespace: the wire and counters. UDP keeps no connection state. */
 export class Udp {
   readonly sent: Counter;
   readonly received: Counter;
-  wire: UdpWire = () => {
-    throw new Error('udp wire used before the network was attached');
-  };
+  wire: UdpWire = unattached;
 
   constructor(readonly ctx: SimContext) {
     this.sent = ctx.metrics.counter('udp.datagrams.sent');

@@ -6,6 +6,7 @@ import type { AnonymousFlowOwner, AnonymousFlows } from '../../net/anonymous-flo
 import { TcpFlag } from '../../net/packet';
 import type { AnonymousAttempt, Socket, SocketOwner, Tcp, TcpStack } from '../../net/tcp';
 import { Connectivity, type Subchannel } from './subchannel';
+import { bound } from '../../core/snapshot';
 
 /** What the cohort needs of the channel that owns a subchannel: its transport side. */
 export interface CohortHost extends SocketOwner {
@@ -98,7 +99,7 @@ export class DialCohort implements AnonymousFlowOwner {
     private readonly tcp: Tcp,
     private readonly flows: AnonymousFlows,
   ) {
-    this.waveHandler = ctx.sched.register('grpc-client.wave', (wave) => this.onWave(wave));
+    this.waveHandler = ctx.sched.register('grpc-client.wave', bound(this, this.onWave));
     this.connects = ctx.metrics.counter('grpc.client.connect_attempts');
   }
 

@@ -9,6 +9,7 @@ import { GRPC_BACKOFF, type BackoffConfig } from './backoff';
 import { aggregateState, type LbHost, type LbPolicy, type Pick } from './lb-policy';
 import { PickFirstPolicy, type PickFirstSettings } from './pick-first';
 import { Connectivity, SubchannelIds, type ConnectivityState, type Subchannel, type SubchannelHost } from './subchannel';
+import { bound } from '../../core/snapshot';
 
 export interface RoundRobinSettings {
   backoff: BackoffConfig;
@@ -31,7 +32,7 @@ export class RoundRobinPolicy implements LbPolicy, LbHost {
   /** Rotates the children so that a rebuilt picker starts at a random one. */
   private offset = 0;
   private updating = false;
-  private readonly isReady = (m: number): boolean => this.children[(m + this.offset) % this.children.length]!.state === Connectivity.ready;
+  private readonly isReady = bound(this, this.readyAt);
 
   constructor(
     private readonly host: LbHost,
@@ -70,6 +71,11 @@ export class RoundRobinPolicy implements LbPolicy, LbHost {
     this.children = next;
     this.updating = false;
     this.rebuild();
+  }
+
+  /** Whether the `m`-th child in the rotated order is ready. */
+  private readyAt(m: number): boolean {
+    return this.children[(m + this.offset) % this.children.length]!.state === Connectivity.ready;
   }
 
   pick(): Pick {

@@ -1,0 +1,315 @@
+/**
+ * Copies of a run's whole state (issue 25): every object reachable from a root, with its prototype, and the Maps, Sets,
+ * arrays and typed arrays among them. A closure cannot be copied (its captured variables are out of reach), so the
+ * state holds functions only as `bound` methods, which the copy binds again to the copied object, or as `shared`
+ * functions that close over nothing that changes.
+ */
+
+type AnyFunction = (...args: never[]) => unknown;
+
+interface Binding {
+  target: object;
+  method: string;
+  args: unknown[];
+}
+
+const BINDINGS = new WeakMap<AnyFunction, Binding>();
+const SHARED = new WeakSet<AnyFunction>();
+
+type Rest<F, A extends unknown[]> = F extends (...args: [...A, ...infer R]) => infer Out ? (...args: R) => Out : never;
+
+const METHOD_NAMES = new WeakMap<AnyFunction, string>();
+
+/** The name under which `fn` is a method of `target`'s class (private ones too), found once per method. */
+function methodName(target: object, fn: AnyFunction): string {
+  const known = METHOD_NAMES.get(fn);
+  if (known !== undefined && (target as Record<string, unknown>)[known] === fn) return known;
+  for (let proto = Object.getPrototypeOf(target) as object | null; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name !== 'constructor' && Object.getOwnPropertyDescriptor(proto, name)?.value === fn) {
+        METHOD_NAMES.set(fn, name);
+        return name;
+      }
+    }
+  }
+  throw new Error(`bound: ${fn.name || 'the function'} is not a method of ${target.constructor.name}'s class`);
+}
+
+/**
+ * `fn`, a method of `target`'s class, bound to `target` with `args` first: a callback a snapshot can carry, since it
+ * names its object and method. Write `bound(this, this.onTick)`.
+ */
+export function bound<F extends AnyFunction, A extends unknown[]>(target: object, fn: F, ...args: A): Rest<F, A> {
+  const method = methodName(target, fn);
+  const callback = (fn as unknown as (...a: unknown[]) => unknown).bind(target, ...args) as AnyFunction;
+  BINDINGS.set(callback, { target, method, args });
+  return callback as Rest<F, A>;
+}
+
+/** Marks a function that reads nothing but its arguments and constants, so copies of the state may share it. */
+export function shared<F extends AnyFunction>(fn: F): F {
+  SHARED.add(fn);
+  return fn;
+}
+
+/** Whether a copy of the state can carry `fn`: a bound method or a shared function. */
+export function carried(fn: AnyFunction): boolean {
+  return BINDINGS.has(fn) || SHARED.has(fn);
+}
+
+/** A typed array as a snapshot keeps it: its buffer without the zero bytes at its end, most of a preallocated table. */
+class FrozenBuffer {
+  constructor(
+    readonly byteLength: number,
+    readonly bytes: Uint8Array,
+  ) {}
+}
+
+class FrozenView {
+  constructor(
+    readonly kind: string,
+    readonly buffer: FrozenBuffer,
+    readonly byteOffset: number,
+    readonly length: number,
+  ) {}
+}
+
+type ViewConstructor = new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView;
+const VIEWS: Record<string, ViewConstructor> = {
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
+} as unknown as Record<string, ViewConstructor>;
+
+/** The length of `buffer` up to its last non-zero byte. */
+function usedBytes(buffer: ArrayBuffer): number {
+  const words = buffer.byteLength >>> 2;
+  const asWords = new Int32Array(buffer, 0, words);
+  let end = words;
+  while (end > 0 && asWords[end - 1] === 0) end--;
+  // Whole words found the last non-zero one; bytes find where in it (or in the tail past the last whole word) the zeros begin.
+  let bytes = end === words ? buffer.byteLength : end * 4;
+  const asBytes = new Uint8Array(buffer);
+  while (bytes > 0 && asBytes[bytes - 1] === 0) bytes--;
+  return bytes;
+}
+
+type Mode = 'freeze' | 'thaw';
+
+/** Where each of `targets` sits under the root, by a breadth-first walk: done only when a copy fails, to say where. */
+function pathsTo(root: unknown, targets: ReadonlySet<unknown>): Map<unknown, string> {
+  const found = new Map<unknown, string>();
+  const seen = new Set<unknown>();
+  const queue: [unknown, string][] = [[root, 'state']];
+  for (let head = 0; head < queue.length && found.size < targets.size; head++) {
+    const [value, path] = queue[head]!;
+    if (targets.has(value) && !found.has(value)) found.set(value, path);
+    const binding = typeof value === 'function' ? BINDINGS.get(value as AnyFunction) : undefined;
+    if (binding && !seen.has(value)) {
+      seen.add(value);
+      queue.push([binding.target, `${path}<bound ${binding.method}>`]);
+      binding.args.forEach((arg, k) => queue.push([arg, `${path}<bound argument ${k}>`]));
+    }
+    if (value === null || typeof value !== 'object' || seen.has(value) || ArrayBuffer.isView(value)) continue;
+    seen.add(value);
+    if (value instanceof Map) {
+      let k = 0;
+      for (const [key, v] of value) {
+        queue.push([key, `${path}.<key ${k}>`], [v, `${path}.get(${typeof key === 'object' ? `<key ${k}>` : String(key)})`]);
+        k++;
+      }
+    } else if (value instanceof Set) {
+      let k = 0;
+      for (const v of value) queue.push([v, `${path}.<item ${k++}>`]);
+    } else {
+      const holder = Array.isArray(value) ? '' : `(${(value as object).constructor?.name ?? 'Object'})`;
+      for (const key of Object.keys(value)) queue.push([(value as Record<string, unknown>)[key], `${path}${holder}.${key}`]);
+    }
+  }
+  return found;
+}
+
+/** A value a snapshot cannot copy, and why. */
+interface Refusal {
+  value: unknown;
+  why: string;
+}
+
+/** Every place (path with indices and keys left out) that holds a value a copy cannot take, with an example and why. */
+function describeRefusals(root: unknown, refusals: readonly Refusal[]): string[] {
+  const paths = pathsTo(root, new Set(refusals.map((r) => r.value)));
+  const places = new Map<string, string>();
+  for (const r of refusals) {
+    const path = paths.get(r.value) ?? 'state (somewhere the walk could not name)';
+    const place = path
+      .replace(/\.\d+(?=[.(]|$)/g, '[]')
+      .replace(/\.get\([^)]*\)/g, '.get()')
+      .replace(/<(key|item) \d+>/g, '<$1>');
+    // Closures at one place differ by their code, as the scheduler's handlers do.
+    const key = typeof r.value === 'function' ? `${place} ${String(r.value)}` : place;
+    if (!places.has(key)) places.set(key, `${path} ${r.why}`);
+  }
+  return [...places.values()].sort();
+}
+
+function copy<T>(root: T, mode: Mode): T {
+  const copies = new Map<unknown, unknown>();
+  const work: [object, object][] = [];
+
+  const refusals: Refusal[] = [];
+  const refuse = (value: unknown, why: string): undefined => {
+    refusals.push({ value, why });
+    return undefined;
+  };
+
+  const buffer = (src: ArrayBuffer): ArrayBuffer | FrozenBuffer => {
+    let out = copies.get(src) as ArrayBuffer | FrozenBuffer | undefined;
+    if (out) return out;
+    if (mode === 'freeze') out = new FrozenBuffer(src.byteLength, new Uint8Array(src.slice(0, usedBytes(src))));
+    else out = src.slice(0);
+    copies.set(src, out);
+    return out;
+  };
+
+  const shell = (value: unknown): unknown => {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
+    const done = copies.get(value);
+    if (done !== undefined) return done;
+    let out: unknown;
+    if (typeof value === 'function') {
+      const fn = value as AnyFunction;
+      if (SHARED.has(fn)) return fn;
+      const binding = BINDINGS.get(fn);
+      if (!binding) return refuse(value, `is a closure (${String(value).replace(/\s+/g, ' ').slice(0, 80)}): make it a method passed with bound(), or shared() if it holds no state`);
+      // The target's shell has its prototype already, which is all bind needs; its fields are filled in later.
+      const target = shell(binding.target) as Record<string, AnyFunction>;
+      const args = binding.args.map(shell);
+      const callback = (target[binding.method] as (...a: unknown[]) => unknown).bind(target, ...args) as AnyFunction;
+      BINDINGS.set(callback, { target, method: binding.method, args });
+      copies.set(value, callback);
+      return callback;
+    }
+    if (Array.isArray(value)) out = new Array(value.length);
+    else if (value instanceof Map) out = new Map();
+    else if (value instanceof Set) out = new Set();
+    else if (ArrayBuffer.isView(value)) {
+      if (value instanceof DataView) return refuse(value, 'is a DataView, which snapshots do not copy');
+      const kind = value.constructor.name;
+      const length = (value as unknown as { length: number }).length;
+      if (mode === 'freeze') out = new FrozenView(kind, buffer(value.buffer as ArrayBuffer) as FrozenBuffer, value.byteOffset, length);
+      else out = new VIEWS[kind]!(buffer(value.buffer as ArrayBuffer) as ArrayBuffer, value.byteOffset, length);
+      copies.set(value, out);
+      return out;
+    } else if (value instanceof FrozenView) {
+      const frozen = value;
+      let thawed = copies.get(frozen.buffer) as ArrayBuffer | undefined;
+      if (!thawed) {
+        thawed = new ArrayBuffer(frozen.buffer.byteLength);
+        new Uint8Array(thawed).set(frozen.buffer.bytes);
+        copies.set(frozen.buffer, thawed);
+      }
+      out = new VIEWS[frozen.kind]!(thawed, frozen.byteOffset, frozen.length);
+      copies.set(value, out);
+      return out;
+    } else if (value instanceof ArrayBuffer) return refuse(value, 'is an ArrayBuffer held without a typed array over it');
+    else if (Object.prototype.toString.call(value) !== '[object Object]') return refuse(value, `is a ${Object.prototype.toString.call(value).slice(8, -1)}, which snapshots do not copy`);
+    else out = Object.create(Object.getPrototypeOf(value) as object | null) as object;
+    copies.set(value, out);
+    work.push([value as object, out as object]);
+    return out;
+  };
+
+  const top = shell(root);
+  while (work.length > 0) {
+    const [src, dst] = work.pop()!;
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (let i = 0; i < src.length; i++) out[i] = shell(src[i]);
+    } else if (src instanceof Map) {
+      const out = dst as Map<unknown, unknown>;
+      for (const [k, v] of src) out.set(shell(k), shell(v));
+    } else if (src instanceof Set) {
+      const out = dst as Set<unknown>;
+      for (const v of src) out.add(shell(v));
+    } else {
+      const out = dst as Record<string, unknown>;
+      const from = src as Record<string, unknown>;
+      for (const key of Object.keys(from)) out[key] = shell(from[key]);
+    }
+  }
+  if (refusals.length > 0) {
+    const places = describeRefusals(root, refusals);
+    throw new Error(`snapshot: the state holds what a copy cannot take, in ${places.length} place${places.length === 1 ? '' : 's'}:\n${places.join('\n')}`);
+  }
+  return top as T;
+}
+
+/** A snapshot of everything reachable from `root`, sharing nothing mutable with it; throws naming a value it cannot copy. */
+export function freeze<T>(root: T): Frozen<T> {
+  return { state: copy(root, 'freeze') } as Frozen<T>;
+}
+
+/** A live copy of a snapshot's state, which may run on; the snapshot stays as it was, to be thawed again. */
+export function thaw<T>(snapshot: Frozen<T>): T {
+  return copy(snapshot.state, 'thaw') as T;
+}
+
+/** A run's state as a snapshot holds it: typed arrays without their zero tails, not to be run. */
+export interface Frozen<T> {
+  readonly state: unknown;
+  readonly __frozen?: T;
+}
+
+type MethodKeys<T> = { [K in keyof T]: T[K] extends AnyFunction ? K : never }[keyof T] & string;
+
+/** A scheduler handler that calls a method of member `a` of a fleet with `b`: one member's timer. */
+class MemberCall {
+  constructor(
+    private readonly members: readonly unknown[],
+    private readonly method: string,
+    /** A member that left (its slot empty) ignores its timers; otherwise a missing member is a bug. */
+    private readonly mayBeGone: boolean,
+  ) {}
+
+  call(a: number, b: number): void {
+    const member = this.members[a] as Record<string, (b: number) => void> | undefined;
+    if (member === undefined || member === null) {
+      if (this.mayBeGone) return;
+      throw new Error(`no member ${a} for ${this.method}`);
+    }
+    member[this.method]!(b);
+  }
+}
+
+/** `(a, b) => members[a].method(b)` as a handler a snapshot can carry; `members` must stay the same array. */
+export function onMember<T>(members: readonly (T | undefined)[], method: MethodKeys<T>, mayBeGone = false): (a: number, b: number) => void {
+  const call = new MemberCall(members, method, mayBeGone);
+  return bound(call, call.call);
+}
+
+/** A scheduler handler that calls a method of `target` with member `a` of a list and `b`. */
+class WithMember {
+  constructor(
+    private readonly target: Record<string, (member: unknown, b: number) => void>,
+    private readonly method: string,
+    private readonly members: readonly unknown[],
+  ) {}
+
+  call(a: number, b: number): void {
+    this.target[this.method]!(this.members[a]!, b);
+  }
+}
+
+/** `(a, b) => target.method(members[a], b)` as a handler a snapshot can carry; `members` must stay the same array. */
+export function withMember<M>(target: object, fn: (member: M, b: number) => void, members: readonly M[]): (a: number, b: number) => void {
+  const call = new WithMember(target as Record<string, (member: unknown, b: number) => void>, methodName(target, fn as AnyFunction), members);
+  return bound(call, call.call);
+}
