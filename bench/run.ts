@@ -1,3 +1,5 @@
+import { jumpsFor, measureCheckpoints, printCheckpoints, shippedDuration } from './checkpoints';
+import { shippedScenarios } from '../src/cli/shipped';
 import { runDemoBench } from './demo';
 import { runHoldBench } from './hold';
 import { LOADER_BAR_MS, printLoader, runLoaderBench } from './loader';
@@ -8,8 +10,9 @@ import { runUiBenches } from './ui';
 
 // `npm run bench`: figures only, never pass/fail on timings. `npm run bench:ui` (argument `ui`) runs only the UI sections,
 // `npm run bench:loader` (argument `loader`) only the loader on hostile input, `npm run bench:state` (argument `state`)
-// only what a snapshot of a run would have to copy.
-const SELECTIONS = ['ui', 'loader', 'state'];
+// only what a snapshot of a run would have to copy, `npm run bench:checkpoints` (argument `checkpoints`) only jumps
+// back and forth on checkpoints.
+const SELECTIONS = ['ui', 'loader', 'state', 'checkpoints'];
 const only = process.argv[2];
 if (only !== undefined && !SELECTIONS.includes(only)) {
   throw new Error(`unknown bench selection ${JSON.stringify(only)}; the selections are ${SELECTIONS.map((s) => JSON.stringify(s)).join(', ')}`);
@@ -19,6 +22,8 @@ if (only === 'loader') {
   runLoaderSection();
 } else if (only === 'state') {
   runStateSection();
+} else if (only === 'checkpoints') {
+  await runCheckpointSection();
 } else {
   if (only === undefined) runSimBenches();
   // A bar the UI misses prints FAIL but is a figure too; only a run that could not happen (no browser) exits non-zero.
@@ -30,6 +35,17 @@ function runStateSection(): void {
   console.log("== A run's state graph: what a checkpoint copies, and closures a copy cannot rebind (there should be none) ==");
   printStateGraph(measureStateGraph('demo', 30));
   printStateGraph(measureStateGraph('its-not-dns', 100));
+}
+
+/** Issue 25's check: play, then jump back and forth; each jump's wall time, and the digest after against a straight run. */
+async function runCheckpointSection(): Promise<void> {
+  console.log("== Jumps on checkpoints: played at max speed on the worker's runner in Node, then each jump timed until the run stands at its target ==");
+  const only = process.env['BENCH_CHECKPOINT_SCENARIOS']?.split(',');
+  for (const { id } of shippedScenarios()) {
+    if (only && !only.includes(id)) continue;
+    const { playToS, jumpsS, checkS } = jumpsFor(id, shippedDuration(id));
+    printCheckpoints(await measureCheckpoints(id, playToS, jumpsS, checkS));
+  }
 }
 
 /** A duration from the environment, in simulated seconds. */

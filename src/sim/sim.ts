@@ -118,6 +118,8 @@ export interface Checkpoint {
   readonly atUs: SimTime;
   readonly events: number;
   readonly state: Frozen<Run>;
+  /** About what it takes in memory (Frozen.bytes). */
+  readonly bytes: number;
 }
 
 function simOf(run: Run): Sim {
@@ -153,7 +155,10 @@ function simOf(run: Run): Sim {
     drops: () => ctx.drops.totals(),
     report: (wallMs) => run.report(wallMs),
     pcap: () => (ctx.capture ? encodePcap(ctx.capture) : null),
-    checkpoint: (): Checkpoint => ({ atUs: sched.now, events: sched.executed, state: freeze(run) }),
+    checkpoint: (): Checkpoint => {
+      const state = freeze(run);
+      return { atUs: sched.now, events: sched.executed, state, bytes: state.bytes };
+    },
   };
 }
 

@@ -80,6 +80,10 @@ export type Command =
   | { type: 'fields'; text: string; path: YamlPath }
   | { type: 'ping' };
 
+// Every run keeps the headers of the latest 200,000 packets that left sockets (about 4 MB), so "Export packets" always
+// has something to give; counting, not sampling, leaves the run as it is.
+export const RUN_CAPTURE = { every: 1, capacity: 200_000 };
+
 export const EXPORT_KINDS = ['json', 'csv', 'pcap'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 

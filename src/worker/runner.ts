@@ -1,4 +1,5 @@
-import type { Sim, SimTime, FaultRequest } from '../sim';
+import { restoreSim, type Checkpoint, type Sim, type SimTime, type FaultRequest } from '../sim';
+import { Checkpoints } from './checkpoints';
 import { dueCount, recordFault, seekNeedsRestart, sharedPrefix, type TimedFault } from './fault-record';
 import type { Frame, Speed, WorkerMessage } from './protocol';
 
@@ -31,6 +32,10 @@ export interface RunnerOptions {
   maxEventsPerFrame?: number;
   /** Simulated microseconds advanced by one `step()`: the clock display's resolution (0.1 s). */
   stepUs?: number;
+  /** Memory the run's checkpoints may take (Checkpoints' default: 200 MB). */
+  checkpointBudgetBytes?: number;
+  /** A sim that goes on from a checkpoint (restoreSim unless a test's fake sim needs its own). */
+  restore?: (checkpoint: Checkpoint) => Sim;
 }
 
 export interface Runner {
@@ -55,10 +60,14 @@ export interface Runner {
   faults(): readonly TimedFault[];
   /**
    * Moves the clock to `target` in budget-sized slices. Going back (or a `faults` record with a fault this sim has
-   * passed unapplied) starts again on `fresh()`; the play state is kept and applies again once the target is reached.
+   * passed unapplied) starts again from the nearest checkpoint before `target` that fits the record, or on `fresh()`
+   * when there is none; a checkpoint between now and `target` is a shortcut forward too. The play state is kept and
+   * applies again once the target is reached.
    */
   seek(target: number, fresh: () => Sim, faults?: readonly TimedFault[]): void;
   seeking(): boolean;
+  /** The checkpoints kept so far. */
+  checkpoints(): Checkpoints;
   /** Posts a frame now (or as soon as the previous one is acknowledged). */
   publish(): void;
   dispose(): void;
@@ -66,9 +75,17 @@ export interface Runner {
 
 const MIN_CHUNK_US = 1_000;
 const MAX_CHUNK_US = 60_000_000;
+/**
+ * Checkpoints come about every this many wall milliseconds of running, so landing anywhere played costs a restore and
+ * at most this much running; and at least this many times a checkpoint's own cost apart, so taking them costs at most
+ * an eighth of the running.
+ */
+const CHECKPOINT_EVERY_MS = 300;
+const CHECKPOINT_COST_SHARE = 8;
 
 export function createRunner(options: RunnerOptions): Runner {
   const { clock, timer, post, onError } = options;
+  const restore = options.restore ?? restoreSim;
   const tickMs = options.tickMs ?? 16;
   const budgetMs = options.budgetMs ?? 12;
   const maxElapsedMs = options.maxElapsedMs ?? 250;
@@ -99,6 +116,10 @@ export function createRunner(options: RunnerOptions): Runner {
   let recordVersion = 0;
   let sentRecordVersion = -1;
   let seekTarget: number | undefined;
+  const checkpoints = new Checkpoints(options.checkpointBudgetBytes);
+  // Simulated µs one wall ms of running covers (measured on chunks), and what the last checkpoint took.
+  let usPerMs = 0;
+  let checkpointMs = 0;
 
   function schedule(delayMs: number): void {
     cancelTick?.();
@@ -121,16 +142,35 @@ export function createRunner(options: RunnerOptions): Runner {
     applyDue(s);
     while (s.now() < target && !s.done()) {
       // Recorded faults go in exactly at their time, as they did when first applied.
-      const to = Math.min(target, s.now() + chunkUs, record[applied]?.at ?? Infinity);
+      const from = s.now();
+      const to = Math.min(target, from + chunkUs, record[applied]?.at ?? Infinity);
       const t0 = clock.now();
       s.runUntil(to as SimTime);
       applyDue(s);
       const t1 = clock.now();
       const cost = t1 - t0;
+      if (cost > 1) usPerMs = (to - from) / cost;
       if (cost < budgetMs / 8) chunkUs = Math.min(MAX_CHUNK_US, chunkUs * 2);
       else if (cost > budgetMs / 2) chunkUs = Math.max(MIN_CHUNK_US, Math.floor(chunkUs / 2));
-      if (t1 - startedAt >= budgetMs) return;
+      maybeCheckpoint(s);
+      if (clock.now() - startedAt >= budgetMs) return;
     }
+  }
+
+  /** Takes a checkpoint once the run has gone a checkpoint interval past the latest one it could land on. */
+  function maybeCheckpoint(s: Sim): void {
+    if (usPerMs <= 0) return;
+    const intervalUs = usPerMs * Math.max(CHECKPOINT_EVERY_MS, CHECKPOINT_COST_SHARE * checkpointMs);
+    const now = s.now();
+    const latest = checkpoints.nearest(now, record.slice(0, applied))?.checkpoint.atUs ?? -Infinity;
+    if (now - latest < intervalUs) return;
+    takeCheckpoint(s);
+  }
+
+  function takeCheckpoint(s: Sim): void {
+    const t0 = clock.now();
+    checkpoints.add(s.checkpoint(), record.slice(0, applied));
+    checkpointMs = clock.now() - t0;
   }
 
   /** One slice of a seek; true once the target is reached. */
@@ -260,12 +300,15 @@ export function createRunner(options: RunnerOptions): Runner {
     ack.then(settle, settle);
   }
 
-  /** Replaces the current sim (paused) with `faults` to replay, and publishes a full first frame. */
-  function loadSim(next: Sim, faults: readonly TimedFault[] = []): void {
+  /**
+   * Replaces the current sim (paused) with `faults` to replay, of which it has applied the first `alreadyApplied` (a sim
+   * restored from a checkpoint), and publishes a full first frame.
+   */
+  function loadSim(next: Sim, faults: readonly TimedFault[] = [], alreadyApplied = 0): void {
     stopTicking();
     sim = next;
     record = [...faults];
-    applied = 0;
+    applied = alreadyApplied;
     recordVersion++;
     seekTarget = undefined;
     run++;
@@ -284,7 +327,13 @@ export function createRunner(options: RunnerOptions): Runner {
   }
 
   return {
-    load: loadSim,
+    load(next, faults) {
+      checkpoints.clear();
+      usPerMs = 0;
+      loadSim(next, faults);
+      // The run's start: building a large scenario's world costs more than restoring it.
+      takeCheckpoint(next);
+    },
     current: () => sim,
     play() {
       if (!sim || isRunning || sim.done()) return;
@@ -354,9 +403,12 @@ export function createRunner(options: RunnerOptions): Runner {
         recordVersion++;
         applied = kept;
       }
-      if (lostApplied || seekNeedsRestart(s.now(), to, record, applied)) {
+      const restart = lostApplied || seekNeedsRestart(s.now(), to, record, applied);
+      const kept = checkpoints.nearest(to, record);
+      if (restart || (kept && kept.checkpoint.atUs > s.now())) {
         const wasRunning = isRunning;
-        loadSim(fresh(), record);
+        if (kept) loadSim(restore(kept.checkpoint), record, kept.faults.length);
+        else loadSim(fresh(), record);
         isRunning = wasRunning && to < s.durationUs;
       }
       seekTarget = to;
@@ -365,6 +417,7 @@ export function createRunner(options: RunnerOptions): Runner {
       schedule(0);
     },
     seeking: () => seekTarget !== undefined,
+    checkpoints: () => checkpoints,
     wallMs: () => spentMs,
     publish,
     dispose() {

@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import { type Sim, simTime, loadScenario, type Scenario, createSim, faultCatalog, FAULT_IDS, seriesCsv, applyEdit, blankScenario, outline, fieldsAt } from '../sim';
-import { EXPORT_KINDS, exportName, isSpeed, SPEED_ERROR } from './protocol';
+import { EXPORT_KINDS, exportName, isSpeed, RUN_CAPTURE, SPEED_ERROR } from './protocol';
 import type { Answer, CommandOf, CommandType, ExportKind, Replies, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { parseFaultRecord } from './fault-record';
 import { loadWithAdditions } from './load-with-additions';
@@ -54,12 +54,8 @@ function summarize(s: Scenario): ScenarioSummary {
   };
 }
 
-// Every run keeps the headers of the latest 200,000 packets that left sockets (about 4 MB), so "Export packets" always
-// has something to give; counting, not sampling, leaves the run as it is.
-const CAPTURE = { every: 1, capacity: 200_000 };
-
 function newSim(scenario: Scenario, fixes: readonly string[]): Sim {
-  return createSim(scenario, { fixes, capture: CAPTURE });
+  return createSim(scenario, { fixes, capture: RUN_CAPTURE });
 }
 
 /** The run so far as a file named after the scenario, seed and simulated time. */

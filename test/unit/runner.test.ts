@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FaultRequest, LiveView, LogEvent, RunReport, SeriesSlice, Sim, TopologyView } from '../../src/sim/api';
+import type { Checkpoint } from '../../src/sim/sim';
 import { simTime, type SimTime } from '../../src/sim/core/time';
 import type { Frame, WorkerMessage } from '../../src/worker/protocol';
 import { liveView } from '../fixtures/live-view';
@@ -105,8 +106,15 @@ class FakeSim implements Sim {
   drops(): Record<string, number> {
     return { no_route: this.executed };
   }
-  checkpoint(): never {
-    throw new Error('FakeSim keeps no checkpoints');
+  checkpoint(): Checkpoint {
+    const state = { t: this.t, executed: this.executed, samples: [...this.samples], log: [...this.log], version: this.version, appliedFaults: [...this.appliedFaults] };
+    return { atUs: this.now(), events: this.executed, bytes: 1_000, state: state as unknown as Checkpoint['state'] };
+  }
+
+  /** A fake sim that goes on from `checkpoint`, on this one's clock. */
+  restored(checkpoint: Checkpoint): FakeSim {
+    const next = new FakeSim(this.durationUs, this.eventUs, this.clock, this.costMsPerEvent);
+    return Object.assign(next, structuredClone(checkpoint.state));
   }
 
   pcap(): Uint8Array | null {
@@ -171,9 +179,15 @@ function setup(opts: { durationUs?: number; eventUs?: number; costMs?: number; p
   const transfers: ArrayBuffer[][] = [];
   const errors: unknown[] = [];
   const sim = new FakeSim(opts.durationUs ?? 10_000_000, opts.eventUs ?? 1_000, clock, opts.costMs ?? 0);
+  const restores: FakeSim[] = [];
   const runner = createRunner({
     clock,
     timer,
+    restore: (checkpoint) => {
+      const next = sim.restored(checkpoint);
+      restores.push(next);
+      return next;
+    },
     post:
       opts.post ??
       ((message: WorkerMessage, transfer: ArrayBuffer[]) => {
@@ -192,7 +206,7 @@ function setup(opts: { durationUs?: number; eventUs?: number; costMs?: number; p
     if (!f) throw new Error('no frame posted');
     return f;
   };
-  return { clock, timer, frames, transfers, errors, sim, runner, tick, last };
+  return { clock, timer, frames, transfers, errors, sim, runner, tick, last, restores };
 }
 
 describe('runner pacing', () => {
@@ -485,7 +499,7 @@ describe('runner seek and fault replay', () => {
   });
 
   it('records applied faults with their time and replays them at that time after a seek back', () => {
-    const { runner, sim, tick, last, clock, frames } = setup({ durationUs: 10_000_000 });
+    const { runner, sim, tick, last, clock, frames, restores } = setup({ durationUs: 10_000_000 });
     runner.seek(2_000_000, () => sim);
     while (runner.seeking()) tick(0);
     runner.applyFault(fault('pod/a'));
@@ -494,16 +508,18 @@ describe('runner seek and fault replay', () => {
     while (runner.seeking()) tick(0);
     runner.applyFault(fault('pod/b'));
     const runBefore = last().run;
-    const replays: FakeSim[] = [];
+    const fresh: FakeSim[] = [];
+    // Nothing cost wall time, so the one checkpoint is the run's start, taken on load: the replay goes on from it.
     runner.seek(3_000_000, () => {
       const next = new FakeSim(10_000_000, 1_000, clock);
-      replays.push(next);
+      fresh.push(next);
       return next;
     });
-    expect(replays).toHaveLength(1);
+    expect(fresh).toHaveLength(0);
+    expect(restores).toHaveLength(1);
     expect(last().run).toBe(runBefore + 1);
     while (runner.seeking()) tick(0);
-    const replay = replays[0]!;
+    const replay = restores[0]!;
     expect(replay.now()).toBe(3_000_000);
     expect(replay.appliedFaults).toEqual([{ t: 2_000_000, target: 'pod/a' }]);
     // The later fault stays in the record and goes in again when the clock passes its time.
@@ -517,7 +533,7 @@ describe('runner seek and fault replay', () => {
   });
 
   it('takes over another run’s record: applied entries kept, a changed past entry forces a replay', () => {
-    const { runner, sim, tick, clock } = setup({ durationUs: 10_000_000 });
+    const { runner, sim, tick, clock, restores } = setup({ durationUs: 10_000_000 });
     const record = [{ at: 1_000_000, fault: fault('pod/a') }];
     const fresh: FakeSim[] = [];
     const make = () => {
@@ -534,9 +550,54 @@ describe('runner seek and fault replay', () => {
     expect(fresh).toHaveLength(0);
     expect(sim.appliedFaults.map((f) => f.target)).toEqual(['pod/a', 'pod/b']);
     runner.seek(4_000_000, make, [{ at: 1_500_000, fault: fault('pod/c') }]);
-    expect(fresh).toHaveLength(1);
+    expect(fresh).toHaveLength(0);
+    expect(restores).toHaveLength(1);
     while (runner.seeking()) tick(0);
-    expect(fresh[0]!.appliedFaults).toEqual([{ t: 1_500_000, target: 'pod/c' }]);
+    expect(restores[0]!.appliedFaults).toEqual([{ t: 1_500_000, target: 'pod/c' }]);
+  });
+
+  it('keeps checkpoints as it plays and goes back to the nearest one before the target, not to the start', () => {
+    // Each event costs wall time, so the runner knows its rate and spaces checkpoints about 300 wall ms apart.
+    const { runner, sim, tick, restores } = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    runner.seek(40_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    const times = runner.checkpoints().times();
+    expect(times[0]).toBe(0);
+    expect(times.length).toBeGreaterThan(5);
+    const before = Math.max(...times.filter((t) => t <= 25_000_000));
+    expect(before).toBeGreaterThan(15_000_000);
+    runner.seek(25_000_000, () => {
+      throw new Error('a checkpoint was there to restore');
+    });
+    expect(restores).toHaveLength(1);
+    expect(restores[0]!.now()).toBe(before);
+    while (runner.seeking()) tick(0);
+    expect(restores[0]!.now()).toBe(25_000_000);
+    // Forward again past the present, a later checkpoint is a shortcut.
+    runner.seek(39_000_000, () => sim);
+    expect(restores).toHaveLength(2);
+    expect(restores[1]!.now()).toBeGreaterThan(25_000_000);
+  });
+
+  it('never lands on a checkpoint whose faults the record no longer has, nor one past a fault it has not applied', () => {
+    const { runner, sim, tick, restores } = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    runner.seek(10_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    runner.applyFault(fault('pod/a'));
+    runner.seek(30_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    // Without the fault at 10 s, only checkpoints up to 10 s fit.
+    runner.seek(20_000_000, () => sim, []);
+    expect(restores.at(-1)!.now()).toBeLessThanOrEqual(10_000_000);
+    expect(restores.at(-1)!.appliedFaults).toEqual([]);
+    while (runner.seeking()) tick(0);
+    expect(restores.at(-1)!.appliedFaults).toEqual([]);
+    // With a fault at 5 s added, only checkpoints up to 5 s fit, and the replay applies it there.
+    runner.seek(8_000_000, () => sim, [{ at: 5_000_000, fault: fault('pod/b') }]);
+    const replay = restores.at(-1)!;
+    expect(replay.now()).toBeLessThanOrEqual(5_000_000);
+    while (runner.seeking()) tick(0);
+    expect(replay.appliedFaults).toEqual([{ t: 5_000_000, target: 'pod/b' }]);
   });
 
   it('keeps playing after a seek if it was playing, and pause during a seek does not stop the seek', () => {

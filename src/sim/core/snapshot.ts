@@ -104,6 +104,28 @@ function usedBytes(buffer: ArrayBuffer): number {
 
 type Mode = 'freeze' | 'thaw';
 
+const enum Kind {
+  object,
+  array,
+  map,
+  set,
+  view,
+  frozenView,
+}
+
+/** How a copy treats objects of `value`'s prototype, or why it cannot copy them. */
+function kindOf(value: object): Kind | string {
+  if (Array.isArray(value)) return Kind.array;
+  if (value instanceof Map) return Kind.map;
+  if (value instanceof Set) return Kind.set;
+  if (value instanceof FrozenView) return Kind.frozenView;
+  if (value instanceof DataView) return 'is a DataView, which snapshots do not copy';
+  if (ArrayBuffer.isView(value)) return Kind.view;
+  if (value instanceof ArrayBuffer) return 'is an ArrayBuffer held without a typed array over it';
+  const tag = Object.prototype.toString.call(value);
+  return tag === '[object Object]' ? Kind.object : `is a ${tag.slice(8, -1)}, which snapshots do not copy`;
+}
+
 /** Where each of `targets` sits under the root, by a breadth-first walk: done only when a copy fails, to say where. */
 function pathsTo(root: unknown, targets: ReadonlySet<unknown>): Map<unknown, string> {
   const found = new Map<unknown, string>();
@@ -160,9 +182,22 @@ function describeRefusals(root: unknown, refusals: readonly Refusal[]): string[]
   return [...places.values()].sort();
 }
 
-function copy<T>(root: T, mode: Mode): T {
+// Rough V8 sizes on 64-bit without pointer compression (Chrome compresses, so this errs high): an object's header, a slot.
+const OBJECT_BYTES = 32;
+const SLOT_BYTES = 8;
+
+/** What a copy holds, for a memory budget: its containers, their slots and its typed arrays' bytes. */
+interface CopySize {
+  bytes: number;
+}
+
+function copy<T>(root: T, mode: Mode, size: CopySize = { bytes: 0 }): T {
   const copies = new Map<unknown, unknown>();
-  const work: [object, object][] = [];
+  // What each prototype's objects are, looked up once per prototype rather than tested on every object.
+  const kinds = new Map<object | null, Kind | string>();
+  // Copies made but not filled in yet, and their originals: two stacks, so a copy allocates no pair per object.
+  const fromStack: object[] = [];
+  const toStack: object[] = [];
 
   const refusals: Refusal[] = [];
   const refuse = (value: unknown, why: string): undefined => {
@@ -173,8 +208,10 @@ function copy<T>(root: T, mode: Mode): T {
   const buffer = (src: ArrayBuffer): ArrayBuffer | FrozenBuffer => {
     let out = copies.get(src) as ArrayBuffer | FrozenBuffer | undefined;
     if (out) return out;
-    if (mode === 'freeze') out = new FrozenBuffer(src.byteLength, new Uint8Array(src.slice(0, usedBytes(src))));
-    else out = src.slice(0);
+    if (mode === 'freeze') {
+      out = new FrozenBuffer(src.byteLength, new Uint8Array(src.slice(0, usedBytes(src))));
+      size.bytes += out.bytes.byteLength;
+    } else out = src.slice(0);
     copies.set(src, out);
     return out;
   };
@@ -197,54 +234,85 @@ function copy<T>(root: T, mode: Mode): T {
       copies.set(value, callback);
       return callback;
     }
-    if (Array.isArray(value)) out = new Array(value.length);
-    else if (value instanceof Map) out = new Map();
-    else if (value instanceof Set) out = new Set();
-    else if (ArrayBuffer.isView(value)) {
-      if (value instanceof DataView) return refuse(value, 'is a DataView, which snapshots do not copy');
-      const kind = value.constructor.name;
-      const length = (value as unknown as { length: number }).length;
-      if (mode === 'freeze') out = new FrozenView(kind, buffer(value.buffer as ArrayBuffer) as FrozenBuffer, value.byteOffset, length);
-      else out = new VIEWS[kind]!(buffer(value.buffer as ArrayBuffer) as ArrayBuffer, value.byteOffset, length);
-      copies.set(value, out);
-      return out;
-    } else if (value instanceof FrozenView) {
-      const frozen = value;
-      let thawed = copies.get(frozen.buffer) as ArrayBuffer | undefined;
-      if (!thawed) {
-        thawed = new ArrayBuffer(frozen.buffer.byteLength);
-        new Uint8Array(thawed).set(frozen.buffer.bytes);
-        copies.set(frozen.buffer, thawed);
+    const proto = Object.getPrototypeOf(value) as object | null;
+    let kind = kinds.get(proto);
+    if (kind === undefined) kinds.set(proto, (kind = kindOf(value as object)));
+    switch (kind) {
+      // A spread copies the fields into an object shaped like the original, all in fast mode; filling an empty object
+      // field by field through a computed key would turn one of more than 16 fields into a slow dictionary object.
+      case Kind.object:
+        out = Object.setPrototypeOf({ ...(value as object) }, proto) as object;
+        break;
+      // Filled by push, so its elements kind follows its values as the original's did (a preset length would make it holey).
+      case Kind.array:
+        out = [];
+        break;
+      case Kind.map:
+        out = new Map();
+        break;
+      case Kind.set:
+        out = new Set();
+        break;
+      case Kind.view: {
+        const view = value as ArrayBufferView & { length: number };
+        const name = view.constructor.name;
+        if (mode === 'freeze') out = new FrozenView(name, buffer(view.buffer as ArrayBuffer) as FrozenBuffer, view.byteOffset, view.length);
+        else out = new VIEWS[name]!(buffer(view.buffer as ArrayBuffer) as ArrayBuffer, view.byteOffset, view.length);
+        copies.set(value, out);
+        return out;
       }
-      out = new VIEWS[frozen.kind]!(thawed, frozen.byteOffset, frozen.length);
-      copies.set(value, out);
-      return out;
-    } else if (value instanceof ArrayBuffer) return refuse(value, 'is an ArrayBuffer held without a typed array over it');
-    else if (Object.prototype.toString.call(value) !== '[object Object]') return refuse(value, `is a ${Object.prototype.toString.call(value).slice(8, -1)}, which snapshots do not copy`);
-    else out = Object.create(Object.getPrototypeOf(value) as object | null) as object;
+      case Kind.frozenView: {
+        const frozen = value as FrozenView;
+        let thawed = copies.get(frozen.buffer) as ArrayBuffer | undefined;
+        if (!thawed) {
+          thawed = new ArrayBuffer(frozen.buffer.byteLength);
+          new Uint8Array(thawed).set(frozen.buffer.bytes);
+          copies.set(frozen.buffer, thawed);
+        }
+        out = new VIEWS[frozen.kind]!(thawed, frozen.byteOffset, frozen.length);
+        copies.set(value, out);
+        return out;
+      }
+      default:
+        return refuse(value, kind);
+    }
     copies.set(value, out);
-    work.push([value as object, out as object]);
+    fromStack.push(value as object);
+    toStack.push(out as object);
     return out;
   };
 
   const top = shell(root);
-  while (work.length > 0) {
-    const [src, dst] = work.pop()!;
+  let slots = 0;
+  let objects = 0;
+  while (fromStack.length > 0) {
+    const src = fromStack.pop()!;
+    const dst = toStack.pop()!;
+    objects++;
     if (Array.isArray(src)) {
       const out = dst as unknown[];
-      for (let i = 0; i < src.length; i++) out[i] = shell(src[i]);
+      for (let i = 0; i < src.length; i++) out.push(shell(src[i]));
+      slots += src.length;
     } else if (src instanceof Map) {
       const out = dst as Map<unknown, unknown>;
       for (const [k, v] of src) out.set(shell(k), shell(v));
+      slots += 3 * src.size;
     } else if (src instanceof Set) {
       const out = dst as Set<unknown>;
       for (const v of src) out.add(shell(v));
+      slots += 2 * src.size;
     } else {
       const out = dst as Record<string, unknown>;
-      const from = src as Record<string, unknown>;
-      for (const key of Object.keys(from)) out[key] = shell(from[key]);
+      // The spread put the original's values in; only references need their copies. for-in reads V8's cached key
+      // list of the shape, where Object.keys would allocate one per object.
+      for (const key in out) {
+        const v = out[key];
+        if (v !== null && (typeof v === 'object' || typeof v === 'function')) out[key] = shell(v);
+        slots++;
+      }
     }
   }
+  size.bytes += objects * OBJECT_BYTES + slots * SLOT_BYTES;
   if (refusals.length > 0) {
     const places = describeRefusals(root, refusals);
     throw new Error(`snapshot: the state holds what a copy cannot take, in ${places.length} place${places.length === 1 ? '' : 's'}:\n${places.join('\n')}`);
@@ -254,7 +322,9 @@ function copy<T>(root: T, mode: Mode): T {
 
 /** A snapshot of everything reachable from `root`, sharing nothing mutable with it; throws naming a value it cannot copy. */
 export function freeze<T>(root: T): Frozen<T> {
-  return { state: copy(root, 'freeze') } as Frozen<T>;
+  const size = { bytes: 0 };
+  const state = copy(root, 'freeze', size);
+  return { state, bytes: size.bytes } as Frozen<T>;
 }
 
 /** A live copy of a snapshot's state, which may run on; the snapshot stays as it was, to be thawed again. */
@@ -265,6 +335,8 @@ export function thaw<T>(snapshot: Frozen<T>): T {
 /** A run's state as a snapshot holds it: typed arrays without their zero tails, not to be run. */
 export interface Frozen<T> {
   readonly state: unknown;
+  /** About what it takes in memory: its objects and slots at V8's sizes, and its typed arrays' stored bytes. */
+  readonly bytes: number;
   readonly __frozen?: T;
 }
 

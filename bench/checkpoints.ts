@@ -1,0 +1,109 @@
+import { performance } from 'node:perf_hooks';
+import { readScenarioSource } from '../src/cli/shipped';
+import { atSeconds } from '../src/sim/core/time';
+import { loadScenario } from '../src/sim/scenario/load';
+import type { Sim } from '../src/sim/api';
+import { createSim, FAULT_IDS } from '../src/sim/sim';
+import type { Scenario } from '../src/sim/scenario/schema';
+import { RUN_CAPTURE } from '../src/worker/protocol';
+import { createRunner, type Runner } from '../src/worker/runner';
+
+/**
+ * Issue 25's check, on the worker's own runner in Node: a scenario played at max speed to a time, then jumps back and
+ * forth, each timed from the seek to the run standing at its target; then the digest a little later, against a run
+ * straight from 0. The runner keeps its checkpoints as it plays, as it does in the browser's worker.
+ */
+
+export interface Jump {
+  toS: number;
+  wallMs: number;
+  /** Where the run went on from: a checkpoint's time, or 0 for a fresh build. */
+  fromS: number;
+}
+
+export interface CheckpointFigures {
+  scenario: string;
+  playedToS: number;
+  playWallMs: number;
+  checkpoints: number;
+  checkpointMb: number;
+  jumps: Jump[];
+  checkS: number;
+  sameDigest: boolean;
+}
+
+function loadShipped(id: string): Scenario {
+  const source = readScenarioSource(id);
+  if (!source) throw new Error(`no shipped scenario "${id}"`);
+  const loaded = loadScenario(source.text, source.fileName, { faultIds: FAULT_IDS });
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  return loaded.scenario;
+}
+
+/** Ticks the runner (as the worker's timer would) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The issue's check for its-not-dns; for the others the same shape, scaled to each run's length. */
+export function jumpsFor(id: string, durationS: number): { playToS: number; jumpsS: number[]; checkS: number } {
+  if (id === 'its-not-dns') return { playToS: 200, jumpsS: [50, 150, 60], checkS: 210 };
+  const at = (share: number) => Math.round(durationS * share);
+  return { playToS: at(0.9), jumpsS: [at(0.25), at(0.7), at(0.3)], checkS: durationS };
+}
+
+export function shippedDuration(id: string): number {
+  return loadShipped(id).duration;
+}
+
+export async function measureCheckpoints(id: string, playToS: number, jumpsS: readonly number[], checkS: number): Promise<CheckpointFigures> {
+  const scenario = loadShipped(id);
+  const fresh = (): Sim => createSim(scenario, { capture: RUN_CAPTURE });
+  const runner: Runner = createRunner({
+    clock: { now: () => performance.now() },
+    timer: {
+      schedule(callback, delayMs) {
+        const handle = setTimeout(callback, delayMs);
+        return () => clearTimeout(handle);
+      },
+    },
+    post: () => undefined,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  runner.load(fresh());
+  runner.setSpeed('max');
+  runner.setStops([atSeconds(playToS)]);
+  const started = performance.now();
+  runner.play();
+  await until(() => !runner.running());
+  const playWallMs = performance.now() - started;
+  const jumps: Jump[] = [];
+  for (const toS of jumpsS) {
+    const t0 = performance.now();
+    let built = false;
+    runner.seek(atSeconds(toS), () => {
+      built = true;
+      return fresh();
+    });
+    const fromS = built ? 0 : runner.current()!.now() / 1e6;
+    await until(() => !runner.seeking());
+    jumps.push({ toS, wallMs: performance.now() - t0, fromS });
+  }
+  runner.seek(atSeconds(checkS), fresh);
+  await until(() => !runner.seeking());
+  const straight = fresh();
+  straight.runUntil(atSeconds(checkS));
+  const sameDigest = runner.current()!.report(0).digest === straight.report(0).digest;
+  const kept = runner.checkpoints();
+  const figures = { scenario: id, playedToS: playToS, playWallMs, checkpoints: kept.count, checkpointMb: kept.bytes / 1e6, jumps, checkS, sameDigest };
+  runner.dispose();
+  return figures;
+}
+
+export function printCheckpoints(f: CheckpointFigures): void {
+  console.log(`${f.scenario}: played to ${f.playedToS} s in ${(f.playWallMs / 1000).toFixed(1)} s wall, keeping ${f.checkpoints} checkpoints (${f.checkpointMb.toFixed(0)} MB, estimated)`);
+  for (const j of f.jumps) console.log(`  jump to ${String(j.toS).padStart(4)} s: ${Math.round(j.wallMs).toLocaleString('en-US').padStart(6)} ms, from ${j.fromS.toFixed(1)} s`);
+  console.log(`  digest at ${f.checkS} s ${f.sameDigest ? 'the same as' : 'DIFFERENT from'} a straight run's`);
+}
