@@ -20,7 +20,7 @@ export class Checkpoints {
   private kept: Kept[] = [];
   private total = 0;
 
-  constructor(private readonly budgetBytes = CHECKPOINT_BUDGET_BYTES) {}
+  constructor(readonly budget = CHECKPOINT_BUDGET_BYTES) {}
 
   get bytes(): number {
     return this.total;
@@ -46,7 +46,7 @@ export class Checkpoints {
    * which spreads those left evenly; the first and the newest stay. One alone over the budget is not kept.
    */
   add(checkpoint: Checkpoint, faults: readonly TimedFault[]): void {
-    if (checkpoint.bytes > this.budgetBytes) return;
+    if (checkpoint.bytes > this.budget) return;
     const at = checkpoint.atUs;
     const same = this.kept.findIndex((k) => k.checkpoint.atUs === at && sameFaults(k.faults, faults));
     if (same >= 0) this.drop(same);
@@ -54,8 +54,8 @@ export class Checkpoints {
     if (index < 0) index = this.kept.length;
     this.kept.splice(index, 0, { checkpoint, faults: [...faults] });
     this.total += checkpoint.bytes;
-    while (this.total > this.budgetBytes && this.kept.length > 2) this.drop(this.closestPair());
-    if (this.total > this.budgetBytes) this.drop(0);
+    while (this.total > this.budget && this.kept.length > 2) this.drop(this.closestPair());
+    if (this.total > this.budget) this.drop(0);
   }
 
   /**

@@ -82,6 +82,11 @@ const MAX_CHUNK_US = 60_000_000;
  */
 const CHECKPOINT_EVERY_MS = 300;
 const CHECKPOINT_COST_SHARE = 8;
+/**
+ * A checkpoint that held the worker longer than this (no frame goes out meanwhile), or took over half the budget, is
+ * the run's last: its state has outgrown what copying can keep up with (its-not-dns past its first seconds).
+ */
+const CHECKPOINT_MAX_MS = 250;
 
 export function createRunner(options: RunnerOptions): Runner {
   const { clock, timer, post, onError } = options;
@@ -120,6 +125,7 @@ export function createRunner(options: RunnerOptions): Runner {
   // Simulated µs one wall ms of running covers (measured on chunks), and what the last checkpoint took.
   let usPerMs = 0;
   let checkpointMs = 0;
+  let checkpointsOff = false;
 
   function schedule(delayMs: number): void {
     cancelTick?.();
@@ -159,7 +165,7 @@ export function createRunner(options: RunnerOptions): Runner {
 
   /** Takes a checkpoint once the run has gone a checkpoint interval past the latest one it could land on. */
   function maybeCheckpoint(s: Sim): void {
-    if (usPerMs <= 0) return;
+    if (usPerMs <= 0 || checkpointsOff) return;
     const intervalUs = usPerMs * Math.max(CHECKPOINT_EVERY_MS, CHECKPOINT_COST_SHARE * checkpointMs);
     const now = s.now();
     const latest = checkpoints.nearest(now, record.slice(0, applied))?.checkpoint.atUs ?? -Infinity;
@@ -169,8 +175,10 @@ export function createRunner(options: RunnerOptions): Runner {
 
   function takeCheckpoint(s: Sim): void {
     const t0 = clock.now();
-    checkpoints.add(s.checkpoint(), record.slice(0, applied));
+    const checkpoint = s.checkpoint();
+    checkpoints.add(checkpoint, record.slice(0, applied));
     checkpointMs = clock.now() - t0;
+    if (checkpointMs > CHECKPOINT_MAX_MS || checkpoint.bytes > checkpoints.budget / 2) checkpointsOff = true;
   }
 
   /** One slice of a seek; true once the target is reached. */
@@ -330,6 +338,7 @@ export function createRunner(options: RunnerOptions): Runner {
     load(next, faults) {
       checkpoints.clear();
       usPerMs = 0;
+      checkpointsOff = false;
       loadSim(next, faults);
       // The run's start: building a large scenario's world costs more than restoring it.
       takeCheckpoint(next);

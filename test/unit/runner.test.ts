@@ -106,7 +106,10 @@ class FakeSim implements Sim {
   drops(): Record<string, number> {
     return { no_route: this.executed };
   }
+  /** Wall milliseconds a checkpoint of this sim takes. */
+  checkpointMs = 0;
   checkpoint(): Checkpoint {
+    this.clock.ms += this.checkpointMs;
     const state = { t: this.t, executed: this.executed, samples: [...this.samples], log: [...this.log], version: this.version, appliedFaults: [...this.appliedFaults] };
     return { atUs: this.now(), events: this.executed, bytes: 1_000, state: state as unknown as Checkpoint['state'] };
   }
@@ -577,6 +580,18 @@ describe('runner seek and fault replay', () => {
     runner.seek(39_000_000, () => sim);
     expect(restores).toHaveLength(2);
     expect(restores[1]!.now()).toBeGreaterThan(25_000_000);
+  });
+
+  it('takes no more checkpoints in a run once one held the worker over 250 ms', () => {
+    const { runner, sim, tick } = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    runner.seek(10_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    const before = runner.checkpoints().count;
+    expect(before).toBeGreaterThan(2);
+    sim.checkpointMs = 300;
+    runner.seek(40_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    expect(runner.checkpoints().count).toBe(before + 1);
   });
 
   it('never lands on a checkpoint whose faults the record no longer has, nor one past a fault it has not applied', () => {
