@@ -83,8 +83,9 @@ const MAX_CHUNK_US = 60_000_000;
 const CHECKPOINT_EVERY_MS = 300;
 const CHECKPOINT_COST_SHARE = 8;
 /**
- * A checkpoint that held the worker longer than this (no frame goes out meanwhile), or took over half the budget, is
- * the run's last: its state has outgrown what copying can keep up with (its-not-dns past its first seconds).
+ * A checkpoint that held the worker longer than this (no frame goes out meanwhile) is dropped and the run takes no more:
+ * its state has outgrown what copying keeps up with (its-not-dns from the start), and a restored copy runs slower than
+ * a fresh build (other object shapes), so a replay from a fresh build lands sooner. One over half the budget is the last.
  */
 const CHECKPOINT_MAX_MS = 250;
 
@@ -173,12 +174,13 @@ export function createRunner(options: RunnerOptions): Runner {
     takeCheckpoint(s);
   }
 
-  function takeCheckpoint(s: Sim): void {
+  /** Keeps a checkpoint of `s`, which has applied `faults` (the record's first entries). */
+  function takeCheckpoint(s: Sim, faults = record.slice(0, applied)): void {
     const t0 = clock.now();
     const checkpoint = s.checkpoint();
-    checkpoints.add(checkpoint, record.slice(0, applied));
     checkpointMs = clock.now() - t0;
-    if (checkpointMs > CHECKPOINT_MAX_MS || checkpoint.bytes > checkpoints.budget / 2) checkpointsOff = true;
+    checkpointsOff = checkpointMs > CHECKPOINT_MAX_MS || checkpoint.bytes > checkpoints.budget / 2;
+    if (checkpointMs <= CHECKPOINT_MAX_MS) checkpoints.add(checkpoint, faults);
   }
 
   /** One slice of a seek; true once the target is reached. */
@@ -309,18 +311,19 @@ export function createRunner(options: RunnerOptions): Runner {
   }
 
   /**
-   * Replaces the current sim (paused) with `faults` to replay, of which it has applied the first `alreadyApplied` (a sim
-   * restored from a checkpoint), and publishes a full first frame.
+   * Replaces the current sim with `faults` to replay, of which it has applied the first `replay.applied` (a sim
+   * restored from a checkpoint), and publishes a full first frame: paused, or as a seek says (its target and whether
+   * it plays on), so the first frame of the new run already shows where it is going.
    */
-  function loadSim(next: Sim, faults: readonly TimedFault[] = [], alreadyApplied = 0): void {
+  function loadSim(next: Sim, faults: readonly TimedFault[] = [], replay: { applied: number; seekTo: number; running: boolean } = { applied: 0, seekTo: -1, running: false }): void {
     stopTicking();
     sim = next;
     record = [...faults];
-    applied = alreadyApplied;
+    applied = replay.applied;
     recordVersion++;
-    seekTarget = undefined;
+    seekTarget = replay.seekTo >= 0 ? replay.seekTo : undefined;
     run++;
-    isRunning = false;
+    isRunning = replay.running;
     spentMs = 0;
     chunkUs = 10_000;
     seriesCursor = 0;
@@ -338,10 +341,10 @@ export function createRunner(options: RunnerOptions): Runner {
     load(next, faults) {
       checkpoints.clear();
       usPerMs = 0;
-      checkpointsOff = false;
+      // The run's start, before its first frame, so a load answers at once after it: building a large scenario's world
+      // costs more than restoring it. A fault recorded at 0 is applied on restore, as on a fresh build.
+      takeCheckpoint(next, []);
       loadSim(next, faults);
-      // The run's start: building a large scenario's world costs more than restoring it.
-      takeCheckpoint(next);
     },
     current: () => sim,
     play() {
@@ -415,10 +418,8 @@ export function createRunner(options: RunnerOptions): Runner {
       const restart = lostApplied || seekNeedsRestart(s.now(), to, record, applied);
       const kept = checkpoints.nearest(to, record);
       if (restart || (kept && kept.checkpoint.atUs > s.now())) {
-        const wasRunning = isRunning;
-        if (kept) loadSim(restore(kept.checkpoint), record, kept.faults.length);
-        else loadSim(fresh(), record);
-        isRunning = wasRunning && to < s.durationUs;
+        const replay = { applied: kept?.faults.length ?? 0, seekTo: to, running: isRunning && to < s.durationUs };
+        loadSim(kept ? restore(kept.checkpoint) : fresh(), record, replay);
       }
       seekTarget = to;
       lastWall = clock.now();

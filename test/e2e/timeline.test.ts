@@ -187,7 +187,7 @@ describe('The timeline', () => {
       await page.mouse.click(jump.x, jump.y);
       await untilStatus(page, 'paused');
       await expect.poll(() => clockUs(page), { timeout: 10_000 }).toBeLessThan(12_000_000);
-      // The replay runs forward from 0 with its progress shown; the jump has landed when that goes.
+      // The run goes on from the nearest checkpoint with its progress shown; the jump has landed when that goes.
       await expect.poll(() => byTestId(page, 'seek-progress').count(), { timeout: 30_000 }).toBe(0);
       const landed = await clockUs(page);
       expect(landed).toBeGreaterThan(8_000_000);
