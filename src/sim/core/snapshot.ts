@@ -40,10 +40,15 @@ function methodName(target: object, fn: AnyFunction): string {
  * names its object and method. Write `bound(this, this.onTick)`.
  */
 export function bound<F extends AnyFunction, A extends unknown[]>(target: object, fn: F, ...args: A): Rest<F, A> {
-  const method = methodName(target, fn);
-  const callback = (fn as unknown as (...a: unknown[]) => unknown).bind(target, ...args) as AnyFunction;
+  return bindTo(target, methodName(target, fn), args) as Rest<F, A>;
+}
+
+/** `target[method]` bound to `target` with `args` first, registered so that a copy can bind it again. */
+function bindTo(target: object, method: string, args: unknown[]): AnyFunction {
+  const fn = (target as Record<string, (...a: unknown[]) => unknown>)[method]!;
+  const callback = fn.bind(target, ...args) as AnyFunction;
   BINDINGS.set(callback, { target, method, args });
-  return callback as Rest<F, A>;
+  return callback;
 }
 
 /** Marks a function that reads nothing but its arguments and constants, so copies of the state may share it. */
@@ -101,8 +106,6 @@ function usedBytes(buffer: ArrayBuffer): number {
   while (bytes > 0 && asBytes[bytes - 1] === 0) bytes--;
   return bytes;
 }
-
-type Mode = 'freeze' | 'thaw';
 
 const enum Kind {
   object,
@@ -191,7 +194,8 @@ interface CopySize {
   bytes: number;
 }
 
-function copy<T>(root: T, mode: Mode, size: CopySize = { bytes: 0 }): T {
+/** A copy of everything reachable from `root`: typed arrays become frozen views (a freeze), frozen views typed arrays again (a thaw). */
+function copy<T>(root: T, size: CopySize = { bytes: 0 }): T {
   const copies = new Map<unknown, unknown>();
   // What each prototype's objects are, looked up once per prototype rather than tested on every object.
   const kinds = new Map<object | null, Kind | string>();
@@ -205,13 +209,11 @@ function copy<T>(root: T, mode: Mode, size: CopySize = { bytes: 0 }): T {
     return undefined;
   };
 
-  const buffer = (src: ArrayBuffer): ArrayBuffer | FrozenBuffer => {
-    let out = copies.get(src) as ArrayBuffer | FrozenBuffer | undefined;
+  const frozenBuffer = (src: ArrayBuffer): FrozenBuffer => {
+    let out = copies.get(src) as FrozenBuffer | undefined;
     if (out) return out;
-    if (mode === 'freeze') {
-      out = new FrozenBuffer(src.byteLength, new Uint8Array(src.slice(0, usedBytes(src))));
-      size.bytes += out.bytes.byteLength;
-    } else out = src.slice(0);
+    out = new FrozenBuffer(src.byteLength, new Uint8Array(src.slice(0, usedBytes(src))));
+    size.bytes += out.bytes.byteLength;
     copies.set(src, out);
     return out;
   };
@@ -227,10 +229,9 @@ function copy<T>(root: T, mode: Mode, size: CopySize = { bytes: 0 }): T {
       const binding = BINDINGS.get(fn);
       if (!binding) return refuse(value, `is a closure (${String(value).replace(/\s+/g, ' ').slice(0, 80)}): make it a method passed with bound(), or shared() if it holds no state`);
       // The target's shell has its prototype already, which is all bind needs; its fields are filled in later.
-      const target = shell(binding.target) as Record<string, AnyFunction>;
-      const args = binding.args.map(shell);
-      const callback = (target[binding.method] as (...a: unknown[]) => unknown).bind(target, ...args) as AnyFunction;
-      BINDINGS.set(callback, { target, method: binding.method, args });
+      const target = shell(binding.target) as object | undefined;
+      if (target === undefined) return undefined;
+      const callback = bindTo(target, binding.method, binding.args.map(shell));
       copies.set(value, callback);
       return callback;
     }
@@ -253,11 +254,10 @@ function copy<T>(root: T, mode: Mode, size: CopySize = { bytes: 0 }): T {
       case Kind.set:
         out = new Set();
         break;
+      // A snapshot holds its typed arrays frozen, so only a freeze meets a live one.
       case Kind.view: {
         const view = value as ArrayBufferView & { length: number };
-        const name = view.constructor.name;
-        if (mode === 'freeze') out = new FrozenView(name, buffer(view.buffer as ArrayBuffer) as FrozenBuffer, view.byteOffset, view.length);
-        else out = new VIEWS[name]!(buffer(view.buffer as ArrayBuffer) as ArrayBuffer, view.byteOffset, view.length);
+        out = new FrozenView(view.constructor.name, frozenBuffer(view.buffer as ArrayBuffer), view.byteOffset, view.length);
         copies.set(value, out);
         return out;
       }
@@ -323,13 +323,13 @@ function copy<T>(root: T, mode: Mode, size: CopySize = { bytes: 0 }): T {
 /** A snapshot of everything reachable from `root`, sharing nothing mutable with it; throws naming a value it cannot copy. */
 export function freeze<T>(root: T): Frozen<T> {
   const size = { bytes: 0 };
-  const state = copy(root, 'freeze', size);
+  const state = copy(root, size);
   return { state, bytes: size.bytes } as Frozen<T>;
 }
 
 /** A live copy of a snapshot's state, which may run on; the snapshot stays as it was, to be thawed again. */
 export function thaw<T>(snapshot: Frozen<T>): T {
-  return copy(snapshot.state, 'thaw') as T;
+  return copy(snapshot.state) as T;
 }
 
 /** A run's state as a snapshot holds it: typed arrays without their zero tails, not to be run. */
