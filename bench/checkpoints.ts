@@ -1,10 +1,8 @@
+import { loadShipped } from './shipped';
 import { performance } from 'node:perf_hooks';
-import { readScenarioSource } from '../src/cli/shipped';
 import { atSeconds } from '../src/sim/core/time';
-import { loadScenario } from '../src/sim/scenario/load';
 import type { Sim } from '../src/sim/api';
-import { createSim, FAULT_IDS } from '../src/sim/sim';
-import type { Scenario } from '../src/sim/scenario/schema';
+import { createSim } from '../src/sim/sim';
 import { RUN_CAPTURE } from '../src/worker/protocol';
 import { createRunner, type Runner } from '../src/worker/runner';
 
@@ -30,14 +28,6 @@ export interface CheckpointFigures {
   jumps: Jump[];
   checkS: number;
   sameDigest: boolean;
-}
-
-function loadShipped(id: string): Scenario {
-  const source = readScenarioSource(id);
-  if (!source) throw new Error(`no shipped scenario "${id}"`);
-  const loaded = loadScenario(source.text, source.fileName, { faultIds: FAULT_IDS });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  return loaded.scenario;
 }
 
 /** Ticks the runner (as the worker's timer would) until `done` holds. */

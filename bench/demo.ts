@@ -1,7 +1,6 @@
+import { loadShipped } from './shipped';
 import { performance } from 'node:perf_hooks';
-import { readScenarioSource } from '../src/cli/shipped';
-import { loadScenario } from '../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../src/sim/sim';
+import { createSim } from '../src/sim/sim';
 
 export interface DemoFigures {
   scenario: string;
@@ -14,14 +13,11 @@ export interface DemoFigures {
 
 /** Runs a shipped scenario the way the CLI does (load, create, run to the end) and keeps the best of a few runs. */
 export function runDemoBench(id = 'demo', repetitions = 5): DemoFigures {
-  const source = readScenarioSource(id);
-  if (!source) throw new Error(`no shipped scenario "${id}"`);
-  const loaded = loadScenario(source.text, source.fileName, { faultIds: FAULT_IDS });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const scenario = loadShipped(id);
   let best: DemoFigures | undefined;
   for (let i = 0; i <= repetitions; i++) {
     const started = performance.now();
-    const sim = createSim(loaded.scenario);
+    const sim = createSim(scenario);
     sim.runUntil(sim.durationUs);
     const wallMs = performance.now() - started;
     const simulatedSeconds = sim.now() / 1e6;

@@ -1,10 +1,9 @@
+import { loadShipped } from './shipped';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { readScenarioSource } from '../src/cli/shipped';
 import { atSeconds } from '../src/sim/core/time';
-import { loadScenario } from '../src/sim/scenario/load';
-import { createSim, FAULT_IDS } from '../src/sim/sim';
+import { createSim } from '../src/sim/sim';
 
 /**
  * The shipped "It wasn't DNS" replay run the way the CLI runs it, timed as a whole and in three windows: before the
@@ -48,12 +47,9 @@ function rolloutAt(timeline: { at: number }[]): number {
 
 /** Loads the shipped scenario with `sets` and runs it to the end, timing each window; `untilS` cuts the run short. */
 export function runItsNotDnsBench(sets: string[] = [], untilS?: number): ReplayFigures {
-  const source = readScenarioSource('its-not-dns');
-  if (!source) throw new Error('no shipped scenario its-not-dns');
-  const loaded = loadScenario(source.text, source.fileName, { faultIds: FAULT_IDS, sets });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const end = Math.min(untilS ?? Infinity, loaded.scenario.duration);
-  const roll = rolloutAt(loaded.scenario.timeline);
+  const scenario = loadShipped('its-not-dns', sets);
+  const end = Math.min(untilS ?? Infinity, scenario.duration);
+  const roll = rolloutAt(scenario.timeline);
   const bounds: [string, number, number][] = [
     ['before the rollout', 0, Math.min(roll, end)],
     ['rollout and storm', Math.min(roll, end), Math.min(roll + 60, end)],
@@ -63,7 +59,7 @@ export function runItsNotDnsBench(sets: string[] = [], untilS?: number): ReplayF
   let peakHeap = process.memoryUsage().heapUsed;
   let peakExternal = process.memoryUsage().external;
   const started = performance.now();
-  const sim = createSim(loaded.scenario);
+  const sim = createSim(scenario);
   const windows: WindowFigures[] = [];
   for (const [label, from, to] of bounds) {
     if (to <= from) continue;

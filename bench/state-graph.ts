@@ -1,9 +1,7 @@
-import { readScenarioSource } from '../src/cli/shipped';
+import { loadShipped } from './shipped';
 import { createContext } from '../src/sim/context';
 import { carried } from '../src/sim/core/snapshot';
 import { atSeconds } from '../src/sim/core/time';
-import { loadScenario } from '../src/sim/scenario/load';
-import { FAULT_IDS } from '../src/sim/sim';
 import { World } from '../src/sim/world';
 
 /** What a snapshot of a run would have to copy: everything reachable from its context and world (issue 25). */
@@ -21,12 +19,9 @@ export interface StateGraph {
 
 /** Builds the run as createSim does, runs it to `untilS` and walks what it holds. */
 export function measureStateGraph(id: string, untilS: number): StateGraph {
-  const source = readScenarioSource(id);
-  if (!source) throw new Error(`no shipped scenario "${id}"`);
-  const loaded = loadScenario(source.text, source.fileName, { faultIds: FAULT_IDS });
-  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-  const ctx = createContext(loaded.scenario.seed);
-  const built = (ctx.watcher = new World(ctx, loaded.scenario));
+  const scenario = loadShipped(id);
+  const ctx = createContext(scenario.seed);
+  const built = (ctx.watcher = new World(ctx, scenario));
   ctx.sched.runUntil(atSeconds(untilS));
 
   const seen = new Set<object>();
