@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { diagnose, printDiagnosis } from './long-task-profile';
+import { chooseFaults, DEMO_SWEEP_FAULTS, openSweep } from '../test/e2e/sweep-page';
 import { mainThreadTasks, watchMainThread, type MainThreadTask } from '../test/e2e/trace';
 import { startProfiler, stopProfiler } from './ui-responsiveness';
 
@@ -7,8 +8,6 @@ import { startProfiler, stopProfiler } from './ui-responsiveness';
  * The browser sweep's cost to the page: the demo swept over three faults (as the e2e test does) in the worker pool, with
  * every main-thread long task from the press of Run to the last fix trial.
  */
-
-const FAULTS = ['power-off-node', 'crash-loop', 'delete-pod'];
 
 export interface SweepFigures {
   wallSeconds: number;
@@ -19,12 +18,10 @@ export interface SweepFigures {
 }
 
 async function runSweepOnce(page: Page): Promise<{ wallSeconds: number; status: string }> {
-  await page.keyboard.press('s');
-  await page.getByTestId('sweep-dialog').waitFor();
+  await openSweep(page);
   await page.getByTestId('sweep-at').fill('15');
   await page.getByTestId('sweep-for').fill('45');
-  await page.getByTestId('sweep-all-faults').uncheck();
-  for (const id of FAULTS) await page.getByTestId('sweep-faults').locator(`input[value="${id}"]`).check();
+  await chooseFaults(page, DEMO_SWEEP_FAULTS);
   const started = Date.now();
   await page.getByTestId('sweep-start').click();
   await page.locator('[data-testid="sweep-progress"][data-phase="done"]').waitFor({ timeout: 300_000 });

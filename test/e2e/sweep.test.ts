@@ -8,22 +8,12 @@ import { loadWithAdditions } from '../../src/worker/load-with-additions';
 import { editorText } from './code-editor';
 import { appHarness } from './harness';
 import { byTestId, expectClean, text, untilLoaded } from './page';
+import { chooseFaults, DEMO_SWEEP_FAULTS, openSweep } from './sweep-page';
 import { watchMainThread } from './trace';
 
 const DEMO = readFileSync(new URL('../../public/scenarios/demo.yaml', import.meta.url), 'utf8');
-const FAULTS = ['power-off-node', 'crash-loop', 'delete-pod'];
 
 const { withApp } = appHarness();
-
-async function openSweep(page: Page): Promise<void> {
-  await page.keyboard.press('s');
-  await byTestId(page, 'sweep-dialog').waitFor();
-}
-
-async function chooseFaults(page: Page, ids: readonly string[]): Promise<void> {
-  await byTestId(page, 'sweep-all-faults').uncheck();
-  for (const id of ids) await byTestId(page, 'sweep-faults').locator(`input[value="${id}"]`).check();
-}
 
 /** Waits until every variant, and every fix run after them, is done. */
 async function untilSwept(page: Page, timeout: number): Promise<void> {
@@ -68,7 +58,7 @@ describe('the sweep in the browser', () => {
       expect(await text(page, 'sweep-workers')).toBe(`${Math.max(1, cores)} worker${cores > 1 ? 's' : ''}`);
       await byTestId(page, 'sweep-at').fill('15');
       await byTestId(page, 'sweep-for').fill('45');
-      await chooseFaults(page, FAULTS);
+      await chooseFaults(page, DEMO_SWEEP_FAULTS);
       const mainThread = await watchMainThread(page);
       await byTestId(page, 'sweep-start').click();
       await untilSwept(page, 120_000);
@@ -84,7 +74,7 @@ describe('the sweep in the browser', () => {
       // The same table as the sweep computed in Node: every row's digest, and the ranking.
       const loaded = loadWithAdditions(DEMO, 'demo.yaml', { seed: 4 }, 'timeline');
       if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-      const plan = planSweep(loaded.scenario, [], { faults: FAULTS, pairs: false, at: 15, for: 45 });
+      const plan = planSweep(loaded.scenario, [], { faults: DEMO_SWEEP_FAULTS, pairs: false, at: 15, for: 45 });
       const node = plan.variants.map((v) => impactOf(plan, runVariant(plan, v)));
       const rows = byTestId(page, 'sweep-row');
       expect(await rows.count()).toBe(12);
