@@ -32,8 +32,10 @@ const RUN: SweepBase = { scenario: 'demo', seed: 4, fixes: [], sets: [], timelin
  * with two workers or more variants finish in another order than they were handed out. Records what the pool asked.
  */
 function fakeWorkers(crashOn?: number, crashWhen: (request: SweepRequest) => boolean = (request) => request.type === 'run' && request.index === crashOn) {
-  const delay = (request: SweepRequest): number => (request.type === 'run' && request.index % 3 === 0 ? 25 : 0);
   const log = { handed: [] as number[], inFlight: 0, maxInFlight: 0, spawned: 0, terminated: 0 };
+  // Every third variant's answer waits for another worker's next answer, so with two or more workers they finish out of
+  // the order they were handed in, whatever the machine's load (a delay in wall time reordered them only when idle).
+  let held: (() => void)[] = [];
   const spawn: SpawnSweepWorker = (listen, crashed) => {
     const handle = createSweepHandler();
     let alive = true;
@@ -47,12 +49,22 @@ function fakeWorkers(crashOn?: number, crashWhen: (request: SweepRequest) => boo
         }
         // A worker takes its messages in the order they were posted, as a real one does.
         queue = queue.then(async () => {
-          await new Promise((resolve) => setTimeout(resolve, delay(request)));
+          await new Promise((resolve) => setTimeout(resolve, 0));
           if (!alive) return;
           if (request.type === 'run') log.inFlight--;
           if (crashWhen(request)) return crashed('out of memory');
           const reply = handle(request);
-          if (reply) listen(reply);
+          const answer = (): void => {
+            if (alive && reply) listen(reply);
+          };
+          if (request.type === 'run' && request.index % 3 === 0 && log.inFlight > 0) {
+            held.push(answer);
+            return;
+          }
+          answer();
+          const due = held;
+          held = [];
+          for (const release of due) release();
         });
       },
       terminate() {
