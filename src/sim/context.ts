@@ -39,7 +39,7 @@ export interface TopologyWatcher {
   touch(): void;
 }
 
-class RunContext implements SimContext {
+export class RunContext implements SimContext {
   readonly sched = new Scheduler();
   readonly rng: Rng;
   readonly metrics = new Metrics({ stepUs: seconds(1) });

@@ -41,7 +41,7 @@ interface Starts {
   start(): void;
 }
 
-class EdgeParts implements Edge {
+export class EdgeParts implements Edge {
   readonly routers = new Map<string, RouterHop>();
   readonly loadBalancers = new Map<string, LoadBalancerHop>();
   readonly externalClients = new Map<string, ExternalClient>();
@@ -121,7 +121,7 @@ export function setUpEdge(world: WorldCore, scenario: Scenario, clients: HttpCli
 }
 
 /** An F5-style box: its pools are the Service's node ports (one member per node) or its ready pods. */
-class F5Box {
+export class F5Box {
   readonly lb: LoadBalancer;
   readonly hop: LoadBalancerHop;
   private readonly probeTimeout: Duration;
@@ -172,7 +172,7 @@ class F5Box {
 }
 
 /** One virtual server's pool as CIS keeps it: the Service's nodes or its ready pods. */
-class PoolSync {
+export class PoolSync {
   constructor(
     private readonly world: WorldCore,
     private readonly lb: LoadBalancer,

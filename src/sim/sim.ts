@@ -24,7 +24,7 @@ export interface SimOptions {
 }
 
 /** One run's whole state: what a checkpoint copies. The Sim a caller holds is a view of it. */
-class Run {
+export class Run {
   readonly ctx: ReturnType<typeof createContext>;
   readonly world: World;
   readonly durationUs: SimTime;

@@ -73,7 +73,7 @@ function setUpExternalDns(world: WorldCore, dns: DnsSystem, config: NonNullable<
 }
 
 /** The cluster's own names: each Service's, and none other in the cluster domain. */
-class ClusterZone {
+export class ClusterZone {
   constructor(private readonly world: WorldCore) {}
 
   records(name: string): readonly number[] | null {
@@ -83,7 +83,7 @@ class ClusterZone {
 }
 
 /** What external-dns reads for a deployment: its running (and terminating) ready pods, and when they change. */
-class DeploymentRecords {
+export class DeploymentRecords {
   controller: ExternalDns | null = null;
 
   constructor(

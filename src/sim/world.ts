@@ -341,7 +341,7 @@ export class World implements PicturedWorld {
 
 /** A part the scenario's checks require before a deployment may use it; its absence is a bug in those checks. */
 /** The world's app mechanisms, some made only when a deployment first needs them. */
-class WorldFleets implements Fleets {
+export class WorldFleets implements Fleets {
   private callersMade: HttpClients | null = null;
   private proxiesMade: IngressProxies | null = null;
 

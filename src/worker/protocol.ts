@@ -94,7 +94,8 @@ export function exportName(scenarioId: string, seed: number, tUs: number): strin
 
 /** What each command gives back when it succeeds; a refusal is the same for all (Answer). */
 export interface Replies {
-  load: { scenario: ScenarioSummary; catalog: FaultDescriptor[] };
+  /** `storedAt`: the simulated µs of this run's checkpoint that IndexedDB kept (from a crashed worker or an earlier tab), or null. */
+  load: { scenario: ScenarioSummary; catalog: FaultDescriptor[]; storedAt: number | null };
   play: null;
   pause: null;
   step: null;
@@ -102,7 +103,8 @@ export interface Replies {
   pauseAtChapters: null;
   reset: null;
   applyFault: null;
-  seek: null;
+  /** Where the run went on from: a checkpoint's simulated µs, 0 for a fresh build, or null when it ran on from where it was. */
+  seek: { from: number | null };
   report: RunReport;
   inspect: null;
   why: WhyChain | null;

@@ -1,5 +1,5 @@
 import { restoreSim, type Checkpoint, type Sim, type SimTime, type FaultRequest } from '../sim';
-import { Checkpoints } from './checkpoints';
+import { Checkpoints, type Kept } from './checkpoints';
 import { dueCount, recordFault, seekNeedsRestart, sharedPrefix, type TimedFault } from './fault-record';
 import type { Frame, Speed, WorkerMessage } from './protocol';
 
@@ -36,6 +36,8 @@ export interface RunnerOptions {
   checkpointBudgetBytes?: number;
   /** A sim that goes on from a checkpoint (restoreSim unless a test's fake sim needs its own). */
   restore?: (checkpoint: Checkpoint) => Sim;
+  /** Told of each checkpoint kept after the run's start, e.g. to store the newest outside the worker. */
+  onCheckpoint?: (kept: Kept) => void;
 }
 
 export interface Runner {
@@ -62,12 +64,15 @@ export interface Runner {
    * Moves the clock to `target` in budget-sized slices. Going back (or a `faults` record with a fault this sim has
    * passed unapplied) starts again from the nearest checkpoint before `target` that fits the record, or on `fresh()`
    * when there is none; a checkpoint between now and `target` is a shortcut forward too. The play state is kept and
-   * applies again once the target is reached.
+   * applies again once the target is reached. Returns where the run goes on from: a checkpoint's simulated µs, 0 for a
+   * fresh build, or null when the present sim runs on.
    */
-  seek(target: number, fresh: () => Sim, faults?: readonly TimedFault[]): void;
+  seek(target: number, fresh: () => Sim, faults?: readonly TimedFault[]): number | null;
   seeking(): boolean;
   /** The checkpoints kept so far. */
   checkpoints(): Checkpoints;
+  /** Keeps a checkpoint of this run made elsewhere (a stored one, after the load), for seeks to land on. */
+  adopt(kept: Kept): void;
   /** Posts a frame now (or as soon as the previous one is acknowledged). */
   publish(): void;
   dispose(): void;
@@ -174,13 +179,21 @@ export function createRunner(options: RunnerOptions): Runner {
     takeCheckpoint(s);
   }
 
+  /** A checkpoint where the run came to rest (a pause, its end, a chapter), unless one is there: a reload or crash lands on it. */
+  function checkpointAtRest(s: Sim): void {
+    if (checkpointsOff || checkpoints.nearest(s.now(), record.slice(0, applied))?.checkpoint.atUs === s.now()) return;
+    takeCheckpoint(s);
+  }
+
   /** Keeps a checkpoint of `s`, which has applied `faults` (the record's first entries). */
   function takeCheckpoint(s: Sim, faults = record.slice(0, applied)): void {
     const t0 = clock.now();
     const checkpoint = s.checkpoint();
     checkpointMs = clock.now() - t0;
     checkpointsOff = checkpointMs > CHECKPOINT_MAX_MS || checkpoint.bytes > checkpoints.budget / 2;
-    if (checkpointMs <= CHECKPOINT_MAX_MS) checkpoints.add(checkpoint, faults);
+    if (checkpointMs > CHECKPOINT_MAX_MS) return;
+    checkpoints.add(checkpoint, faults);
+    if (checkpoint.atUs > 0) options.onCheckpoint?.({ checkpoint, faults });
   }
 
   /** One slice of a seek; true once the target is reached. */
@@ -215,6 +228,7 @@ export function createRunner(options: RunnerOptions): Runner {
       publish();
       if (seekTarget !== undefined) schedule(0);
       else if (isRunning) schedule(tickMs);
+      else checkpointAtRest(s);
       return;
     }
     const elapsed = Math.min(Math.max(0, startedAt - lastWall), maxElapsedMs);
@@ -235,6 +249,7 @@ export function createRunner(options: RunnerOptions): Runner {
     if (s.done() || s.now() === stop) isRunning = false;
     publish();
     if (isRunning) schedule(speed === 'max' ? tickMs - (finishedAt - startedAt) : tickMs);
+    else checkpointAtRest(s);
   }
 
   function buildFrame(s: Sim): { frame: Frame; transfer: ArrayBuffer[] } {
@@ -359,6 +374,7 @@ export function createRunner(options: RunnerOptions): Runner {
       isRunning = false;
       if (seekTarget === undefined) stopTicking();
       publish();
+      if (sim && seekTarget === undefined) checkpointAtRest(sim);
     },
     step() {
       const s = sim;
@@ -417,17 +433,23 @@ export function createRunner(options: RunnerOptions): Runner {
       }
       const restart = lostApplied || seekNeedsRestart(s.now(), to, record, applied);
       const kept = checkpoints.nearest(to, record);
+      let from: number | null = null;
       if (restart || (kept && kept.checkpoint.atUs > s.now())) {
         const replay = { applied: kept?.faults.length ?? 0, seekTo: to, running: isRunning && to < s.durationUs };
         loadSim(kept ? restore(kept.checkpoint) : fresh(), record, replay);
+        from = kept?.checkpoint.atUs ?? 0;
       }
       seekTarget = to;
       lastWall = clock.now();
       publish();
       schedule(0);
+      return from;
     },
     seeking: () => seekTarget !== undefined,
     checkpoints: () => checkpoints,
+    adopt(kept) {
+      checkpoints.add(kept.checkpoint, kept.faults);
+    },
     wallMs: () => spentMs,
     publish,
     dispose() {

@@ -5,9 +5,11 @@ import type { Answer, CommandOf, CommandType, ExportKind, Replies, ScenarioSumma
 import { parseFaultRecord } from './fault-record';
 import { loadWithAdditions } from './load-with-additions';
 import { createRunner } from './runner';
+import type { Kept } from './checkpoints';
+import { runKey, StoredCheckpoints } from './stored-checkpoints';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
-let loaded: { scenario: Scenario; fixes: string[] } | undefined;
+let loaded: { scenario: Scenario; fixes: string[]; key?: string } | undefined;
 let pauseAtChapters = true;
 
 function applyStops(): void {
@@ -29,6 +31,11 @@ function fatal(error: unknown): void {
   void deliver({ type: 'fatal', message: messageOf(error) });
 }
 
+// Without IndexedDB (some private windows) nothing is stored and every recovery replays from 0.
+const stored = typeof indexedDB === 'undefined' ? undefined : new StoredCheckpoints();
+// How long a load waits for IndexedDB to say whether it has a checkpoint of the run, before going on without one.
+const STORED_WAIT_MS = 2_000;
+
 const runner = createRunner({
   clock: { now: () => performance.now() },
   timer: {
@@ -39,7 +46,26 @@ const runner = createRunner({
   },
   post: deliver,
   onError: fatal,
+  onCheckpoint: (kept) => {
+    if (loaded?.key !== undefined) stored?.offer(loaded.key, kept);
+  },
 });
+
+/** The stored checkpoint of the run just loaded, adopted by the runner; undefined when there is none or storage is slow or broken. */
+async function adoptStored(run: NonNullable<typeof loaded>): Promise<Kept | undefined> {
+  if (!stored) return undefined;
+  try {
+    const key = await runKey(run.scenario, run.fixes);
+    if (loaded !== run) return undefined;
+    run.key = key;
+    const kept = await Promise.race([stored.load(key), new Promise<undefined>((resolve) => setTimeout(resolve, STORED_WAIT_MS))]);
+    if (!kept || loaded !== run) return undefined;
+    runner.adopt(kept);
+    return kept;
+  } catch {
+    return undefined;
+  }
+}
 
 function summarize(s: Scenario): ScenarioSummary {
   return {
@@ -80,17 +106,19 @@ function requireLoaded(): { scenario: Scenario; fixes: string[] } {
 }
 
 /** One handler per command, answering with that command's reply or throwing an Error whose message names the field. */
-const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] } = {
-  load(cmd) {
+const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] | Promise<Replies[T]> } = {
+  async load(cmd) {
     const result = loadWithAdditions(cmd.text, cmd.fileName, cmd, 'load.timeline');
     // On failure the current sim stays loaded and keeps its state.
     if (!result.ok) throw new Error(result.errors.join('\n'));
     const sim = newSim(result.scenario, result.appliedFixes);
-    loaded = { scenario: result.scenario, fixes: result.appliedFixes };
+    const run = (loaded = { scenario: result.scenario, fixes: result.appliedFixes });
     pauseAtChapters = true;
+    stored?.offer(undefined);
     applyStops();
     runner.load(sim);
-    return { scenario: summarize(result.scenario), catalog: sim.faultCatalog() };
+    const kept = await adoptStored(run);
+    return { scenario: summarize(result.scenario), catalog: sim.faultCatalog(), storedAt: kept?.checkpoint.atUs ?? null };
   },
   check(cmd) {
     const result = loadScenario(cmd.text, cmd.fileName, { faultIds: FAULT_IDS, faults: faultCatalog() });
@@ -140,8 +168,7 @@ const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] } = {
       throw new Error(`seek.t: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(cmd.t)}`);
     }
     const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
-    runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults);
-    return null;
+    return { from: runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults) };
   },
   report: () => requireSim().report(runner.wallMs()),
   why(cmd) {
@@ -165,7 +192,7 @@ const api: WorkerApi = {
     const type: unknown = (cmd as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !Object.hasOwn(handlers, type)) return { ok: false, message: `unknown command ${JSON.stringify(type)}` };
     try {
-      return { ok: true, value: (handlers[cmd.type] as (c: CommandOf<T>) => Replies[T])(cmd) };
+      return { ok: true, value: await (handlers[cmd.type] as (c: CommandOf<T>) => Replies[T] | Promise<Replies[T]>)(cmd) };
     } catch (error) {
       return { ok: false, message: messageOf(error) };
     }

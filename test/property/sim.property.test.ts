@@ -7,6 +7,7 @@ import type { RunReport, Sim } from '../../src/sim/api';
 import { atSeconds, type SimTime } from '../../src/sim/core/time';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim, FAULT_IDS, restoreSim } from '../../src/sim/sim';
+import { portable, unportable } from '../../src/worker/classes';
 import { dropsByKind } from '../fixtures/scenario-run';
 
 function load(file: string, seed?: number): Sim {
@@ -116,7 +117,7 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
   );
 
   it(
-    'goes on from a checkpoint at any moment exactly as the run it was taken from',
+    'goes on from a checkpoint at any moment exactly as the run it was taken from, in this worker or through a structured clone',
     () => {
       fc.assert(
         fc.property(
@@ -124,13 +125,15 @@ describe.each(shippedScenarios())('shipped scenario $id', ({ file, id }) => {
           fc.double({ min: 0, max: 1, noNaN: true }),
           // Half the budget's reach: the restored run repeats part of the way to the end point.
           fc.double({ min: 0.05, max: 0.5, noNaN: true }),
-          (seed, at, until) => {
+          // A checkpoint stored in IndexedDB or handed to a new worker crosses as a structured clone, its classes by name.
+          fc.boolean(),
+          (seed, at, until, cloned) => {
             const sim = load(file, seed);
             const endUs = Math.round(sim.durationUs * until * reach()) as SimTime;
             sim.runUntil(Math.round(endUs * at) as SimTime);
             const checkpoint = sim.checkpoint();
             sim.runUntil(endUs);
-            const restored = restoreSim(checkpoint);
+            const restored = restoreSim(cloned ? { ...checkpoint, state: unportable(structuredClone(portable(checkpoint.state))) } : checkpoint);
             restored.runUntil(endUs);
             expect(restored.report(0).digest).toBe(sim.report(0).digest);
             expect(restored.eventsExecuted()).toBe(sim.eventsExecuted());

@@ -5,6 +5,7 @@ import { simTime, type SimTime } from '../../src/sim/core/time';
 import type { Frame, WorkerMessage } from '../../src/worker/protocol';
 import { liveView } from '../fixtures/live-view';
 import { createRunner, type RunnerOptions } from '../../src/worker/runner';
+import type { Kept } from '../../src/worker/checkpoints';
 
 /** A sim with one event per `eventUs`, a sample per second, a log event per 100 ms and a topology change at 1 s. */
 class FakeSim implements Sim {
@@ -175,7 +176,7 @@ class FakeTimer {
   }
 }
 
-function setup(opts: { durationUs?: number; eventUs?: number; costMs?: number; post?: RunnerOptions['post'] } = {}) {
+function setup(opts: { durationUs?: number; eventUs?: number; costMs?: number; post?: RunnerOptions['post']; onCheckpoint?: RunnerOptions['onCheckpoint'] } = {}) {
   const clock = new FakeClock();
   const timer = new FakeTimer();
   const frames: Frame[] = [];
@@ -198,6 +199,7 @@ function setup(opts: { durationUs?: number; eventUs?: number; costMs?: number; p
         transfers.push(transfer);
       }),
     onError: (e) => errors.push(e),
+    ...(opts.onCheckpoint && { onCheckpoint: opts.onCheckpoint }),
   });
   runner.load(sim);
   const tick = (wallMs: number) => {
@@ -512,7 +514,8 @@ describe('runner seek and fault replay', () => {
     runner.applyFault(fault('pod/b'));
     const runBefore = last().run;
     const fresh: FakeSim[] = [];
-    // Nothing cost wall time, so the one checkpoint is the run's start, taken on load: the replay goes on from it.
+    // Nothing cost wall time, so the checkpoints are the run's start and where it rested (2 s and 5 s): the replay goes
+    // on from the one at 2 s, before the fault there is applied.
     runner.seek(3_000_000, () => {
       const next = new FakeSim(10_000_000, 1_000, clock);
       fresh.push(next);
@@ -525,10 +528,12 @@ describe('runner seek and fault replay', () => {
     const replay = restores[0]!;
     expect(replay.now()).toBe(3_000_000);
     expect(replay.appliedFaults).toEqual([{ t: 2_000_000, target: 'pod/a' }]);
-    // The later fault stays in the record and goes in again when the clock passes its time.
+    // The later fault stays in the record and goes in again when the clock passes its time: here on the checkpoint at
+    // 5 s, taken before it was first applied.
     runner.seek(6_000_000, () => new FakeSim(10_000_000, 1_000, clock));
     while (runner.seeking()) tick(0);
-    expect(replay.appliedFaults).toEqual([
+    expect(restores).toHaveLength(2);
+    expect(restores[1]!.appliedFaults).toEqual([
       { t: 2_000_000, target: 'pod/a' },
       { t: 5_000_000, target: 'pod/b' },
     ]);
@@ -613,6 +618,33 @@ describe('runner seek and fault replay', () => {
     expect(replay.now()).toBeLessThanOrEqual(5_000_000);
     while (runner.seeking()) tick(0);
     expect(replay.appliedFaults).toEqual([{ t: 5_000_000, target: 'pod/b' }]);
+  });
+
+  it('tells of each checkpoint after the start and takes one where the run rests; a new runner given it lands there', () => {
+    const told: Kept[] = [];
+    const first = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1, onCheckpoint: (kept) => told.push(kept) });
+    first.runner.applyFault(fault('pod/a'));
+    first.runner.setSpeed('max');
+    first.runner.play();
+    for (let i = 0; i < 100; i++) first.tick(16);
+    expect(told.length).toBeGreaterThan(1);
+    expect(told.every((k) => k.checkpoint.atUs > 0)).toBe(true);
+    first.runner.pause();
+    const rest = told.at(-1)!;
+    expect(rest.checkpoint.atUs).toBe(first.sim.now());
+    expect(rest.faults).toEqual(first.runner.faults());
+
+    // As a worker replacing a crashed one: the run loaded afresh, the stored checkpoint adopted, then the replay.
+    const second = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    second.runner.adopt(rest);
+    const record = [...first.runner.faults()];
+    expect(second.runner.seek(rest.checkpoint.atUs + 500_000, () => second.sim, record)).toBe(rest.checkpoint.atUs);
+    expect(second.restores).toHaveLength(1);
+    while (second.runner.seeking()) second.tick(0);
+    expect(second.restores[0]!.now()).toBe(rest.checkpoint.atUs + 500_000);
+    expect(second.restores[0]!.appliedFaults).toEqual([{ t: 0, target: 'pod/a' }]);
+    // A record it does not fit (the fault gone) replays from the start instead.
+    expect(second.runner.seek(rest.checkpoint.atUs, () => second.sim, [])).toBe(0);
   });
 
   it('keeps playing after a seek if it was playing, and pause during a seek does not stop the seek', () => {

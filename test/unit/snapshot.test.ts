@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bound, freeze, onMember, shared, thaw, withMember } from '../../src/sim/core/snapshot';
+import * as snapshot from '../../src/sim/core/snapshot';
+import { bound, freeze, fromPortable, onMember, shared, thaw, toPortable, withMember } from '../../src/sim/core/snapshot';
 
 class Counter {
   count = 0;
@@ -102,12 +103,47 @@ describe('snapshots of a state graph', () => {
   });
 
   it('shares a function marked as holding no state, and refuses a closure, naming every place that holds one', () => {
-    const twice = shared((n: number) => n * 2);
+    const twice = shared('test.twice', (n: number) => n * 2);
     expect(thaw(freeze({ twice })).twice).toBe(twice);
+    expect(() => shared('test.twice', (n: number) => n)).toThrow('shared: "test.twice" names another function already');
     let hidden = 0;
     const state = { ok: new Counter(), parts: [{ onTick: () => hidden++ }, { onTick: () => hidden-- }], cache: new WeakMap() };
     expect(() => freeze(state)).toThrow(
       /^snapshot: the state holds what a copy cannot take, in 3 places:\nstate\(Object\)\.cache is a WeakMap, which snapshots do not copy\nstate\(Object\)\.parts\.0\(Object\)\.onTick is a closure \(\(\) => hidden\+\+\): make it a method passed with bound\(\), or shared\(\) if it holds no state\nstate\(Object\)\.parts\.1\(Object\)\.onTick is a closure \(\(\) => hidden--\): .*$/,
     );
+  });
+
+  it('crosses a structured clone with its classes named, bound callbacks and shared functions included', () => {
+    const twice = shared('test.portable-twice', (n: number) => n * 2);
+    const f = new Fleet();
+    f.tick(0, 5);
+    const state = { fleet: f, counter: new Counter(), twice, bare: Object.assign(Object.create(null) as object, { k: 1 }), ints: new Int32Array([1, 2]) };
+    const classes = new Map<object | null, string>([
+      [Fleet.prototype, 'Fleet'],
+      [Member.prototype, 'Member'],
+      [Counter.prototype, 'Counter'],
+      [null, 'null'],
+    ]);
+    const frozen = freeze(state);
+    const named = (proto: object | null) => classes.get(proto) ?? (proto as { constructor: { name: string } }).constructor.name;
+    const portable = toPortable(frozen, named);
+    const byName = new Map([...classes].map(([proto, name]) => [name, proto]));
+    const protoOf = (name: string) =>
+      byName.has(name) ? byName.get(name) : (Object.values(snapshot).find((c) => typeof c === 'function' && c.name === name)?.prototype as object | undefined);
+    const copy = thaw(fromPortable(structuredClone(portable), protoOf));
+    expect(copy.fleet).toBeInstanceOf(Fleet);
+    expect(copy.fleet.members[0]!.seen).toEqual([5]);
+    copy.fleet.tick(1, 6);
+    copy.fleet.note(1, 7);
+    expect(copy.fleet.members[1]!.seen).toEqual([6]);
+    expect(copy.fleet.log).toEqual(['1:7']);
+    expect(f.members[1]!.seen).toEqual([]);
+    expect(copy.counter.bump(3)).toBe(3);
+    expect(copy.twice).toBe(twice);
+    expect(Object.getPrototypeOf(copy.bare)).toBe(null);
+    expect([...copy.ints]).toEqual([1, 2]);
+    // A class the names leave out is refused by its name; a graph that is not the one named is refused too.
+    expect(() => toPortable(frozen, (proto) => (proto === Counter.prototype ? undefined : named(proto)))).toThrow('snapshot: cannot name the class Counter for another worker');
+    expect(() => fromPortable({ ...structuredClone(portable), classOf: portable.classOf.slice(1) }, protoOf)).toThrow(/^snapshot: the graph does not match its class names/);
   });
 });

@@ -122,7 +122,7 @@ export const APP_CATALOG = {
 } satisfies { readonly [A in AppName]: AppKind<A, unknown> };
 
 /** A deployment's pods' apps: its app kind's entry with what `deploy` read, as plain data a snapshot copies. */
-class AppMaker {
+export class AppMaker {
   constructor(
     private readonly app: AppName,
     private readonly fleets: Fleets,

@@ -8,7 +8,7 @@ import type { Pod, PodApp } from '../infra/pod';
 import { bound } from '../core/snapshot';
 
 /** One pod's app: it looks names up while it runs. */
-class DnsClient implements PodApp {
+export class DnsClient implements PodApp {
   running = false;
 
   constructor(

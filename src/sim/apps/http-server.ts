@@ -20,7 +20,7 @@ const VERDICTS: ClientAddressVerdict[] = ['client', 'internal', 'forged'];
 
 /** Timers shared by every server instance: one handler answers any server's request. */
 /** An exit nobody waits for: a server's calls close with it. */
-const NOTHING = shared((): void => {});
+const NOTHING = shared('http-server.nothing', (): void => {});
 
 export class HttpServers {
   readonly respond: HandlerId;

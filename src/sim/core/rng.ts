@@ -70,7 +70,7 @@ export function hashString(s: string, seed: number): number {
   return mix32(h ^ s.length);
 }
 
-class Sfc32Stream implements RngStream {
+export class Sfc32Stream implements RngStream {
   private a: number;
   private b: number;
   private c: number;

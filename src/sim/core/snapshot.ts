@@ -14,7 +14,8 @@ interface Binding {
 }
 
 const BINDINGS = new WeakMap<AnyFunction, Binding>();
-const SHARED = new WeakSet<AnyFunction>();
+const SHARED = new Map<AnyFunction, string>();
+const SHARED_BY_NAME = new Map<string, AnyFunction>();
 
 type Rest<F, A extends unknown[]> = F extends (...args: [...A, ...infer R]) => infer Out ? (...args: R) => Out : never;
 
@@ -51,9 +52,14 @@ function bindTo(target: object, method: string, args: unknown[]): AnyFunction {
   return callback;
 }
 
-/** Marks a function that reads nothing but its arguments and constants, so copies of the state may share it. */
-export function shared<F extends AnyFunction>(fn: F): F {
-  SHARED.add(fn);
+/**
+ * Marks a function that reads nothing but its arguments and constants, so copies of the state may share it; a snapshot
+ * holds it by `name`, unique among shared functions, so one taken to another worker finds it there.
+ */
+export function shared<F extends AnyFunction>(name: string, fn: F): F {
+  if (SHARED_BY_NAME.has(name)) throw new Error(`shared: "${name}" names another function already`);
+  SHARED.set(fn, name);
+  SHARED_BY_NAME.set(name, fn);
   return fn;
 }
 
@@ -62,15 +68,29 @@ export function carried(fn: AnyFunction): boolean {
   return BINDINGS.has(fn) || SHARED.has(fn);
 }
 
+/** A bound callback as a snapshot keeps it: data, so that structured clone can carry the snapshot too. */
+export class FrozenBinding {
+  constructor(
+    readonly target: object,
+    readonly method: string,
+    readonly args: unknown[],
+  ) {}
+}
+
+/** A shared function as a snapshot keeps it: by name. */
+export class SharedRef {
+  constructor(readonly name: string) {}
+}
+
 /** A typed array as a snapshot keeps it: its buffer without the zero bytes at its end, most of a preallocated table. */
-class FrozenBuffer {
+export class FrozenBuffer {
   constructor(
     readonly byteLength: number,
     readonly bytes: Uint8Array,
   ) {}
 }
 
-class FrozenView {
+export class FrozenView {
   constructor(
     readonly kind: string,
     readonly buffer: FrozenBuffer,
@@ -114,6 +134,8 @@ const enum Kind {
   set,
   view,
   frozenView,
+  binding,
+  sharedRef,
 }
 
 /** How a copy treats objects of `value`'s prototype, or why it cannot copy them. */
@@ -122,6 +144,8 @@ function kindOf(value: object): Kind | string {
   if (value instanceof Map) return Kind.map;
   if (value instanceof Set) return Kind.set;
   if (value instanceof FrozenView) return Kind.frozenView;
+  if (value instanceof FrozenBinding) return Kind.binding;
+  if (value instanceof SharedRef) return Kind.sharedRef;
   if (value instanceof DataView) return 'is a DataView, which snapshots do not copy';
   if (ArrayBuffer.isView(value)) return Kind.view;
   if (value instanceof ArrayBuffer) return 'is an ArrayBuffer held without a typed array over it';
@@ -223,17 +247,20 @@ function copy<T>(root: T, size: CopySize = { bytes: 0 }): T {
     const done = copies.get(value);
     if (done !== undefined) return done;
     let out: unknown;
+    // Only a freeze meets a live function: it keeps it as data, which a thaw binds again.
     if (typeof value === 'function') {
       const fn = value as AnyFunction;
-      if (SHARED.has(fn)) return fn;
-      const binding = BINDINGS.get(fn);
-      if (!binding) return refuse(value, `is a closure (${String(value).replace(/\s+/g, ' ').slice(0, 80)}): make it a method passed with bound(), or shared() if it holds no state`);
-      // The target's shell has its prototype already, which is all bind needs; its fields are filled in later.
-      const target = shell(binding.target) as object | undefined;
-      if (target === undefined) return undefined;
-      const callback = bindTo(target, binding.method, binding.args.map(shell));
-      copies.set(value, callback);
-      return callback;
+      const name = SHARED.get(fn);
+      if (name !== undefined) out = new SharedRef(name);
+      else {
+        const binding = BINDINGS.get(fn);
+        if (!binding) return refuse(value, `is a closure (${String(value).replace(/\s+/g, ' ').slice(0, 80)}): make it a method passed with bound(), or shared() if it holds no state`);
+        const target = shell(binding.target) as object | undefined;
+        if (target === undefined) return undefined;
+        out = new FrozenBinding(target, binding.method, binding.args.map(shell));
+      }
+      copies.set(value, out);
+      return out;
     }
     const proto = Object.getPrototypeOf(value) as object | null;
     let kind = kinds.get(proto);
@@ -272,6 +299,19 @@ function copy<T>(root: T, size: CopySize = { bytes: 0 }): T {
         out = new VIEWS[frozen.kind]!(thawed, frozen.byteOffset, frozen.length);
         copies.set(value, out);
         return out;
+      }
+      case Kind.binding: {
+        const frozen = value as FrozenBinding;
+        // The target's shell has its prototype already, which is all bind needs; its fields are filled in later.
+        const target = shell(frozen.target) as object | undefined;
+        if (target === undefined) return undefined;
+        out = bindTo(target, frozen.method, frozen.args.map(shell));
+        copies.set(value, out);
+        return out;
+      }
+      case Kind.sharedRef: {
+        const name = (value as SharedRef).name;
+        return SHARED_BY_NAME.get(name) ?? refuse(value, `is the shared function "${name}", which this code does not have`);
       }
       default:
         return refuse(value, kind);
@@ -332,6 +372,87 @@ export function thaw<T>(snapshot: Frozen<T>): T {
   return copy(snapshot.state) as T;
 }
 
+/**
+ * A snapshot in the form a structured clone carries whole, to IndexedDB or another worker: the clone keeps the graph
+ * (Maps, Sets, arrays, typed arrays, sharing and cycles) but not the prototypes, so each object's class goes by name.
+ */
+export interface Portable<T> {
+  readonly state: unknown;
+  readonly bytes: number;
+  /** The class names `nameOf` gave, each once. */
+  readonly classes: readonly string[];
+  /** Per object in the order `eachObject` meets them: 0 for a plain object, array, Map or Set, else 1 + its class's index. */
+  readonly classOf: Uint16Array;
+  readonly __portable?: T;
+}
+
+/** Every object of a snapshot's graph once (typed arrays left out), in an order that is the same in a structured clone of it. */
+function eachObject(root: unknown, visit: (value: object) => void): void {
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    if (ArrayBuffer.isView(value)) continue;
+    visit(value);
+    if (Array.isArray(value)) for (const item of value) stack.push(item);
+    else if (value instanceof Map) for (const [k, v] of value) stack.push(k, v);
+    else if (value instanceof Set) for (const item of value) stack.push(item);
+    else for (const key in value) stack.push((value as Record<string, unknown>)[key]);
+  }
+}
+
+function isPlain(value: object, proto: object | null): boolean {
+  return proto === Object.prototype || Array.isArray(value) || value instanceof Map || value instanceof Set;
+}
+
+/** `snapshot` with its classes named by `nameOf` (undefined: a class it does not know, which is refused by name). */
+export function toPortable<T>(snapshot: Frozen<T>, nameOf: (proto: object | null) => string | undefined): Portable<T> {
+  const index = new Map<object | null, number>();
+  const classes: string[] = [];
+  const classOf: number[] = [];
+  const unknown = new Set<string>();
+  eachObject(snapshot.state, (value) => {
+    const proto = Object.getPrototypeOf(value) as object | null;
+    if (isPlain(value, proto)) {
+      classOf.push(0);
+      return;
+    }
+    let id = index.get(proto);
+    if (id === undefined) {
+      const name = nameOf(proto);
+      if (name === undefined) unknown.add((proto as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'an object without a prototype');
+      id = classes.push(name ?? '');
+      index.set(proto, id);
+    }
+    classOf.push(id);
+  });
+  if (unknown.size > 0) throw new Error(`snapshot: cannot name the class${unknown.size === 1 ? '' : 'es'} ${[...unknown].sort().join(', ')} for another worker`);
+  if (classes.length >= 0xffff) throw new Error(`snapshot: ${classes.length} classes are more than a portable snapshot names`);
+  return { state: snapshot.state, bytes: snapshot.bytes, classes, classOf: Uint16Array.from(classOf) };
+}
+
+/** The snapshot a structured clone of `portable` stands for, its objects given their classes by `protoOf`; throws naming what does not fit. */
+export function fromPortable<T>(portable: Portable<T>, protoOf: (name: string) => object | null | undefined): Frozen<T> {
+  const protos = portable.classes.map((name) => {
+    const proto = protoOf(name);
+    if (proto === undefined) throw new Error(`snapshot: this code has no class ${name}`);
+    return proto;
+  });
+  const { classOf } = portable;
+  const mismatch = (): Error => new Error(`snapshot: the graph does not match its class names (${classOf.length} objects named)`);
+  let at = 0;
+  eachObject(portable.state, (value) => {
+    const id = classOf[at++];
+    // A clone gives class objects Object's prototype: a name for anything else, or none left, is another graph's.
+    if (id === undefined || (id > 0 && Object.getPrototypeOf(value) !== Object.prototype)) throw mismatch();
+    if (id > 0) Object.setPrototypeOf(value, protos[id - 1]!);
+  });
+  if (at !== classOf.length) throw mismatch();
+  return { state: portable.state, bytes: portable.bytes } as Frozen<T>;
+}
+
 /** A run's state as a snapshot holds it: typed arrays without their zero tails, not to be run. */
 export interface Frozen<T> {
   readonly state: unknown;
@@ -343,7 +464,7 @@ export interface Frozen<T> {
 type MethodKeys<T> = { [K in keyof T]: T[K] extends AnyFunction ? K : never }[keyof T] & string;
 
 /** A scheduler handler that calls a method of member `a` of a fleet with `b`: one member's timer. */
-class MemberCall {
+export class MemberCall {
   constructor(
     private readonly members: readonly unknown[],
     private readonly method: string,
@@ -368,7 +489,7 @@ export function onMember<T>(members: readonly (T | undefined)[], method: MethodK
 }
 
 /** A scheduler handler that calls a method of `target` with member `a` of a list and `b`. */
-class WithMember {
+export class WithMember {
   constructor(
     private readonly target: Record<string, (member: unknown, b: number) => void>,
     private readonly method: string,

@@ -52,7 +52,7 @@ interface Entry {
 }
 
 /** A success or denial table: one map per record type, so lookups build no key, with insertion order kept across them. */
-class Table {
+export class Table {
   private readonly a = new Map<string, Entry>();
   private readonly ns = new Map<string, Entry>();
   private seq = 0;

@@ -108,7 +108,7 @@ export class DnsSystem {
 }
 
 /** The app of a CoreDNS pod. */
-class ClusterDnsPod implements PodApp {
+export class ClusterDnsPod implements PodApp {
   constructor(
     private readonly system: DnsSystem,
     private readonly pod: Pod,

@@ -145,7 +145,7 @@ interface ForwardInstance {
   rrCursor: number;
 }
 
-class ForwardRequest {
+export class ForwardRequest {
   instance = -1;
   query: DnsQuery | null = null;
   clientProto: DnsProto = 'udp';

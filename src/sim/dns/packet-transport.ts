@@ -17,7 +17,7 @@ export interface NamespaceStacks {
 const MESSAGE_LIFETIME = seconds(60);
 
 /** A resolver's or forwarder's UDP socket to (serverIp, 53); pooled, as a lookup opens one and closes it within its life. */
-class UdpClient implements DatagramOwner {
+export class UdpClient implements DatagramOwner {
   open = false;
   stacks: NamespaceStacks | null = null;
   serverIp = 0;
@@ -36,7 +36,7 @@ class UdpClient implements DatagramOwner {
 
 /** A TCP socket to (serverIp, 53); not pooled, since its connection may still call its owner after close. */
 /** A query connection over TCP: it hands what its socket hears to its receiver, while the receiver keeps it open. */
-class TcpClient implements SocketOwner {
+export class TcpClient implements SocketOwner {
   open = true;
   tcp: Socket | null = null;
 
@@ -65,7 +65,7 @@ class TcpClient implements SocketOwner {
 }
 
 /** Where a query came from, so its answer goes back the same way; pooled, as every query has one. */
-class Exchange {
+export class Exchange {
   live = false;
   stacks: NamespaceStacks | null = null;
   serverIp = 0;
@@ -78,7 +78,7 @@ class Exchange {
  * One namespace's port 53: the servers bound to each of its addresses, in the order they were bound. Arrays, not a
  * Map: a namespace binds one or two addresses, and addresses above 2^31 would be boxed Map keys.
  */
-class Port53 implements Listener, SocketOwner {
+export class Port53 implements Listener, SocketOwner {
   readonly ips: number[] = [];
   readonly servers: DnsServer[] = [];
   readonly accepting = true;
@@ -269,7 +269,7 @@ export class PacketDnsTransport implements DnsTransport {
 }
 
 /** Port 53 where no server listens any more: connections are not accepted, and the ones it has go unanswered. */
-class ClosedPort implements Listener, SocketOwner {
+export class ClosedPort implements Listener, SocketOwner {
   readonly accepting = false;
 
   accept(): SocketOwner {

@@ -69,7 +69,7 @@ export interface LookupReceiver {
   onLookupFailed(token: number, error: LookupError): void;
 }
 
-class Lookup {
+export class Lookup {
   active = false;
   from = 0;
   conf!: ResolvConf;

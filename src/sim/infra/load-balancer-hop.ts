@@ -153,7 +153,7 @@ export class LoadBalancerHop implements PacketElement {
 }
 
 /** One HTTP health probe's connection: `done` hears once whether it answered, and not with 503. */
-class HealthProbe implements SocketOwner {
+export class HealthProbe implements SocketOwner {
   private answered = false;
 
   constructor(

@@ -16,7 +16,7 @@ export function serveHealthChecks(hosts: readonly Host[], kubeProxy: KubeProxy, 
 }
 
 /** One node's server for one Service: each connection is its own, answered by the node's view of the Service. */
-class HealthCheckServer implements Listener, SocketOwner {
+export class HealthCheckServer implements Listener, SocketOwner {
   readonly accepting = true;
 
   constructor(

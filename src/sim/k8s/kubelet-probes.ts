@@ -228,7 +228,7 @@ function dialError(cause: CloseCause, target: string): string {
 }
 
 /** One probe's connection from the node to the pod: a GET once connected for an HTTP probe, a pass on connecting for TCP. */
-class ProbeConnection implements SocketOwner {
+export class ProbeConnection implements SocketOwner {
   private connected = false;
 
   constructor(

@@ -43,7 +43,7 @@ export type TcpWire = (
   srcIp?: number,
 ) => void;
 
-const unattached = shared((): never => {
+const unattached = shared('tcp.unattached', (): never => {
   throw new Error('tcp wire used before the network was attached');
 });
 

@@ -12,7 +12,7 @@ export interface DatagramOwner {
 /** Sends a datagram out of a network namespace; the network decides where it goes. */
 export type UdpWire = (stack: UdpStack, srcIp: number, srcPort: number, dstIp: number, dstPort: number, message: number) => void;
 
-const unattached = shared((): never => {
+const unattached = shared('udp.unattached', (): never => {
   throw new Error('udp wire used before the network was attached');
 });
 

@@ -300,11 +300,14 @@ export function changeSpeed(direction: 1 | -1): void {
   setSpeed(nextSpeed(appStore.getState().speed, direction));
 }
 
-/** Replays the loaded run to `us` with `faults` applied at their times, as a shared link asks; it stays paused there. */
-export async function replay(us: number, faults: TimedFault[]): Promise<boolean> {
-  if (!loaded()) return false;
+/**
+ * Replays the loaded run to `us` with `faults` applied at their times, as a shared link asks; it stays paused there.
+ * Null when it could not, else where the replay went on from (Replies['seek']).
+ */
+export async function replay(us: number, faults: TimedFault[]): Promise<Replies['seek'] | null> {
+  if (!loaded()) return null;
   const reply = await send({ type: 'seek', t: Math.round(us), faults }, 'Could not replay the link');
-  return reply.ok;
+  return reply.ok ? reply.value : null;
 }
 
 /**
@@ -364,10 +367,22 @@ export async function restartWorker(cause?: string): Promise<void> {
   const request = lastGood;
   const seed = appStore.getState().seed ?? request.seed;
   let ok = await loadScenario(seed === undefined ? request : { ...request, seed, fixes: appStore.getState().fixes });
-  if (ok && (t > 0 || faultRecord.length > 0)) ok = await replay(t, faultRecord);
+  let from: number | null = 0;
+  if (ok && (t > 0 || faultRecord.length > 0)) {
+    const replayed = await replay(t, faultRecord);
+    ok = replayed !== null;
+    from = replayed?.from ?? null;
+  }
   if (ok && cause !== undefined) {
     const faults = faultRecord.length === 0 ? '' : ` with the ${counted(faultRecord.length, 'fault')} you applied`;
-    notify({ message: `${cause.replace(/\.?$/, '.')} A new worker took over and replayed the run to ${(t / 1e6).toFixed(1)} s${faults}.` });
+    const at = (us: number): string => `${(us / 1e6).toFixed(1)} s`;
+    const how =
+      from === null || from === 0
+        ? `replayed the run to ${at(t)}`
+        : from === t
+          ? `restored the run's checkpoint at ${at(t)}`
+          : `went on from the run's checkpoint at ${at(from)} to ${at(t)}`;
+    notify({ message: `${cause.replace(/\.?$/, '.')} A new worker took over and ${how}${faults}.` });
   }
   if (ok && wasRunning) play();
 }

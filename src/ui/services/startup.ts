@@ -144,7 +144,7 @@ async function start(): Promise<void> {
   }
   const damaged = problems.filter((e) => /^(src|name|t|faults|timeline(\[\d+\]\S*)?|set(\[\d+\])?|chapter):/.test(e));
   if (damaged.length > 0) appStore.setState({ gallery: { reason: damaged.join('\n') } });
-  if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = await replay((startS ?? 0) * 1e6, params.faults ?? []);
+  if (ok && damaged.length === 0 && (startS !== undefined || params.faults !== undefined)) ok = (await replay((startS ?? 0) * 1e6, params.faults ?? [])) !== null;
   // Selected, not revealed: the picture opens whole, as the sender's did, rather than zoomed into the one box.
   if (ok && params.select !== undefined) selectEntity(params.select);
   if (ok && params.zoom) setZoom(params.zoom);

@@ -265,7 +265,7 @@ export async function openRow(row: SweepRow): Promise<void> {
   closeSweep();
   sweepStore.setState({ opened: { index: row.index } });
   const end = Math.round((run.at + run.for) * 1e6);
-  const ok = (await loadScenario({ ...source.load, ...variantLoad(run, row) })) && (await replay(end, []));
+  const ok = (await loadScenario({ ...source.load, ...variantLoad(run, row) })) && (await replay(end, [])) !== null;
   if (!ok) {
     sweepStore.setState({ opened: { index: row.index, problem: 'the app could not load this variant; the banner says why' } });
     return;

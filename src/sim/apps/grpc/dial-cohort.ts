@@ -22,7 +22,7 @@ const DEADLINE = 0;
 const BACKOFF = 1;
 
 /** A subchannel that has dialled anonymously at least once, and its attempt in flight if any. */
-class Member implements AnonymousAttempt {
+export class Member implements AnonymousAttempt {
   /** The attempt's connection id while it runs anonymously (below -1, apart from socket ids), else -1. */
   connection = -1;
   /** The socket id an attempt made real during its own dial got, for the dial to return. */
