@@ -9,6 +9,7 @@ export { atSeconds, seconds, simTime, toSeconds, type Duration, type SimTime } f
 export { formatCount } from './core/format';
 export { createSim, faultCatalog, FAULT_IDS, restoreSim, type Checkpoint, type SimOptions } from './sim';
 export { fromPortable, toPortable, type Frozen, type Portable } from './core/snapshot';
+export { fixRolloutProblem } from './faults/roll-out-fix';
 export { loadScenario, type LoadOptions, type LoadResult } from './scenario/load';
 export type { Chapter, ChartSpec, Scenario, ScenarioInput } from './scenario/schema';
 export { DEFAULT_CHARTS } from './scenario/default-charts';

@@ -65,6 +65,8 @@ export class World implements PicturedWorld {
   private topologyVersion = 0;
   /** The scenario's parameters, which the world hands each mechanism its part of as it builds it. */
   readonly params: ScenarioParams;
+  /** The scenario's fixes, which a compare's run B may roll out while it runs (faults/roll-out-fix.ts). */
+  readonly fixes: Scenario['fixes'];
 
   constructor(
     readonly ctx: SimContext,
@@ -72,6 +74,7 @@ export class World implements PicturedWorld {
   ) {
     const { topology, params } = scenario;
     this.params = params;
+    this.fixes = scenario.fixes;
     const conntrackMax = params.node.conntrackMax ?? kubeProxyConntrackMax(params.node.cores);
     this.hosts = topology.nodes.map((n, index) => {
       const host = new Host({

@@ -3,7 +3,8 @@ import { useStore } from 'zustand';
 import { SeriesBuffer } from './series-buffer';
 
 /**
- * The A/B comparison: a second worker runs the loaded scenario with one fix toggled and follows the main run's clock.
+ * The A/B comparison: a second worker runs the loaded scenario with one fix toggled, or the main run with a fix rolled
+ * out from a moment on, and follows the main run's clock.
  * Its series land here; the timeline draws them dashed over the main run's.
  */
 export interface CompareState {
@@ -13,6 +14,8 @@ export interface CompareState {
   fix: string | null;
   /** Whether run B has `fix` on (true) or off (the main run has it on). */
   fixOn: boolean;
+  /** The simulated µs where run B, the main run until then, rolls `fix` out; null when B has it toggled from the start. */
+  branchAt: number | null;
   status: 'off' | 'starting' | 'following' | 'error';
   message: string;
   /** Simulated time (µs) run B has reached. */
@@ -26,6 +29,7 @@ const initial = (): CompareState => ({
   open: false,
   fix: null,
   fixOn: true,
+  branchAt: null,
   status: 'off',
   message: '',
   t: 0,

@@ -29,3 +29,13 @@ export function fixesForB(available: FixList, aFixes: readonly string[], fix: st
   const on = !aFixes.includes(fix);
   return { fixes: toggleFix(available, aFixes, fix, on), on };
 }
+
+/** Why a link's compare cannot start on the loaded scenario (one `compare:` or `branch:` line), or null when it can. */
+export function compareProblem(summary: ScenarioSummary, aFixes: readonly string[], compare: { fix: string; branchS?: number }): string | null {
+  const fix = summary.fixes.find((f) => f.name === compare.fix);
+  if (!fix) return checkFixNames(summary, [compare.fix]).problems[0]!.replace(/^fix:/, 'compare:');
+  if (compare.branchS === undefined) return null;
+  if (compare.branchS > summary.durationSeconds) return `branch: ${summary.id} runs ${summary.durationSeconds} s; the link asks for run B to part at ${compare.branchS} s`;
+  if (aFixes.includes(fix.name)) return `branch: run A has fix ${fix.name} already, so B cannot roll it out`;
+  return fix.rollout === null ? null : `branch: fix ${fix.name} cannot be rolled out while the run goes on: ${fix.rollout}`;
+}

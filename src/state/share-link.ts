@@ -20,7 +20,7 @@ export interface SharedRun {
   /** Simulated time, µs. */
   t: number;
   /** What the sender was looking at: the inspected entity, the timeline's zoomed range (seconds) and the speed it played at. */
-  view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed };
+  view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed; compare?: { fix: string; branchS?: number } };
 }
 
 let packed: { text: string; value: string } | undefined;
@@ -49,6 +49,10 @@ export function shareQuery(run: SharedRun): string {
   if (run.view?.speed !== undefined && run.view.speed !== DEFAULT_SPEED) q.set('speed', String(run.view.speed));
   if (run.view?.selected !== undefined) q.set('select', run.view.selected);
   if (run.view?.zoom) q.set('zoom', run.view.zoom.join(','));
+  if (run.view?.compare) {
+    q.set('compare', run.view.compare.fix);
+    if (run.view.compare.branchS !== undefined) q.set('branch', String(run.view.compare.branchS));
+  }
   return q.toString();
 }
 

@@ -32,6 +32,8 @@ export interface UrlParams {
   select?: string;
   /** The timeline's range in seconds, from and to. */
   zoom?: [number, number];
+  /** A compare's run B: the fix it toggles, or with `branchS` rolls out at that second; checked once the scenario is loaded. */
+  compare?: { fix: string; branchS?: number };
   /** One `param: problem` line per invalid value; the app falls back to defaults for those. */
   errors: string[];
 }
@@ -174,6 +176,19 @@ export function parseUrlParams(search: string): UrlParams {
     const name = fix.trim();
     if (name === '' || name.length > MAX_FIX_CHARS) badFixes.push(fix);
     else if (!out.fixes.includes(name)) out.fixes.push(name);
+  }
+  const compare = q.get('compare');
+  const branch = q.get('branch');
+  if (compare !== null) {
+    const fix = compare.trim();
+    if (fix === '' || fix.length > MAX_FIX_CHARS) out.errors.push(`compare: expected a fix name of 1–${MAX_FIX_CHARS} characters, got ${fix === '' ? 'an empty value' : echo(compare)}`);
+    else out.compare = { fix };
+  }
+  if (branch !== null) {
+    const s = branch.trim() === '' ? NaN : Number(branch);
+    if (compare === null) out.errors.push('branch: a branch needs the fix it rolls out, as compare=');
+    else if (!Number.isFinite(s) || s < 0) out.errors.push(`branch: expected the second run B rolls its fix out at, 0 or more, got ${echo(branch)}`);
+    else if (out.compare) out.compare.branchS = s;
   }
   const [bad, ...more] = badFixes;
   if (bad !== undefined) {

@@ -40,7 +40,8 @@ export interface ScenarioSummary {
   description: string;
   seed: number;
   durationSeconds: number;
-  fixes: { name: string; description: string }[];
+  /** `rollout`: why a compare's run B cannot take the fix from a moment on (faults/roll-out-fix.ts), or null when it can. */
+  fixes: { name: string; description: string; rollout: string | null }[];
   chapters: Chapter[];
   charts: ChartSpec[];
 }
@@ -65,6 +66,8 @@ export type Command =
    * follows another run's record).
    */
   | { type: 'seek'; t: number; faults?: TimedFault[] }
+  /** Stores a checkpoint of the run as it is now in IndexedDB, for a compare's run B to branch from. */
+  | { type: 'storeCheckpoint' }
   | { type: 'report' }
   /** Frames carry the live state of this entity (`kind/name`) from now on; null for none. */
   | { type: 'inspect'; entity: string | null }
@@ -105,6 +108,8 @@ export interface Replies {
   applyFault: null;
   /** Where the run went on from: a checkpoint's simulated µs, 0 for a fresh build, or null when it ran on from where it was. */
   seek: { from: number | null };
+  /** The simulated µs of the stored checkpoint, or null when the run takes none (too slow to copy) or there is no storage. */
+  storeCheckpoint: { atUs: number | null };
   report: RunReport;
   inspect: null;
   why: WhyChain | null;

@@ -73,6 +73,8 @@ export interface Runner {
   checkpoints(): Checkpoints;
   /** Keeps a checkpoint of this run made elsewhere (a stored one, after the load), for seeks to land on. */
   adopt(kept: Kept): void;
+  /** A checkpoint of the run as it is now (the one there, or a new one); undefined when the run takes none (too slow to copy). */
+  checkpointNow(): Kept | undefined;
   /** Posts a frame now (or as soon as the previous one is acknowledged). */
   publish(): void;
   dispose(): void;
@@ -449,6 +451,14 @@ export function createRunner(options: RunnerOptions): Runner {
     checkpoints: () => checkpoints,
     adopt(kept) {
       checkpoints.add(kept.checkpoint, kept.faults);
+    },
+    checkpointNow() {
+      const s = sim;
+      if (!s) return undefined;
+      checkpointAtRest(s);
+      const faults = record.slice(0, applied);
+      const kept = checkpoints.nearest(s.now(), faults);
+      return kept?.checkpoint.atUs === s.now() && kept.faults.length === faults.length ? kept : undefined;
     },
     wallMs: () => spentMs,
     publish,

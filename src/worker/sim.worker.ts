@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import { type Sim, simTime, loadScenario, type Scenario, createSim, faultCatalog, FAULT_IDS, seriesCsv, applyEdit, blankScenario, outline, fieldsAt } from '../sim';
+import { type Sim, simTime, loadScenario, type Scenario, createSim, faultCatalog, FAULT_IDS, fixRolloutProblem, seriesCsv, applyEdit, blankScenario, outline, fieldsAt } from '../sim';
 import { EXPORT_KINDS, exportName, isSpeed, RUN_CAPTURE, SPEED_ERROR } from './protocol';
 import type { Answer, CommandOf, CommandType, ExportKind, Replies, ScenarioSummary, WorkerApi, WorkerMessage } from './protocol';
 import { parseFaultRecord } from './fault-record';
@@ -74,7 +74,7 @@ function summarize(s: Scenario): ScenarioSummary {
     description: s.description,
     seed: s.seed,
     durationSeconds: s.duration,
-    fixes: Object.entries(s.fixes).map(([name, fix]) => ({ name, description: fix.description })),
+    fixes: Object.entries(s.fixes).map(([name, fix]) => ({ name, description: fix.description, rollout: fixRolloutProblem(s, name) })),
     chapters: s.chapters,
     charts: s.charts,
   };
@@ -169,6 +169,19 @@ const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] | Promis
     }
     const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
     return { from: runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults) };
+  },
+  async storeCheckpoint() {
+    requireSim();
+    const key = loaded?.key;
+    const kept = runner.checkpointNow();
+    if (!stored || key === undefined || !kept) return { atUs: null };
+    try {
+      await stored.saveNow(key, kept);
+    } catch {
+      // Storage full or refused: run B replays to the moment instead.
+      return { atUs: null };
+    }
+    return { atUs: kept.checkpoint.atUs };
   },
   report: () => requireSim().report(runner.wallMs()),
   why(cmd) {

@@ -70,6 +70,12 @@ export class StoredCheckpoints {
     this.flush();
   }
 
+  /** Stores `kept` now, whenever the last save was, in place of an older one offered: another worker is about to read it. */
+  async saveNow(key: string, kept: Kept): Promise<void> {
+    if (this.pending && this.pending.kept.checkpoint.atUs <= kept.checkpoint.atUs) this.pending = undefined;
+    await this.save(key, kept);
+  }
+
   private flush(): void {
     if (!this.pending || this.saving || this.pendingTimer !== undefined) return;
     const wait = this.nextSaveAt - performance.now();

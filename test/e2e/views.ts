@@ -143,7 +143,7 @@ const VIEWS: View[] = [
     async (page) => {
       await loaded(page, 'its-not-dns.yaml');
       await page.getByTestId('compare-toggle').click();
-      await page.getByTestId('compare-fix').selectOption('default-backoff');
+      await page.getByTestId('compare-fix').selectOption('start:default-backoff');
       await playUntil(page, 65, 900_000);
       const aUs = String(await clockUs(page));
       await waitFor('run B to catch up', 300_000, async () => (await page.getByTestId('compare-clock').getAttribute('data-us')) === aUs);

@@ -21,6 +21,7 @@ import { loadScenario } from '../../src/sim/scenario/load';
 import { knobsOf } from '../../src/sim/scenario/params';
 import type { Scenario } from '../../src/sim/scenario/schema';
 import { createSim, FAULT_IDS } from '../../src/sim/sim';
+import { fixRolloutProblem } from '../../src/sim/faults/roll-out-fix';
 import { worldOf } from '../fixtures/scenario-run';
 
 const FILE = 'its-not-dns.yaml';
@@ -395,6 +396,30 @@ describe('its-not-dns.yaml', () => {
         ),
       ).toBeGreaterThan(CLIENTS * BATCH);
     });
+  });
+
+  describe('a fix rolled out while the flood runs, as a compare branches run B', () => {
+    it('default-backoff rolled out at 60 s cuts the next minute’s connection attempts by more than 4×; fixes outside the clients’ pod template need a new run', () => {
+      const scenario = load([], ['params.alerting.replicas=200']);
+      expect(fixRolloutProblem(scenario, 'default-backoff')).toBeNull();
+      expect(fixRolloutProblem(scenario, 'pick-first')).toBeNull();
+      expect(fixRolloutProblem(scenario, 'bigger-instance')).toBe(
+        "params.instance.conntrackAllowance is not a gRPC client's pod template, which is all a rollout changes: compare from 0 instead",
+      );
+      const attempts = (branch: boolean): number => {
+        const sim = createSim(scenario);
+        sim.runUntil(atSeconds(60));
+        const before = sim.report(0).totals['grpc.client.connect_attempts']!;
+        if (branch) sim.applyFault({ fault: 'roll-out-fix', target: 'fix/default-backoff' });
+        sim.runUntil(atSeconds(120));
+        return sim.report(0).totals['grpc.client.connect_attempts']! - before;
+      };
+      // Measured: 238,030 attempts as shipped, 35,050 with the rollout (the alerting pods roll a quarter at a time).
+      expect(attempts(true) * 4).toBeLessThan(attempts(false));
+      expect(() => createSim(scenario).applyFault({ fault: 'roll-out-fix', target: 'fix/rp-filter-off' })).toThrow(
+        'target: fix "rp-filter-off": params.node.rpFilter is not a gRPC client\'s pod template',
+      );
+    }, 120_000);
   });
 
   describe('switch-over steps: the talk saw 30, 60 or 90 s after each deletion', () => {

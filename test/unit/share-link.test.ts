@@ -23,6 +23,12 @@ describe('share links', () => {
     expect(parseUrlParams(`?${query}`)).toMatchObject({ select: 'zookeeper/ensemble', zoom: [12.5, 40], errors: [] });
   });
 
+  it("carry a compare's run B: the fix it toggles, or the second it branches at with the fix rolled out", () => {
+    const query = (compare: { fix: string; branchS?: number }) => shareQuery({ scenario: { file: 'its-not-dns.yaml' }, seed: 7, fixes: [], faults: [], t: 90e6, view: { compare } });
+    expect(parseUrlParams(`?${query({ fix: 'pick-first' })}`)).toMatchObject({ compare: { fix: 'pick-first' }, errors: [] });
+    expect(parseUrlParams(`?${query({ fix: 'default-backoff', branchS: 60.5 })}`)).toMatchObject({ compare: { fix: 'default-backoff', branchS: 60.5 }, errors: [] });
+  });
+
   it('carry the speed the run played at, and leave the default one out', () => {
     const at = (speed: 'max' | 0.5 | 1) => shareQuery({ scenario: { file: 'demo.yaml' }, seed: 7, fixes: [], faults: [], t: 0, view: { speed } });
     expect(parseUrlParams(`?${at('max')}`)).toMatchObject({ speed: 'max', errors: [] });
@@ -107,6 +113,9 @@ describe('share links', () => {
     ['a selection that is no entity', '?select=web-1', 'select: expected an entity like "pod/web-1", got "web-1"'],
     ['a backwards zoom', '?zoom=30,10', 'zoom: expected the timeline\'s range as "from,to" in seconds, from < to, got "30,10"'],
     ['a zoom with one end', '?zoom=30', 'zoom: expected the timeline\'s range as "from,to" in seconds, from < to, got "30"'],
+    ['an empty compare', '?compare=', 'compare: expected a fix name of 1–80 characters, got an empty value'],
+    ['a branch without a fix', '?branch=60', 'branch: a branch needs the fix it rolls out, as compare='],
+    ['a branch before the start', '?compare=x&branch=-1', 'branch: expected the second run B rolls its fix out at, 0 or more, got "-1"'],
   ])('name what is wrong with %s', (_, search, error) => {
     expect(parseUrlParams(search).errors).toEqual([error]);
   });

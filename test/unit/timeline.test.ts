@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixesForB } from '../../src/state/fix-selection';
+import { compareProblem, fixesForB } from '../../src/state/fix-selection';
 import { SeriesBuffer } from '../../src/state/series-buffer';
 import { DEFAULT_FILTER, kindsOf, matchesFilter } from '../../src/ui/events/event-filter';
 import { changeText, diffSummary, ratio } from '../../src/ui/timeline/diff-summary';
@@ -94,11 +94,35 @@ describe('the A/B summary', () => {
 
   it('toggles the chosen fix for run B', () => {
     const fixes = [
-      { name: 'x', description: '' },
-      { name: 'y', description: '' },
+      { name: 'x', description: '', rollout: null },
+      { name: 'y', description: '', rollout: null },
     ];
     expect(fixesForB(fixes, [], 'y')).toEqual({ fixes: ['y'], on: true });
     expect(fixesForB(fixes, ['x', 'y'], 'x')).toEqual({ fixes: ['y'], on: false });
+  });
+
+  it("names what keeps a link's compare from starting: an unknown fix, a branch past the end, one A has, one a rollout cannot take", () => {
+    const summary = {
+      id: 'its-not-dns',
+      title: '',
+      description: '',
+      seed: 7,
+      durationSeconds: 210,
+      chapters: [],
+      charts: [],
+      fixes: [
+        { name: 'default-backoff', description: '', rollout: null },
+        { name: 'bigger-instance', description: '', rollout: 'params.instance.conntrackAllowance is not a gRPC client’s pod template' },
+      ],
+    };
+    expect(compareProblem(summary, [], { fix: 'default-backoff', branchS: 60 })).toBeNull();
+    expect(compareProblem(summary, [], { fix: 'bigger-instance' })).toBeNull();
+    expect(compareProblem(summary, [], { fix: 'nope' })).toBe('compare: unknown fix "nope" for scenario its-not-dns (available: default-backoff, bigger-instance)');
+    expect(compareProblem(summary, [], { fix: 'default-backoff', branchS: 300 })).toBe('branch: its-not-dns runs 210 s; the link asks for run B to part at 300 s');
+    expect(compareProblem(summary, ['default-backoff'], { fix: 'default-backoff', branchS: 60 })).toBe('branch: run A has fix default-backoff already, so B cannot roll it out');
+    expect(compareProblem(summary, [], { fix: 'bigger-instance', branchS: 60 })).toBe(
+      'branch: fix bigger-instance cannot be rolled out while the run goes on: params.instance.conntrackAllowance is not a gRPC client’s pod template',
+    );
   });
 });
 

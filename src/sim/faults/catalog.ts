@@ -15,6 +15,7 @@ import { removeInterfaceAddress } from './remove-interface-address';
 import { removeNode } from './remove-node';
 import { restartNodeAgent } from './restart-node-agent';
 import { rollingUpdate } from './rolling-update';
+import { rollOutFix } from './roll-out-fix';
 import { scaleDeployment } from './scale-deployment';
 import { setCpuLimit } from './set-cpu-limit';
 import { setForwardedHeader } from './set-forwarded-header';
@@ -67,8 +68,11 @@ export const FAULTS: readonly Fault[] = [
 
 export const FAULT_IDS: string[] = FAULTS.map((f) => f.id);
 
+/** Faults the palette, timelines and sweeps do not offer, for a compare's run B alone. */
+const BRANCH_FAULTS: Fault[] = [rollOutFix];
+
 export function findFault(id: string): Fault | undefined {
-  return FAULTS.find((f) => f.id === id);
+  return FAULTS.find((f) => f.id === id) ?? BRANCH_FAULTS.find((f) => f.id === id);
 }
 
 /** The catalog as plain data for the UI, the CLI's --list and shared links. */

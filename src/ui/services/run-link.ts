@@ -1,6 +1,7 @@
 import { appStore } from '../../state/app-store';
 import { frameStore } from '../../state/frame-store';
 import { timelineStore } from '../../state/timeline';
+import { compareStore } from '../../state/compare';
 import type { SharedRun } from '../../state/share-link';
 import { currentLoad } from './sim-client';
 
@@ -16,7 +17,9 @@ export function currentRun(): SharedRun | null {
   const scenario = selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text };
   const { selected, speed } = appStore.getState();
   const { zoom } = timelineStore.getState();
-  const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}), speed };
+  const { fix, branchAt, status } = compareStore.getState();
+  const compare = fix === null || status === 'off' || status === 'error' ? undefined : { fix, ...(branchAt === null ? {} : { branchS: branchAt / 1e6 }) };
+  const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}), speed, ...(compare ? { compare } : {}) };
   return { scenario, seed, fixes, faults: faultRecord, ...(load.sets ? { sets: load.sets } : {}), ...(load.timeline ? { timeline: load.timeline } : {}), t, view };
 }
 

@@ -387,6 +387,13 @@ export async function restartWorker(cause?: string): Promise<void> {
   if (ok && wasRunning) play();
 }
 
+/** Has the worker store a checkpoint of the run as it is now, for a compare's branch; its time, or null when it stores none. */
+export async function storeCheckpoint(): Promise<number | null> {
+  if (!loaded()) return null;
+  const reply = await send({ type: 'storeCheckpoint' });
+  return reply.ok ? reply.value.atUs : null;
+}
+
 /** What the main run was loaded from, for a second run of the same scenario; undefined before the first load. */
 export function currentLoad(): LoadRequest | undefined {
   return lastGood;

@@ -2,7 +2,7 @@ import { appStore, notify, showError, type Notice } from '../../state/app-store'
 import { pruneSessions, readSessions, SESSION_MAX_AGE_DAYS, sessionName, sessionToRestore, setAside, type EditorDraft, type SavedSession } from '../../state/sessions';
 import { shareQuery } from '../../state/share-link';
 import { editorStore, editText } from '../../state/editor';
-import { checkFixNames } from '../../state/fix-selection';
+import { checkFixNames, compareProblem } from '../../state/fix-selection';
 import { parseScenarioIndex, type ScenarioEntry } from '../../state/scenario-index';
 import { echo } from '../../sim';
 import { parseUrlParams, type UrlParams } from '../../state/url-params';
@@ -11,6 +11,7 @@ import { setZoom } from '../../state/timeline';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker, type LoadRequest } from './sim-client';
 import { storedTheme } from './theme';
 import { enterPresenter } from '../presenter/presenter';
+import { openCompare, startCompare } from '../timeline/compare-client';
 import { startAutosave } from './autosave';
 import { joinTabs } from './tabs';
 import { counted } from '../components/format';
@@ -148,6 +149,16 @@ async function start(): Promise<void> {
   // Selected, not revealed: the picture opens whole, as the sender's did, rather than zoomed into the one box.
   if (ok && params.select !== undefined) selectEntity(params.select);
   if (ok && params.zoom) setZoom(params.zoom);
+  if (ok && summary && params.compare) {
+    const problem = compareProblem(summary, appStore.getState().fixes, params.compare);
+    if (problem) {
+      problems.push(problem);
+      report();
+    } else {
+      openCompare();
+      void startCompare(params.compare.fix, params.compare.branchS === undefined ? null : Math.round(params.compare.branchS * 1e6));
+    }
+  }
   if (ok && params.present) enterPresenter();
   if (ok && params.autoplay) play();
   if (choice?.kind === 'restore' && (ok || !choice.session.run)) notes.unshift(restoredNotice(choice.session, scenarios[0]?.file));

@@ -3,12 +3,14 @@ import { compareStore, resetCompare } from '../../state/compare';
 import { fixesForB } from '../../state/fix-selection';
 import { frameStore } from '../../state/frame-store';
 import type { Frame, TimedFault } from '../../worker/protocol';
-import { currentLoad } from '../services/sim-client';
+import { currentLoad, storeCheckpoint } from '../services/sim-client';
 import { openSideWorker, type SideWorker } from '../services/side-worker';
 
 /**
- * Run B of an A/B comparison: the main run's scenario, seed and recorded faults with one fix toggled, in a second
- * worker that only ever seeks to the main run's latest clock, so it trails it by at most one frame.
+ * Run B of an A/B comparison: the main run's scenario, seed and recorded faults with one fix toggled, or the main run
+ * itself with a fix rolled out from a moment on (a branch), in a second worker that only ever seeks to the main run's
+ * latest clock, so it trails it by at most one frame. A branch starts from the main run's checkpoint at that moment,
+ * which the main worker stores and B's worker finds on load, as a worker replacing a crashed one does.
  */
 
 let side: SideWorker | undefined;
@@ -49,9 +51,8 @@ function follow(): void {
   busy = true;
   awaitingReply = true;
   const gen = generation;
-  const faults = a.faultRecord;
-  sentRecord = faults;
-  void worker.send({ type: 'seek', t: a.t, faults }).then((reply) => {
+  sentRecord = a.faultRecord;
+  void worker.send({ type: 'seek', t: a.t, faults: recordForB(a.faultRecord) }).then((reply) => {
     if (gen !== generation) return;
     awaitingReply = false;
     if (!reply.ok) {
@@ -63,8 +64,20 @@ function follow(): void {
   });
 }
 
-/** Starts run B with `fix` toggled; replaces a running B. */
-export async function startCompare(fix: string): Promise<void> {
+/** The main run's record with, for a branch, the fix's rollout at the branch moment (after the faults due then). */
+function recordForB(record: readonly TimedFault[]): TimedFault[] {
+  const { fix, branchAt } = compareStore.getState();
+  if (branchAt === null || fix === null) return [...record];
+  const later = record.findIndex((f) => f.at > branchAt);
+  const at = later < 0 ? record.length : later;
+  return [...record.slice(0, at), { at: branchAt, fault: { fault: 'roll-out-fix', target: `fix/${fix}` } }, ...record.slice(at)];
+}
+
+/**
+ * Starts run B with `fix` toggled from the start, or, given `branchAt` (µs), as the main run with `fix` rolled out at
+ * that moment; replaces a running B.
+ */
+export async function startCompare(fix: string, branchAt: number | null = null): Promise<void> {
   stopCompare(true);
   const request = currentLoad();
   const { summary, fixes, seed } = appStore.getState();
@@ -72,13 +85,22 @@ export async function startCompare(fix: string): Promise<void> {
     compareStore.setState({ status: 'error', message: 'Load a scenario first.' });
     return;
   }
-  if (!summary.fixes.some((f) => f.name === fix)) {
+  const known = summary.fixes.find((f) => f.name === fix);
+  if (!known) {
     compareStore.setState({ status: 'error', message: `fix: "${fix}" is not a fix of scenario ${summary.id}` });
     return;
   }
-  const b = fixesForB(summary.fixes, fixes, fix);
+  if (branchAt !== null && (fixes.includes(fix) || known.rollout !== null)) {
+    const why = known.rollout ?? `run A has it already`;
+    compareStore.setState({ status: 'error', message: `fix: ${fix} cannot be rolled out while the run goes on: ${why}` });
+    return;
+  }
+  const b = branchAt !== null ? { fixes: [...fixes], on: true } : fixesForB(summary.fixes, fixes, fix);
   const gen = ++generation;
-  compareStore.setState({ fix, fixOn: b.on, status: 'starting', message: '' });
+  compareStore.setState({ fix, fixOn: b.on, branchAt, status: 'starting', message: '' });
+  // Stored before B's worker loads, which looks for it; a run too slow to copy stores none, and B replays to the moment.
+  if (branchAt !== null && branchAt === frameStore.getState().t) await storeCheckpoint();
+  if (gen !== generation) return;
   side = openSideWorker(
     (message) => {
       if (message.type === 'frame') ingestB(gen, message);
@@ -112,7 +134,7 @@ export async function startCompare(fix: string): Promise<void> {
   const unsubscribeApp = appStore.subscribe((s, prev) => {
     if (s.summary !== prev.summary) {
       const stillThere = s.summary?.fixes.some((f) => f.name === fix);
-      if (stillThere) void startCompare(fix);
+      if (stillThere) void startCompare(fix, compareStore.getState().branchAt === null ? null : frameStore.getState().t);
       else stopCompare(true);
     }
   });

@@ -2,18 +2,22 @@ import { useId } from 'react';
 import { useApp } from '../../state/app-store';
 import { useCompare } from '../../state/compare';
 import { smallButton } from '../components/styles';
+import { clockLabel } from './time-scale';
+import { frameStore } from '../../state/frame-store';
 import { closeCompare, startCompare, toggleCompare } from './compare-client';
 
-const NO_FIXES: { name: string; description: string }[] = [];
+const NO_FIXES: { name: string; description: string; rollout: string | null }[] = [];
 
-/** The "Compare" control: pick a fix to toggle in a second run that follows this one. */
+/** The "Compare" control: pick a fix to toggle in a second run that follows this one, or to roll out from now. */
 export function CompareControl() {
   const fixes = useApp((s) => s.summary?.fixes) ?? NO_FIXES;
   const aFixes = useApp((s) => s.fixes);
   const open = useCompare((s) => s.open);
   const fix = useCompare((s) => s.fix);
+  const branchAt = useCompare((s) => s.branchAt);
   const status = useCompare((s) => s.status);
   const selectId = useId();
+  const chosen = fix === null ? '' : `${branchAt === null ? 'start' : 'now'}:${fix}`;
 
   return (
     <div className="flex items-center gap-1.5">
@@ -37,19 +41,27 @@ export function CompareControl() {
           <select
             id={selectId}
             data-testid="compare-fix"
-            value={fix ?? ''}
+            value={chosen}
             onChange={(e) => {
-              if (e.target.value === '') closeCompare();
-              else void startCompare(e.target.value);
+              const [from, name] = e.target.value.split(/:(.*)/s);
+              if (!name) closeCompare();
+              else void startCompare(name, from === 'now' ? frameStore.getState().t : null);
             }}
             className="h-7 max-w-[14rem] rounded-md border border-slate-300 bg-white px-1.5 text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
           >
             <option value="">B: pick a fix…</option>
             {fixes.map((f) => (
-              <option key={f.name} value={f.name}>
+              <option key={f.name} value={`start:${f.name}`}>
                 {aFixes.includes(f.name) ? `B: without ${f.name}` : `B: with ${f.name}`}
               </option>
             ))}
+            {fixes
+              .filter((f) => f.rollout === null && !aFixes.includes(f.name))
+              .map((f) => (
+                <option key={`now:${f.name}`} value={`now:${f.name}`} title="Run B is this run until now, then rolls the fix out to its clients">
+                  {branchAt !== null && fix === f.name ? `B: ${f.name} from ${clockLabel(branchAt / 1e6)}` : `B: ${f.name} from now`}
+                </option>
+              ))}
           </select>
           {status === 'starting' && <span className="text-xs text-slate-500 dark:text-slate-400">starting run B…</span>}
         </>

@@ -18,6 +18,7 @@ export function CompareSummary() {
   const message = useCompare((s) => s.message);
   const fix = useCompare((s) => s.fix);
   const fixOn = useCompare((s) => s.fixOn);
+  const branchAt = useCompare((s) => s.branchAt);
   const bT = useCompare((s) => s.t);
   const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
   const [summary, setSummary] = useState<DiffSummary | null>(null);
@@ -29,11 +30,16 @@ export function CompareSummary() {
       setSummary(null);
       return;
     }
-    const update = (): void => setSummary(diffSummary(charts, frameStore.getState().series, compareStore.getState().series));
+    // A branch is run A until it parts: its figures count from there.
+    const since = (series: { stepSeconds: number }): number => (branchAt === null ? 0 : Math.floor(branchAt / 1e6 / series.stepSeconds));
+    const update = (): void => {
+      const a = frameStore.getState().series;
+      setSummary(diffSummary(charts, a, compareStore.getState().series, since(a)));
+    };
     update();
     const timer = setInterval(update, REFRESH_MS);
     return () => clearInterval(timer);
-  }, [status, charts]);
+  }, [status, charts, branchAt]);
 
   if (status === 'error') {
     return (
@@ -43,7 +49,7 @@ export function CompareSummary() {
     );
   }
   if (status === 'off' || !fix) return null;
-  const bName = `B: ${fixOn ? 'with' : 'without'} ${fix}`;
+  const bName = branchAt === null ? `B: ${fixOn ? 'with' : 'without'} ${fix}` : `B: ${fix} rolled out at ${formatClock(branchAt)}`;
   const rows = summary?.rows ?? [];
   const changed = rows.filter((r) => r.a !== 0 || r.b !== 0);
   const zeroInBoth = rows.filter((r) => r.a === 0 && r.b === 0);

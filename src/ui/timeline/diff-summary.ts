@@ -38,8 +38,8 @@ function aggregate(buffer: SeriesBuffer, names: readonly string[], agg: DiffRow[
   return out;
 }
 
-export function diffSummary(charts: readonly ChartSpec[], a: SeriesBuffer, b: SeriesBuffer): DiffSummary {
-  const from = Math.max(a.start(), b.start());
+export function diffSummary(charts: readonly ChartSpec[], a: SeriesBuffer, b: SeriesBuffer, sinceSample = 0): DiffSummary {
+  const from = Math.max(a.start(), b.start(), sinceSample);
   const to = Math.min(a.end(), b.end());
   const rows: DiffRow[] = [];
   if (to <= from) return { from, to: from, stepSeconds: a.stepSeconds, rows };
