@@ -112,7 +112,7 @@ export class StoredCheckpoints {
    * Stores `kept` as the run's newest checkpoint and forgets all but the newest runs. Resolves with the wall ms this
    * thread spent on it (the walk that names the classes, and IndexedDB's clone of the graph), to space saves by.
    */
-  async save(key: string, kept: Kept): Promise<number> {
+  private async save(key: string, kept: Kept): Promise<number> {
     const db = await this.open();
     const t0 = performance.now();
     const { checkpoint, faults } = kept;
