@@ -49,9 +49,11 @@ export interface ScenarioSummary {
 export type Command =
   /**
    * `sets`: `path=value` overrides after the fixes, as `--set` gives them (a sweep variant's risky setting); `timeline`:
-   * faults added after the scenario's own timeline entries, as `--fault` adds them (a sweep variant's faults).
+   * faults added after the scenario's own timeline entries, as `--fault` adds them (a sweep variant's faults);
+   * `store: false`: the run's checkpoints are not stored in IndexedDB, though a stored one is still used (a compare's run
+   * B, whose checkpoints would take the main run's place when it branches with the same fixes).
    */
-  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[]; sets?: string[]; timeline?: TimelineAddition[] }
+  | { type: 'load'; text: string; fileName: string; seed?: number; fixes?: string[]; sets?: string[]; timeline?: TimelineAddition[]; store?: boolean }
   | { type: 'play' }
   | { type: 'pause' }
   | { type: 'step' }

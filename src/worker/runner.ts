@@ -181,7 +181,10 @@ export function createRunner(options: RunnerOptions): Runner {
     takeCheckpoint(s);
   }
 
-  /** A checkpoint where the run came to rest (a pause, its end, a chapter), unless one is there: a reload or crash lands on it. */
+  /**
+   * A checkpoint where the run came to rest (a pause, its end, a chapter), unless one is there: a reload or crash lands
+   * on it. Not where a seek lands: a compare's run B rests after every step it follows, each a frame of run A apart.
+   */
   function checkpointAtRest(s: Sim): void {
     if (checkpointsOff || checkpoints.nearest(s.now(), record.slice(0, applied))?.checkpoint.atUs === s.now()) return;
     takeCheckpoint(s);
@@ -230,7 +233,6 @@ export function createRunner(options: RunnerOptions): Runner {
       publish();
       if (seekTarget !== undefined) schedule(0);
       else if (isRunning) schedule(tickMs);
-      else checkpointAtRest(s);
       return;
     }
     const elapsed = Math.min(Math.max(0, startedAt - lastWall), maxElapsedMs);

@@ -9,7 +9,7 @@ import type { Kept } from './checkpoints';
 import { runKey, StoredCheckpoints } from './stored-checkpoints';
 
 let listener: ((message: WorkerMessage) => unknown) | undefined;
-let loaded: { scenario: Scenario; fixes: string[]; key?: string } | undefined;
+let loaded: { scenario: Scenario; fixes: string[]; store: boolean; key?: string } | undefined;
 let pauseAtChapters = true;
 
 function applyStops(): void {
@@ -47,7 +47,7 @@ const runner = createRunner({
   post: deliver,
   onError: fatal,
   onCheckpoint: (kept) => {
-    if (loaded?.key !== undefined) stored?.offer(loaded.key, kept);
+    if (loaded?.key !== undefined && loaded.store) stored?.offer(loaded.key, kept);
   },
 });
 
@@ -112,7 +112,7 @@ const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] | Promis
     // On failure the current sim stays loaded and keeps its state.
     if (!result.ok) throw new Error(result.errors.join('\n'));
     const sim = newSim(result.scenario, result.appliedFixes);
-    const run = (loaded = { scenario: result.scenario, fixes: result.appliedFixes });
+    const run = (loaded = { scenario: result.scenario, fixes: result.appliedFixes, store: cmd.store !== false });
     pauseAtChapters = true;
     stored?.offer(undefined);
     applyStops();

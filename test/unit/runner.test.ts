@@ -514,8 +514,7 @@ describe('runner seek and fault replay', () => {
     runner.applyFault(fault('pod/b'));
     const runBefore = last().run;
     const fresh: FakeSim[] = [];
-    // Nothing cost wall time, so the checkpoints are the run's start and where it rested (2 s and 5 s): the replay goes
-    // on from the one at 2 s, before the fault there is applied.
+    // Nothing cost wall time, so the one checkpoint is the run's start, taken on load: the replay goes on from it.
     runner.seek(3_000_000, () => {
       const next = new FakeSim(10_000_000, 1_000, clock);
       fresh.push(next);
@@ -528,12 +527,10 @@ describe('runner seek and fault replay', () => {
     const replay = restores[0]!;
     expect(replay.now()).toBe(3_000_000);
     expect(replay.appliedFaults).toEqual([{ t: 2_000_000, target: 'pod/a' }]);
-    // The later fault stays in the record and goes in again when the clock passes its time: here on the checkpoint at
-    // 5 s, taken before it was first applied.
+    // The later fault stays in the record and goes in again when the clock passes its time.
     runner.seek(6_000_000, () => new FakeSim(10_000_000, 1_000, clock));
     while (runner.seeking()) tick(0);
-    expect(restores).toHaveLength(2);
-    expect(restores[1]!.appliedFaults).toEqual([
+    expect(replay.appliedFaults).toEqual([
       { t: 2_000_000, target: 'pod/a' },
       { t: 5_000_000, target: 'pod/b' },
     ]);
@@ -620,7 +617,7 @@ describe('runner seek and fault replay', () => {
     expect(replay.appliedFaults).toEqual([{ t: 5_000_000, target: 'pod/b' }]);
   });
 
-  it('tells of each checkpoint after the start and takes one where the run rests; a new runner given it lands there', () => {
+  it('tells of each checkpoint after the start and takes one where the run pauses; a new runner given it lands there', () => {
     const told: Kept[] = [];
     const first = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1, onCheckpoint: (kept) => told.push(kept) });
     first.runner.applyFault(fault('pod/a'));
@@ -643,6 +640,11 @@ describe('runner seek and fault replay', () => {
     while (second.runner.seeking()) second.tick(0);
     expect(second.restores[0]!.now()).toBe(rest.checkpoint.atUs + 500_000);
     expect(second.restores[0]!.appliedFaults).toEqual([{ t: 0, target: 'pod/a' }]);
+    // Where a seek lands is no resting place: a compare's run B would copy itself after every step it follows.
+    const before = second.runner.checkpoints().count;
+    second.runner.seek(rest.checkpoint.atUs + 900_000, () => second.sim, record);
+    while (second.runner.seeking()) second.tick(0);
+    expect(second.runner.checkpoints().count).toBe(before);
     // A record it does not fit (the fault gone) replays from the start instead.
     expect(second.runner.seek(rest.checkpoint.atUs, () => second.sim, [])).toBe(0);
   });

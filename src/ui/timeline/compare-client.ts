@@ -111,6 +111,7 @@ export async function startCompare(fix: string, branchAt: number | null = null):
   );
   const reply = await side.send({
     type: 'load',
+    store: false,
     text: request.text,
     fileName: request.fileName,
     ...(seed === null ? {} : { seed }),
