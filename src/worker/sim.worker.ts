@@ -114,7 +114,7 @@ const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] | Promis
     const sim = newSim(result.scenario, result.appliedFixes);
     const run = (loaded = { scenario: result.scenario, fixes: result.appliedFixes, store: cmd.store !== false });
     pauseAtChapters = true;
-    stored?.offer(undefined);
+    stored?.withdraw();
     applyStops();
     runner.load(sim);
     const kept = await adoptStored(run);

@@ -61,13 +61,16 @@ export class StoredCheckpoints {
 
   /**
    * Stores `kept` as run `key`'s newest checkpoint when saves are due, in place of any offered before it and not
-   * stored yet; undefined withdraws that one (a new run is loaded). A save that fails is dropped: the run goes on.
+   * stored yet. A save that fails is dropped: the run goes on.
    */
-  offer(key: string, kept: Kept): void;
-  offer(none: undefined): void;
-  offer(key: string | undefined, kept?: Kept): void {
-    this.pending = key === undefined || !kept ? undefined : { key, kept };
+  offer(key: string, kept: Kept): void {
+    this.pending = { key, kept };
     this.flush();
+  }
+
+  /** Forgets the checkpoint offered and not stored yet: a new run is loaded. */
+  withdraw(): void {
+    this.pending = undefined;
   }
 
   /** Stores `kept` now, whenever the last save was, in place of an older one offered: another worker is about to read it. */
@@ -141,7 +144,7 @@ export class StoredCheckpoints {
     if (!stored) return undefined;
     try {
       const state = unportable(stored.state) as Checkpoint['state'];
-      return { checkpoint: { atUs: stored.atUs as Checkpoint['atUs'], events: stored.events, state, bytes: stored.state.bytes }, faults: stored.faults };
+      return { checkpoint: { atUs: stored.atUs as Checkpoint['atUs'], events: stored.events, state }, faults: stored.faults };
     } catch {
       await request(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(key));
       return undefined;
