@@ -118,8 +118,6 @@ export interface Checkpoint {
   readonly atUs: SimTime;
   readonly events: number;
   readonly state: Frozen<Run>;
-  /** About what it takes in memory (Frozen.bytes). */
-  readonly bytes: number;
 }
 
 function simOf(run: Run): Sim {
@@ -155,10 +153,7 @@ function simOf(run: Run): Sim {
     drops: () => ctx.drops.totals(),
     report: (wallMs) => run.report(wallMs),
     pcap: () => (ctx.capture ? encodePcap(ctx.capture) : null),
-    checkpoint: (): Checkpoint => {
-      const state = freeze(run);
-      return { atUs: sched.now, events: sched.executed, state, bytes: state.bytes };
-    },
+    checkpoint: (): Checkpoint => ({ atUs: sched.now, events: sched.executed, state: freeze(run) }),
   };
 }
 

@@ -46,14 +46,14 @@ export class Checkpoints {
    * which spreads those left evenly; the first and the newest stay. One alone over the budget is not kept.
    */
   add(checkpoint: Checkpoint, faults: readonly TimedFault[]): void {
-    if (checkpoint.bytes > this.budget) return;
+    if (checkpoint.state.bytes > this.budget) return;
     const at = checkpoint.atUs;
     const same = this.kept.findIndex((k) => k.checkpoint.atUs === at && sameFaults(k.faults, faults));
     if (same >= 0) this.drop(same);
     let index = this.kept.findIndex((k) => k.checkpoint.atUs > at);
     if (index < 0) index = this.kept.length;
     this.kept.splice(index, 0, { checkpoint, faults: [...faults] });
-    this.total += checkpoint.bytes;
+    this.total += checkpoint.state.bytes;
     while (this.total > this.budget && this.kept.length > 2) this.drop(this.closestPair());
     if (this.total > this.budget) this.drop(0);
   }
@@ -75,13 +75,6 @@ export class Checkpoints {
     return undefined;
   }
 
-  /** The latest checkpoint time at or before `t`, whatever its faults, or -Infinity: where the next one is due from. */
-  latestAtOrBefore(t: number): number {
-    let latest = -Infinity;
-    for (const k of this.kept) if (k.checkpoint.atUs <= t) latest = k.checkpoint.atUs;
-    return latest;
-  }
-
   private closestPair(): number {
     let best = 1;
     let gap = Infinity;
@@ -97,7 +90,7 @@ export class Checkpoints {
 
   private drop(index: number): void {
     const [gone] = this.kept.splice(index, 1);
-    if (gone) this.total -= gone.checkpoint.bytes;
+    if (gone) this.total -= gone.checkpoint.state.bytes;
   }
 }
 

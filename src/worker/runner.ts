@@ -171,31 +171,43 @@ export function createRunner(options: RunnerOptions): Runner {
     }
   }
 
+  /** The record's entries the present sim has applied: what a checkpoint of it stands for. */
+  function appliedFaults(): TimedFault[] {
+    return record.slice(0, applied);
+  }
+
   /** Takes a checkpoint once the run has gone a checkpoint interval past the latest one it could land on. */
   function maybeCheckpoint(s: Sim): void {
     if (usPerMs <= 0 || checkpointsOff) return;
     const intervalUs = usPerMs * Math.max(CHECKPOINT_EVERY_MS, CHECKPOINT_COST_SHARE * checkpointMs);
     const now = s.now();
-    const latest = checkpoints.nearest(now, record.slice(0, applied))?.checkpoint.atUs ?? -Infinity;
+    const latest = checkpoints.nearest(now, appliedFaults())?.checkpoint.atUs ?? -Infinity;
     if (now - latest < intervalUs) return;
     takeCheckpoint(s);
   }
 
   /**
-   * A checkpoint where the run came to rest (a pause, its end, a chapter), unless one is there: a reload or crash lands
-   * on it. Not where a seek lands: a compare's run B rests after every step it follows, each a frame of run A apart.
+   * The checkpoint of `s` as it is now, taken unless one is there; undefined when the run takes none (too slow to copy).
+   * Taken where the run comes to rest (a pause, its end, a chapter) so that a reload or crash lands there; not where a
+   * seek lands: a compare's run B rests after every step it follows, each a frame of run A apart.
    */
-  function checkpointAtRest(s: Sim): void {
-    if (checkpointsOff || checkpoints.nearest(s.now(), record.slice(0, applied))?.checkpoint.atUs === s.now()) return;
-    takeCheckpoint(s);
+  function checkpointHere(s: Sim): Kept | undefined {
+    const faults = appliedFaults();
+    const here = (): Kept | undefined => {
+      const kept = checkpoints.nearest(s.now(), faults);
+      return kept?.checkpoint.atUs === s.now() && kept.faults.length === faults.length ? kept : undefined;
+    };
+    if (checkpointsOff) return undefined;
+    if (!here()) takeCheckpoint(s, faults);
+    return here();
   }
 
   /** Keeps a checkpoint of `s`, which has applied `faults` (the record's first entries). */
-  function takeCheckpoint(s: Sim, faults = record.slice(0, applied)): void {
+  function takeCheckpoint(s: Sim, faults = appliedFaults()): void {
     const t0 = clock.now();
     const checkpoint = s.checkpoint();
     checkpointMs = clock.now() - t0;
-    checkpointsOff = checkpointMs > CHECKPOINT_MAX_MS || checkpoint.bytes > checkpoints.budget / 2;
+    checkpointsOff = checkpointMs > CHECKPOINT_MAX_MS || checkpoint.state.bytes > checkpoints.budget / 2;
     if (checkpointMs > CHECKPOINT_MAX_MS) return;
     checkpoints.add(checkpoint, faults);
     if (checkpoint.atUs > 0) options.onCheckpoint?.({ checkpoint, faults });
@@ -253,7 +265,7 @@ export function createRunner(options: RunnerOptions): Runner {
     if (s.done() || s.now() === stop) isRunning = false;
     publish();
     if (isRunning) schedule(speed === 'max' ? tickMs - (finishedAt - startedAt) : tickMs);
-    else checkpointAtRest(s);
+    else checkpointHere(s);
   }
 
   function buildFrame(s: Sim): { frame: Frame; transfer: ArrayBuffer[] } {
@@ -378,7 +390,7 @@ export function createRunner(options: RunnerOptions): Runner {
       isRunning = false;
       if (seekTarget === undefined) stopTicking();
       publish();
-      if (sim && seekTarget === undefined) checkpointAtRest(sim);
+      if (sim && seekTarget === undefined) checkpointHere(sim);
     },
     step() {
       const s = sim;
@@ -454,14 +466,7 @@ export function createRunner(options: RunnerOptions): Runner {
     adopt(kept) {
       checkpoints.add(kept.checkpoint, kept.faults);
     },
-    checkpointNow() {
-      const s = sim;
-      if (!s) return undefined;
-      checkpointAtRest(s);
-      const faults = record.slice(0, applied);
-      const kept = checkpoints.nearest(s.now(), faults);
-      return kept?.checkpoint.atUs === s.now() && kept.faults.length === faults.length ? kept : undefined;
-    },
+    checkpointNow: () => (sim ? checkpointHere(sim) : undefined),
     wallMs: () => spentMs,
     publish,
     dispose() {

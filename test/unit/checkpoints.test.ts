@@ -4,7 +4,7 @@ import { simTime } from '../../src/sim/core/time';
 import { Checkpoints } from '../../src/worker/checkpoints';
 import type { TimedFault } from '../../src/worker/fault-record';
 
-const at = (s: number, bytes = 10): Checkpoint => ({ atUs: simTime(s * 1e6), events: s, bytes, state: {} as Checkpoint['state'] });
+const at = (s: number, bytes = 10): Checkpoint => ({ atUs: simTime(s * 1e6), events: s, state: { bytes } as Checkpoint['state'] });
 const fault = (s: number, target: string): TimedFault => ({ at: s * 1e6, fault: { fault: 'delete-pod', target } });
 
 describe('the checkpoints a run keeps', () => {

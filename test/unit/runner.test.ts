@@ -112,13 +112,16 @@ class FakeSim implements Sim {
   checkpoint(): Checkpoint {
     this.clock.ms += this.checkpointMs;
     const state = { t: this.t, executed: this.executed, samples: [...this.samples], log: [...this.log], version: this.version, appliedFaults: [...this.appliedFaults] };
-    return { atUs: this.now(), events: this.executed, bytes: 1_000, state: state as unknown as Checkpoint['state'] };
+    // A snapshot says what it takes in memory; the restore below copies the fake's own fields only.
+    return { atUs: this.now(), events: this.executed, state: { ...state, bytes: 1_000 } as unknown as Checkpoint['state'] };
   }
 
   /** A fake sim that goes on from `checkpoint`, on this one's clock. */
   restored(checkpoint: Checkpoint): FakeSim {
     const next = new FakeSim(this.durationUs, this.eventUs, this.clock, this.costMsPerEvent);
-    return Object.assign(next, structuredClone(checkpoint.state));
+    const fields = structuredClone(checkpoint.state) as unknown as Record<string, unknown>;
+    delete fields['bytes'];
+    return Object.assign(next, fields);
   }
 
   pcap(): Uint8Array | null {
