@@ -19,6 +19,14 @@ export interface Jump {
   fromS: number;
 }
 
+/** A scrub's preview of a moment: its first answer (a restore and up to 40 ms of running), and the call that reached it. */
+export interface PreviewFigure {
+  toS: number;
+  firstMs: number;
+  firstS: number;
+  reachedMs: number;
+}
+
 export interface CheckpointFigures {
   scenario: string;
   playedToS: number;
@@ -26,6 +34,7 @@ export interface CheckpointFigures {
   checkpoints: number;
   checkpointMb: number;
   jumps: Jump[];
+  previews: PreviewFigure[];
   checkS: number;
   sameDigest: boolean;
 }
@@ -69,6 +78,16 @@ export async function measureCheckpoints(id: string, playToS: number, jumpsS: re
   runner.play();
   await until(() => !runner.running());
   const playWallMs = performance.now() - started;
+  // Scrubs first, from the run standing where it was played to, as a drag over the lane would ask.
+  const previews: PreviewFigure[] = [];
+  for (const toS of jumpsS) {
+    const t0 = performance.now();
+    const first = runner.preview(atSeconds(toS))!;
+    const firstMs = performance.now() - t0;
+    while (runner.preview(atSeconds(toS))!.t < atSeconds(toS));
+    previews.push({ toS, firstMs, firstS: first.t / 1e6, reachedMs: performance.now() - t0 });
+  }
+  runner.preview(null);
   const jumps: Jump[] = [];
   for (const toS of jumpsS) {
     const t0 = performance.now();
@@ -87,7 +106,7 @@ export async function measureCheckpoints(id: string, playToS: number, jumpsS: re
   straight.runUntil(atSeconds(checkS));
   const sameDigest = runner.current()!.report(0).digest === straight.report(0).digest;
   const kept = runner.checkpoints();
-  const figures = { scenario: id, playedToS: playToS, playWallMs, checkpoints: kept.count, checkpointMb: kept.bytes / 1e6, jumps, checkS, sameDigest };
+  const figures = { scenario: id, playedToS: playToS, playWallMs, checkpoints: kept.count, checkpointMb: kept.bytes / 1e6, jumps, previews, checkS, sameDigest };
   runner.dispose();
   return figures;
 }
@@ -95,5 +114,10 @@ export async function measureCheckpoints(id: string, playToS: number, jumpsS: re
 export function printCheckpoints(f: CheckpointFigures): void {
   console.log(`${f.scenario}: played to ${f.playedToS} s in ${(f.playWallMs / 1000).toFixed(1)} s wall, keeping ${f.checkpoints} checkpoints (${f.checkpointMb.toFixed(0)} MB, estimated)`);
   for (const j of f.jumps) console.log(`  jump to ${String(j.toS).padStart(4)} s: ${Math.round(j.wallMs).toLocaleString('en-US').padStart(6)} ms, from ${j.fromS.toFixed(1)} s`);
+  for (const p of f.previews) {
+    console.log(
+      `  preview of ${String(p.toS).padStart(4)} s: first ${Math.round(p.firstMs).toLocaleString('en-US').padStart(6)} ms (at ${p.firstS.toFixed(1)} s), there in ${Math.round(p.reachedMs).toLocaleString('en-US')} ms`,
+    );
+  }
   console.log(`  digest at ${f.checkS} s ${f.sameDigest ? 'the same as' : 'DIFFERENT from'} a straight run's`);
 }

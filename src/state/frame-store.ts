@@ -1,7 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
 import type { Inspection, LiveView, LogEvent, TopologyView } from '../sim';
-import type { Frame, TimedFault } from '../worker/protocol';
+import type { Frame, Preview, TimedFault, View } from '../worker/protocol';
 import { SeriesBuffer } from './series-buffer';
 
 /** Newest events kept for the log panel. */
@@ -33,6 +33,10 @@ export interface FrameState {
   faultRecord: TimedFault[];
   /** Where a running seek is heading (µs), or null. */
   seekTarget: number | null;
+  /** The simulated µs of the run's checkpoints, where jumps and scrubs start from. */
+  checkpoints: number[];
+  /** While a scrub shows another moment: the view fields above are the preview's, not the run's (see showPreview). */
+  preview: Omit<Preview, keyof View> | null;
 }
 
 const initial = (): FrameState => ({
@@ -52,7 +56,15 @@ const initial = (): FrameState => ({
   faultEvents: [],
   faultRecord: [],
   seekTarget: null,
+  checkpoints: [],
+  preview: null,
 });
+
+/** The fields a view of a moment sets: the run's frames or, during a scrub, its preview. */
+type ViewFields = Pick<FrameState, 'topology' | 'connections' | 'inspection' | 'live' | 'drops'>;
+
+// The run's own view while a preview takes its place on screen; frames that arrive meanwhile update this.
+let held: ViewFields | null = null;
 
 export const frameStore = createStore<FrameState>(initial);
 
@@ -62,26 +74,42 @@ export function useFrame<T>(selector: (s: FrameState) => T): T {
 
 /** Forgets everything from the previous run (a new scenario, a reset or a restarted worker). */
 export function clearFrames(): void {
+  held = null;
   frameStore.setState(initial(), true);
+}
+
+/** Shows `preview` in the picture, gauges and inspector in place of the run's latest frame, which is held meanwhile. */
+export function showPreview(preview: Preview): void {
+  const s = frameStore.getState();
+  held ??= { topology: s.topology, connections: s.connections, inspection: s.inspection, live: s.live, drops: s.drops };
+  const { topology, connections, inspection, live, drops, ...about } = preview;
+  frameStore.setState({ topology, connections, inspection, live, drops, preview: about });
+}
+
+/** The run's own view again, as its latest frame left it. */
+export function endPreview(): void {
+  if (!held) return;
+  frameStore.setState({ ...held, preview: null });
+  held = null;
 }
 
 /** Folds one worker frame into the store. */
 export function ingestFrame(frame: Frame): void {
   if (frame.run !== frameStore.getState().run) clearFrames();
   const s = frameStore.getState();
+  const view: Partial<ViewFields> = { connections: frame.connections, live: frame.live, inspection: frame.inspection, drops: frame.drops };
+  if (frame.topology) view.topology = frame.topology;
   const next: Partial<FrameState> = {
     run: frame.run,
     t: frame.t,
     durationUs: frame.durationUs,
     eventsExecuted: frame.eventsExecuted,
-    connections: frame.connections,
-    live: frame.live,
-    inspection: frame.inspection,
-    drops: frame.drops,
     seekTarget: frame.seekTarget ?? null,
   };
+  if (held) Object.assign(held, view);
+  else Object.assign(next, view);
   if (frame.faults) next.faultRecord = frame.faults;
-  if (frame.topology) next.topology = frame.topology;
+  if (frame.checkpoints) next.checkpoints = frame.checkpoints;
   if (frame.series.count > 0 || frame.series.names) {
     s.series.append(frame.series);
     next.seriesVersion = s.seriesVersion + 1;

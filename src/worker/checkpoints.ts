@@ -19,6 +19,7 @@ export const CHECKPOINT_BUDGET_BYTES = 200 * 1024 * 1024;
 export class Checkpoints {
   private kept: Kept[] = [];
   private total = 0;
+  private changes = 0;
 
   constructor(readonly budget = CHECKPOINT_BUDGET_BYTES) {}
 
@@ -30,6 +31,11 @@ export class Checkpoints {
     return this.kept.length;
   }
 
+  /** Changes whenever a checkpoint is kept or dropped. */
+  get version(): number {
+    return this.changes;
+  }
+
   /** The simulated times kept, in order. */
   times(): number[] {
     return this.kept.map((k) => k.checkpoint.atUs);
@@ -38,6 +44,7 @@ export class Checkpoints {
   clear(): void {
     this.kept = [];
     this.total = 0;
+    this.changes++;
   }
 
   /**
@@ -54,6 +61,7 @@ export class Checkpoints {
     if (index < 0) index = this.kept.length;
     this.kept.splice(index, 0, { checkpoint, faults: [...faults] });
     this.total += checkpoint.state.bytes;
+    this.changes++;
     while (this.total > this.budget && this.kept.length > 2) this.drop(this.closestPair());
     if (this.total > this.budget) this.drop(0);
   }
@@ -91,6 +99,7 @@ export class Checkpoints {
   private drop(index: number): void {
     const [gone] = this.kept.splice(index, 1);
     if (gone) this.total -= gone.checkpoint.state.bytes;
+    this.changes++;
   }
 }
 

@@ -70,6 +70,11 @@ export type Command =
   | { type: 'seek'; t: number; faults?: TimedFault[] }
   /** Stores a checkpoint of the run as it is now in IndexedDB, for a compare's run B to branch from. */
   | { type: 'storeCheckpoint' }
+  /**
+   * The picture, gauges and inspector at `t` (µs) for a scrub, from a side copy of the nearest checkpoint run on
+   * towards `t` for a bounded while, leaving the run itself where it is; null ends the scrub and frees the copy.
+   */
+  | { type: 'preview'; t: number | null }
   | { type: 'report' }
   /** Frames carry the live state of this entity (`kind/name`) from now on; null for none. */
   | { type: 'inspect'; entity: string | null }
@@ -112,6 +117,8 @@ export interface Replies {
   seek: { from: number | null };
   /** The simulated µs of the stored checkpoint, or null when the run takes none (too slow to copy) or there is no storage. */
   storeCheckpoint: { atUs: number | null };
+  /** Null when the scrub ended. */
+  preview: Preview | null;
   report: RunReport;
   inspect: null;
   why: WhyChain | null;
@@ -137,7 +144,28 @@ export type Answer<T extends CommandType> = { ok: true; value: Replies[T] } | { 
  */
 export type SeriesChunk = Omit<SeriesSlice, 'names'> & { names?: readonly string[] };
 
-export interface Frame {
+/** What the run's own frames show of a moment (the picture, gauges and inspector), as a frame carries them. */
+export interface View {
+  topology: TopologyView;
+  /** Live connections as triples: client pod index, server pod index, ConnState id. */
+  connections: Int32Array;
+  /** The inspected entity's live state; null when none is inspected or the run has no such entity. */
+  inspection: Inspection | null;
+  /** Gauges, pool members, ECMP next hops, traffic and drops where they happen: the numbers the topology draws. */
+  live: LiveView;
+  drops: Record<string, number>;
+}
+
+/** A scrub's view of another moment than the run's: a copy of the checkpoint at `fromUs` run on to `t`. */
+export interface Preview extends View {
+  /** The simulated µs shown: the time asked for once the copy got there, earlier while it is still on its way. */
+  t: number;
+  /** The time asked for. */
+  target: number;
+  fromUs: number;
+}
+
+export interface Frame extends Omit<View, 'topology'> {
   type: 'frame';
   /** Increments with every load or reset, so the UI knows when to forget the previous run's history. */
   run: number;
@@ -149,19 +177,14 @@ export interface Frame {
   eventsExecuted: number;
   /** Present only when the structure changed since the previous frame. */
   topology?: TopologyView;
-  /** Live connections as triples: client pod index, server pod index, ConnState id. */
-  connections: Int32Array;
-  /** The inspected entity's live state; null when none is inspected or the run has no such entity. */
-  inspection: Inspection | null;
-  /** Gauges, pool members, ECMP next hops, traffic and drops where they happen: the numbers the topology draws. */
-  live: LiveView;
   series: SeriesChunk;
   events: LogEvent[];
-  drops: Record<string, number>;
   /** The simulated time a seek is heading for, while one runs. */
   seekTarget?: number;
   /** Faults the user applied in this run with their times; present only when the record changed. */
   faults?: TimedFault[];
+  /** The simulated µs of the checkpoints kept, which jumps and scrubs start from; present only when they changed. */
+  checkpoints?: number[];
 }
 
 export type WorkerMessage = Frame | { type: 'fatal'; message: string };

@@ -1,7 +1,7 @@
 import { restoreSim, type Checkpoint, type Sim, type SimTime, type FaultRequest } from '../sim';
 import { Checkpoints, type Kept } from './checkpoints';
 import { dueCount, recordFault, seekNeedsRestart, sharedPrefix, type TimedFault } from './fault-record';
-import type { Frame, Speed, WorkerMessage } from './protocol';
+import type { Frame, Preview, Speed, View, WorkerMessage } from './protocol';
 
 /** Paces a Sim against wall time and turns its state into Frames. Knows nothing about Workers or comlink. */
 
@@ -75,6 +75,12 @@ export interface Runner {
   adopt(kept: Kept): void;
   /** A checkpoint of the run as it is now (the one there, or a new one); undefined when the run takes none (too slow to copy). */
   checkpointNow(): Kept | undefined;
+  /**
+   * What the run shows at `target` (µs), from a copy of the nearest checkpoint before it run on towards it for at most
+   * PREVIEW_RUN_MS; the copy is kept for the next call, which goes on from it when it can. The run itself is untouched.
+   * Null ends the preview and frees the copy. Throws when no checkpoint fits (the run keeps none).
+   */
+  preview(target: number | null): Preview | null;
   /** Posts a frame now (or as soon as the previous one is acknowledged). */
   publish(): void;
   dispose(): void;
@@ -95,6 +101,15 @@ const CHECKPOINT_COST_SHARE = 8;
  * a fresh build (other object shapes), so a replay from a fresh build lands sooner. One over half the budget is the last.
  */
 const CHECKPOINT_MAX_MS = 250;
+/** Wall milliseconds one preview runs its copy on: a scrub that rests asks again until the copy is there. */
+const PREVIEW_RUN_MS = 40;
+
+/** A scrub's side copy of the run: how many record entries it has applied, and the record it follows. */
+interface PreviewRun {
+  sim: Sim;
+  applied: number;
+  recordVersion: number;
+}
 
 export function createRunner(options: RunnerOptions): Runner {
   const { clock, timer, post, onError } = options;
@@ -134,6 +149,8 @@ export function createRunner(options: RunnerOptions): Runner {
   let usPerMs = 0;
   let checkpointMs = 0;
   let checkpointsOff = false;
+  let sentCheckpoints = -1;
+  let previewRun: PreviewRun | undefined;
 
   function schedule(delayMs: number): void {
     cancelTick?.();
@@ -145,10 +162,15 @@ export function createRunner(options: RunnerOptions): Runner {
     cancelTick = undefined;
   }
 
-  /** Applies the recorded faults that are due at the sim's present time. */
+  /** Applies the record's entries due at `s`'s present time after the first `count`, which it has; returns how many it has now. */
+  function applyRecord(s: Sim, count: number): number {
+    const due = dueCount(record, count, s.now());
+    for (let i = count; i < due; i++) s.applyFault(record[i]!.fault);
+    return due;
+  }
+
   function applyDue(s: Sim): void {
-    const due = dueCount(record, applied, s.now());
-    for (; applied < due; applied++) s.applyFault(record[applied]!.fault);
+    applied = applyRecord(s, applied);
   }
 
   /** Runs the sim towards `target` in adaptive chunks until reached, done, or the wall budget is spent. */
@@ -268,13 +290,8 @@ export function createRunner(options: RunnerOptions): Runner {
     else checkpointHere(s);
   }
 
-  function buildFrame(s: Sim): { frame: Frame; transfer: ArrayBuffer[] } {
-    const slice = s.seriesSince(seriesCursor);
-    seriesCursor = slice.from + slice.count;
-    const names = sameNames(slice.names, sentNames) ? undefined : slice.names;
-    if (names) sentNames = names;
-    // Copies: the sim may hand out views of its own buffers, which must never be detached by a transfer.
-    const values = new Float64Array(slice.values);
+  /** What a frame shows of `s` now, in copies: the sim may hand out views of its own buffers, which a transfer would detach. */
+  function viewOf(s: Sim): { view: Omit<View, 'topology'>; transfer: ArrayBuffer[] } {
     const connections = new Int32Array(s.connections());
     const own = s.live();
     const live = {
@@ -285,6 +302,17 @@ export function createRunner(options: RunnerOptions): Runner {
       traffic: new Float64Array(own.traffic),
       drops: new Float64Array(own.drops),
     };
+    const buffers = [connections, live.conntrackUsed, live.instanceTracked, live.dnsInFlight, live.traffic, live.drops].map((a) => a.buffer as ArrayBuffer);
+    return { view: { connections, live, inspection: inspected === null ? null : s.inspect(inspected), drops: s.drops() }, transfer: buffers };
+  }
+
+  function buildFrame(s: Sim): { frame: Frame; transfer: ArrayBuffer[] } {
+    const slice = s.seriesSince(seriesCursor);
+    seriesCursor = slice.from + slice.count;
+    const names = sameNames(slice.names, sentNames) ? undefined : slice.names;
+    if (names) sentNames = names;
+    const values = new Float64Array(slice.values);
+    const { view, transfer } = viewOf(s);
 
     const fresh = s.eventsSince(nextSeq).filter((e) => e.seq >= nextSeq);
     const last = fresh[fresh.length - 1];
@@ -301,25 +329,25 @@ export function createRunner(options: RunnerOptions): Runner {
       done: s.done(),
       speed,
       eventsExecuted: s.eventsExecuted(),
-      connections,
-      inspection: inspected === null ? null : s.inspect(inspected),
-      live,
+      ...view,
       series: { ...(names && { names }), stepSeconds: slice.stepSeconds, from: slice.from, count: slice.count, values },
       events,
-      drops: s.drops(),
     };
     if (seekTarget !== undefined) frame.seekTarget = seekTarget;
     if (recordVersion !== sentRecordVersion) {
       sentRecordVersion = recordVersion;
       frame.faults = [...record];
     }
+    if (checkpoints.version !== sentCheckpoints) {
+      sentCheckpoints = checkpoints.version;
+      frame.checkpoints = checkpoints.times();
+    }
     if (s.topologyVersion() !== topologyVersion) {
       const topology = s.topology();
       topologyVersion = topology.version;
       frame.topology = topology;
     }
-    const liveBuffers = [live.conntrackUsed, live.instanceTracked, live.dnsInFlight, live.traffic, live.drops].map((a) => a.buffer as ArrayBuffer);
-    return { frame, transfer: [values.buffer, connections.buffer, ...liveBuffers] };
+    return { frame, transfer: [values.buffer, ...transfer] };
   }
 
   function publish(): void {
@@ -361,6 +389,7 @@ export function createRunner(options: RunnerOptions): Runner {
     sentNames = undefined;
     nextSeq = 0;
     topologyVersion = -1;
+    sentCheckpoints = -1;
     publishPending = false;
     // The first frame of a new run goes out even if an old frame is unacknowledged, so the UI resets promptly.
     inFlight = false;
@@ -371,6 +400,7 @@ export function createRunner(options: RunnerOptions): Runner {
   return {
     load(next, faults) {
       checkpoints.clear();
+      previewRun = undefined;
       usPerMs = 0;
       // The run's start, before its first frame, so a load answers at once after it: building a large scenario's world
       // costs more than restoring it. A fault recorded at 0 is applied on restore, as on a fresh build.
@@ -467,12 +497,35 @@ export function createRunner(options: RunnerOptions): Runner {
       checkpoints.add(kept.checkpoint, kept.faults);
     },
     checkpointNow: () => (sim ? checkpointHere(sim) : undefined),
+    preview(target) {
+      if (target === null) {
+        previewRun = undefined;
+        return null;
+      }
+      const s = sim;
+      if (!s) throw new Error('no scenario is loaded');
+      const to = Math.min(Math.max(0, Math.round(target)), s.durationUs);
+      const kept = checkpoints.nearest(to, record);
+      if (!kept) throw new Error(`preview: this run keeps no checkpoints to preview from${checkpointsOff ? ': copying its state takes too long' : ''}`);
+      let p = previewRun;
+      // The copy goes on from where the last preview left it if that is on the way, which a scrub forward mostly is.
+      const onTheWay = p !== undefined && p.recordVersion === recordVersion && p.sim.now() <= to && p.sim.now() >= kept.checkpoint.atUs;
+      if (!p || !onTheWay) p = previewRun = { sim: restore(kept.checkpoint), applied: kept.faults.length, recordVersion };
+      const startedAt = clock.now();
+      p.applied = applyRecord(p.sim, p.applied);
+      while (p.sim.now() < to && !p.sim.done() && clock.now() - startedAt < PREVIEW_RUN_MS) {
+        p.sim.runUntil(Math.min(to, p.sim.now() + chunkUs, record[p.applied]?.at ?? Infinity) as SimTime);
+        p.applied = applyRecord(p.sim, p.applied);
+      }
+      return { ...viewOf(p.sim).view, topology: p.sim.topology(), t: p.sim.now(), target: to, fromUs: kept.checkpoint.atUs };
+    },
     wallMs: () => spentMs,
     publish,
     dispose() {
       stopTicking();
       isRunning = false;
       sim = undefined;
+      previewRun = undefined;
     },
   };
 }

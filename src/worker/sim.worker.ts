@@ -100,6 +100,14 @@ function requireSim(): Sim {
   return sim;
 }
 
+/** `value` as a simulated time (µs) within the run; throws naming `field`. */
+function timeIn(sim: Sim, value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > sim.durationUs) {
+    throw new Error(`${field}: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(value)}`);
+  }
+  return value;
+}
+
 function requireLoaded(): { scenario: Scenario; fixes: string[] } {
   if (!loaded) throw new Error('no scenario is loaded');
   return loaded;
@@ -164,11 +172,12 @@ const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] | Promis
   seek(cmd) {
     const sim = requireSim();
     const current = requireLoaded();
-    if (typeof cmd.t !== 'number' || !Number.isFinite(cmd.t) || cmd.t < 0 || cmd.t > sim.durationUs) {
-      throw new Error(`seek.t: expected a simulated time from 0 to ${sim.durationUs} µs, got ${String(cmd.t)}`);
-    }
+    const t = timeIn(sim, cmd.t, 'seek.t');
     const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
-    return { from: runner.seek(cmd.t, () => newSim(current.scenario, current.fixes), faults) };
+    return { from: runner.seek(t, () => newSim(current.scenario, current.fixes), faults) };
+  },
+  preview(cmd) {
+    return runner.preview(cmd.t === null ? null : timeIn(requireSim(), cmd.t, 'preview.t'));
   },
   async storeCheckpoint() {
     requireSim();

@@ -206,6 +206,55 @@ describe('The timeline', () => {
     });
   }, 90_000);
 
+  it('scrubs the time lane: the picture previews an earlier moment from a checkpoint, the run stays; release jumps, Esc goes back', async () => {
+    await withApp('timeline-scrub', `?scenario=${DEMO}&speed=max`, async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await playToEnd(page);
+      await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
+      const digest = await text(page, 'digest');
+      const lane = byTestId(page, 'time-lane');
+      expect(await lane.locator('.timeline-checkpoints').getAttribute('d')).toMatch(/^M/);
+      const web0 = page.locator('[data-testid="pod"][data-pod="web-0"]');
+      // The timeline deletes web-0 at 20 s: at the end it is gone from the picture.
+      await expect.poll(() => web0.count()).toBe(0);
+      const box = (await lane.boundingBox())!;
+      const xAt = (t: number): number => box.x + 56 + ((box.width - 56 - 26) * t) / 60;
+      const y = box.y + box.height / 2;
+
+      await page.mouse.move(xAt(8), y);
+      await page.mouse.down();
+      await page.mouse.move(xAt(12), y, { steps: 4 });
+      await expect.poll(() => text(page, 'topology-preview'), { timeout: 10_000 }).toBe('Preview of 00:12.0');
+      expect(await text(page, 'scrub-readout')).toMatch(/^Preview of 00:12\.0 from the checkpoint at 00:\d\d\.\d · release to jump, Esc to go back$/);
+      await expect.poll(() => web0.getAttribute('data-phase')).toBe('running');
+      // Only the picture went back: the run is still done at its end.
+      expect(await clockUs(page)).toBe(60_000_000);
+      expect(await text(page, 'run-status')).toBe('done');
+
+      await page.mouse.up();
+      await untilStatus(page, 'paused');
+      await expect.poll(() => clockUs(page), { timeout: 10_000 }).toBe(12_000_000);
+      await expect.poll(() => byTestId(page, 'topology-preview').count()).toBe(0);
+      expect(await web0.getAttribute('data-phase')).toBe('running');
+
+      // From the keyboard: the lane is a slider; arrows preview, Esc goes back to the run as it is.
+      await lane.focus();
+      for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowRight');
+      await expect.poll(() => text(page, 'topology-preview'), { timeout: 10_000 }).toBe('Preview of 00:42.0');
+      await expect.poll(() => web0.count()).toBe(0);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => byTestId(page, 'topology-preview').count()).toBe(0);
+      expect(await web0.getAttribute('data-phase')).toBe('running');
+      expect(await clockUs(page)).toBe(12_000_000);
+
+      await playToEnd(page);
+      await expect.poll(() => text(page, 'digest'), { timeout: 10_000 }).toMatch(/^[0-9a-f]{16}$/);
+      expect(await text(page, 'digest')).toBe(digest);
+      expectClean(app);
+    });
+  }, 90_000);
+
   it('filters the event log by entity, kind and severity, and an event selects its entity and time', async () => {
     await withApp('event-filter', `?scenario=${DEMO}&speed=max`, async (app) => {
       const { page } = app;

@@ -652,6 +652,52 @@ describe('runner seek and fault replay', () => {
     expect(second.runner.seek(rest.checkpoint.atUs, () => second.sim, [])).toBe(0);
   });
 
+  it('previews another moment from a side copy of the nearest checkpoint, going on from it, and leaves the run where it is', () => {
+    const { runner, sim, tick, restores, frames } = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    runner.seek(40_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    runner.applyFault(fault('pod/a'));
+    const times = runner.checkpoints().times();
+    expect(frames.filter((f) => f.checkpoints).at(-1)!.checkpoints).toEqual(times);
+    const before = Math.max(...times.filter((t) => t <= 20_000_000));
+    // 40 wall ms at 0.1 ms an event is 0.4 s of this sim: a preview 0.2 s past a checkpoint gets there in one call.
+    const target = before + 200_000;
+
+    const first = runner.preview(target)!;
+    expect(restores).toHaveLength(1);
+    expect(first).toMatchObject({ fromUs: before, target, t: target, drops: { no_route: restores[0]!.eventsExecuted() } });
+    expect(first.topology.version).toBe(2);
+    // A little later is on the way: the same copy runs on rather than a new restore.
+    expect(runner.preview(target + 100_000)!.t).toBe(target + 100_000);
+    expect(restores).toHaveLength(1);
+    // Back before the copy is not: a restore of the nearest checkpoint there.
+    expect(runner.preview(100_000)!).toMatchObject({ fromUs: 0, t: 100_000 });
+    expect(restores).toHaveLength(2);
+    // Past the fault, the copy applies it at its time, as the run did.
+    while (runner.preview(40_000_000)!.t < 40_000_000);
+    expect(restores.at(-1)!.appliedFaults).toEqual([{ t: 40_000_000, target: 'pod/a' }]);
+    expect(sim.now()).toBe(40_000_000);
+    expect(runner.seeking()).toBe(false);
+    expect(runner.preview(null)).toBeNull();
+  });
+
+  it('runs a preview copy at most 40 wall ms a call, and refuses one when the run keeps no checkpoints', () => {
+    const { runner, sim, tick, clock } = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    runner.seek(30_000_000, () => sim);
+    while (runner.seeking()) tick(0);
+    const started = clock.ms;
+    const far = runner.preview(29_999_000)!;
+    expect(far.t).toBeLessThan(29_999_000);
+    expect(clock.ms - started).toBeLessThan(50);
+    // Asked again, the copy goes on from where it stopped.
+    expect(runner.preview(29_999_000)!.t).toBeGreaterThan(far.t);
+
+    const slow = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
+    slow.sim.checkpointMs = 300;
+    slow.runner.load(slow.sim);
+    expect(() => slow.runner.preview(1_000_000)).toThrow(/preview: this run keeps no checkpoints to preview from: copying its state takes too long/);
+  });
+
   it('keeps playing after a seek if it was playing, and pause during a seek does not stop the seek', () => {
     const { runner, sim, tick, last } = setup({ durationUs: 60_000_000 });
     runner.play();

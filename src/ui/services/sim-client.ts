@@ -167,7 +167,7 @@ async function send<T extends CommandType>(cmd: CommandOf<T>, errorTitle = `Coul
   if (!api) spawn();
   const reply = (await api!.send(cmd)) as Answer<T>;
   // Errors about the text being edited: their callers show them where it is.
-  if (!reply.ok && !['load', 'check', 'edit', 'fields'].includes(cmd.type)) {
+  if (!reply.ok && !['load', 'check', 'edit', 'fields', 'preview'].includes(cmd.type)) {
     showError({ title: errorTitle, message: reply.message, restartable: false, kind: 'input' });
   }
   return reply;
@@ -385,6 +385,12 @@ export async function restartWorker(cause?: string): Promise<void> {
     notify({ message: `${cause.replace(/\.?$/, '.')} A new worker took over and ${how}${faults}.` });
   }
   if (ok && wasRunning) play();
+}
+
+/** A scrub's preview of the run at `us` (the worker's preview command), or null to end it; a refusal is the caller's to show. */
+export async function preview(us: number | null): Promise<Answer<'preview'> | null> {
+  if (!loaded()) return null;
+  return send({ type: 'preview', t: us === null ? null : Math.round(us) });
 }
 
 /** Has the worker store a checkpoint of the run as it is now, for a compare's branch; its time, or null when it stores none. */

@@ -14,8 +14,9 @@ import { CompareControl } from './compare-control';
 import { CompareSummary } from './compare-summary';
 import { createTimelineChart } from './timeline-chart';
 import { handlers, jumpToCursor } from './timeline-actions';
-import { createTimeLane } from './time-lane';
-import { clockLabel } from './time-scale';
+import { createTimeLane, type LaneState, type ScrubHandlers } from './time-lane';
+import { endScrub, scrubStore, scrubTo, useScrub } from './scrub';
+import { clockLabel, toSeekUs } from './time-scale';
 import { currentView, subscribeView } from './timeline-view';
 
 /** A timeline short of room shows one chart at a time, the whole of it, and scrolls (snapping) to the next. */
@@ -100,24 +101,68 @@ function HistogramRow({ spec, one }: { spec: ChartSpec; one: boolean }) {
   );
 }
 
+/** What the time lane draws besides the view: the clock, the checkpoints and a scrub. */
+function laneState(): LaneState {
+  const { t, checkpoints } = frameStore.getState();
+  const { at } = scrubStore.getState();
+  return { nowS: t / 1e6, checkpointsS: checkpoints.map((c) => c / 1e6), scrubS: at === null ? null : at / 1e6 };
+}
+
+const SCRUB: ScrubHandlers = {
+  scrub: (seconds) => scrubTo(toSeekUs(seconds, frameStore.getState().durationUs / 1e6)),
+  end: (jump) => void endScrub(jump),
+};
+
 function TimeLaneRow() {
   const svgRef = useRef<SVGSVGElement>(null);
   useEffect(() => {
     if (!svgRef.current) return;
-    const lane = createTimeLane(svgRef.current);
-    const unsubscribe = subscribeView((view) => lane.draw(view, frameStore.getState().t / 1e6));
-    const clock = createPacer(() => lane.draw(currentView(), frameStore.getState().t / 1e6), { minMs: 0 });
+    const lane = createTimeLane(svgRef.current, SCRUB);
+    const unsubscribe = subscribeView((view) => lane.draw(view, laneState()));
+    const clock = createPacer(() => lane.draw(currentView(), laneState()), { minMs: 0 });
     const unsubscribeClock = frameStore.subscribe((s, prev) => {
-      if (s.t !== prev.t) clock.request();
+      if (s.t !== prev.t || s.checkpoints !== prev.checkpoints) clock.request();
     });
+    const unsubscribeScrub = scrubStore.subscribe(() => clock.request());
     return () => {
       unsubscribe();
       unsubscribeClock();
+      unsubscribeScrub();
       clock.cancel();
       lane.destroy();
+      void endScrub(false);
     };
   }, []);
-  return <svg ref={svgRef} data-testid="time-lane" className="block h-8 w-full shrink-0" aria-hidden="true" />;
+  return (
+    <svg
+      ref={svgRef}
+      data-testid="time-lane"
+      className="block h-8 w-full shrink-0 cursor-ew-resize touch-none focus-visible:outline-2 focus-visible:outline-indigo-500"
+      role="slider"
+      tabIndex={0}
+      aria-label="Scrub the run: drag or use the arrow keys to preview a moment; release or Enter jumps there, Escape goes back"
+      aria-valuemin={0}
+    />
+  );
+}
+
+/** A scrub's state in words: the moment shown, from which checkpoint, or why there is no preview. */
+function ScrubReadout() {
+  const at = useScrub((s) => s.at);
+  const refused = useScrub((s) => s.refused);
+  const shown = useFrame((s) => s.preview);
+  if (at === null) return null;
+  return (
+    <span className="text-xs text-slate-600 dark:text-slate-300" data-testid="scrub-readout" role="status">
+      {refused ?? (
+        <>
+          Preview of <b className="font-mono tabular-nums text-slate-900 dark:text-slate-100">{formatClock(shown?.t ?? at)}</b>
+          {shown && shown.t < shown.target ? `, on its way to ${formatClock(shown.target)}` : ''}
+          {shown ? ` from the checkpoint at ${formatClock(shown.fromUs)}` : ''} · release to jump, Esc to go back
+        </>
+      )}
+    </span>
+  );
 }
 
 function SeekProgress() {
@@ -194,6 +239,7 @@ export function TimelinePanel({ compact = false, oneAtATime = compact, className
             <CursorReadout hint={false} />
             <ZoomControl />
             <SeekProgress />
+            <ScrubReadout />
           </div>
         </>
       ) : (
@@ -202,6 +248,7 @@ export function TimelinePanel({ compact = false, oneAtATime = compact, className
           <CursorReadout hint={!oneAtATime} />
           <ZoomControl />
           <SeekProgress />
+          <ScrubReadout />
           <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
             <AddChart />
             <CompareControl />

@@ -19,7 +19,7 @@ import { createTrafficLayer, type DropRate, type TrafficLayer } from './traffic-
 import { useZoom } from './use-zoom';
 import { freeArea, type Insets } from './zoom';
 import './topology.css';
-import { counted, formatPerSecond } from '../components/format';
+import { counted, formatClock, formatPerSecond } from '../components/format';
 
 /** The wire sites whose traffic matters for a selected entity: itself, or for a pod its node and instance. */
 function focusSites(topology: TopologyView, entity: string): number[] {
@@ -109,6 +109,17 @@ function Swatch({ kind, label }: { kind: string; label: string }) {
 }
 
 /** The cluster picture: d3 draws structure in SVG, a canvas under it traffic and canvases over it gauges and drops, React the frame around them. */
+/** Says so while the picture shows a scrub's preview rather than the run. */
+function PreviewBadge() {
+  const t = useFrame((s) => s.preview?.t ?? null);
+  if (t === null) return null;
+  return (
+    <span data-testid="topology-preview" className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold whitespace-nowrap text-amber-900 dark:bg-amber-900/60 dark:text-amber-100">
+      Preview of {formatClock(t)}
+    </span>
+  );
+}
+
 export function TopologyPanel() {
   const svgRef = useRef<SVGSVGElement>(null);
   const contentRef = useRef<SVGGElement>(null);
@@ -437,6 +448,7 @@ export function TopologyPanel() {
           <span className="text-sm whitespace-nowrap text-slate-600 dark:text-slate-300">
             {counted(nodes, 'node')} · {counted(pods, 'pod')}
           </span>
+          <PreviewBadge />
           <span
             ref={countsRef}
             title="Connections a Service translated to a backend pod, drawn as lines. Clients that dial pod addresses they found by DNS (the gRPC apps) are not counted here; their packets show as traffic between machines."
