@@ -1,4 +1,6 @@
+import type { FaultDescriptor } from '../sim';
 import type { ScenarioSummary } from '../worker/protocol';
+import type { CompareLink } from './url-params';
 
 type FixList = ScenarioSummary['fixes'];
 
@@ -30,12 +32,16 @@ export function fixesForB(available: FixList, aFixes: readonly string[], fix: st
   return { fixes: toggleFix(available, aFixes, fix, on), on };
 }
 
-/** Why a link's compare cannot start on the loaded scenario (one `compare:` or `branch:` line), or null when it can. */
-export function compareProblem(summary: ScenarioSummary, aFixes: readonly string[], compare: { fix: string; branchS?: number }): string | null {
+/** Why a link's compare cannot start on the loaded scenario (one `compare:`, `bfault:` or `branch:` line), or null when it can. */
+export function compareProblem(summary: ScenarioSummary, catalog: readonly FaultDescriptor[], aFixes: readonly string[], compare: CompareLink): string | null {
+  if (compare.branchS !== undefined && compare.branchS > summary.durationSeconds)
+    return `branch: ${summary.id} runs ${summary.durationSeconds} s; the link asks for run B to part at ${compare.branchS} s`;
+  if ('fault' in compare) {
+    return catalog.some((f) => f.id === compare.fault.fault) ? null : `bfault: unknown fault "${compare.fault.fault}" (known: ${catalog.map((f) => f.id).join(', ')})`;
+  }
   const fix = summary.fixes.find((f) => f.name === compare.fix);
   if (!fix) return checkFixNames(summary, [compare.fix]).problems[0]!.replace(/^fix:/, 'compare:');
   if (compare.branchS === undefined) return null;
-  if (compare.branchS > summary.durationSeconds) return `branch: ${summary.id} runs ${summary.durationSeconds} s; the link asks for run B to part at ${compare.branchS} s`;
   if (aFixes.includes(fix.name)) return `branch: run A has fix ${fix.name} already, so B cannot roll it out`;
   return fix.rollout === null ? null : `branch: fix ${fix.name} cannot be rolled out while the run goes on: ${fix.rollout}`;
 }

@@ -1,5 +1,6 @@
 // The default export: Node's ESM loader finds no named exports in lz-string's CommonJS file (the CLI builds links too).
 import lz from 'lz-string';
+import type { CompareLink } from './url-params';
 import type { Speed, TimedFault, TimelineAddition } from '../worker/protocol';
 import { DEFAULT_SPEED } from './speed';
 
@@ -20,7 +21,7 @@ export interface SharedRun {
   /** Simulated time, µs. */
   t: number;
   /** What the sender was looking at: the inspected entity, the timeline's zoomed range (seconds) and the speed it played at. */
-  view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed; compare?: { fix: string; branchS?: number } };
+  view?: { selected?: string; zoom?: readonly [number, number]; speed?: Speed; compare?: CompareLink };
 }
 
 let packed: { text: string; value: string } | undefined;
@@ -49,9 +50,11 @@ export function shareQuery(run: SharedRun): string {
   if (run.view?.speed !== undefined && run.view.speed !== DEFAULT_SPEED) q.set('speed', String(run.view.speed));
   if (run.view?.selected !== undefined) q.set('select', run.view.selected);
   if (run.view?.zoom) q.set('zoom', run.view.zoom.join(','));
-  if (run.view?.compare) {
-    q.set('compare', run.view.compare.fix);
-    if (run.view.compare.branchS !== undefined) q.set('branch', String(run.view.compare.branchS));
+  const compare = run.view?.compare;
+  if (compare) {
+    if ('fault' in compare) q.set('bfault', lz.compressToEncodedURIComponent(JSON.stringify(compare.fault)));
+    else q.set('compare', compare.fix);
+    if (compare.branchS !== undefined) q.set('branch', String(compare.branchS));
   }
   return q.toString();
 }

@@ -1,5 +1,5 @@
 import lz from 'lz-string';
-import { echo, formatCount } from '../sim';
+import { echo, formatCount, type FaultRequest } from '../sim';
 import { SPEED_ERROR, type Speed, type TimedFault, type TimelineAddition } from '../worker/protocol';
 import { parseSets, parseTimelineAdditions } from '../worker/timeline-additions';
 import { MAX_LINK_CHARS } from './share-link';
@@ -32,8 +32,8 @@ export interface UrlParams {
   select?: string;
   /** The timeline's range in seconds, from and to. */
   zoom?: [number, number];
-  /** A compare's run B: the fix it toggles, or with `branchS` rolls out at that second; checked once the scenario is loaded. */
-  compare?: { fix: string; branchS?: number };
+  /** A compare's run B; checked once the scenario is loaded. */
+  compare?: CompareLink;
   /** One `param: problem` line per invalid value; the app falls back to defaults for those. */
   errors: string[];
 }
@@ -62,6 +62,22 @@ function unpack(value: string): { text: string } | { problem: string } {
     // Same as an empty result: the compressed text is damaged.
   }
   return { problem: 'is damaged (the link may have been cut off)' };
+}
+
+/** A compare's run B as a link gives it: the fix it toggles, or with `branchS` rolls out at that second; or the fault it alone takes then. */
+export type CompareLink = { fix: string; branchS?: number } | { fault: FaultRequest; branchS: number };
+
+/** A fault as a link's `bfault=` gives it: its id, target and parameters; whether the scenario has them is the worker's to say. */
+function readFault(value: unknown): FaultRequest | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'expected {fault, target, params}';
+  const { fault, target, params } = value as Record<string, unknown>;
+  if (typeof fault !== 'string' || !/^[a-z][a-z-]{0,60}$/.test(fault)) return `expected a fault id like "delete-pod", got ${echo(JSON.stringify(fault) ?? 'none')}`;
+  if (typeof target !== 'string' || target.length === 0 || target.length > 200) return `expected the fault's target like "pod/web-1", got ${echo(JSON.stringify(target) ?? 'none')}`;
+  const scalar = (v: unknown): boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params) || !Object.values(params).every(scalar))) {
+    return "expected the fault's params as names with numbers, strings or booleans";
+  }
+  return { fault, target, params: (params ?? {}) as FaultRequest['params'] };
 }
 
 /** Reads `?scenario=demo.yaml&speed=max&autoplay=1&seed=42&fix=a&fix=b`. Whether the scenario exists is checked once the index is in. */
@@ -178,17 +194,33 @@ export function parseUrlParams(search: string): UrlParams {
     else if (!out.fixes.includes(name)) out.fixes.push(name);
   }
   const compare = q.get('compare');
+  const bfault = q.get('bfault');
   const branch = q.get('branch');
-  if (compare !== null) {
+  let fault: FaultRequest | undefined;
+  if (compare !== null && bfault !== null) out.errors.push('bfault: run B differs from A by a fix (compare=) or a fault (bfault=), not both');
+  else if (compare !== null) {
     const fix = compare.trim();
     if (fix === '' || fix.length > MAX_FIX_CHARS) out.errors.push(`compare: expected a fix name of 1–${MAX_FIX_CHARS} characters, got ${fix === '' ? 'an empty value' : echo(compare)}`);
     else out.compare = { fix };
+  } else if (bfault !== null) {
+    const packed = unpack(bfault);
+    let read: FaultRequest | string = 'is damaged (the link may have been cut off)';
+    if ('text' in packed) {
+      try {
+        read = readFault(JSON.parse(packed.text));
+      } catch {
+        // Not JSON: damaged like a fault that does not decompress.
+      }
+    } else read = packed.problem;
+    if (typeof read === 'string') out.errors.push(`bfault: the fault run B takes in the link ${read}`);
+    else fault = read;
   }
-  if (branch !== null) {
-    const s = branch.trim() === '' ? NaN : Number(branch);
-    if (compare === null) out.errors.push('branch: a branch needs the fix it rolls out, as compare=');
-    else if (!Number.isFinite(s) || s < 0) out.errors.push(`branch: expected the second run B rolls its fix out at, 0 or more, got ${echo(branch)}`);
-    else if (out.compare) out.compare.branchS = s;
+  if (branch !== null || fault) {
+    const s = branch === null || branch.trim() === '' ? NaN : Number(branch);
+    if (compare === null && bfault === null) out.errors.push('branch: a branch needs the fix it rolls out, as compare=, or the fault B takes, as bfault=');
+    else if (!Number.isFinite(s) || s < 0) out.errors.push(`branch: expected the second run B parts from A at, 0 or more, got ${branch === null ? 'none' : echo(branch)}`);
+    else if (fault) out.compare = { fault, branchS: s };
+    else if (out.compare && 'fix' in out.compare) out.compare.branchS = s;
   }
   const [bad, ...more] = badFixes;
   if (bad !== undefined) {

@@ -7,6 +7,8 @@ import type { RunReport } from '../../src/sim/api';
 import { FAULT_IDS } from '../../src/sim/faults/catalog';
 import { loadScenario } from '../../src/sim/scenario/load';
 import { createSim } from '../../src/sim/sim';
+import { simTime } from '../../src/sim/core/time';
+import { parseUrlParams } from '../../src/state/url-params';
 import { formatPerSecond } from '../../src/ui/components/format';
 import { appHarness } from './harness';
 import { byTestId, clockUs, expectClean, text, untilStatus } from './page';
@@ -355,6 +357,61 @@ describe('The timeline', () => {
       expectClean(app);
     });
   }, 90_000);
+
+  it('branches B from the fault palette: B is A until now, then takes the fault alone, with figures equal to that run in Node', async () => {
+    const BRANCH_US = 5_000_000;
+    const loaded = loadScenario(await readFile(demoPath, 'utf8'), DEMO, { faultIds: FAULT_IDS });
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    const a = createSim(loaded.scenario);
+    a.runUntil(simTime(60_000_000));
+    const b = createSim(loaded.scenario);
+    b.runUntil(simTime(BRANCH_US));
+    b.applyFault({ fault: 'delete-pod', target: 'pod/web-1', params: { gracePeriodSeconds: 0 } });
+    b.runUntil(simTime(60_000_000));
+    // The summary counts from the branch on.
+    const since = (r: RunReport, name: string) => {
+      const { values, stepSeconds } = r.series[name]!;
+      return values.slice(Math.floor(BRANCH_US / 1e6 / stepSeconds)).reduce((x, y) => x + y, 0);
+    };
+    const [ra, rb] = [a.report(0), b.report(0)];
+    expect(since(rb, 'requests.failed')).not.toBe(since(ra, 'requests.failed'));
+    let link = '';
+    await withApp('compare-fault-branch', `?scenario=${DEMO}&speed=max&t=5`, async (app) => {
+      const { page } = app;
+      await waitUntilReady(page);
+      await expect.poll(() => clockUs(page), { timeout: 30_000 }).toBe(BRANCH_US);
+      await page.locator('[data-testid="pod"][data-pod="web-1"]').click();
+      const inspector = byTestId(page, 'inspector');
+      await inspector.locator('[data-testid="fault-param"][data-param="gracePeriodSeconds"]').fill('0');
+      await inspector.locator('[data-testid="fault-branch-button"][data-fault="delete-pod"]').click();
+      await expect.poll(() => text(page, 'compare-legend-b')).toBe('B: Delete pod (pod/web-1) at 00:05.0');
+      expect(await byTestId(page, 'compare-fix').inputValue()).toBe('fault');
+      const parting = byTestId(page, 'time-lane').locator('[data-testid="timeline-marker"][data-kind="branch"]');
+      await expect.poll(() => parting.count()).toBe(1);
+      expect(await parting.locator('title').textContent()).toBe('0:05 where run B parts from A (B: Delete pod (pod/web-1) at 00:05.0)');
+      // A did not take the fault: web-1 is still in its picture.
+      expect(await page.locator('[data-testid="pod"][data-pod="web-1"]').getAttribute('data-phase')).toBe('running');
+      await playToEnd(page);
+      await expect.poll(() => byTestId(page, 'compare-clock').getAttribute('data-us'), { timeout: 30_000 }).toBe('60000000');
+      const row = page.locator('[data-testid="compare-row"][data-label="failed"]');
+      await expect
+        .poll(async () => [await row.getAttribute('data-a'), await row.getAttribute('data-b')], { timeout: 5_000 })
+        .toEqual([String(since(ra, 'requests.failed')), String(since(rb, 'requests.failed'))]);
+      expect(await text(page, 'digest')).toBe(ra.digest);
+      // The link carries the branch: whoever opens it sees the same two runs.
+      await byTestId(page, 'share-button').click();
+      link = new URL(await byTestId(page, 'share-link').inputValue()).search;
+      await page.keyboard.press('Escape');
+      expectClean(app);
+    });
+    expect(parseUrlParams(link)).toMatchObject({ compare: { fault: { fault: 'delete-pod', target: 'pod/web-1', params: { gracePeriodSeconds: 0 } }, branchS: 5 }, errors: [] });
+    await withApp('compare-fault-branch-link', link, async (app) => {
+      const { page } = app;
+      await expect.poll(() => text(page, 'compare-legend-b'), { timeout: 30_000 }).toBe('B: Delete pod (pod/web-1) at 00:05.0');
+      await expect.poll(() => byTestId(page, 'compare-clock').getAttribute('data-us'), { timeout: 30_000 }).toBe('60000000');
+      expectClean(app);
+    });
+  }, 120_000);
 });
 
 describe('A/B on the talk-scale replay', () => {

@@ -1,7 +1,7 @@
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import { embedQuery, embedSizeProblem, iframeSnippet, shareQuery } from '../../src/state/share-link';
-import { parseUrlParams } from '../../src/state/url-params';
+import { parseUrlParams, type CompareLink } from '../../src/state/url-params';
 import type { TimedFault } from '../../src/worker/protocol';
 
 const faults: TimedFault[] = [
@@ -24,9 +24,11 @@ describe('share links', () => {
   });
 
   it("carry a compare's run B: the fix it toggles, or the second it branches at with the fix rolled out", () => {
-    const query = (compare: { fix: string; branchS?: number }) => shareQuery({ scenario: { file: 'its-not-dns.yaml' }, seed: 7, fixes: [], faults: [], t: 90e6, view: { compare } });
+    const query = (compare: CompareLink) => shareQuery({ scenario: { file: 'its-not-dns.yaml' }, seed: 7, fixes: [], faults: [], t: 90e6, view: { compare } });
     expect(parseUrlParams(`?${query({ fix: 'pick-first' })}`)).toMatchObject({ compare: { fix: 'pick-first' }, errors: [] });
     expect(parseUrlParams(`?${query({ fix: 'default-backoff', branchS: 60.5 })}`)).toMatchObject({ compare: { fix: 'default-backoff', branchS: 60.5 }, errors: [] });
+    const fault = { fault: 'delete-pod', target: 'pod/web-1', params: { gracePeriodSeconds: 0 } };
+    expect(parseUrlParams(`?${query({ fault, branchS: 5 })}`)).toMatchObject({ compare: { fault, branchS: 5 }, errors: [] });
   });
 
   it('carry the speed the run played at, and leave the default one out', () => {
@@ -114,8 +116,25 @@ describe('share links', () => {
     ['a backwards zoom', '?zoom=30,10', 'zoom: expected the timeline\'s range as "from,to" in seconds, from < to, got "30,10"'],
     ['a zoom with one end', '?zoom=30', 'zoom: expected the timeline\'s range as "from,to" in seconds, from < to, got "30"'],
     ['an empty compare', '?compare=', 'compare: expected a fix name of 1–80 characters, got an empty value'],
-    ['a branch without a fix', '?branch=60', 'branch: a branch needs the fix it rolls out, as compare='],
-    ['a branch before the start', '?compare=x&branch=-1', 'branch: expected the second run B rolls its fix out at, 0 or more, got "-1"'],
+    ['a branch without a fix', '?branch=60', 'branch: a branch needs the fix it rolls out, as compare=, or the fault B takes, as bfault='],
+    ['a branch before the start', '?compare=x&branch=-1', 'branch: expected the second run B parts from A at, 0 or more, got "-1"'],
+    [
+      'a fault for B without a moment',
+      `?bfault=${compressToEncodedURIComponent('{"fault":"delete-pod","target":"pod/web-1"}')}`,
+      'branch: expected the second run B parts from A at, 0 or more, got none',
+    ],
+    ['a fault for B and a fix', `?compare=x&bfault=${compressToEncodedURIComponent('{}')}&branch=1`, 'bfault: run B differs from A by a fix (compare=) or a fault (bfault=), not both'],
+    ['a damaged fault for B', '?bfault=%%%&branch=1', 'bfault: the fault run B takes in the link is damaged (the link may have been cut off)'],
+    [
+      'a fault for B with no target',
+      `?bfault=${compressToEncodedURIComponent('{"fault":"delete-pod"}')}&branch=1`,
+      'bfault: the fault run B takes in the link expected the fault\'s target like "pod/web-1", got "none"',
+    ],
+    [
+      'a fault for B with listed params',
+      `?bfault=${compressToEncodedURIComponent('{"fault":"delete-pod","target":"pod/a","params":{"x":[1]}}')}&branch=1`,
+      "bfault: the fault run B takes in the link expected the fault's params as names with numbers, strings or booleans",
+    ],
   ])('name what is wrong with %s', (_, search, error) => {
     expect(parseUrlParams(search).errors).toEqual([error]);
   });

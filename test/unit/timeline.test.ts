@@ -5,7 +5,7 @@ import { DEFAULT_FILTER, kindsOf, matchesFilter } from '../../src/ui/events/even
 import { changeText, diffSummary, ratio } from '../../src/ui/timeline/diff-summary';
 import { checkNewChart } from '../../src/ui/timeline/new-chart';
 import { clockLabel, fullDomain, nudgeCursor, sampleIndexAt, timeAtPixel, toSeekUs, viewDomain, WINDOW_S, zoomFromPixels } from '../../src/ui/timeline/time-scale';
-import type { LogEvent } from '../../src/sim/api';
+import type { FaultDescriptor, LogEvent } from '../../src/sim/api';
 import type { SimTime } from '../../src/sim/core/time';
 
 function buffer(series: Record<string, number[]>, from = 0): SeriesBuffer {
@@ -115,14 +115,19 @@ describe('the A/B summary', () => {
         { name: 'bigger-instance', description: '', rollout: 'params.instance.conntrackAllowance is not a gRPC client’s pod template' },
       ],
     };
-    expect(compareProblem(summary, [], { fix: 'default-backoff', branchS: 60 })).toBeNull();
-    expect(compareProblem(summary, [], { fix: 'bigger-instance' })).toBeNull();
-    expect(compareProblem(summary, [], { fix: 'nope' })).toBe('compare: unknown fix "nope" for scenario its-not-dns (available: default-backoff, bigger-instance)');
-    expect(compareProblem(summary, [], { fix: 'default-backoff', branchS: 300 })).toBe('branch: its-not-dns runs 210 s; the link asks for run B to part at 300 s');
-    expect(compareProblem(summary, ['default-backoff'], { fix: 'default-backoff', branchS: 60 })).toBe('branch: run A has fix default-backoff already, so B cannot roll it out');
-    expect(compareProblem(summary, [], { fix: 'bigger-instance', branchS: 60 })).toBe(
+    const catalog = [{ id: 'delete-pod', label: 'Delete pod' }] as FaultDescriptor[];
+    expect(compareProblem(summary, catalog, [], { fix: 'default-backoff', branchS: 60 })).toBeNull();
+    expect(compareProblem(summary, catalog, [], { fix: 'bigger-instance' })).toBeNull();
+    expect(compareProblem(summary, catalog, [], { fix: 'nope' })).toBe('compare: unknown fix "nope" for scenario its-not-dns (available: default-backoff, bigger-instance)');
+    expect(compareProblem(summary, catalog, [], { fix: 'default-backoff', branchS: 300 })).toBe('branch: its-not-dns runs 210 s; the link asks for run B to part at 300 s');
+    expect(compareProblem(summary, catalog, ['default-backoff'], { fix: 'default-backoff', branchS: 60 })).toBe('branch: run A has fix default-backoff already, so B cannot roll it out');
+    expect(compareProblem(summary, catalog, [], { fix: 'bigger-instance', branchS: 60 })).toBe(
       'branch: fix bigger-instance cannot be rolled out while the run goes on: params.instance.conntrackAllowance is not a gRPC client’s pod template',
     );
+    const deletePod = { fault: 'delete-pod', target: 'pod/web-1', params: {} };
+    expect(compareProblem(summary, catalog, [], { fault: deletePod, branchS: 60 })).toBeNull();
+    expect(compareProblem(summary, catalog, [], { fault: { ...deletePod, fault: 'melt-pod' }, branchS: 60 })).toBe('bfault: unknown fault "melt-pod" (known: delete-pod)');
+    expect(compareProblem(summary, catalog, [], { fault: deletePod, branchS: 211 })).toBe('branch: its-not-dns runs 210 s; the link asks for run B to part at 211 s');
   });
 });
 

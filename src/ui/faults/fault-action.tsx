@@ -3,10 +3,12 @@ import type { FaultDescriptor, FaultParamDescriptor } from '../../sim';
 import { useApp } from '../../state/app-store';
 import { defaultDraft, draftToParams, type ParamDraft } from '../../state/fault-draft';
 import { applyFault } from '../services/sim-client';
+import { smallButton } from '../components/styles';
+import { startFaultBranch } from '../timeline/compare-client';
 
 /** Applying a fault breaks something on purpose, so its button reads as a warning rather than a routine action. */
 const faultButton =
-  'ml-auto inline-flex h-8 items-center justify-center gap-1.5 rounded-md border border-red-300 bg-white px-2.5 text-sm font-medium text-red-700 shadow-sm transition-colors hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:border-red-800 dark:bg-slate-800 dark:text-red-300 dark:hover:bg-red-950/60';
+  'inline-flex h-8 items-center justify-center gap-1.5 rounded-md border border-red-300 bg-white px-2.5 text-sm font-medium text-red-700 shadow-sm transition-colors hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:border-red-800 dark:bg-slate-800 dark:text-red-300 dark:hover:bg-red-950/60';
 
 /** Catalog descriptions mark commands with backticks; show those as code. */
 function Description({ text }: { text: string }) {
@@ -127,18 +129,34 @@ export function FaultAction({
         {fault.params.map((p) => (
           <ParamInput key={p.name} param={p} value={draft[p.name] ?? ''} onChange={(value) => setDraft((d) => ({ ...d, [p.name]: value }))} />
         ))}
-        <button
-          type="button"
-          data-testid="fault-button"
-          data-fault={fault.id}
-          disabled={pending || busy || disabledReason !== undefined}
-          title={disabledReason ?? `${fault.label} ${target} now`}
-          onClick={() => void apply()}
-          className={faultButton}
-        >
-          <span aria-hidden="true">{fault.icon}</span>
-          {fault.label}
-        </button>
+        <span className="ml-auto flex items-center gap-1.5">
+          <button
+            type="button"
+            data-testid="fault-branch-button"
+            data-fault={fault.id}
+            disabled={pending || busy || disabledReason !== undefined}
+            title={disabledReason ?? `Compare: run B is this run until now, then takes this fault; the charts show where the two part`}
+            onClick={() => {
+              void startFaultBranch({ fault: fault.id, target, params: draftToParams(fault, draft) }, fault.label);
+              onApplied?.();
+            }}
+            className={`${smallButton} h-8`}
+          >
+            In B only
+          </button>
+          <button
+            type="button"
+            data-testid="fault-button"
+            data-fault={fault.id}
+            disabled={pending || busy || disabledReason !== undefined}
+            title={disabledReason ?? `${fault.label} ${target} now`}
+            onClick={() => void apply()}
+            className={faultButton}
+          >
+            <span aria-hidden="true">{fault.icon}</span>
+            {fault.label}
+          </button>
+        </span>
       </div>
       <p className="text-xs leading-snug text-slate-500 dark:text-slate-400">
         <Description text={fault.description} />

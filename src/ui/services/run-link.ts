@@ -3,6 +3,7 @@ import { frameStore } from '../../state/frame-store';
 import { timelineStore } from '../../state/timeline';
 import { compareStore } from '../../state/compare';
 import type { SharedRun } from '../../state/share-link';
+import type { CompareLink } from '../../state/url-params';
 import { currentLoad } from './sim-client';
 
 /**
@@ -17,8 +18,11 @@ export function currentRun(): SharedRun | null {
   const scenario = selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text };
   const { selected, speed } = appStore.getState();
   const { zoom } = timelineStore.getState();
-  const { fix, branchAt, status } = compareStore.getState();
-  const compare = fix === null || status === 'off' || status === 'error' ? undefined : { fix, ...(branchAt === null ? {} : { branchS: branchAt / 1e6 }) };
+  const { fix, fault, branchAt, status } = compareStore.getState();
+  const running = status !== 'off' && status !== 'error';
+  let compare: CompareLink | undefined;
+  if (running && fault && branchAt !== null) compare = { fault: fault.request, branchS: branchAt / 1e6 };
+  else if (running && fix !== null) compare = { fix, ...(branchAt === null ? {} : { branchS: branchAt / 1e6 }) };
   const view = { ...(selected === null ? {} : { selected }), ...(zoom ? { zoom } : {}), speed, ...(compare ? { compare } : {}) };
   return { scenario, seed, fixes, faults: faultRecord, ...(load.sets ? { sets: load.sets } : {}), ...(load.timeline ? { timeline: load.timeline } : {}), t, view };
 }

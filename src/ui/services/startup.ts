@@ -11,7 +11,7 @@ import { setZoom } from '../../state/timeline';
 import { loadScenario, play, replay, setFixes, setSpeed, startWorker, type LoadRequest } from './sim-client';
 import { storedTheme } from './theme';
 import { enterPresenter } from '../presenter/presenter';
-import { openCompare, startCompare } from '../timeline/compare-client';
+import { openCompare, startCompare, startFaultBranch } from '../timeline/compare-client';
 import { startAutosave } from './autosave';
 import { joinTabs } from './tabs';
 import { counted } from '../components/format';
@@ -150,13 +150,18 @@ async function start(): Promise<void> {
   if (ok && params.select !== undefined) selectEntity(params.select);
   if (ok && params.zoom) setZoom(params.zoom);
   if (ok && summary && params.compare) {
-    const problem = compareProblem(summary, appStore.getState().fixes, params.compare);
+    const { fixes, catalog } = appStore.getState();
+    const compare = params.compare;
+    const problem = compareProblem(summary, catalog, fixes, compare);
     if (problem) {
       problems.push(problem);
       report();
     } else {
       openCompare();
-      void startCompare(params.compare.fix, params.compare.branchS === undefined ? null : Math.round(params.compare.branchS * 1e6));
+      if ('fault' in compare) {
+        const label = catalog.find((f) => f.id === compare.fault.fault)!.label;
+        void startFaultBranch(compare.fault, label, Math.round(compare.branchS * 1e6));
+      } else void startCompare(compare.fix, compare.branchS === undefined ? null : Math.round(compare.branchS * 1e6));
     }
   }
   if (ok && params.present) enterPresenter();

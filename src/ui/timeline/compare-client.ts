@@ -1,14 +1,15 @@
 import { appStore } from '../../state/app-store';
-import { compareStore, resetCompare } from '../../state/compare';
+import { compareStore, resetCompare, type CompareState } from '../../state/compare';
 import { fixesForB } from '../../state/fix-selection';
 import { frameStore } from '../../state/frame-store';
+import type { FaultRequest } from '../../sim';
 import type { Frame, TimedFault } from '../../worker/protocol';
 import { currentLoad, storeCheckpoint } from '../services/sim-client';
 import { openSideWorker, type SideWorker } from '../services/side-worker';
 
 /**
  * Run B of an A/B comparison: the main run's scenario, seed and recorded faults with one fix toggled, or the main run
- * itself with a fix rolled out from a moment on (a branch), in a second worker that only ever seeks to the main run's
+ * itself with a fix rolled out or a fault applied from a moment on (a branch), in a second worker that only ever seeks to the main run's
  * latest clock, so it trails it by at most one frame. A branch starts from the main run's checkpoint at that moment,
  * which the main worker stores and B's worker finds on load, as a worker replacing a crashed one does.
  */
@@ -64,13 +65,14 @@ function follow(): void {
   });
 }
 
-/** The main run's record with, for a branch, the fix's rollout at the branch moment (after the faults due then). */
+/** The main run's record with, for a branch, B's fault or the fix's rollout at the branch moment (after the faults due then). */
 function recordForB(record: readonly TimedFault[]): TimedFault[] {
-  const { fix, branchAt } = compareStore.getState();
-  if (branchAt === null || fix === null) return [...record];
+  const { fix, fault, branchAt } = compareStore.getState();
+  const change: FaultRequest | null = fault ? fault.request : fix === null ? null : { fault: 'roll-out-fix', target: `fix/${fix}` };
+  if (branchAt === null || change === null) return [...record];
   const later = record.findIndex((f) => f.at > branchAt);
   const at = later < 0 ? record.length : later;
-  return [...record.slice(0, at), { at: branchAt, fault: { fault: 'roll-out-fix', target: `fix/${fix}` } }, ...record.slice(at)];
+  return [...record.slice(0, at), { at: branchAt, fault: change }, ...record.slice(at)];
 }
 
 /**
@@ -79,9 +81,8 @@ function recordForB(record: readonly TimedFault[]): TimedFault[] {
  */
 export async function startCompare(fix: string, branchAt: number | null = null): Promise<void> {
   stopCompare(true);
-  const request = currentLoad();
-  const { summary, fixes, seed } = appStore.getState();
-  if (!request || !summary) {
+  const { summary, fixes } = appStore.getState();
+  if (!currentLoad() || !summary) {
     compareStore.setState({ status: 'error', message: 'Load a scenario first.' });
     return;
   }
@@ -96,8 +97,29 @@ export async function startCompare(fix: string, branchAt: number | null = null):
     return;
   }
   const b = branchAt !== null ? { fixes: [...fixes], on: true } : fixesForB(summary.fixes, fixes, fix);
+  await openB(b.fixes, { fix, fixOn: b.on, branchAt, fault: null });
+}
+
+/**
+ * Starts run B as the main run until `branchAt` (µs; now unless a link says), then with `request` applied (a fault from
+ * the palette, in B only); replaces a running B.
+ */
+export async function startFaultBranch(request: FaultRequest, label: string, branchAt = frameStore.getState().t): Promise<void> {
+  stopCompare(true);
+  if (!currentLoad()) {
+    compareStore.setState({ status: 'error', message: 'Load a scenario first.' });
+    return;
+  }
+  await openB([...appStore.getState().fixes], { fix: null, fixOn: true, branchAt, fault: { request, label } });
+}
+
+/** Opens B's worker on the main run's scenario with `fixes`, as `change` describes it, and has it follow the main run. */
+async function openB(fixes: string[], change: Pick<CompareState, 'fix' | 'fixOn' | 'branchAt' | 'fault'>): Promise<void> {
+  const request = currentLoad()!;
+  const { seed } = appStore.getState();
+  const { branchAt } = change;
   const gen = ++generation;
-  compareStore.setState({ fix, fixOn: b.on, branchAt, status: 'starting', message: '' });
+  compareStore.setState({ ...change, open: true, status: 'starting', message: '' });
   // Stored before B's worker loads, which looks for it; a run too slow to copy stores none, and B replays to the moment.
   if (branchAt !== null && branchAt === frameStore.getState().t) await storeCheckpoint();
   if (gen !== generation) return;
@@ -115,7 +137,7 @@ export async function startCompare(fix: string, branchAt: number | null = null):
     text: request.text,
     fileName: request.fileName,
     ...(seed === null ? {} : { seed }),
-    fixes: b.fixes,
+    fixes,
     // A run opened from a sweep row keeps its setting's overrides and its faults, so B differs from A by the fix alone.
     ...(request.sets ? { sets: request.sets } : {}),
     ...(request.timeline ? { timeline: request.timeline } : {}),
@@ -131,10 +153,11 @@ export async function startCompare(fix: string, branchAt: number | null = null):
   const unsubscribeFrames = frameStore.subscribe((s, prev) => {
     if (s.t !== prev.t || s.faultRecord !== prev.faultRecord || s.run !== prev.run) follow();
   });
-  // A new load of the main run (a scenario, a fix switched) gets a new B for the same comparison.
+  // A new load of the main run (a scenario, a fix switched) gets a new B for the same fix; a fault's branch ends with its run.
+  const { fix } = change;
   const unsubscribeApp = appStore.subscribe((s, prev) => {
     if (s.summary !== prev.summary) {
-      const stillThere = s.summary?.fixes.some((f) => f.name === fix);
+      const stillThere = fix !== null && s.summary?.fixes.some((f) => f.name === fix);
       if (stillThere) void startCompare(fix, compareStore.getState().branchAt === null ? null : frameStore.getState().t);
       else stopCompare(true);
     }

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { useApp } from '../../state/app-store';
-import { useCompare } from '../../state/compare';
+import { describeB, useCompare } from '../../state/compare';
 import { smallButton } from '../components/styles';
 import { clockLabel } from './time-scale';
 import { frameStore } from '../../state/frame-store';
@@ -16,8 +16,10 @@ export function CompareControl() {
   const fix = useCompare((s) => s.fix);
   const branchAt = useCompare((s) => s.branchAt);
   const status = useCompare((s) => s.status);
+  // A fault's branch comes from the palette, not this list: it shows here as the one choice it is.
+  const faultBranch = useCompare((s) => (s.fault ? describeB(s, (us) => clockLabel(us / 1e6)) : null));
   const selectId = useId();
-  const chosen = fix === null ? '' : `${branchAt === null ? 'start' : 'now'}:${fix}`;
+  const chosen = faultBranch !== null ? 'fault' : fix === null ? '' : `${branchAt === null ? 'start' : 'now'}:${fix}`;
 
   return (
     <div className="flex items-center gap-1.5">
@@ -28,7 +30,7 @@ export function CompareControl() {
         aria-pressed={open}
         aria-keyshortcuts="c"
         title={open ? 'Close the comparison and stop run B (c)' : 'Compare this run with one where a fix is toggled (c)'}
-        disabled={fixes.length === 0}
+        disabled={fixes.length === 0 && !open}
         onClick={toggleCompare}
       >
         {open ? 'Close compare' : 'Compare'}
@@ -44,12 +46,18 @@ export function CompareControl() {
             value={chosen}
             onChange={(e) => {
               const [from, name] = e.target.value.split(/:(.*)/s);
+              if (from === 'fault') return;
               if (!name) closeCompare();
               else void startCompare(name, from === 'now' ? frameStore.getState().t : null);
             }}
             className="h-7 max-w-[14rem] rounded-md border border-slate-300 bg-white px-1.5 text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-800 dark:text-slate-100"
           >
             <option value="">B: pick a fix…</option>
+            {faultBranch !== null && (
+              <option value="fault" title="Run B is this run until then, with this fault applied there (from a fault's “In B only”)">
+                {faultBranch}
+              </option>
+            )}
             {fixes.map((f) => (
               <option key={f.name} value={`start:${f.name}`}>
                 {aFixes.includes(f.name) ? `B: without ${f.name}` : `B: with ${f.name}`}

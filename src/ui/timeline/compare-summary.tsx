@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useApp } from '../../state/app-store';
-import { compareStore, useCompare } from '../../state/compare';
+import { compareStore, describeB, useCompare } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
 import { DEFAULT_CHARTS } from '../../sim';
 import { formatClock, formatCount } from '../components/format';
@@ -16,9 +16,8 @@ const REFRESH_MS = 500;
 export function CompareSummary() {
   const status = useCompare((s) => s.status);
   const message = useCompare((s) => s.message);
-  const fix = useCompare((s) => s.fix);
-  const fixOn = useCompare((s) => s.fixOn);
   const branchAt = useCompare((s) => s.branchAt);
+  const bName = useCompare((s) => describeB(s, formatClock));
   const bT = useCompare((s) => s.t);
   const charts = useApp((s) => s.summary?.charts) ?? DEFAULT_CHARTS;
   const [summary, setSummary] = useState<DiffSummary | null>(null);
@@ -48,8 +47,7 @@ export function CompareSummary() {
       </p>
     );
   }
-  if (status === 'off' || !fix) return null;
-  const bName = branchAt === null ? `B: ${fixOn ? 'with' : 'without'} ${fix}` : `B: ${fix} rolled out at ${formatClock(branchAt)}`;
+  if (status === 'off' || bName === null) return null;
   const rows = summary?.rows ?? [];
   const changed = rows.filter((r) => r.a !== 0 || r.b !== 0);
   const zeroInBoth = rows.filter((r) => r.a === 0 && r.b === 0);

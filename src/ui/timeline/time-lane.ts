@@ -168,8 +168,9 @@ export function createTimeLane(svg: SVGSVGElement, on: ScrubHandlers): TimeLane 
       .attr('transform', (m) => `translate(${x(m.t)},0)`)
       .attr('class', (m) => `timeline-lane-marker timeline-lane-${m.kind}`);
     quiet(groups.select('title')).text((m) => `${clockLabel(m.t)} ${m.label}`);
-    // Chapters are numbered ticks, faults are downward triangles.
-    quiet(groups.select('path')).attr('d', (m) => (m.kind === 'chapter' ? 'M0,1V13' : 'M-5,2H5L0,11Z'));
+    // Chapters are numbered ticks, faults are downward triangles, where a compare's B parts is a hollow diamond.
+    const glyph = { chapter: 'M0,1V13', fault: 'M-5,2H5L0,11Z', branch: 'M0,1L5,6.5L0,12L-5,6.5Z' };
+    quiet(groups.select('path')).attr('d', (m) => glyph[m.kind]);
     let lastLabelX = -Infinity;
     const labelled = new Set<Marker>();
     for (const m of visible) {

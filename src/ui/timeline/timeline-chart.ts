@@ -18,7 +18,7 @@ export const PLOT_MARGIN = { top: 6, right: 26, bottom: 6, left: 56 };
 
 export interface Marker {
   t: number;
-  kind: 'fault' | 'chapter';
+  kind: 'fault' | 'chapter' | 'branch';
   label: string;
 }
 

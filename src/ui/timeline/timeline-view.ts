@@ -1,5 +1,5 @@
 import { appStore } from '../../state/app-store';
-import { compareStore } from '../../state/compare';
+import { compareStore, describeB, type CompareState } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
 import { timelineStore } from '../../state/timeline';
 import type { LogEvent } from '../../sim';
@@ -7,13 +7,15 @@ import type { Chapter } from '../../worker/protocol';
 import type { Marker, TimelineView } from './timeline-chart';
 import { createPacer } from '../services/pacer';
 import { viewDomain, type Domain } from './time-scale';
+import { formatClock } from '../components/format';
 
 /** The view every timeline chart draws, built from the stores; parts that did not change keep their identity. */
 
 let lastDomain: Domain = [0, 0];
-let lastMarkers: { faults: LogEvent[]; chapters: readonly Chapter[] | undefined; markers: Marker[] } = {
+let lastMarkers: { faults: LogEvent[]; chapters: readonly Chapter[] | undefined; branch: string; markers: Marker[] } = {
   faults: [],
   chapters: undefined,
+  branch: '',
   markers: [],
 };
 
@@ -21,13 +23,21 @@ export function faultLabel(e: LogEvent): string {
   return `${e.message} · ${e.entity}`;
 }
 
-function markersOf(faults: LogEvent[], chapters: readonly Chapter[] | undefined): Marker[] {
-  if (lastMarkers.faults === faults && lastMarkers.chapters === chapters) return lastMarkers.markers;
+/** Where a compare's run B parts from A, while one runs. */
+function branchMarker(compare: CompareState): Marker | null {
+  if (compare.branchAt === null || compare.status === 'off' || compare.status === 'error') return null;
+  return { t: compare.branchAt / 1e6, kind: 'branch', label: `where run B parts from A (${describeB(compare, formatClock) ?? 'B'})` };
+}
+
+function markersOf(faults: LogEvent[], chapters: readonly Chapter[] | undefined, branch: Marker | null): Marker[] {
+  const branchKey = branch ? `${branch.t}|${branch.label}` : '';
+  if (lastMarkers.faults === faults && lastMarkers.chapters === chapters && lastMarkers.branch === branchKey) return lastMarkers.markers;
   const markers: Marker[] = [
     ...(chapters ?? []).map((c, i) => ({ t: c.at, kind: 'chapter' as const, label: `Chapter ${i + 1}: ${c.title}` })),
     ...faults.map((e) => ({ t: e.t / 1e6, kind: 'fault' as const, label: faultLabel(e) })),
+    ...(branch ? [branch] : []),
   ];
-  lastMarkers = { faults, chapters, markers };
+  lastMarkers = { faults, chapters, branch: branchKey, markers };
   return markers;
 }
 
@@ -50,7 +60,7 @@ export function currentView(): TimelineView {
     domain: currentDomain(),
     durationS: frame.durationUs / 1e6,
     cursor: timelineStore.getState().cursor,
-    markers: markersOf(frame.faultEvents, appStore.getState().summary?.chapters),
+    markers: markersOf(frame.faultEvents, appStore.getState().summary?.chapters, branchMarker(compare)),
   };
 }
 
