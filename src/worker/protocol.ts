@@ -65,9 +65,10 @@ export type Command =
   /**
    * Moves the clock to `t` (µs) in slices, frames showing progress: forward by running on, backward by a fresh run
    * replayed with the same seed, fixes and recorded faults. `faults` replaces the fault record first (a compare run
-   * follows another run's record).
+   * follows another run's record). `id`: frames from then on carry it as `seekId`, so a follower tells the frames of
+   * this seek from earlier ones (frames and replies come by different channels, in no set order between them).
    */
-  | { type: 'seek'; t: number; faults?: TimedFault[] }
+  | { type: 'seek'; t: number; faults?: TimedFault[]; id?: number }
   /** Stores a checkpoint of the run as it is now in IndexedDB, for a compare's run B to branch from. */
   | { type: 'storeCheckpoint' }
   /**
@@ -181,6 +182,8 @@ export interface Frame extends Omit<View, 'topology'> {
   events: LogEvent[];
   /** The simulated time a seek is heading for, while one runs. */
   seekTarget?: number;
+  /** The `id` of the latest seek that gave one. */
+  seekId?: number;
   /** Faults the user applied in this run with their times; present only when the record changed. */
   faults?: TimedFault[];
   /** The simulated µs of the checkpoints kept, which jumps and scrubs start from; present only when they changed. */

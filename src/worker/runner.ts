@@ -65,9 +65,9 @@ export interface Runner {
    * passed unapplied) starts again from the nearest checkpoint before `target` that fits the record, or on `fresh()`
    * when there is none; a checkpoint between now and `target` is a shortcut forward too. The play state is kept and
    * applies again once the target is reached. Returns where the run goes on from: a checkpoint's simulated µs, 0 for a
-   * fresh build, or null when the present sim runs on.
+   * fresh build, or null when the present sim runs on. Frames from then on carry `id` (when given) as `seekId`.
    */
-  seek(target: number, fresh: () => Sim, faults?: readonly TimedFault[]): number | null;
+  seek(target: number, fresh: () => Sim, faults?: readonly TimedFault[], id?: number): number | null;
   seeking(): boolean;
   /** The checkpoints kept so far. */
   checkpoints(): Checkpoints;
@@ -144,6 +144,7 @@ export function createRunner(options: RunnerOptions): Runner {
   let recordVersion = 0;
   let sentRecordVersion = -1;
   let seekTarget: number | undefined;
+  let seekId: number | undefined;
   const checkpoints = new Checkpoints(options.checkpointBudgetBytes);
   // Simulated µs one wall ms of running covers (measured on chunks), and what the last checkpoint took.
   let usPerMs = 0;
@@ -334,6 +335,7 @@ export function createRunner(options: RunnerOptions): Runner {
       events,
     };
     if (seekTarget !== undefined) frame.seekTarget = seekTarget;
+    if (seekId !== undefined) frame.seekId = seekId;
     if (recordVersion !== sentRecordVersion) {
       sentRecordVersion = recordVersion;
       frame.faults = [...record];
@@ -464,9 +466,10 @@ export function createRunner(options: RunnerOptions): Runner {
       publish();
     },
     faults: () => record,
-    seek(target, fresh, faults) {
+    seek(target, fresh, faults, id) {
       const s = sim;
       if (!s) throw new Error('no scenario is loaded');
+      if (id !== undefined) seekId = id;
       const to = Math.min(Math.max(0, Math.round(target)), s.durationUs);
       let lostApplied = false;
       if (faults) {
@@ -506,7 +509,7 @@ export function createRunner(options: RunnerOptions): Runner {
       if (!s) throw new Error('no scenario is loaded');
       const to = Math.min(Math.max(0, Math.round(target)), s.durationUs);
       const kept = checkpoints.nearest(to, record);
-      if (!kept) throw new Error(`preview: this run keeps no checkpoints to preview from${checkpointsOff ? ': copying its state takes too long' : ''}`);
+      if (!kept) throw new Error(`preview: this run keeps no checkpoints${checkpointsOff ? ': its state takes too long to copy' : ''}`);
       let p = previewRun;
       // The copy goes on from where the last preview left it if that is on the way, which a scrub forward mostly is.
       const onTheWay = p !== undefined && p.recordVersion === recordVersion && p.sim.now() <= to && p.sim.now() >= kept.checkpoint.atUs;

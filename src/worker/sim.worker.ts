@@ -174,7 +174,8 @@ const handlers: { [T in CommandType]: (cmd: CommandOf<T>) => Replies[T] | Promis
     const current = requireLoaded();
     const t = timeIn(sim, cmd.t, 'seek.t');
     const faults = cmd.faults === undefined ? undefined : parseFaultRecord(cmd.faults, sim.durationUs);
-    return { from: runner.seek(t, () => newSim(current.scenario, current.fixes), faults) };
+    if (cmd.id !== undefined && !Number.isSafeInteger(cmd.id)) throw new Error(`seek.id: expected an integer, got ${String(cmd.id)}`);
+    return { from: runner.seek(t, () => newSim(current.scenario, current.fixes), faults, cmd.id) };
   },
   preview(cmd) {
     return runner.preview(cmd.t === null ? null : timeIn(requireSim(), cmd.t, 'preview.t'));

@@ -652,6 +652,18 @@ describe('runner seek and fault replay', () => {
     expect(second.runner.seek(rest.checkpoint.atUs, () => second.sim, [])).toBe(0);
   });
 
+  it('marks the frames that follow a seek with its id, the settled one last, so a follower knows the seek ended', () => {
+    const { runner, sim, tick, frames } = setup({ durationUs: 60_000_000 });
+    expect(frames.at(-1)!.seekId).toBeUndefined();
+    runner.seek(2_000_000, () => sim, undefined, 7);
+    while (runner.seeking()) tick(0);
+    const ofSeek = frames.filter((f) => f.seekId === 7);
+    expect(ofSeek.length).toBeGreaterThan(1);
+    expect(ofSeek.slice(0, -1).every((f) => f.seekTarget === 2_000_000)).toBe(true);
+    expect(ofSeek.at(-1)!.t).toBe(2_000_000);
+    expect(ofSeek.at(-1)!.seekTarget).toBeUndefined();
+  });
+
   it('previews another moment from a side copy of the nearest checkpoint, going on from it, and leaves the run where it is', () => {
     const { runner, sim, tick, restores, frames } = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
     runner.seek(40_000_000, () => sim);
@@ -695,7 +707,7 @@ describe('runner seek and fault replay', () => {
     const slow = setup({ durationUs: 60_000_000, eventUs: 1_000, costMs: 0.1 });
     slow.sim.checkpointMs = 300;
     slow.runner.load(slow.sim);
-    expect(() => slow.runner.preview(1_000_000)).toThrow(/preview: this run keeps no checkpoints to preview from: copying its state takes too long/);
+    expect(() => slow.runner.preview(1_000_000)).toThrow(/^preview: this run keeps no checkpoints: its state takes too long to copy$/);
   });
 
   it('keeps playing after a seek if it was playing, and pause during a seek does not stop the seek', () => {

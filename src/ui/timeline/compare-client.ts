@@ -20,8 +20,9 @@ let stopFollowing: (() => void) | undefined;
 let generation = 0;
 let busy = false;
 let sentRecord: readonly TimedFault[] | undefined;
-// True from sending a seek until its answer: frames before the answer may predate the seek.
-let awaitingReply = false;
+// The id of the latest seek sent: B's frames carry it once B has taken that seek, so a frame that settles is known to be
+// its end and not an earlier seek's, whatever the order of frames and replies.
+let seekId = 0;
 
 function ingestB(gen: number, frame: Frame): void {
   if (gen !== generation) return;
@@ -34,7 +35,7 @@ function ingestB(gen: number, frame: Frame): void {
   }
   if (frame.run !== s.run) next.seriesVersion = s.seriesVersion + 1;
   compareStore.setState(next);
-  if (frame.seekTarget === undefined && busy && !awaitingReply) {
+  if (frame.seekTarget === undefined && busy && frame.seekId === seekId) {
     busy = false;
     follow();
   }
@@ -50,12 +51,10 @@ function follow(): void {
   const recordChanged = a.faultRecord !== sentRecord;
   if (!recordChanged && b.t === a.t && b.status === 'following') return;
   busy = true;
-  awaitingReply = true;
   const gen = generation;
   sentRecord = a.faultRecord;
-  void worker.send({ type: 'seek', t: a.t, faults: recordForB(a.faultRecord) }).then((reply) => {
+  void worker.send({ type: 'seek', t: a.t, faults: recordForB(a.faultRecord), id: ++seekId }).then((reply) => {
     if (gen !== generation) return;
-    awaitingReply = false;
     if (!reply.ok) {
       busy = false;
       compareStore.setState({ status: 'error', message: `Run B: ${reply.message}` });
@@ -148,7 +147,6 @@ async function openB(fixes: string[], change: Pick<CompareState, 'fix' | 'fixOn'
     return;
   }
   busy = false;
-  awaitingReply = false;
   sentRecord = undefined;
   const unsubscribeFrames = frameStore.subscribe((s, prev) => {
     if (s.t !== prev.t || s.faultRecord !== prev.faultRecord || s.run !== prev.run) follow();
@@ -177,7 +175,6 @@ export function stopCompare(keepOpen = false): void {
   side?.terminate();
   side = undefined;
   busy = false;
-  awaitingReply = false;
   const open = keepOpen && compareStore.getState().open;
   resetCompare(open);
 }

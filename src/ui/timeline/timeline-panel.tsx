@@ -137,7 +137,7 @@ function TimeLaneRow() {
     <svg
       ref={svgRef}
       data-testid="time-lane"
-      className="block h-8 w-full shrink-0 cursor-ew-resize touch-none focus-visible:outline-2 focus-visible:outline-indigo-500"
+      className="block h-8 w-full shrink-0 cursor-ew-resize touch-none outline-none focus-visible:outline-2 focus-visible:outline-indigo-500"
       role="slider"
       tabIndex={0}
       aria-label="Scrub the run: drag or use the arrow keys to preview a moment; release or Enter jumps there, Escape goes back"
@@ -146,19 +146,22 @@ function TimeLaneRow() {
   );
 }
 
-/** A scrub's state in words: the moment shown, from which checkpoint, or why there is no preview. */
-function ScrubReadout() {
+/** A scrub's state in words: the moment shown, from which checkpoint, or why there is no preview; `brief` for a corner over the lane. */
+function ScrubReadout({ brief = false }: { brief?: boolean }) {
   const at = useScrub((s) => s.at);
   const refused = useScrub((s) => s.refused);
   const shown = useFrame((s) => s.preview);
   if (at === null) return null;
   return (
     <span className="text-xs text-slate-600 dark:text-slate-300" data-testid="scrub-readout" role="status">
-      {refused ?? (
+      {refused !== null ? (
+        `No preview: ${refused.replace(/^preview: /, '')} · release jumps there, Esc goes back`
+      ) : (
         <>
           Preview of <b className="font-mono tabular-nums text-slate-900 dark:text-slate-100">{formatClock(shown?.t ?? at)}</b>
-          {shown && shown.t < shown.target ? `, on its way to ${formatClock(shown.target)}` : ''}
-          {shown ? ` from the checkpoint at ${formatClock(shown.fromUs)}` : ''} · release to jump, Esc to go back
+          {!brief && shown && shown.t < shown.target ? `, on its way to ${formatClock(shown.target)}` : ''}
+          {!brief && shown ? ` from the checkpoint at ${formatClock(shown.fromUs)}` : ''}
+          {!brief && ' · release to jump, Esc to go back'}
         </>
       )}
     </span>
@@ -239,7 +242,7 @@ export function TimelinePanel({ compact = false, oneAtATime = compact, className
             <CursorReadout hint={false} />
             <ZoomControl />
             <SeekProgress />
-            <ScrubReadout />
+            <ScrubReadout brief />
           </div>
         </>
       ) : (
