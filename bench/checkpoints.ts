@@ -35,6 +35,8 @@ export interface CheckpointFigures {
   checkpointMb: number;
   jumps: Jump[];
   previews: PreviewFigure[];
+  /** Why the run gives no previews (it keeps no checkpoints), if it does not. */
+  noPreview?: string;
   checkS: number;
   sameDigest: boolean;
 }
@@ -80,12 +82,17 @@ export async function measureCheckpoints(id: string, playToS: number, jumpsS: re
   const playWallMs = performance.now() - started;
   // Scrubs first, from the run standing where it was played to, as a drag over the lane would ask.
   const previews: PreviewFigure[] = [];
-  for (const toS of jumpsS) {
-    const t0 = performance.now();
-    const first = runner.preview(atSeconds(toS))!;
-    const firstMs = performance.now() - t0;
-    while (runner.preview(atSeconds(toS))!.t < atSeconds(toS));
-    previews.push({ toS, firstMs, firstS: first.t / 1e6, reachedMs: performance.now() - t0 });
+  let noPreview: string | undefined;
+  try {
+    for (const toS of jumpsS) {
+      const t0 = performance.now();
+      const first = runner.preview(atSeconds(toS))!;
+      const firstMs = performance.now() - t0;
+      while (runner.preview(atSeconds(toS))!.t < atSeconds(toS));
+      previews.push({ toS, firstMs, firstS: first.t / 1e6, reachedMs: performance.now() - t0 });
+    }
+  } catch (error) {
+    noPreview = (error as Error).message;
   }
   runner.preview(null);
   const jumps: Jump[] = [];
@@ -106,7 +113,18 @@ export async function measureCheckpoints(id: string, playToS: number, jumpsS: re
   straight.runUntil(atSeconds(checkS));
   const sameDigest = runner.current()!.report(0).digest === straight.report(0).digest;
   const kept = runner.checkpoints();
-  const figures = { scenario: id, playedToS: playToS, playWallMs, checkpoints: kept.count, checkpointMb: kept.bytes / 1e6, jumps, previews, checkS, sameDigest };
+  const figures = {
+    scenario: id,
+    playedToS: playToS,
+    playWallMs,
+    checkpoints: kept.count,
+    checkpointMb: kept.bytes / 1e6,
+    jumps,
+    previews,
+    ...(noPreview === undefined ? {} : { noPreview }),
+    checkS,
+    sameDigest,
+  };
   runner.dispose();
   return figures;
 }
@@ -119,5 +137,6 @@ export function printCheckpoints(f: CheckpointFigures): void {
       `  preview of ${String(p.toS).padStart(4)} s: first ${Math.round(p.firstMs).toLocaleString('en-US').padStart(6)} ms (at ${p.firstS.toFixed(1)} s), there in ${Math.round(p.reachedMs).toLocaleString('en-US')} ms`,
     );
   }
+  if (f.noPreview !== undefined) console.log(`  no previews: ${f.noPreview}`);
   console.log(`  digest at ${f.checkS} s ${f.sameDigest ? 'the same as' : 'DIFFERENT from'} a straight run's`);
 }

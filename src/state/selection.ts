@@ -50,7 +50,7 @@ export function entityExists(topology: TopologyView, entity: string): boolean {
 }
 
 /**
- * Clears the selection when a new topology no longer holds the selected entity. Between runs (no topology yet) the
+ * Clears the selection when a new topology of the run no longer holds the selected entity. Between runs (no topology yet) the
  * selection is kept, so a reset or a fix toggle comes back to the same pod. Returns the unsubscribe function.
  */
 export function followTopology(): () => void {
@@ -59,7 +59,8 @@ export function followTopology(): () => void {
     if (topology && selected !== null && !entityExists(topology, selected)) clearSelection();
   };
   prune(frameStore.getState().topology);
+  // A scrub's preview may show a moment before the selected entity was there: the selection is the run's, and stays.
   return frameStore.subscribe((s, prev) => {
-    if (s.topology !== prev.topology) prune(s.topology);
+    if (s.topology !== prev.topology && s.preview === null) prune(s.topology);
   });
 }

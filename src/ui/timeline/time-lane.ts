@@ -1,6 +1,6 @@
 import { axisTop } from 'd3-axis';
 import { scaleLinear, type ScaleLinear } from 'd3-scale';
-import { select } from 'd3-selection';
+import { pointer, select } from 'd3-selection';
 import type { Marker, TimelineView } from './timeline-chart';
 import { PLOT_MARGIN } from './timeline-chart';
 import { clockLabel, timeAtPixel } from './time-scale';
@@ -64,7 +64,7 @@ export function createTimeLane(svg: SVGSVGElement, on: ScrubHandlers): TimeLane 
   resize.observe(svg);
 
   const plotWidth = (): number => Math.max(10, box.width - PLOT_MARGIN.left - PLOT_MARGIN.right);
-  const timeAt = (event: PointerEvent): number => timeAtPixel(event.clientX - svg.getBoundingClientRect().left - PLOT_MARGIN.left, plotWidth(), last?.view.domain ?? [0, 0]);
+  const timeAt = (event: PointerEvent): number => timeAtPixel(pointer(event, plot.node())[0], plotWidth(), last?.view.domain ?? [0, 0]);
   const onDown = (event: PointerEvent): void => {
     if (event.button !== 0 || !last) return;
     svg.setPointerCapture(event.pointerId);
@@ -91,12 +91,7 @@ export function createTimeLane(svg: SVGSVGElement, on: ScrubHandlers): TimeLane 
     else return;
     event.preventDefault();
   };
-  svg.addEventListener('pointerdown', onDown);
-  svg.addEventListener('pointermove', onMove);
-  svg.addEventListener('pointerup', onUp);
-  svg.addEventListener('pointercancel', onCancel);
-  svg.addEventListener('keydown', onKey);
-  svg.addEventListener('blur', onCancel);
+  root.on('pointerdown.scrub', onDown).on('pointermove.scrub', onMove).on('pointerup.scrub', onUp).on('pointercancel.scrub', onCancel).on('keydown.scrub', onKey).on('blur.scrub', onCancel);
 
   function draw(view: TimelineView, state: LaneState): void {
     last = { view, state };
@@ -187,12 +182,7 @@ export function createTimeLane(svg: SVGSVGElement, on: ScrubHandlers): TimeLane 
     draw,
     destroy() {
       resize.disconnect();
-      svg.removeEventListener('pointerdown', onDown);
-      svg.removeEventListener('pointermove', onMove);
-      svg.removeEventListener('pointerup', onUp);
-      svg.removeEventListener('pointercancel', onCancel);
-      svg.removeEventListener('keydown', onKey);
-      svg.removeEventListener('blur', onCancel);
+      root.on('.scrub', null);
       root.selectAll('*').remove();
     },
   };
