@@ -72,11 +72,7 @@ export const KEYMAP: readonly KeyAction[] = [
   { keys: ['Enter', 'Space'], what: 'On a box: select it (or place the fault being picked); on a fault card: pick it', scope: 'control' },
   { keys: ['Shift+F10', 'Menu'], what: 'On a box: the faults it takes', scope: 'control' },
   { keys: ['[', ']'], what: 'Timeline: move the crosshair a second back or on', scope: 'run', keyTest: key('[', ']'), perform: (e) => moveCursor(e.key === ']' ? 1 : -1), repeats: true },
-  {
-    keys: ['←', '→', 'Home', 'End', 'Enter', 'Esc'],
-    what: 'On the time lane: scrub a second back or on (Shift: ten), or to the start or end, to preview that moment; Enter jumps there, Esc goes back',
-    scope: 'control',
-  },
+  { keys: ['←', '→'], what: 'On the time lane: preview a second back or on (Shift: ten); Enter jumps there, Esc goes back', scope: 'control' },
   { keys: ['j'], what: 'Timeline: jump the run to the crosshair (a click on a chart does the same)', scope: 'run', keyTest: key('j'), perform: jumpToCursor, repeats: true },
   { keys: ['0'], what: 'Timeline: show the whole run again (as does a double-click on a chart)', scope: 'run', keyTest: key('0'), perform: () => setZoom(null), repeats: true },
   { keys: ['c'], what: 'Open or close Compare (A/B with a fix toggled)', scope: 'run', keyTest: key('c'), perform: toggleCompare, repeats: true },
