@@ -174,24 +174,34 @@ export function createRunner(options: RunnerOptions): Runner {
     applied = applyRecord(s, applied);
   }
 
-  /** Runs the sim towards `target` in adaptive chunks until reached, done, or the wall budget is spent. */
-  function advance(s: Sim, target: number, startedAt: number): void {
-    applyDue(s);
+  /**
+   * Runs `s`, which has applied the record's first `count` entries, towards `target` in chunks until reached, done, or
+   * the wall clock passes `deadline`; returns how many entries it has applied then. `onChunk` is told of each chunk.
+   */
+  function runTowards(s: Sim, count: number, target: number, deadline: number, onChunk?: (spanUs: number, costMs: number, count: number) => void): number {
+    let n = applyRecord(s, count);
     while (s.now() < target && !s.done()) {
       // Recorded faults go in exactly at their time, as they did when first applied.
       const from = s.now();
-      const to = Math.min(target, from + chunkUs, record[applied]?.at ?? Infinity);
+      const to = Math.min(target, from + chunkUs, record[n]?.at ?? Infinity);
       const t0 = clock.now();
       s.runUntil(to as SimTime);
-      applyDue(s);
-      const t1 = clock.now();
-      const cost = t1 - t0;
-      if (cost > 1) usPerMs = (to - from) / cost;
+      n = applyRecord(s, n);
+      onChunk?.(to - from, clock.now() - t0, n);
+      if (clock.now() >= deadline) break;
+    }
+    return n;
+  }
+
+  /** Runs the sim towards `target` in adaptive chunks, taking checkpoints on the way, until reached, done, or the wall budget is spent. */
+  function advance(s: Sim, target: number, startedAt: number): void {
+    applied = runTowards(s, applied, target, startedAt + budgetMs, (spanUs, cost, count) => {
+      applied = count;
+      if (cost > 1) usPerMs = spanUs / cost;
       if (cost < budgetMs / 8) chunkUs = Math.min(MAX_CHUNK_US, chunkUs * 2);
       else if (cost > budgetMs / 2) chunkUs = Math.max(MIN_CHUNK_US, Math.floor(chunkUs / 2));
       maybeCheckpoint(s);
-      if (clock.now() - startedAt >= budgetMs) return;
-    }
+    });
   }
 
   /** The record's entries the present sim has applied: what a checkpoint of it stands for. */
@@ -514,12 +524,7 @@ export function createRunner(options: RunnerOptions): Runner {
       // The copy goes on from where the last preview left it if that is on the way, which a scrub forward mostly is.
       const onTheWay = p !== undefined && p.recordVersion === recordVersion && p.sim.now() <= to && p.sim.now() >= kept.checkpoint.atUs;
       if (!p || !onTheWay) p = previewRun = { sim: restore(kept.checkpoint), applied: kept.faults.length, recordVersion };
-      const startedAt = clock.now();
-      p.applied = applyRecord(p.sim, p.applied);
-      while (p.sim.now() < to && !p.sim.done() && clock.now() - startedAt < PREVIEW_RUN_MS) {
-        p.sim.runUntil(Math.min(to, p.sim.now() + chunkUs, record[p.applied]?.at ?? Infinity) as SimTime);
-        p.applied = applyRecord(p.sim, p.applied);
-      }
+      p.applied = runTowards(p.sim, p.applied, to, clock.now() + PREVIEW_RUN_MS);
       return { ...viewOf(p.sim).view, topology: p.sim.topology(), t: p.sim.now(), target: to, fromUs: kept.checkpoint.atUs };
     },
     wallMs: () => spentMs,

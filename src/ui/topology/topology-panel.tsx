@@ -108,7 +108,6 @@ function Swatch({ kind, label }: { kind: string; label: string }) {
   );
 }
 
-/** The cluster picture: d3 draws structure in SVG, a canvas under it traffic and canvases over it gauges and drops, React the frame around them. */
 /** Says so while the picture shows a scrub's preview rather than the run. */
 function PreviewBadge() {
   const t = useFrame((s) => s.preview?.t ?? null);
@@ -120,6 +119,7 @@ function PreviewBadge() {
   );
 }
 
+/** The cluster picture: d3 draws structure in SVG, a canvas under it traffic and canvases over it gauges and drops, React the frame around them. */
 export function TopologyPanel() {
   const svgRef = useRef<SVGSVGElement>(null);
   const contentRef = useRef<SVGGElement>(null);
