@@ -48,6 +48,11 @@ export function useCompare<T>(selector: (s: CompareState) => T): T {
   return useStore(compareStore, selector);
 }
 
+/** Whether run B is on its way or following: what a link carries and the timeline marks. */
+export function compareRuns(s: Pick<CompareState, 'status'>): boolean {
+  return s.status === 'starting' || s.status === 'following';
+}
+
 /** Run B in a few words, as the legend names it; null before a fix or fault is picked. `clock` writes a simulated µs. */
 export function describeB(s: Pick<CompareState, 'fix' | 'fixOn' | 'branchAt' | 'fault'>, clock: (us: number) => string): string | null {
   if (s.fault && s.branchAt !== null) return `B: ${s.fault.label} (${s.fault.request.target}) at ${clock(s.branchAt)}`;

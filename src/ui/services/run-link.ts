@@ -1,7 +1,7 @@
 import { appStore } from '../../state/app-store';
 import { frameStore } from '../../state/frame-store';
 import { timelineStore } from '../../state/timeline';
-import { compareStore } from '../../state/compare';
+import { compareRuns, compareStore } from '../../state/compare';
 import type { SharedRun } from '../../state/share-link';
 import type { CompareLink } from '../../state/url-params';
 import { currentLoad } from './sim-client';
@@ -18,8 +18,9 @@ export function currentRun(): SharedRun | null {
   const scenario = selectedFile !== '' ? { file: selectedFile } : { name: load.fileName, text: load.text };
   const { selected, speed } = appStore.getState();
   const { zoom } = timelineStore.getState();
-  const { fix, fault, branchAt, status } = compareStore.getState();
-  const running = status !== 'off' && status !== 'error';
+  const b = compareStore.getState();
+  const { fix, fault, branchAt } = b;
+  const running = compareRuns(b);
   let compare: CompareLink | undefined;
   if (running && fault && branchAt !== null) compare = { fault: fault.request, branchS: branchAt / 1e6 };
   else if (running && fix !== null) compare = { fix, ...(branchAt === null ? {} : { branchS: branchAt / 1e6 }) };

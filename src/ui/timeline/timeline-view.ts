@@ -1,5 +1,5 @@
 import { appStore } from '../../state/app-store';
-import { compareStore, describeB, type CompareState } from '../../state/compare';
+import { compareRuns, compareStore, describeB, type CompareState } from '../../state/compare';
 import { frameStore } from '../../state/frame-store';
 import { timelineStore } from '../../state/timeline';
 import type { LogEvent } from '../../sim';
@@ -25,7 +25,7 @@ export function faultLabel(e: LogEvent): string {
 
 /** Where a compare's run B parts from A, while one runs. */
 function branchMarker(compare: CompareState): Marker | null {
-  if (compare.branchAt === null || compare.status === 'off' || compare.status === 'error') return null;
+  if (compare.branchAt === null || !compareRuns(compare)) return null;
   return { t: compare.branchAt / 1e6, kind: 'branch', label: `where run B parts from A (${describeB(compare, formatClock) ?? 'B'})` };
 }
 
